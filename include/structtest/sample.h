@@ -1,0 +1,74 @@
+// The data structtest moves around: a Sample (one benchmark item: a domain task plus
+// format rules), the model's Response to it, and the Verdict a checker gives. These
+// are the records of the JSONL files `structtest score` reads and writes.
+#ifndef STRUCTTEST_SAMPLE_H_
+#define STRUCTTEST_SAMPLE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "structtest/status.h"
+
+namespace structtest {
+
+// One chat message of a prompt.
+struct Message {
+  std::string role;  // "system", "user" or "assistant"
+  std::string content;
+};
+
+struct Sample {
+  std::string id;       // unique within a test set
+  std::string domain;   // "summarization", "code", "html", "math"
+  std::string subtask;  // e.g. "bullet_points", "html_hard"
+  // The format properties the checker enforces (n_points, symbol, ...), exactly as the
+  // reference evaluator received them.
+  nlohmann::json params = nlohmann::json::object();
+  // Everything else the checker needs (answer tags, source code, gold answer, ...).
+  nlohmann::json context = nlohmann::json::object();
+  std::vector<Message> messages;  // the prompt; empty for scored-only records
+  nlohmann::json target;          // what a correct answer must contain; may be null
+};
+
+// What a model answered.
+struct Response {
+  std::string text;       // the final answer that is scored
+  std::string reasoning;  // separated reasoning ("thinking"), never scored
+};
+
+enum class RuleSet { kPaper, kStrict };
+
+std::string_view RuleSetName(RuleSet rules);
+StatusOr<RuleSet> ParseRuleSet(std::string_view name);
+
+struct Verdict {
+  bool pass = false;
+  // Why, for a person: "expected 5 bullet points, found 4". Also set on a pass.
+  std::string reason;
+  std::string_view rules = "paper";     // rule set name
+  std::string_view rules_version;      // version of the checker that decided
+  // Math only: the paper scores format and answer accuracy separately and a sample
+  // passes when both hold.
+  std::optional<bool> format;
+  std::optional<bool> accuracy;
+};
+
+// A sample read from a JSONL record in the score format: the Sample fields plus
+// "response" (and, when present, "reasoning"). Missing id/domain/subtask/response or a
+// field of the wrong type is an InvalidArgument naming the field.
+struct ScoredRecord {
+  Sample sample;
+  Response response;
+};
+StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j);
+
+// The output line of `structtest score` for one record.
+nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_SAMPLE_H_

@@ -1,0 +1,26 @@
+// The subcommands of the structtest binary. Each Setup* adds its CLI11 subcommand and
+// arranges for *exit_code to be set when it runs. Exit codes: 0 done; 1 finished with
+// failures (malformed lines, records that could not be scored); 2 usage or fatal error.
+#ifndef STRUCTTEST_CLI_COMMANDS_H_
+#define STRUCTTEST_CLI_COMMANDS_H_
+
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+namespace structtest::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailures = 1;
+inline constexpr int kExitFatal = 2;
+
+void SetupScore(CLI::App& app, int* exit_code);
+void SetupTasks(CLI::App& app, int* exit_code);
+
+// "structtest: error: MESSAGE" on stderr.
+void PrintError(std::string_view message);
+void PrintWarning(std::string_view message);
+
+}  // namespace structtest::cli
+
+#endif  // STRUCTTEST_CLI_COMMANDS_H_

@@ -1,0 +1,44 @@
+// structtest: score LLM outputs with the StructTest rules. See README.md.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+
+namespace structtest::cli {
+
+void PrintError(std::string_view message) {
+  std::fputs(fmt::format("structtest: error: {}\n", message).c_str(), stderr);
+}
+
+void PrintWarning(std::string_view message) {
+  std::fputs(fmt::format("structtest: warning: {}\n", message).c_str(), stderr);
+}
+
+}  // namespace structtest::cli
+
+int main(int argc, char** argv) {
+  using namespace structtest::cli;
+  CLI::App app{"structtest: the StructTest benchmark, scored by deterministic rules"};
+  app.set_version_flag("--version", std::string("structtest ") + STRUCTTEST_VERSION);
+  app.require_subcommand(1);
+  int exit_code = kExitOk;
+  SetupScore(app, &exit_code);
+  SetupTasks(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    PrintError(e.what());
+    std::fputs("run 'structtest --help' for usage\n", stderr);
+    return kExitFatal;
+  }
+  return exit_code;
+}

@@ -1,0 +1,135 @@
+#include "core/jsonl.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <stdio.h>
+
+#include <fmt/format.h>
+
+namespace structtest {
+
+StatusOr<std::unique_ptr<JsonlReader>> JsonlReader::Open(const std::string& path) {
+  if (path == "-") {
+    return std::unique_ptr<JsonlReader>(new JsonlReader("<stdin>", stdin, false));
+  }
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  return std::unique_ptr<JsonlReader>(new JsonlReader(path, f, true));
+}
+
+JsonlReader::JsonlReader(std::string path, FILE* f, bool owned)
+    : path_(std::move(path)), file_(f), owned_(owned) {}
+
+JsonlReader::~JsonlReader() {
+  if (owned_) std::fclose(file_);
+}
+
+bool JsonlReader::ReadLine(std::string* line, bool* too_long) {
+  // POSIX getline: returns the true length, so NUL bytes inside a line survive.
+  char* buf = nullptr;
+  size_t cap = 0;
+  errno = 0;
+  const ssize_t n = ::getline(&buf, &cap, file_);
+  if (n < 0) {
+    std::free(buf);
+    if (std::ferror(file_)) {
+      io_error_ = Status::IoError(fmt::format("{}: read error: {}", path_,
+                                              std::strerror(errno)));
+    }
+    return false;
+  }
+  ++line_;
+  *too_long = static_cast<size_t>(n) > kMaxLineBytes;
+  if (*too_long) {
+    line->clear();
+  } else {
+    line->assign(buf, static_cast<size_t>(n));
+  }
+  std::free(buf);
+  return true;
+}
+
+JsonlReader::Result JsonlReader::Next(nlohmann::json* record, std::string* problem) {
+  std::string line;
+  bool too_long;
+  while (ReadLine(&line, &too_long)) {
+    if (too_long) {
+      *problem = fmt::format("{}:{}: line longer than {} bytes", path_, line_,
+                             kMaxLineBytes);
+      return Result::kBadLine;
+    }
+    size_t b = 0;
+    while (b < line.size() && (line[b] == ' ' || line[b] == '\t' || line[b] == '\r' ||
+                               line[b] == '\n')) {
+      ++b;
+    }
+    if (b == line.size()) continue;  // blank line
+    *record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record->is_discarded()) {
+      // Parse again with exceptions to get the parser's description of the problem.
+      std::string what = "not valid JSON";
+      try {
+        const auto reparsed = nlohmann::json::parse(line);
+        (void)reparsed;
+      } catch (const nlohmann::json::exception& e) {
+        what = e.what();
+        // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
+        if (const size_t p = what.find("] "); p != std::string::npos) {
+          what = what.substr(p + 2);
+        }
+      }
+      *problem = fmt::format("{}:{}: invalid JSON: {}", path_, line_, what);
+      return Result::kBadLine;
+    }
+    return Result::kRecord;
+  }
+  return Result::kEnd;
+}
+
+StatusOr<std::unique_ptr<JsonlWriter>> JsonlWriter::Open(const std::string& path) {
+  if (path == "-") {
+    return std::unique_ptr<JsonlWriter>(new JsonlWriter("<stdout>", stdout, false));
+  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  return std::unique_ptr<JsonlWriter>(new JsonlWriter(path, f, true));
+}
+
+JsonlWriter::JsonlWriter(std::string path, FILE* f, bool owned)
+    : path_(std::move(path)), file_(f), owned_(owned) {}
+
+JsonlWriter::~JsonlWriter() {
+  if (file_ != nullptr && owned_) std::fclose(file_);
+}
+
+std::string DumpJsonLine(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Status JsonlWriter::Write(const nlohmann::json& record) {
+  buffer_ = DumpJsonLine(record);
+  buffer_.push_back('\n');
+  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+    return Status::IoError(fmt::format("{}: write error: {}", path_, std::strerror(errno)));
+  }
+  return Status::Ok();
+}
+
+Status JsonlWriter::Close() {
+  if (file_ == nullptr) return Status::Ok();
+  int rc = std::fflush(file_);
+  if (owned_ && std::fclose(file_) != 0) rc = EOF;
+  file_ = nullptr;
+  if (rc != 0) {
+    return Status::IoError(fmt::format("{}: write error: {}", path_, std::strerror(errno)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace structtest

@@ -1,0 +1,75 @@
+// Streaming JSON Lines input and output. Records are read one at a time, so memory
+// stays flat in the number of records. A malformed line does not stop the stream: it is
+// reported as "FILE:LINE: problem" and the reader moves on.
+#ifndef STRUCTTEST_CORE_JSONL_H_
+#define STRUCTTEST_CORE_JSONL_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "structtest/status.h"
+
+namespace structtest {
+
+class JsonlReader {
+ public:
+  // Opens `path` ("-" is standard input). Errors name the file.
+  static StatusOr<std::unique_ptr<JsonlReader>> Open(const std::string& path);
+  ~JsonlReader();
+
+  enum class Result { kRecord, kBadLine, kEnd };
+  // Reads the next non-blank line. kRecord: *record holds it. kBadLine: *problem is
+  // "FILE:LINE: what is wrong" and the line is skipped. kEnd: no more lines, or a read
+  // error (then io_error() is set).
+  Result Next(nlohmann::json* record, std::string* problem);
+
+  // 1-based number of the line last returned.
+  int64_t line_number() const { return line_; }
+  const std::string& path() const { return path_; }
+  // Set when reading stopped on an I/O error rather than end of file.
+  const Status& io_error() const { return io_error_; }
+
+  // Longest accepted line; longer lines are reported as bad and skipped.
+  static constexpr size_t kMaxLineBytes = size_t{256} << 20;
+
+ private:
+  JsonlReader(std::string path, FILE* f, bool owned);
+  bool ReadLine(std::string* line, bool* too_long);
+
+  std::string path_;
+  FILE* file_;
+  bool owned_;
+  int64_t line_ = 0;
+  Status io_error_;
+};
+
+// Writes one JSON value per line. Invalid UTF-8 in strings is replaced by U+FFFD
+// rather than failing the whole output.
+class JsonlWriter {
+ public:
+  // Creates/truncates `path` ("-" is standard output).
+  static StatusOr<std::unique_ptr<JsonlWriter>> Open(const std::string& path);
+  ~JsonlWriter();
+  Status Write(const nlohmann::json& record);
+  // Flushes and closes; reports a write error (disk full) naming the file.
+  Status Close();
+
+ private:
+  JsonlWriter(std::string path, FILE* f, bool owned);
+  std::string path_;
+  FILE* file_;
+  bool owned_;
+  std::string buffer_;
+};
+
+// JSON text of `j` on one line, invalid UTF-8 replaced.
+std::string DumpJsonLine(const nlohmann::json& j);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_CORE_JSONL_H_

@@ -1,0 +1,99 @@
+#include "core/jsonl.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "structtest/sample.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::TempDir;
+using ::structtest::testing::WriteFileOrDie;
+
+TEST(JsonlReaderTest, ReportsBadLinesWithFileAndLineAndGoesOn) {
+  TempDir dir;
+  const std::string path = dir.path() + "/in.jsonl";
+  WriteFileOrDie(path, "{\"a\": 1}\n\n{broken\n   \n[1,2]\n{\"b\": \"\xFF\"}\n{\"c\": 3}");
+  auto reader = JsonlReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  nlohmann::json rec;
+  std::string problem;
+  ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kRecord);
+  EXPECT_EQ(rec["a"], 1);
+  ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kBadLine);
+  EXPECT_EQ(problem.rfind(path + ":3: invalid JSON", 0), 0u) << problem;
+  ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kRecord);
+  EXPECT_TRUE(rec.is_array());
+  EXPECT_EQ((*reader)->line_number(), 5);
+  // Invalid UTF-8 inside a JSON string is a bad line, not a crash.
+  ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kBadLine);
+  EXPECT_NE(problem.find(":6:"), std::string::npos);
+  ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kRecord);
+  EXPECT_EQ(rec["c"], 3);  // last line without a newline
+  EXPECT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kEnd);
+  EXPECT_TRUE((*reader)->io_error().ok());
+}
+
+TEST(JsonlReaderTest, NulBytesInALineAreKept) {
+  TempDir dir;
+  const std::string path = dir.path() + "/nul.jsonl";
+  WriteFileOrDie(path, std::string("{\"a\": \"x\0y\"}\n{\"a\": \"x\\u0000y\"}\n", 33));
+  auto reader = JsonlReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  nlohmann::json rec;
+  std::string problem;
+  // A raw NUL inside a JSON string is invalid JSON (control character).
+  EXPECT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kBadLine);
+  ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kRecord);
+  EXPECT_EQ(rec["a"].get<std::string>(), std::string("x\0y", 3));
+}
+
+TEST(JsonlReaderTest, MissingFileIsAnErrorNamingIt) {
+  auto reader = JsonlReader::Open("/nonexistent/dir/x.jsonl");
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find("/nonexistent/dir/x.jsonl"), std::string::npos);
+}
+
+TEST(JsonlWriterTest, RoundTripsAndReplacesInvalidUtf8) {
+  TempDir dir;
+  const std::string path = dir.path() + "/out.jsonl";
+  auto writer = JsonlWriter::Open(path);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Write({{"id", "1"}, {"t", "ok"}}).ok());
+  ASSERT_TRUE((*writer)->Write({{"id", "2"}, {"t", "bad\xFF"}}).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ(ReadFileOrDie(path),
+            "{\"id\":\"1\",\"t\":\"ok\"}\n{\"id\":\"2\",\"t\":\"bad\xEF\xBF\xBD\"}\n");
+}
+
+TEST(JsonlWriterTest, UnwritablePathIsAnError) {
+  auto writer = JsonlWriter::Open("/nonexistent/dir/out.jsonl");
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.status().message().find("/nonexistent/dir/out.jsonl"), std::string::npos);
+}
+
+TEST(RecordFromJsonTest, NamesTheMissingOrMistypedField) {
+  auto r = RecordFromJson({{"id", "1"}, {"domain", "math"}, {"subtask", "math_easy"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "missing field 'response'");
+  r = RecordFromJson({{"id", "1"}, {"domain", 3}, {"subtask", "x"}, {"response", ""}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "field 'domain' must be a string, found number");
+  r = RecordFromJson({{"id", 7}, {"domain", "d"}, {"subtask", "x"}, {"response", "r"},
+                      {"params", {{"n", 1}}}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->sample.id, "7");
+  EXPECT_EQ(r->sample.params["n"], 1);
+  r = RecordFromJson({{"id", "1"}, {"domain", "d"}, {"subtask", "x"}, {"response", "r"},
+                      {"params", "oops"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "field 'params' must be an object, found string");
+  EXPECT_FALSE(RecordFromJson(nlohmann::json::array()).ok());
+}
+
+}  // namespace
+}  // namespace structtest

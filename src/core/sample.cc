@@ -1,0 +1,93 @@
+#include "structtest/sample.h"
+
+#include <fmt/format.h>
+
+namespace structtest {
+
+std::string_view RuleSetName(RuleSet rules) {
+  return rules == RuleSet::kPaper ? "paper" : "strict";
+}
+
+StatusOr<RuleSet> ParseRuleSet(std::string_view name) {
+  if (name == "paper") return RuleSet::kPaper;
+  if (name == "strict") return RuleSet::kStrict;
+  return Status::InvalidArgument(
+      fmt::format("unknown rule set '{}' (expected 'paper' or 'strict')", name));
+}
+
+namespace {
+
+Status GetString(const nlohmann::json& j, const char* key, bool required,
+                 std::string* out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) return Status::InvalidArgument(fmt::format("missing field '{}'", key));
+    return Status::Ok();
+  }
+  if (it->is_string()) {
+    *out = it->get<std::string>();
+    return Status::Ok();
+  }
+  // Ids are sometimes numbers in hand-written files; accept integers for ids only.
+  if (std::string_view(key) == "id" && it->is_number_integer()) {
+    *out = it->dump();
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(
+      fmt::format("field '{}' must be a string, found {}", key, it->type_name()));
+}
+
+Status GetObject(const nlohmann::json& j, const char* key, nlohmann::json* out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return Status::Ok();
+  if (!it->is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("field '{}' must be an object, found {}", key, it->type_name()));
+  }
+  *out = *it;
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("record must be a JSON object, found {}", j.type_name()));
+  }
+  ScoredRecord r;
+  RETURN_IF_ERROR(GetString(j, "id", true, &r.sample.id));
+  RETURN_IF_ERROR(GetString(j, "domain", true, &r.sample.domain));
+  RETURN_IF_ERROR(GetString(j, "subtask", true, &r.sample.subtask));
+  RETURN_IF_ERROR(GetObject(j, "params", &r.sample.params));
+  RETURN_IF_ERROR(GetObject(j, "context", &r.sample.context));
+  RETURN_IF_ERROR(GetString(j, "response", true, &r.response.text));
+  RETURN_IF_ERROR(GetString(j, "reasoning", false, &r.response.reasoning));
+  if (const auto it = j.find("target"); it != j.end()) r.sample.target = *it;
+  if (const auto it = j.find("messages"); it != j.end() && it->is_array()) {
+    for (const auto& m : *it) {
+      if (!m.is_object()) continue;
+      Message msg;
+      RETURN_IF_ERROR(GetString(m, "role", true, &msg.role));
+      RETURN_IF_ERROR(GetString(m, "content", true, &msg.content));
+      r.sample.messages.push_back(std::move(msg));
+    }
+  }
+  return r;
+}
+
+nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict) {
+  nlohmann::json j = nlohmann::json::object();
+  j["id"] = sample.id;
+  j["domain"] = sample.domain;
+  j["subtask"] = sample.subtask;
+  j["pass"] = verdict.pass;
+  j["reason"] = verdict.reason;
+  j["rules"] = std::string(verdict.rules);
+  j["rules_version"] = std::string(verdict.rules_version);
+  if (verdict.format) j["format"] = *verdict.format;
+  if (verdict.accuracy) j["accuracy"] = *verdict.accuracy;
+  return j;
+}
+
+}  // namespace structtest

@@ -1,0 +1,155 @@
+#include "report/tally.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "tasks/registry.h"
+
+namespace structtest {
+
+namespace {
+
+// The paper's four domains: the overall scores are only defined when all are there.
+constexpr std::string_view kPaperDomains[] = {"summarization", "code", "html", "math"};
+
+// Position of a subtask in the registry, for a stable report order.
+int RegistryRank(std::string_view domain, std::string_view subtask) {
+  int rank = 0;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& s : f->subtasks) {
+      if (f->domain == domain && s.name == subtask) return rank;
+      ++rank;
+    }
+  }
+  return 1 << 20;
+}
+
+std::optional<double> Mean(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+std::string Pct(std::optional<double> v) {
+  return v ? fmt::format("{:6.2f}", *v) : std::string("     -");
+}
+
+}  // namespace
+
+SubtaskTally& Tally::Get(const Sample& sample) {
+  SubtaskTally& t = by_subtask_[{sample.domain, sample.subtask}];
+  if (t.subtask.empty()) {
+    t.domain = sample.domain;
+    t.subtask = sample.subtask;
+    if (auto ref = FindSubtask(sample.domain, sample.subtask); ref.ok()) {
+      t.split = ref->spec->split;
+    }
+  }
+  return t;
+}
+
+void Tally::Add(const Sample& sample, const Verdict& verdict) {
+  SubtaskTally& t = Get(sample);
+  ++t.scored;
+  ++scored_;
+  if (verdict.pass) ++t.passed;
+  if (verdict.format || verdict.accuracy) {
+    t.has_math_parts = true;
+    if (verdict.format.value_or(false)) ++t.format_passed;
+    if (verdict.accuracy.value_or(false)) ++t.accuracy_passed;
+  }
+}
+
+void Tally::AddError(const Sample& sample) {
+  ++Get(sample).errors;
+  ++errors_;
+}
+
+std::vector<const SubtaskTally*> Tally::Subtasks() const {
+  std::vector<const SubtaskTally*> out;
+  for (const auto& [key, t] : by_subtask_) out.push_back(&t);
+  std::stable_sort(out.begin(), out.end(), [](const SubtaskTally* a, const SubtaskTally* b) {
+    return RegistryRank(a->domain, a->subtask) < RegistryRank(b->domain, b->subtask);
+  });
+  return out;
+}
+
+Aggregates Tally::Compute() const {
+  Aggregates agg;
+  std::map<std::string, std::vector<double>> easy, hard;
+  for (const auto& [key, t] : by_subtask_) {
+    if (!t.split || t.scored == 0) continue;
+    (*t.split == Split::kEasy ? easy : hard)[t.domain].push_back(t.Accuracy());
+  }
+  std::vector<double> domain_easy, domain_hard;
+  for (std::string_view d : kPaperDomains) {
+    const std::string domain(d);
+    agg.easy[domain] = easy.count(domain) ? Mean(easy[domain]) : std::nullopt;
+    agg.hard[domain] = hard.count(domain) ? Mean(hard[domain]) : std::nullopt;
+    if (agg.easy[domain]) {
+      domain_easy.push_back(*agg.easy[domain]);
+    } else {
+      agg.missing_easy.push_back(domain);
+    }
+    if (agg.hard[domain]) {
+      domain_hard.push_back(*agg.hard[domain]);
+    } else {
+      agg.missing_hard.push_back(domain);
+    }
+  }
+  if (agg.missing_easy.empty()) agg.overall_easy = Mean(domain_easy);
+  if (agg.missing_hard.empty()) agg.overall_hard = Mean(domain_hard);
+  if (agg.overall_easy && agg.overall_hard) {
+    agg.all = (*agg.overall_easy + *agg.overall_hard) / 2;
+  }
+  return agg;
+}
+
+std::string RenderTextReport(const Tally& tally, RuleSet rules) {
+  std::string out;
+  out += fmt::format("rules: {}", RuleSetName(rules));
+  for (const TaskFamily* f : Families()) {
+    out += fmt::format("  {} {}", f->domain, f->rules_version);
+  }
+  out += "\n\n";
+  out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {}\n", "domain", "subtask", "split",
+                     "scored", "pass%", "notes");
+  for (const SubtaskTally* t : tally.Subtasks()) {
+    std::string notes;
+    if (t->has_math_parts && t->scored > 0) {
+      notes = fmt::format("format {:.2f}  accuracy {:.2f}", 100.0 * t->format_passed / t->scored,
+                          100.0 * t->accuracy_passed / t->scored);
+    }
+    if (t->errors > 0) {
+      notes += fmt::format("{}{} not scored (errors)", notes.empty() ? "" : "  ", t->errors);
+    }
+    out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {}\n", t->domain, t->subtask,
+                       t->split ? SplitName(*t->split) : "?", t->scored,
+                       t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-", notes);
+  }
+  const Aggregates agg = tally.Compute();
+  out += fmt::format("\n{:<14} {:>6} {:>6}\n", "domain", "Easy", "Hard");
+  for (std::string_view d : kPaperDomains) {
+    const std::string domain(d);
+    out += fmt::format("{:<14} {} {}\n", domain, Pct(agg.easy.at(domain)), Pct(agg.hard.at(domain)));
+  }
+  auto missing = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& d : v) s += (s.empty() ? "" : ", ") + d;
+    return s;
+  };
+  out += "\n";
+  out += agg.overall_easy ? fmt::format("overall Easy  {:6.2f}\n", *agg.overall_easy)
+                          : fmt::format("overall Easy       -  (no Easy samples of: {})\n",
+                                        missing(agg.missing_easy));
+  out += agg.overall_hard ? fmt::format("overall Hard  {:6.2f}\n", *agg.overall_hard)
+                          : fmt::format("overall Hard       -  (no Hard samples of: {})\n",
+                                        missing(agg.missing_hard));
+  out += agg.all ? fmt::format("All           {:6.2f}\n", *agg.all)
+                 : std::string("All                -  (needs overall Easy and Hard)\n");
+  return out;
+}
+
+}  // namespace structtest

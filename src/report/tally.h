@@ -1,0 +1,66 @@
+// Accumulates verdicts per subtask and computes the paper's aggregates (Table 1):
+// subtask accuracy; domain Easy/Hard = mean of its subtasks; overall Easy/Hard = mean
+// of the four domains; All = mean of overall Easy and Hard. Memory is per subtask, not
+// per record.
+#ifndef STRUCTTEST_REPORT_TALLY_H_
+#define STRUCTTEST_REPORT_TALLY_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "structtest/sample.h"
+#include "tasks/task.h"
+
+namespace structtest {
+
+struct SubtaskTally {
+  std::string domain;
+  std::string subtask;
+  std::optional<Split> split;  // unknown for subtasks not in the registry
+  int64_t scored = 0;
+  int64_t passed = 0;
+  int64_t errors = 0;  // records that could not be scored
+  // Math: the paper's separate format and answer-accuracy rates.
+  bool has_math_parts = false;
+  int64_t format_passed = 0;
+  int64_t accuracy_passed = 0;
+
+  double Accuracy() const { return scored == 0 ? 0.0 : 100.0 * passed / scored; }
+};
+
+struct Aggregates {
+  // domain -> mean accuracy of its Easy / Hard subtasks (only present ones).
+  std::map<std::string, std::optional<double>> easy, hard;
+  std::optional<double> overall_easy, overall_hard, all;
+  // Domains of the paper without any scored subtask of a split, named in the report.
+  std::vector<std::string> missing_easy, missing_hard;
+};
+
+class Tally {
+ public:
+  void Add(const Sample& sample, const Verdict& verdict);
+  void AddError(const Sample& sample);
+
+  // Subtasks in registry order (unknown ones last, by name).
+  std::vector<const SubtaskTally*> Subtasks() const;
+  Aggregates Compute() const;
+  int64_t scored() const { return scored_; }
+  int64_t errors() const { return errors_; }
+
+ private:
+  SubtaskTally& Get(const Sample& sample);
+  std::map<std::pair<std::string, std::string>, SubtaskTally> by_subtask_;
+  int64_t scored_ = 0;
+  int64_t errors_ = 0;
+};
+
+// The plain-text table printed by `structtest score`.
+std::string RenderTextReport(const Tally& tally, RuleSet rules);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_REPORT_TALLY_H_

@@ -1,0 +1,95 @@
+#include "tasks/registry.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tasks/html/family.h"
+#include "tasks/math/family.h"
+#include "tasks/summarization/family.h"
+
+namespace structtest {
+
+namespace {
+
+// Code joins this table in the code-domain issue.
+const TaskFamily* const* Table() {
+  static const TaskFamily* const kFamilies[] = {
+      &SummarizationFamily(),
+      &HtmlFamily(),
+      &MathFamily(),
+  };
+  return kFamilies;
+}
+constexpr size_t kFamilyCount = 3;
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string Suggest(std::string_view name, const std::vector<std::string_view>& known) {
+  std::string_view best;
+  size_t best_d = std::max<size_t>(3, name.size() / 3) + 1;
+  for (std::string_view k : known) {
+    const size_t d = EditDistance(name, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
+}
+
+}  // namespace
+
+std::span<const TaskFamily* const> Families() { return {Table(), kFamilyCount}; }
+
+std::string_view SplitName(Split split) { return split == Split::kEasy ? "easy" : "hard"; }
+
+StatusOr<const TaskFamily*> FindFamily(std::string_view domain) {
+  std::vector<std::string_view> names;
+  for (const TaskFamily* f : Families()) {
+    if (f->domain == domain) return f;
+    names.push_back(f->domain);
+  }
+  if (domain == "code") {
+    return Status::Unimplemented("domain 'code' is not supported by this build yet");
+  }
+  return Status::NotFound(fmt::format("unknown domain '{}'{}", domain, Suggest(domain, names)));
+}
+
+StatusOr<SubtaskRef> FindSubtask(std::string_view domain, std::string_view subtask) {
+  std::vector<std::string_view> names;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& s : f->subtasks) {
+      if (s.name != subtask) {
+        names.push_back(s.name);
+        continue;
+      }
+      if (f->domain != domain) {
+        return Status::InvalidArgument(fmt::format(
+            "subtask '{}' belongs to domain '{}', not '{}'", subtask, f->domain, domain));
+      }
+      return SubtaskRef{f, &s};
+    }
+  }
+  ASSIGN_OR_RETURN(const TaskFamily* family, FindFamily(domain));
+  (void)family;
+  return Status::NotFound(
+      fmt::format("unknown subtask '{}' of domain '{}'{}", subtask, domain, Suggest(subtask, names)));
+}
+
+}  // namespace structtest

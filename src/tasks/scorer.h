@@ -1,0 +1,21 @@
+// Scores one record: finds its subtask in the registry, runs the checker of the chosen
+// rule set and stamps the verdict with the rule set and checker version.
+#ifndef STRUCTTEST_TASKS_SCORER_H_
+#define STRUCTTEST_TASKS_SCORER_H_
+
+#include <string_view>
+
+#include "structtest/sample.h"
+#include "structtest/status.h"
+#include "tasks/task.h"
+
+namespace structtest {
+
+// Errors: unknown domain/subtask, a subtask this build cannot score, a rule set not
+// implemented for it, unusable params. Never a wrong answer: that is a failing Verdict.
+StatusOr<Verdict> ScoreResponse(const Sample& sample, std::string_view response,
+                                RuleSet rules, const CheckEnv& env);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_TASKS_SCORER_H_

@@ -1,0 +1,458 @@
+#include "tasks/summarization/family.h"
+
+#include <fmt/format.h>
+#include <unicode/uchar.h>
+
+#include <string>
+#include <vector>
+
+#include "core/pytext.h"
+#include "tasks/params.h"
+#include "text/punkt.h"
+
+namespace structtest {
+
+namespace {
+
+constexpr int kMaxCount = 1000;  // sanity bound for counts in params
+
+struct Tags {
+  std::string_view start = "<summary>";
+  std::string_view end = "</summary>";
+};
+
+// Missing tags default to the paper's <summary> pair; present but mistyped is an error.
+StatusOr<Tags> GetTags(const Sample& sample) {
+  Tags tags;
+  if (sample.context.is_object() && sample.context.contains("start_tag")) {
+    ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "start_tag"));
+    tags.start = *s;
+  }
+  if (sample.context.is_object() && sample.context.contains("end_tag")) {
+    ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "end_tag"));
+    tags.end = *s;
+  }
+  if (tags.start.empty() || tags.end.empty()) {
+    return Status::InvalidArgument("context: start_tag and end_tag must not be empty");
+  }
+  return tags;
+}
+
+StatusOr<std::string> Summary(const Sample& sample, std::string_view response) {
+  ASSIGN_OR_RETURN(Tags tags, GetTags(sample));
+  return ExtractSummary(response, tags.start, tags.end);
+}
+
+StatusOr<std::string_view> GetSymbol(const Sample& sample) {
+  ASSIGN_OR_RETURN(const std::string* s, GetString(sample.params, "params", "symbol"));
+  if (s->empty()) return Status::InvalidArgument("params.symbol: must not be empty");
+  return std::string_view(*s);
+}
+
+Status NeedSentences(const CheckEnv& env) {
+  if (env.sentences == nullptr) {
+    return Status::Unavailable(
+        "no Punkt sentence model loaded: this subtask counts sentences (pass "
+        "--nltk-data DIR)");
+  }
+  return Status::Ok();
+}
+
+// Sentences of `text` as the reference counts them: Punkt, empty ones dropped.
+size_t CountSentences(const SentenceSplitter& splitter, std::string_view text) {
+  size_t n = 0;
+  for (const auto& span : splitter.Split(text)) {
+    if (!PyStrip(text.substr(span.begin, span.end - span.begin)).empty()) ++n;
+  }
+  return n;
+}
+
+std::string Plural(int64_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+Verdict Pass(std::string reason) { return Verdict{true, std::move(reason)}; }
+Verdict Fail(std::string reason) { return Verdict{false, std::move(reason)}; }
+
+std::string Quote(std::string_view line) {
+  constexpr size_t kMax = 60;
+  std::string s(line.substr(0, kMax));
+  if (line.size() > kMax) s += "...";
+  return fmt::format("'{}'", s);
+}
+
+// ---- length ----------------------------------------------------------------------
+
+// Python's re.sub(r'\b\d\. ', '', text): drops list markers like "1. " so they do not
+// count as sentences.
+std::string DropDigitDotSpace(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool prev_word = false;  // is the previous code point \w
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t len;
+    const char32_t c = DecodeUtf8(text, i, &len);
+    if (!prev_word && IsPyDecimal(c) && i + len + 1 < text.size() &&
+        text[i + len] == '.' && text[i + len + 1] == ' ') {
+      i += len + 2;
+      prev_word = false;  // the next char follows ' '
+      continue;
+    }
+    out.append(text.substr(i, len));
+    prev_word = IsPyAlnum(c) || c == '_';
+    i += len;
+  }
+  return out;
+}
+
+StatusOr<Verdict> CheckLength(const Sample& sample, std::string_view response,
+                              const CheckEnv& env) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_sentences", 0, kMaxCount));
+  RETURN_IF_ERROR(NeedSentences(env));
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  const std::string cleaned = DropDigitDotSpace(text);
+  const size_t found = env.sentences->Count(cleaned);
+  if (static_cast<int64_t>(found) == n) return Pass(fmt::format("{} as asked", Plural(n, "sentence")));
+  return Fail(fmt::format("expected {}, found {}", Plural(n, "sentence"), found));
+}
+
+// ---- bullet_points ---------------------------------------------------------------
+
+size_t CountOccurrences(std::string_view text, std::string_view needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string_view::npos;
+       p = text.find(needle, p + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+StatusOr<Verdict> CheckBulletPoints(const Sample& sample, std::string_view response,
+                                    const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  const size_t found = CountOccurrences(text, symbol);
+  if (static_cast<int64_t>(found) == n) {
+    return Pass(fmt::format("{} '{}' symbols as asked", n, symbol));
+  }
+  return Fail(fmt::format("expected {} '{}' bullet symbols, found {} (every occurrence "
+                          "counts, also inside the text)",
+                          n, symbol, found));
+}
+
+// ---- numbered walk (numbered_points, numbered_points_length) ---------------------
+
+bool IsListSeparator(char32_t c) {
+  return c == '-' || c == '.' || c == '/' || c == ')' || c == ']';
+}
+
+struct NumberPrefix {
+  enum Kind { kNumber, kBadPrefix, kNotDecimal } kind;
+  int number = 0;
+  size_t prefix_bytes = 0;  // up to and including the separator
+};
+
+// REQUIRES: line has at least two code points and the first is numeric.
+NumberPrefix ParseNumberPrefix(std::string_view line) {
+  size_t l0, l1, l2 = 0;
+  const char32_t c0 = DecodeUtf8(line, 0, &l0);
+  const char32_t c1 = DecodeUtf8(line, l0, &l1);
+  char32_t c2 = 0;
+  const bool has_third = l0 + l1 < line.size();
+  if (has_third) c2 = DecodeUtf8(line, l0 + l1, &l2);
+  if (IsListSeparator(c1)) {
+    if (!IsPyDecimal(c0)) return {NumberPrefix::kNotDecimal};
+    return {NumberPrefix::kNumber, u_charDigitValue(static_cast<UChar32>(c0)), l0 + l1};
+  }
+  if (has_third && IsPyNumeric(c1) && IsListSeparator(c2)) {
+    if (!IsPyDecimal(c0) || !IsPyDecimal(c1)) return {NumberPrefix::kNotDecimal};
+    return {NumberPrefix::kNumber,
+            u_charDigitValue(static_cast<UChar32>(c0)) * 10 +
+                u_charDigitValue(static_cast<UChar32>(c1)),
+            l0 + l1 + l2};
+  }
+  return {NumberPrefix::kBadPrefix};
+}
+
+bool StartsNumeric(std::string_view line) {
+  if (line.empty()) return false;
+  size_t len;
+  return IsPyNumeric(DecodeUtf8(line, 0, &len));
+}
+
+bool HasTwoCodePoints(std::string_view line) {
+  if (line.empty()) return false;
+  size_t len;
+  DecodeUtf8(line, 0, &len);
+  return len < line.size();
+}
+
+// Walks the numbered list of `lines` as the reference does. For each point calls
+// on_point(number, content_after_prefix); a non-empty returned string fails the walk
+// with that reason. Returns the number of points, or the failure reason.
+template <typename OnPoint>
+std::variant<int, std::string> WalkNumbered(const std::vector<std::string_view>& lines,
+                                            OnPoint on_point) {
+  size_t i = 0;
+  while (i < lines.size() && !StartsNumeric(lines[i])) ++i;
+  int prev = 0;
+  for (; i < lines.size() && HasTwoCodePoints(lines[i]) && StartsNumeric(lines[i]); ++i) {
+    const NumberPrefix p = ParseNumberPrefix(lines[i]);
+    if (p.kind == NumberPrefix::kBadPrefix) {
+      return fmt::format("line {} does not start with a number followed by one of - . / ) ]",
+                         Quote(lines[i]));
+    }
+    if (p.kind == NumberPrefix::kNotDecimal) {
+      return fmt::format("line {} starts with a numeric character that is not a digit",
+                         Quote(lines[i]));
+    }
+    if (p.number != prev + 1) {
+      return fmt::format("point {} follows point {}: numbers must count up from 1 by one",
+                         p.number, prev);
+    }
+    prev = p.number;
+    std::string why = on_point(p.number, lines[i].substr(p.prefix_bytes));
+    if (!why.empty()) return why;
+  }
+  return prev;
+}
+
+StatusOr<Verdict> CheckNumberedPoints(const Sample& sample, std::string_view response,
+                                      const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  if (text.empty()) return Fail("the answer is empty");
+  const auto walk = WalkNumbered(SplitChar(text, '\n'),
+                                 [](int, std::string_view) { return std::string(); });
+  if (const auto* why = std::get_if<std::string>(&walk)) return Fail(*why);
+  const int found = std::get<int>(walk);
+  if (found == n) return Pass(fmt::format("{} as asked", Plural(n, "numbered point")));
+  return Fail(fmt::format("expected {}, found {}", Plural(n, "numbered point"), found));
+}
+
+// ---- questions -------------------------------------------------------------------
+
+bool StartsWithIgnoreCase(std::string_view line, std::string_view lowered_prefix) {
+  if (line.size() < lowered_prefix.size() / 2) return false;
+  // Lower-case only as much of the line as could match (a code point lowers to at
+  // most three).
+  const std::string lowered =
+      PyLower(line.substr(0, std::min(line.size(), lowered_prefix.size() * 3)));
+  return std::string_view(lowered).substr(0, lowered_prefix.size()) == lowered_prefix;
+}
+
+StatusOr<Verdict> CheckQuestions(const Sample& sample, std::string_view response,
+                                 const CheckEnv&) {
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  const auto lines = SplitChar(text, '\n');
+  std::vector<std::string_view> missing;
+  for (std::string_view q : kSummaryQuestions) {
+    const std::string prefix = PyLower(fmt::format("[{}]", q));
+    bool found = false;
+    for (std::string_view line : lines) {
+      if (StartsWithIgnoreCase(line, prefix)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) missing.push_back(q);
+  }
+  if (missing.empty()) return Pass("all five questions are answered in [brackets]");
+  std::string list;
+  for (std::string_view q : missing) list += fmt::format("{}[{}]", list.empty() ? "" : ", ", q);
+  return Fail(fmt::format("no line starts with {}", list));
+}
+
+// ---- bullet_points_length --------------------------------------------------------
+
+std::vector<std::string_view> StrippedNonEmptyLines(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (std::string_view line : SplitChar(text, '\n')) {
+    line = PyStrip(line);
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+struct LengthParams {
+  int64_t points, per_point, total;
+};
+
+StatusOr<LengthParams> GetLengthParams(const Sample& sample) {
+  LengthParams p;
+  ASSIGN_OR_RETURN(p.points, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(p.per_point, GetIntInRange(sample.params, "params", "n_sentences_per_point", 0, kMaxCount));
+  ASSIGN_OR_RETURN(p.total, GetIntInRange(sample.params, "params", "n_sentences_total", 0, kMaxCount * kMaxCount));
+  return p;
+}
+
+// The per-point rule shared by bullet and numbered points with sentence counts.
+// Returns "" when the point is fine.
+std::string CheckPointSentences(const SentenceSplitter& splitter, const LengthParams& p,
+                                int point, std::string_view content, int64_t* total) {
+  const size_t n = CountSentences(splitter, PyStrip(content));
+  if (static_cast<int64_t>(n) != p.per_point) {
+    return fmt::format("point {} has {}, expected {}", point, Plural(n, "sentence"),
+                       p.per_point);
+  }
+  *total += n;
+  if (*total > p.total) {
+    return fmt::format("{} so far after point {}, more than the {} asked in total",
+                       Plural(*total, "sentence"), point, p.total);
+  }
+  return "";
+}
+
+Verdict PointsAndTotal(const LengthParams& p, int64_t points, int64_t total,
+                       std::string_view what) {
+  if (points == p.points && total == p.total) {
+    return Pass(fmt::format("{} of {} each, {} in total", Plural(points, what),
+                            Plural(p.per_point, "sentence"), total));
+  }
+  if (points != p.points) {
+    return Fail(fmt::format("expected {}, found {}", Plural(p.points, what), points));
+  }
+  return Fail(fmt::format("expected {} in total, found {}",
+                          Plural(p.total, "sentence"), total));
+}
+
+StatusOr<Verdict> CheckBulletPointsLength(const Sample& sample, std::string_view response,
+                                          const CheckEnv& env) {
+  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(sample));
+  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+  RETURN_IF_ERROR(NeedSentences(env));
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  const auto lines = StrippedNonEmptyLines(text);
+  size_t i = 0;
+  while (i < lines.size() && !lines[i].starts_with(symbol)) ++i;
+  int64_t points = 0, total = 0;
+  for (; i < lines.size() && lines[i].starts_with(symbol); ++i) {
+    ++points;
+    std::string why = CheckPointSentences(*env.sentences, p, static_cast<int>(points),
+                                          lines[i].substr(symbol.size()), &total);
+    if (!why.empty()) return Fail(std::move(why));
+  }
+  return PointsAndTotal(p, points, total, fmt::format("'{}' point", symbol));
+}
+
+// ---- numbered_points_length ------------------------------------------------------
+
+StatusOr<Verdict> CheckNumberedPointsLength(const Sample& sample, std::string_view response,
+                                            const CheckEnv& env) {
+  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(sample));
+  RETURN_IF_ERROR(NeedSentences(env));
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  int64_t total = 0;
+  const auto walk = WalkNumbered(
+      StrippedNonEmptyLines(text), [&](int number, std::string_view content) {
+        return CheckPointSentences(*env.sentences, p, number, content, &total);
+      });
+  if (const auto* why = std::get_if<std::string>(&walk)) return Fail(*why);
+  return PointsAndTotal(p, std::get<int>(walk), total, "numbered point");
+}
+
+// ---- indented_bullet_points ------------------------------------------------------
+
+bool IsSubPoint(std::string_view line, std::string_view symbol) {
+  if (line.empty() || (line[0] != ' ' && line[0] != '\t')) return false;
+  const size_t b = line.find_first_not_of(" \t");
+  return b != std::string_view::npos && line.substr(b).starts_with(symbol);
+}
+
+StatusOr<Verdict> CheckIndentedBulletPoints(const Sample& sample, std::string_view response,
+                                            const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(int64_t n_sub, GetIntInRange(sample.params, "params", "n_subpoints", 0, kMaxCount));
+  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+  ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
+  std::vector<std::string_view> lines;
+  for (std::string_view line : SplitChar(text, '\n')) {
+    if (!PyStrip(line).empty()) lines.push_back(line);
+  }
+  size_t i = 0;
+  while (i < lines.size() && !lines[i].starts_with(symbol)) ++i;
+  int64_t points = 0;
+  auto verdict = [&]() {
+    if (points == n) {
+      return Pass(fmt::format("{} with {} each", Plural(n, "point"), Plural(n_sub, "sub-point")));
+    }
+    return Fail(fmt::format("expected {} top-level '{}' points, found {}", n, symbol, points));
+  };
+  while (i + 1 < lines.size() && lines[i].starts_with(symbol)) {
+    ++points;
+    size_t j = i + 1;
+    int64_t subs = 0;
+    while (j < lines.size() && IsSubPoint(lines[j], symbol)) {
+      ++subs;
+      ++j;
+    }
+    if (subs != n_sub) {
+      return Fail(fmt::format("point {} has {}, expected {} (indented with spaces or a tab)",
+                              points, Plural(subs, "sub-point"), n_sub));
+    }
+    if (j == lines.size()) return verdict();
+    i = j;
+  }
+  return verdict();
+}
+
+constexpr SubtaskSpec kSubtasks[] = {
+    {"length", Split::kEasy, "a summary of exactly N sentences", "n_sentences",
+     &CheckLength, true},
+    {"bullet_points", Split::kEasy, "N bullet points with a given symbol",
+     "n_points, symbol", &CheckBulletPoints, false},
+    {"numbered_points", Split::kEasy, "N points numbered 1., 2., ...", "n_points",
+     &CheckNumberedPoints, false},
+    {"questions", Split::kEasy, "answer the five Wh-questions, each in [brackets]", "",
+     &CheckQuestions, false},
+    {"bullet_points_length", Split::kHard,
+     "N bullet points of K sentences each (N*K in total)",
+     "n_points, symbol, n_sentences_per_point, n_sentences_total",
+     &CheckBulletPointsLength, true},
+    {"numbered_points_length", Split::kHard,
+     "N numbered points of K sentences each (N*K in total)",
+     "n_points, n_sentences_per_point, n_sentences_total", &CheckNumberedPointsLength,
+     true},
+    {"indented_bullet_points", Split::kHard,
+     "N bullet points, each followed by M tab-indented sub-bullets",
+     "n_points, symbol, n_subpoints", &CheckIndentedBulletPoints, false},
+};
+
+}  // namespace
+
+std::string ExtractSummary(std::string_view response, std::string_view start_tag,
+                           std::string_view end_tag) {
+  std::string_view span = response;
+  const size_t s = response.find(start_tag);
+  const size_t e = response.rfind(end_tag);
+  if (s != std::string_view::npos && e != std::string_view::npos && e > s) {
+    const size_t from = s + start_tag.size();
+    span = from <= e ? response.substr(from, e - from) : std::string_view();
+  }
+  const std::string replaced = ReplaceAll(ReplaceAll(span, start_tag, " "), end_tag, " ");
+  std::string collapsed;
+  collapsed.reserve(replaced.size());
+  for (char c : replaced) {
+    if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
+    collapsed.push_back(c);
+  }
+  const std::string_view stripped = PyStrip(collapsed);
+  std::string out;
+  out.reserve(stripped.size());
+  for (std::string_view line : SplitChar(stripped, '\n')) {
+    if (line.empty()) continue;
+    if (!out.empty()) out.push_back('\n');
+    out.append(line);
+  }
+  return out;
+}
+
+const TaskFamily& SummarizationFamily() {
+  static constexpr TaskFamily kFamily{
+      "summarization", "summarize a document under format rules", "paper-1", kSubtasks};
+  return kFamily;
+}
+
+}  // namespace structtest

@@ -1,0 +1,29 @@
+// The summarization family: summaries of a document under length, bullet, numbering,
+// question and nesting constraints (StructTest's seven summarization subtasks).
+#ifndef STRUCTTEST_TASKS_SUMMARIZATION_FAMILY_H_
+#define STRUCTTEST_TASKS_SUMMARIZATION_FAMILY_H_
+
+#include <string>
+#include <string_view>
+
+#include "tasks/task.h"
+
+namespace structtest {
+
+const TaskFamily& SummarizationFamily();
+
+// The paper's answer extraction for summaries: the span between the first start tag
+// and the last end tag (else the whole response), leftover tags replaced by a space,
+// runs of spaces collapsed, stripped, runs of newlines collapsed and empty lines
+// dropped. Exposed for tests and for the strict rule set.
+std::string ExtractSummary(std::string_view response, std::string_view start_tag,
+                           std::string_view end_tag);
+
+// The five questions of the `questions` subtask, in order.
+inline constexpr std::string_view kSummaryQuestions[] = {
+    "What is the main point?", "Why is it happening?", "Who is involved?",
+    "When is the action happening?", "Where is the action happening?"};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_TASKS_SUMMARIZATION_FAMILY_H_

@@ -1,0 +1,53 @@
+// What a task family is: a descriptor (domain, description, rules version) and its
+// subtasks, each with the checker that scores a response under the paper rule set.
+// Families are listed in the one table of registry.cc; nothing registers itself.
+#ifndef STRUCTTEST_TASKS_TASK_H_
+#define STRUCTTEST_TASKS_TASK_H_
+
+#include <span>
+#include <string_view>
+
+#include "structtest/sample.h"
+#include "structtest/status.h"
+
+namespace structtest {
+
+class SentenceSplitter;
+
+// What a checker may use besides the sample and the response. Not owned.
+struct CheckEnv {
+  // The Punkt sentence splitter; null when no model was found. Checkers that count
+  // sentences return an error (not a failing verdict) when it is null.
+  const SentenceSplitter* sentences = nullptr;
+};
+
+// Scores `response` for `sample`. A wrong answer is a failing Verdict with a reason;
+// an error Status means the sample itself cannot be scored (missing or malformed
+// params, missing sentence model) and is reported per record, never as a fail.
+// The returned Verdict's rules/rules_version are filled in by the caller.
+using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, std::string_view response,
+                                      const CheckEnv& env);
+
+enum class Split { kEasy, kHard };
+
+struct SubtaskSpec {
+  std::string_view name;         // e.g. "bullet_points"
+  Split split;
+  std::string_view description;  // one line, for `structtest tasks`
+  std::string_view params;       // the params it reads, for `structtest tasks`
+  CheckFn check_paper;           // null: not implemented in this build
+  bool needs_sentences;          // counts sentences with Punkt
+};
+
+struct TaskFamily {
+  std::string_view domain;         // "summarization", "code", "html", "math"
+  std::string_view description;
+  // Changes whenever any verdict of this family's paper checkers may change; stored
+  // with every verdict.
+  std::string_view rules_version;
+  std::span<const SubtaskSpec> subtasks;
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_TASKS_TASK_H_

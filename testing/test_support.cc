@@ -1,0 +1,59 @@
+#include "testing/test_support.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace structtest::testing {
+
+namespace fs = std::filesystem;
+
+std::string SharedDir() {
+  if (const char* env = std::getenv("STRUCTTEST_SHARED"); env && *env) {
+    return fs::is_directory(env) ? std::string(env) : std::string();
+  }
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(STRUCTTEST_SHARED_DIR, ec);
+  if (ec || !fs::is_directory(p / "conformance")) return "";
+  return p.string();
+}
+
+std::string SharedNltkData() {
+  const std::string shared = SharedDir();
+  if (shared.empty()) return "";
+  const fs::path p = fs::path(shared) / "nltk_data";
+  return fs::is_directory(p) ? p.string() : "";
+}
+
+std::string SourceDir() { return STRUCTTEST_SOURCE_DIR; }
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "structtest-test-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFileOrDie(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace structtest::testing

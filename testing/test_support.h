@@ -1,0 +1,40 @@
+// Shared test support: where the shared material is, temp dirs, reading test files.
+#ifndef STRUCTTEST_TESTING_TEST_SUPPORT_H_
+#define STRUCTTEST_TESTING_TEST_SUPPORT_H_
+
+#include <string>
+
+namespace structtest::testing {
+
+// The ../shared folder beside the checkout (or $STRUCTTEST_SHARED), or "" when absent.
+std::string SharedDir();
+// SharedDir()/nltk_data, or "" when absent.
+std::string SharedNltkData();
+// The source tree root.
+std::string SourceDir();
+// A fresh empty directory, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFileOrDie(const std::string& path);
+void WriteFileOrDie(const std::string& path, const std::string& contents);
+
+}  // namespace structtest::testing
+
+// Skips the current test with a visible message when ../shared is absent.
+#define SKIP_WITHOUT_SHARED()                                                   \
+  do {                                                                          \
+    if (::structtest::testing::SharedDir().empty())                             \
+      GTEST_SKIP() << "../shared is absent: this test needs the shared corpus"; \
+  } while (0)
+
+#endif  // STRUCTTEST_TESTING_TEST_SUPPORT_H_
