@@ -1,0 +1,131 @@
+// Scoring throughput per subtask on the dev conformance corpus, one core: samples/s of
+// the paper checkers with the records already in memory (JSON parsing not counted),
+// and the ratio to the Python reference measured on this machine. A subtask below 30x
+// the reference is reported as an error. Needs ../shared (pass --shared DIR or set
+// STRUCTTEST_SHARED); without it every benchmark is skipped with a message.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "core/jsonl.h"
+#include "structtest/sample.h"
+#include "tasks/scorer.h"
+#include "text/punkt.h"
+
+namespace structtest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The Python reference on this machine, one core (issue #2).
+const std::map<std::string, double> kReferenceRate = {
+    {"length", 8.9e3},          {"bullet_points", 28e3},
+    {"numbered_points", 19.7e3}, {"questions", 24.6e3},
+    {"bullet_points_length", 9.7e3}, {"numbered_points_length", 10e3},
+    {"indented_bullet_points", 19e3}, {"html_easy", 1.9e3},
+    {"html_hard", 1.9e3},       {"math_easy", 275e3},
+    {"math_hard", 69e3}};
+constexpr double kTargetFactor = 30;
+
+std::string SharedDir() {
+  if (const char* env = std::getenv("STRUCTTEST_SHARED"); env && *env) return env;
+  return STRUCTTEST_SHARED_DIR;
+}
+
+std::vector<ScoredRecord> LoadSubtask(const std::string& subtask) {
+  std::vector<ScoredRecord> out;
+  const fs::path dev = fs::path(SharedDir()) / "conformance" / "dev";
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& model : fs::directory_iterator(dev, ec)) {
+    const fs::path f = model.path() / (subtask + ".jsonl");
+    if (fs::exists(f)) files.push_back(f);
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto reader = JsonlReader::Open(f.string());
+    if (!reader.ok()) continue;
+    nlohmann::json j;
+    std::string problem;
+    while ((*reader)->Next(&j, &problem) == JsonlReader::Result::kRecord) {
+      if (auto r = RecordFromJson(j); r.ok()) out.push_back(std::move(r).value());
+    }
+  }
+  return out;
+}
+
+const SentenceSplitter* Splitter() {
+  static const std::unique_ptr<SentenceSplitter> splitter = [] {
+    auto s = SentenceSplitter::Load((fs::path(SharedDir()) / "nltk_data").string());
+    return s.ok() ? std::move(s).value() : nullptr;
+  }();
+  return splitter.get();
+}
+
+void BM_Score(benchmark::State& state, const std::string& subtask) {
+  const std::vector<ScoredRecord> records = LoadSubtask(subtask);
+  if (records.empty()) {
+    state.SkipWithError("no records: ../shared/conformance is absent");
+    return;
+  }
+  CheckEnv env;
+  env.sentences = Splitter();
+  if (env.sentences == nullptr) {
+    state.SkipWithError("no Punkt model: ../shared/nltk_data is absent");
+    return;
+  }
+  size_t i = 0;
+  int64_t passed = 0;
+  for (auto _ : state) {
+    const ScoredRecord& r = records[i];
+    auto v = ScoreResponse(r.sample, r.response.text, RuleSet::kPaper, env);
+    passed += v.ok() && v->pass;
+    if (++i == records.size()) i = 0;
+  }
+  benchmark::DoNotOptimize(passed);
+  state.SetItemsProcessed(state.iterations());
+  state.counters["records"] = static_cast<double>(records.size());
+  state.counters["x_reference"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) / kReferenceRate.at(subtask),
+      benchmark::Counter::kIsRate);
+}
+
+// Console output plus a verdict on the target: a run below kTargetFactor x the
+// reference is named and makes the program exit 1.
+class TargetReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      const auto it = run.counters.find("x_reference");
+      if (it == run.counters.end()) continue;
+      if (it->second.value < kTargetFactor) {
+        std::fprintf(stderr, "BELOW TARGET: %s is %.1fx the Python reference (target %.0fx)\n",
+                     run.benchmark_name().c_str(), it->second.value, kTargetFactor);
+        missed = true;
+      }
+    }
+  }
+  bool missed = false;
+};
+
+}  // namespace
+}  // namespace structtest
+
+int main(int argc, char** argv) {
+  for (const auto& [subtask, rate] : structtest::kReferenceRate) {
+    benchmark::RegisterBenchmark(("score/" + subtask).c_str(),
+                                 [s = subtask](benchmark::State& st) { structtest::BM_Score(st, s); })
+        ->MinTime(0.5);
+  }
+  benchmark::Initialize(&argc, argv);
+  structtest::TargetReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return reporter.missed ? 1 : 0;
+}

@@ -1,0 +1,133 @@
+// End-to-end tests of the structtest binary: real process, real files, checked output
+// and exit codes.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::TempDir;
+using ::structtest::testing::WriteFileOrDie;
+
+struct Run {
+  int exit_code;
+  std::string out, err;
+};
+
+Run Structtest(const TempDir& dir, const std::string& args) {
+  const std::string out = dir.path() + "/stdout", err = dir.path() + "/stderr";
+  const std::string cmd = std::string("'") + STRUCTTEST_BINARY + "' " + args + " >'" + out +
+                          "' 2>'" + err + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFileOrDie(out), ReadFileOrDie(err)};
+}
+
+const char kBulletPass[] =
+    R"({"id": "b1", "domain": "summarization", "subtask": "bullet_points", "params": {"n_points": 2, "symbol": "*"}, "context": {"start_tag": "<summary>", "end_tag": "</summary>"}, "response": "<summary>\n* one\n* two\n</summary>"})";
+const char kBulletFail[] =
+    R"({"id": "b2", "domain": "summarization", "subtask": "bullet_points", "params": {"n_points": 3, "symbol": "*"}, "context": {}, "response": "* **one**\n* two"})";
+const char kCode[] =
+    R"({"id": "c1", "domain": "code", "subtask": "add_print_statements", "params": {}, "context": {}, "response": "x"})";
+const char kLength[] =
+    R"({"id": "l1", "domain": "summarization", "subtask": "length", "params": {"n_sentences": 2}, "context": {}, "response": "<summary>One. Two.</summary>"})";
+
+TEST(CliTest, ScoresGoodRecordsAndReportsBadOnesByLine) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, std::string(kBulletPass) + "\n{not json\n" + kBulletFail + "\n" + kCode +
+                         "\n");
+  const Run r = Structtest(dir, "score --input '" + in + "' --output '" + dir.path() +
+                                    "/v.jsonl' --explain");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(in + ":2: invalid JSON"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(in + ":4: record 'c1' (code/add_print_statements): domain 'code' is "
+                              "not supported by this build yet"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("FAIL b2 summarization/bullet_points: expected 3 '*' bullet symbols, "
+                       "found 6"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("bullet_points"), std::string::npos);
+  EXPECT_NE(r.out.find(" 50.00"), std::string::npos) << r.out;
+  const std::string verdicts = ReadFileOrDie(dir.path() + "/v.jsonl");
+  EXPECT_NE(verdicts.find(R"({"domain":"summarization","id":"b1","pass":true,)"),
+            std::string::npos)
+      << verdicts;
+  EXPECT_NE(verdicts.find(R"("id":"b2","pass":false,"reason":"expected 3)"), std::string::npos);
+  EXPECT_NE(verdicts.find(R"("error":"domain 'code' is not supported by this build yet")"),
+            std::string::npos);
+}
+
+TEST(CliTest, AllScoredExitsZero) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, std::string(kBulletPass) + "\n" + kBulletFail + "\n");
+  const Run r = Structtest(dir, "score -i '" + in + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("rules: paper"), std::string::npos);
+}
+
+TEST(CliTest, UnreadableInputAndBadRulesAreFatal) {
+  TempDir dir;
+  Run r = Structtest(dir, "score --input /nonexistent/in.jsonl");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "structtest: error: /nonexistent/in.jsonl: No such file or directory\n");
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, kBulletPass);
+  r = Structtest(dir, "score --input '" + in + "' --rules loose");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown rule set 'loose'"), std::string::npos) << r.err;
+  r = Structtest(dir, "score");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--input is required"), std::string::npos) << r.err;
+  r = Structtest(dir, "frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(CliTest, MissingSentenceModelSaysWhereItLooked) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, std::string(kLength) + "\n" + kBulletPass + "\n");
+  const Run r = Structtest(dir, "score --input '" + in + "' --nltk-data '" + dir.path() +
+                                    "/no-such-dir'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(dir.path() + "/no-such-dir"), std::string::npos) << r.err;
+  // The model is looked for once, not once per record; the other subtask still scores.
+  EXPECT_EQ(r.err.find("structtest: error:"), r.err.rfind("structtest: error:")) << r.err;
+  EXPECT_NE(r.out.find("bullet_points"), std::string::npos);
+}
+
+TEST(CliTest, LengthScoresWithTheSharedModel) {
+  SKIP_WITHOUT_SHARED();
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, std::string(kLength) + "\n");
+  const Run r = Structtest(dir, "score --input '" + in + "' --output - --nltk-data '" +
+                                    ::structtest::testing::SharedNltkData() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("id":"l1","pass":true)"), std::string::npos) << r.out;
+}
+
+TEST(CliTest, TasksListsTheRegistry) {
+  TempDir dir;
+  const Run r = Structtest(dir, "tasks");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* name : {"length", "bullet_points", "numbered_points", "questions",
+                           "bullet_points_length", "numbered_points_length",
+                           "indented_bullet_points", "html_easy", "html_hard", "math_easy",
+                           "math_hard"}) {
+    EXPECT_NE(r.out.find(std::string(" ") + name + " "), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace structtest

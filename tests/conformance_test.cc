@@ -1,0 +1,134 @@
+// The paper rule set against the recorded verdicts of the StructTest reference: every
+// file under ../shared/conformance/dev is scored and each verdict compared with
+// reference.result (math: also reference.format and reference.accuracy). Bar: 100.00%
+// per file. Needs ../shared; skips with a message when it is absent.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/jsonl.h"
+#include "structtest/sample.h"
+#include "tasks/registry.h"
+#include "tasks/scorer.h"
+#include "testing/test_support.h"
+#include "text/punkt.h"
+
+namespace structtest {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FileResult {
+  std::string file;
+  int64_t records = 0;
+  int64_t agree = 0;
+  std::vector<std::string> mismatches;  // first few, for the log
+};
+
+bool RefBool(const nlohmann::json& ref, const char* key) {
+  const auto& v = ref.at(key);
+  return v.is_boolean() ? v.get<bool>() : v.get<int>() != 0;
+}
+
+FileResult ScoreFile(const fs::path& path, const CheckEnv& env) {
+  FileResult fr;
+  fr.file = path.parent_path().filename().string() + "/" + path.filename().string();
+  auto reader = JsonlReader::Open(path.string());
+  EXPECT_TRUE(reader.ok()) << reader.status().message();
+  if (!reader.ok()) return fr;
+  nlohmann::json line;
+  std::string problem;
+  for (;;) {
+    const auto r = (*reader)->Next(&line, &problem);
+    if (r == JsonlReader::Result::kEnd) break;
+    EXPECT_EQ(r, JsonlReader::Result::kRecord) << problem;
+    if (r != JsonlReader::Result::kRecord) continue;
+    auto rec = RecordFromJson(line);
+    EXPECT_TRUE(rec.ok()) << rec.status().message();
+    if (!rec.ok()) continue;
+    ++fr.records;
+    const nlohmann::json& ref = line.at("reference");
+    auto v = ScoreResponse(rec->sample, rec->response.text, RuleSet::kPaper, env);
+    std::string ours, theirs;
+    bool same;
+    if (!v.ok()) {
+      same = false;
+      ours = "error: " + v.status().message();
+    } else {
+      ours = fmt::format("pass={}", v->pass);
+      same = v->pass == (ref.at("result").get<int>() == 1);
+      if (rec->sample.domain == "math") {
+        ours += fmt::format(" format={} accuracy={}", v->format.value_or(false),
+                            v->accuracy.value_or(false));
+        same = same && v->format.value_or(false) == RefBool(ref, "format") &&
+               v->accuracy.value_or(false) == RefBool(ref, "accuracy");
+      }
+      ours += " (" + v->reason + ")";
+    }
+    theirs = ref.dump();
+    if (same) {
+      ++fr.agree;
+    } else if (fr.mismatches.size() < 10) {
+      fr.mismatches.push_back(
+          fmt::format("  id {}: ours {} / reference {}", rec->sample.id, ours, theirs));
+    }
+  }
+  return fr;
+}
+
+class ConformanceTest : public ::testing::Test {
+ protected:
+  void RunDomain(const std::vector<std::string>& subtasks) {
+    SKIP_WITHOUT_SHARED();
+    const fs::path dev = fs::path(::structtest::testing::SharedDir()) / "conformance" / "dev";
+    ASSERT_TRUE(fs::is_directory(dev)) << dev;
+    auto splitter = SentenceSplitter::Load(::structtest::testing::SharedNltkData());
+    ASSERT_TRUE(splitter.ok()) << splitter.status().message();
+    CheckEnv env;
+    env.sentences = splitter->get();
+
+    std::vector<fs::path> files;
+    for (const auto& model : fs::directory_iterator(dev)) {
+      if (!model.is_directory()) continue;
+      for (const std::string& subtask : subtasks) {
+        const fs::path f = model.path() / (subtask + ".jsonl");
+        if (fs::exists(f)) files.push_back(f);
+      }
+    }
+    std::sort(files.begin(), files.end());
+    ASSERT_FALSE(files.empty());
+    int64_t total = 0, agree = 0;
+    for (const fs::path& f : files) {
+      const FileResult fr = ScoreFile(f, env);
+      total += fr.records;
+      agree += fr.agree;
+      const double pct = fr.records ? 100.0 * fr.agree / fr.records : 0.0;
+      std::printf("conformance %-55s %6lld/%-6lld %7.2f%%\n", fr.file.c_str(),
+                  static_cast<long long>(fr.agree), static_cast<long long>(fr.records), pct);
+      for (const auto& m : fr.mismatches) std::printf("%s\n", m.c_str());
+      EXPECT_EQ(fr.agree, fr.records) << fr.file << ": " << fr.records - fr.agree
+                                      << " verdicts differ from the reference";
+      EXPECT_GT(fr.records, 0) << fr.file;
+    }
+    std::printf("conformance total: %lld/%lld (%.2f%%) over %zu files\n",
+                static_cast<long long>(agree), static_cast<long long>(total),
+                total ? 100.0 * agree / total : 0.0, files.size());
+  }
+};
+
+TEST_F(ConformanceTest, Summarization) {
+  RunDomain({"length", "bullet_points", "numbered_points", "questions",
+             "bullet_points_length", "numbered_points_length", "indented_bullet_points"});
+}
+
+TEST_F(ConformanceTest, Html) { RunDomain({"html_easy", "html_hard"}); }
+
+TEST_F(ConformanceTest, Math) { RunDomain({"math_easy", "math_hard"}); }
+
+}  // namespace
+}  // namespace structtest

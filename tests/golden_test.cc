@@ -1,0 +1,89 @@
+// Golden checker cases: every src/tasks/*/testdata/golden*.jsonl line is
+// {"name", "description", "sample", "response", "pass", "reason"[, "format",
+// "accuracy"]} and must get exactly that verdict and reason under the paper rules.
+// Cases of sentence-counting subtasks need the Punkt model from ../shared and are
+// skipped, with a message, when it is absent.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/jsonl.h"
+#include "tasks/registry.h"
+#include "tasks/scorer.h"
+#include "testing/test_support.h"
+#include "text/punkt.h"
+
+namespace structtest {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> GoldenFiles() {
+  std::vector<fs::path> files;
+  const fs::path tasks = fs::path(::structtest::testing::SourceDir()) / "src" / "tasks";
+  for (const auto& e : fs::recursive_directory_iterator(tasks)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().parent_path().filename() == "testdata" && name.starts_with("golden") &&
+        name.ends_with(".jsonl")) {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
+  std::unique_ptr<SentenceSplitter> splitter;
+  if (const std::string dir = ::structtest::testing::SharedNltkData(); !dir.empty()) {
+    auto loaded = SentenceSplitter::Load(dir);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    splitter = std::move(loaded).value();
+  }
+  const auto files = GoldenFiles();
+  ASSERT_FALSE(files.empty());
+  int cases = 0, skipped = 0;
+  for (const fs::path& file : files) {
+    auto reader = JsonlReader::Open(file.string());
+    ASSERT_TRUE(reader.ok()) << reader.status().message();
+    nlohmann::json c;
+    std::string problem;
+    for (;;) {
+      const auto r = (*reader)->Next(&c, &problem);
+      if (r == JsonlReader::Result::kEnd) break;
+      ASSERT_EQ(r, JsonlReader::Result::kRecord) << problem;
+      const std::string where = file.filename().string() + ":" +
+                                std::to_string((*reader)->line_number()) + " " +
+                                c.value("name", "?");
+      nlohmann::json rec = c.at("sample");
+      rec["response"] = c.at("response");
+      auto record = RecordFromJson(rec);
+      ASSERT_TRUE(record.ok()) << where << ": " << record.status().message();
+      auto ref = FindSubtask(record->sample.domain, record->sample.subtask);
+      ASSERT_TRUE(ref.ok()) << where << ": " << ref.status().message();
+      if (ref->spec->needs_sentences && !splitter) {
+        ++skipped;
+        continue;
+      }
+      CheckEnv env;
+      env.sentences = splitter.get();
+      auto v = ScoreResponse(record->sample, record->response.text, RuleSet::kPaper, env);
+      ASSERT_TRUE(v.ok()) << where << ": " << v.status().message();
+      ++cases;
+      EXPECT_EQ(v->pass, c.at("pass").get<bool>()) << where << ": " << v->reason;
+      EXPECT_EQ(v->reason, c.at("reason").get<std::string>()) << where;
+      if (c.contains("format")) EXPECT_EQ(v->format, c["format"].get<bool>()) << where;
+      if (c.contains("accuracy")) EXPECT_EQ(v->accuracy, c["accuracy"].get<bool>()) << where;
+    }
+  }
+  std::printf("golden: %d cases checked in %zu files\n", cases, files.size());
+  if (skipped > 0) {
+    std::printf("golden: %d sentence-counting cases skipped: ../shared/nltk_data is absent\n",
+                skipped);
+  }
+  EXPECT_GT(cases, 0);
+}
+
+}  // namespace
+}  // namespace structtest
