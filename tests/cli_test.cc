@@ -16,12 +16,12 @@ using ::structtest::testing::ReadFileOrDie;
 using ::structtest::testing::TempDir;
 using ::structtest::testing::WriteFileOrDie;
 
-struct Run {
+struct CommandResult {
   int exit_code;
   std::string out, err;
 };
 
-Run Structtest(const TempDir& dir, const std::string& args) {
+CommandResult Structtest(const TempDir& dir, const std::string& args) {
   const std::string out = dir.path() + "/stdout", err = dir.path() + "/stderr";
   const std::string cmd = std::string("'") + STRUCTTEST_BINARY + "' " + args + " >'" + out +
                           "' 2>'" + err + "' </dev/null";
@@ -43,7 +43,7 @@ TEST(CliTest, ScoresGoodRecordsAndReportsBadOnesByLine) {
   const std::string in = dir.path() + "/in.jsonl";
   WriteFileOrDie(in, std::string(kBulletPass) + "\n{not json\n" + kBulletFail + "\n" + kCode +
                          "\n");
-  const Run r = Structtest(dir, "score --input '" + in + "' --output '" + dir.path() +
+  const CommandResult r = Structtest(dir, "score --input '" + in + "' --output '" + dir.path() +
                                     "/v.jsonl' --explain");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find(in + ":2: invalid JSON"), std::string::npos) << r.err;
@@ -70,7 +70,7 @@ TEST(CliTest, AllScoredExitsZero) {
   TempDir dir;
   const std::string in = dir.path() + "/in.jsonl";
   WriteFileOrDie(in, std::string(kBulletPass) + "\n" + kBulletFail + "\n");
-  const Run r = Structtest(dir, "score -i '" + in + "'");
+  const CommandResult r = Structtest(dir, "score -i '" + in + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("rules: paper"), std::string::npos);
@@ -78,7 +78,7 @@ TEST(CliTest, AllScoredExitsZero) {
 
 TEST(CliTest, UnreadableInputAndBadRulesAreFatal) {
   TempDir dir;
-  Run r = Structtest(dir, "score --input /nonexistent/in.jsonl");
+  CommandResult r = Structtest(dir, "score --input /nonexistent/in.jsonl");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "structtest: error: /nonexistent/in.jsonl: No such file or directory\n");
   const std::string in = dir.path() + "/in.jsonl";
@@ -97,7 +97,7 @@ TEST(CliTest, MissingSentenceModelSaysWhereItLooked) {
   TempDir dir;
   const std::string in = dir.path() + "/in.jsonl";
   WriteFileOrDie(in, std::string(kLength) + "\n" + kBulletPass + "\n");
-  const Run r = Structtest(dir, "score --input '" + in + "' --nltk-data '" + dir.path() +
+  const CommandResult r = Structtest(dir, "score --input '" + in + "' --nltk-data '" + dir.path() +
                                     "/no-such-dir'");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(dir.path() + "/no-such-dir"), std::string::npos) << r.err;
@@ -111,7 +111,7 @@ TEST(CliTest, LengthScoresWithTheSharedModel) {
   TempDir dir;
   const std::string in = dir.path() + "/in.jsonl";
   WriteFileOrDie(in, std::string(kLength) + "\n");
-  const Run r = Structtest(dir, "score --input '" + in + "' --output - --nltk-data '" +
+  const CommandResult r = Structtest(dir, "score --input '" + in + "' --output - --nltk-data '" +
                                     ::structtest::testing::SharedNltkData() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(R"("id":"l1","pass":true)"), std::string::npos) << r.out;
@@ -119,7 +119,7 @@ TEST(CliTest, LengthScoresWithTheSharedModel) {
 
 TEST(CliTest, TasksListsTheRegistry) {
   TempDir dir;
-  const Run r = Structtest(dir, "tasks");
+  const CommandResult r = Structtest(dir, "tasks");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* name : {"length", "bullet_points", "numbered_points", "questions",
                            "bullet_points_length", "numbered_points_length",

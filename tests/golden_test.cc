@@ -73,8 +73,12 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
       ++cases;
       EXPECT_EQ(v->pass, c.at("pass").get<bool>()) << where << ": " << v->reason;
       EXPECT_EQ(v->reason, c.at("reason").get<std::string>()) << where;
-      if (c.contains("format")) EXPECT_EQ(v->format, c["format"].get<bool>()) << where;
-      if (c.contains("accuracy")) EXPECT_EQ(v->accuracy, c["accuracy"].get<bool>()) << where;
+      if (c.contains("format")) {
+        EXPECT_EQ(v->format, c["format"].get<bool>()) << where;
+      }
+      if (c.contains("accuracy")) {
+        EXPECT_EQ(v->accuracy, c["accuracy"].get<bool>()) << where;
+      }
     }
   }
   std::printf("golden: %d cases checked in %zu files\n", cases, files.size());
