@@ -1,0 +1,722 @@
+"""structtest's python3 worker: Python's own judgement for the code checkers.
+
+structtest (src/python/python_pool.cc) starts a few of these long-lived processes and
+talks to each over its stdin/stdout: one JSON object per line each way. The first line
+the worker writes is a hello describing the interpreter and the sandbox it can build;
+then it answers requests one at a time, in order.
+
+Two kinds of request:
+- "analyze": which lines of a source parse, and the names its plain assignments bind,
+  as Python's ast sees them. Source code comes from the task data, never from a model,
+  and is only parsed, so this runs in the worker itself (structtest caches the answer
+  per distinct source).
+- "simulate", "calls", "stdin", "subst": anything that evaluates or executes text. Each
+  runs in a fresh child of the worker (see run_job): own PID and mount namespaces where
+  the kernel allows, the worker's network namespace (no interfaces up), an empty private
+  working directory, a read-only view of everything else, rlimits on CPU, memory, file
+  size, processes and open files, an unprivileged user when we are root, and a
+  wall-clock limit after which the whole namespace is killed. Model-written text is
+  only ever evaluated there.
+
+This file is part of structtest and is installed next to the structtest binary as
+structtest_worker.py. It needs only the standard library (numpy is imported when
+present because the reference harness's preamble imports it).
+"""
+
+import ast
+import ctypes
+import errno
+import io
+import json
+import os
+import reprlib
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+
+PROTOCOL = 1
+
+# The import preamble of the reference's execution harness (APPS testing_util), which
+# StructTest's test_case_inputs_gen runs before the task's code.
+PREAMBLE = (
+    "import sys\nimport time\nimport itertools\n"
+    "from itertools import accumulate, product, permutations, combinations\n"
+    "import collections\n"
+    "from collections import Counter, OrderedDict, deque, defaultdict, ChainMap\n"
+    "from functools import lru_cache\nimport math\n"
+    "from math import sqrt, sin, cos, tan, ceil, fabs, floor, gcd, exp, log, log2\n"
+    "import fractions\nfrom typing import List, Tuple\nimport numpy as np\n"
+    "import random\nimport heapq\nfrom heapq import *\n")
+
+# Limits of one job (the request may lower the time limits, never raise the others).
+SANDBOX_UID = 65534          # nobody
+MEMORY_HEADROOM = 2 << 30    # address space allowed above what the worker already maps
+FILE_SIZE_LIMIT = 8 << 20    # largest file (and so stdout) a job may write
+TMPFS_SIZE = "32m"           # the private working directory, when it is a tmpfs
+NPROC_LIMIT = 64             # processes of the sandbox user (root ignores this limit)
+NOFILE_LIMIT = 64
+RESULT_CAP = 1 << 20         # bytes of result a job may send back
+REPR_CAP = 300               # characters of a value shown in a reason
+MAX_JOB_SECONDS = 600
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_RELATIME = 1 << 21
+PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                        ctypes.c_ulong, ctypes.c_char_p]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
+                        ctypes.c_ulong]
+
+# What this worker could set up, reported in the hello.
+SANDBOX = {"network": "host", "pid_namespace": False, "mount_namespace": False,
+           "user": "same as structtest", "user_namespace": False}
+NUMPY = {"version": None, "error": None}
+_WORKER_PID = os.getpid()
+
+
+def _unshare(flags):
+    return _libc.unshare(ctypes.c_int(flags)) == 0
+
+
+def _mount(source, target, fstype, flags, data):
+    enc = lambda s: None if s is None else s.encode()
+    return _libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) == 0
+
+
+def _prctl(option, arg):
+    return _libc.prctl(option, arg, 0, 0, 0) == 0
+
+
+def _write_file(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return True
+    except OSError:
+        return False
+
+
+# ---- worker set-up -------------------------------------------------------------------
+
+def setup_worker():
+    """Isolation shared by every job of this worker, and the preamble's imports."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:  # structtest died before the line above
+        os._exit(0)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if os.geteuid() != 0:
+        # A user namespace makes us root inside it, so the other namespaces (and the
+        # tmpfs mounts of a job) become possible without privileges.
+        uid, gid = os.geteuid(), os.getegid()
+        if _unshare(CLONE_NEWUSER):
+            _write_file("/proc/self/setgroups", "deny")
+            if (_write_file("/proc/self/uid_map", "0 %d 1" % uid) and
+                    _write_file("/proc/self/gid_map", "0 %d 1" % gid)):
+                SANDBOX["user_namespace"] = True
+    if _unshare(CLONE_NEWNET):
+        SANDBOX["network"] = "none (own network namespace, no interface up)"
+    _unshare(CLONE_NEWIPC)
+    _unshare(CLONE_NEWUTS)
+    if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
+        SANDBOX["user"] = "uid %d (nobody)" % SANDBOX_UID
+    # Probe once whether a job can have its own PID and mount namespaces.
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if _unshare(CLONE_NEWPID | CLONE_NEWNS) else 1)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) == 0:
+        SANDBOX["pid_namespace"] = SANDBOX["mount_namespace"] = True
+    # Import the preamble's modules once, so that each forked job finds them loaded.
+    try:
+        exec(PREAMBLE, {})
+        import numpy
+        NUMPY["version"] = numpy.__version__
+    except BaseException as e:  # numpy missing or broken
+        NUMPY["error"] = _describe(e)
+        exec(PREAMBLE.replace("import numpy as np\n", ""), {})
+
+
+# ---- small helpers -------------------------------------------------------------------
+
+def _describe(e):
+    """'TypeError: f() takes 1 positional argument but 2 were given' (one line)."""
+    try:
+        msg = str(e)
+    except BaseException:
+        msg = "<unprintable>"
+    text = type(e).__name__ + (": " + msg if msg else "")
+    text = " ".join(text.split())
+    return text[:REPR_CAP] + ("..." if len(text) > REPR_CAP else "")
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = REPR_CAP
+_repr.maxother = REPR_CAP
+_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 20
+_repr.maxlevel = 6
+
+
+def _safe_repr(value):
+    try:
+        text = _repr.repr(value)
+    except BaseException as e:
+        return "<repr failed: %s>" % _describe(e)
+    return text[:REPR_CAP] + ("..." if len(text) > REPR_CAP else "")
+
+
+def _assigned_names(tree):
+    """Targets of plain assignments (x = ..., x = y = ...) anywhere in the tree."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+    return sorted(names)
+
+
+def _signal_name(sig):
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return "signal %d" % sig
+
+
+# ---- analysis (in the worker; source code only, parsed, never run) --------------------
+
+def analyze(req):
+    source = req["source"]
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        return {"parses": False, "error": _describe(e)}
+    lines = []
+    for line in source.split("\n"):
+        if "=" not in line:
+            lines.append(None)
+            continue
+        try:
+            names = _assigned_names(ast.parse(line.strip()))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            lines.append({"parses": False})
+            continue
+        lines.append({"parses": True, "names": names})
+    return {"parses": True, "names": _assigned_names(tree), "lines": lines}
+
+
+# ---- jobs (each in a fresh sandboxed child) -------------------------------------------
+
+class _TimeLimit(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise _TimeLimit()
+
+
+def _to_list(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def job_simulate(req):
+    """simulate_execute, function style: the answer must equal the expected output."""
+    try:
+        expected = _to_list(eval(req["expected"], {}))
+    except BaseException as e:
+        return {"bad_expected": _describe(e)}
+    try:
+        answer = _to_list(eval(req["answer"], {}))
+    except BaseException as e:
+        return {"pass": False, "eval_error": _describe(e)}
+    try:
+        result = answer == expected
+        try:
+            # The reference harness's allowance for a list of tuples.
+            if isinstance(answer[0], tuple):
+                result = result or ([list(x) for x in answer] == expected[0])
+        except BaseException:
+            pass
+        passed = bool(result)
+    except BaseException as e:
+        return {"pass": False, "compare_error": _describe(e),
+                "answer": _safe_repr(answer), "expected": _safe_repr(expected)}
+    return {"pass": passed, "answer": _safe_repr(answer), "expected": _safe_repr(expected)}
+
+
+def _eval_input_lines(text):
+    """Each non-empty line evaluated: a tuple becomes a list, a non-list is wrapped."""
+    inputs, numbers, dropped = [], [], []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = eval(line, {})
+        except BaseException as e:
+            dropped.append({"line": number, "text": line[:REPR_CAP], "error": _describe(e)})
+            continue
+        if isinstance(value, tuple):
+            value = list(value)
+        elif not isinstance(value, list):
+            value = [value]
+        inputs.append(value)
+        numbers.append(number)
+    return inputs, numbers, dropped
+
+
+def job_calls(req):
+    """test_case_inputs_gen, function style, the way the reference harness runs it."""
+    inputs, numbers, dropped = _eval_input_lines(req["answer"])
+    out = {"count": len(inputs), "lines": numbers[:100], "dropped": dropped[:5],
+           "dropped_count": len(dropped)}
+    if len(inputs) != req["gen_n"]:
+        return out
+    limit = max(1, int(req.get("timeout", 4)))
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.alarm(limit)
+    try:
+        module = types.ModuleType("tmp_sol")
+        exec(compile(PREAMBLE + req["source"], "<source>", "exec"), module.__dict__)
+        target = module.Solution() if "class Solution" in req["source"] else module
+        signal.alarm(0)
+    except BaseException as e:
+        signal.alarm(0)
+        _leave_if_forked()
+        out["load_error"] = "time limit" if isinstance(e, _TimeLimit) else _describe(e)
+        return out
+    try:
+        method = getattr(target, req["fn_name"])
+    except BaseException as e:
+        out["load_error"] = _describe(e)
+        return out
+    results = []
+    for args in inputs:
+        # Quirk of the reference harness: a dict first argument has its keys turned
+        # into ints, and then is the only argument.
+        try:
+            if isinstance(args[0], dict):
+                args = [{int(k): v for k, v in args[0].items()}]
+        except BaseException:
+            pass
+        signal.alarm(limit)
+        try:
+            method(*args)
+            signal.alarm(0)
+            _leave_if_forked()
+            results.append({"ok": True})
+        except BaseException as e:
+            signal.alarm(0)
+            _leave_if_forked()
+            if isinstance(e, _TimeLimit):
+                results.append({"ok": False, "timeout": True})
+            else:
+                results.append({"ok": False, "error": _describe(e)})
+    out["results"] = results
+    return out
+
+
+def _leave_if_forked():
+    """A copy of the job made by os.fork() in the program must not report results."""
+    if os.getpid() != _JOB_PID[0]:
+        os._exit(0)
+
+
+_JOB_PID = [0]
+_RESULT_FD = [None]  # the job's result pipe, which a program run by job_stdin must not see
+
+
+def job_stdin(req):
+    """test_case_inputs_gen, stdin style: the program runs once per input, each time
+    in its own process, as __main__ with the input on stdin."""
+    try:
+        code = compile(req["source"], "<program>", "exec")
+    except BaseException as e:
+        return {"load_error": _describe(e)}
+    limit = max(1, int(req.get("timeout", 4)))
+    results = []
+    for k, text in enumerate(req["inputs"]):
+        in_path = "stdin-%d.txt" % k
+        with open(in_path, "w", encoding="utf-8", errors="surrogatepass") as f:
+            f.write(text)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                if _RESULT_FD[0] is not None:
+                    os.close(_RESULT_FD[0])
+                os.setpgid(0, 0)
+                fd = os.open(in_path, os.O_RDONLY)
+                os.dup2(fd, 0)
+                out = os.open("stdout-%d.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(out, 1)
+                os.dup2(out, 2)
+                sys.stdin = open(0, "r", closefd=False)
+                sys.stdout = open(1, "w", closefd=False)
+                sys.stderr = sys.stdout
+                me = os.getpid()
+                status = {"ok": True}
+                try:
+                    exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+                except SystemExit as e:
+                    if e.code not in (None, 0):
+                        status = {"ok": False, "error": "exit status %s" % _safe_repr(e.code)}
+                except BaseException as e:
+                    status = {"ok": False, "error": _describe(e)}
+                try:
+                    sys.stdout.flush()
+                except BaseException as e:
+                    status = {"ok": False, "error": _describe(e)}
+                if os.getpid() == me:
+                    os.write(w, json.dumps(status).encode("utf-8", "replace"))
+            finally:
+                os._exit(0)
+        os.close(w)
+        status, data = _supervise(pid, r, time.monotonic() + limit, kill_group=True)
+        os.close(r)
+        try:
+            results.append(json.loads(data.decode("utf-8", "replace")))
+        except ValueError:
+            results.append({"ok": False, "timeout": True} if status == "timeout" else
+                           {"ok": False, "error": status or "no result"})
+    return {"results": results}
+
+
+def job_subst(req):
+    """replace_variables: the reference's re.sub of each old:new over the source (only
+    for mappings structtest does not handle itself)."""
+    import re
+    code = req["source"]
+    for m in req["mapping"]:
+        old, new = m.split(":")
+        try:
+            code = re.sub(r"(?<!\.)\b" + old + r"\b", new, code)
+        except BaseException as e:
+            return {"bad_mapping": "%s: %s" % (m, _describe(e))}
+    return {"code": code}
+
+
+JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
+        "subst": job_subst}
+
+
+# ---- the sandbox ------------------------------------------------------------------------
+
+def _supervise(pid, result_fd, deadline, kill_group):
+    """Waits for child `pid` until `deadline`, collecting what it writes on result_fd.
+    Returns (None | "timeout" | "killed by SIGNAL" | "exit status N", bytes)."""
+    data = bytearray()
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    poller = select.poll()
+    poller.register(result_fd, select.POLLIN)
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    timed_out = False
+    reading = True
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        events = poller.poll(min(remaining, 0.05 if pidfd is None else remaining) * 1000)
+        exited = False
+        for fd, _ in events:
+            if fd == result_fd and reading:
+                chunk = os.read(result_fd, 65536)
+                if chunk and len(data) < RESULT_CAP:
+                    data += chunk
+                elif not chunk:
+                    reading = False
+                    poller.unregister(result_fd)
+            elif fd == pidfd:
+                exited = True
+        if pidfd is None and os.waitpid(pid, os.WNOHANG)[0] == pid:
+            # Reaped here already: report from what we saw.
+            _kill(pid, kill_group)
+            _drain(result_fd, data)
+            return None, bytes(data)
+        if exited:
+            break
+    if timed_out:
+        _kill(pid, kill_group)
+    _, status = os.waitpid(pid, 0)
+    _kill(pid, kill_group)  # whatever the child left running in its group
+    if pidfd is not None:
+        os.close(pidfd)
+    _drain(result_fd, data)
+    if timed_out:
+        return "timeout", bytes(data)
+    if os.WIFSIGNALED(status):
+        return "killed by " + _signal_name(os.WTERMSIG(status)), bytes(data)
+    code = os.waitstatus_to_exitcode(status)
+    return (None if code == 0 else "exit status %d" % code), bytes(data)
+
+
+def _kill(pid, group):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if group:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _drain(fd, data):
+    os.set_blocking(fd, False)
+    try:
+        while len(data) < RESULT_CAP:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+
+
+def _remount_read_only():
+    """Every mount of this (private) mount namespace becomes read-only."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            entries = [line.split() for line in f]
+    except OSError:
+        return
+    keep = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC,
+            "relatime": MS_RELATIME}
+    for fields in entries:
+        if len(fields) < 6:
+            continue
+        target = fields[4].encode().decode("unicode_escape")
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        for opt in fields[5].split(","):
+            flags |= keep.get(opt, 0)
+        _mount(None, target, None, flags, None)
+
+
+def _enter_sandbox(job_dir, own_mounts, limits):
+    """In the job's child, before any job text is looked at. Returns the working dir."""
+    os.setsid()
+    uid = SANDBOX_UID if (os.geteuid() == 0 and not SANDBOX["user_namespace"]) else None
+    if own_mounts:
+        _remount_read_only()
+        if not _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+                      "size=%s,mode=755" % TMPFS_SIZE):
+            raise OSError(ctypes.get_errno(), "mounting the job's tmpfs failed")
+        for d in ("/var/tmp", "/dev/shm", "/run/lock"):
+            _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+        job_dir = "/tmp/work"
+        os.mkdir(job_dir, 0o700)
+        if uid is not None:
+            os.chown(job_dir, uid, uid)
+    os.chdir(job_dir)
+    devnull = os.open("/dev/null", os.O_RDWR)
+    os.dup2(devnull, 0)
+    out = os.open("output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if uid is not None:
+        os.fchown(out, uid, uid)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    os.close(devnull)
+    import resource
+    cpu = limits["cpu"]
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits["memory"], limits["memory"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+    resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_LIMIT, NPROC_LIMIT))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE_LIMIT, NOFILE_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a credential change clears it
+    os.environ.clear()
+    os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "PATH": "/usr/bin:/bin",
+                       "LANG": "C.UTF-8"})
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = sys.stdout
+    return job_dir
+
+
+def _memory_limit():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024 + MEMORY_HEADROOM
+    except (OSError, ValueError):
+        pass
+    return 4 << 30
+
+
+def run_job(req):
+    """Runs one job in a fresh sandboxed child; returns its result with "sandbox_error"
+    (no result: timeout, killed, crashed) when the job did not answer."""
+    wall = min(float(req.get("wall_seconds", 30)), MAX_JOB_SECONDS)
+    limits = {"cpu": int(wall) + 1, "memory": _memory_limit()}
+    r, w = os.pipe()
+    c1 = os.fork()
+    if c1 == 0:
+        # C1, the job's supervisor: own namespaces, then the job in a child C2.
+        try:
+            os.close(r)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            os.setpgid(0, 0)
+            devnull = os.open("/dev/null", os.O_RDWR)
+            os.dup2(devnull, 0)  # the protocol socket is the worker's alone
+            os.dup2(devnull, 1)
+            os.closerange(3, w)
+            os.closerange(w + 1, 1 << 16)
+            os.write(w, json.dumps(_supervise_job(req, wall, limits)).encode("utf-8", "replace"))
+        except BaseException as e:
+            try:
+                os.write(w, json.dumps({"sandbox_error": "supervisor: " + _describe(e)}).encode())
+            except BaseException:
+                pass
+        finally:
+            os._exit(0)
+    os.close(w)
+    status, data = _supervise(c1, r, time.monotonic() + wall + 30, kill_group=True)
+    os.close(r)
+    try:
+        return json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return {"sandbox_error": "supervisor ended without a result (%s)" % (status or "exit 0")}
+
+
+def _supervise_job(req, wall, limits):
+    own_ns = SANDBOX["pid_namespace"] and _unshare(CLONE_NEWPID | CLONE_NEWNS)
+    if own_ns:
+        _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    job_dir = None
+    if not own_ns:
+        job_dir = tempfile.mkdtemp(prefix="structtest-job-")
+        if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
+            os.chown(job_dir, SANDBOX_UID, SANDBOX_UID)
+    r, w = os.pipe()
+    try:
+        c2 = os.fork()
+        if c2 == 0:
+            try:
+                os.close(r)
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM, signal.SIGCHLD):
+                    signal.signal(sig, signal.SIG_DFL)
+                _enter_sandbox(job_dir, own_ns, limits)
+                _JOB_PID[0] = os.getpid()
+                _RESULT_FD[0] = w
+                result = JOBS[req["op"]](req)
+                _leave_if_forked()
+                os.write(w, json.dumps(result).encode("utf-8", "replace"))
+            except BaseException as e:
+                if os.getpid() == _JOB_PID[0] or _JOB_PID[0] == 0:
+                    try:
+                        os.write(w, json.dumps({"sandbox_error": "job: " + _describe(e)}).encode())
+                    except BaseException:
+                        pass
+            finally:
+                os._exit(0)
+        os.close(w)
+        w = None
+        status, data = _supervise(c2, r, time.monotonic() + wall, kill_group=not own_ns)
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
+        if job_dir is not None:
+            shutil.rmtree(job_dir, ignore_errors=True)
+    try:
+        result = json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        if status == "timeout":
+            return {"sandbox_error": "time limit", "timeout": True, "wall_seconds": wall}
+        return {"sandbox_error": "the job ended without a result (%s)" % (status or "exit status 0")}
+    if status == "timeout":
+        result["late"] = True
+    return result
+
+
+# ---- the protocol loop ----------------------------------------------------------------
+
+def _read_lines(fd):
+    buf = b""
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return
+        buf += chunk
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            yield buf[:nl]
+            buf = buf[nl + 1:]
+
+
+def _send(obj):
+    data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    view = memoryview(data)
+    while view:
+        n = os.write(1, view)
+        view = view[n:]
+
+
+def handle(req):
+    op = req.get("op")
+    if op == "analyze":
+        return analyze(req)
+    if op == "ping":
+        return {"pong": True}
+    if op in JOBS:
+        return run_job(req)
+    return {"error": "unknown op %r" % (op,)}
+
+
+def main():
+    setup_worker()
+    _send({"hello": "structtest-worker", "protocol": PROTOCOL,
+           "python": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable,
+           "numpy": NUMPY["version"], "numpy_error": NUMPY["error"], "sandbox": SANDBOX})
+    for line in _read_lines(0):
+        try:
+            req = json.loads(line)
+            resp = handle(req)
+        except BaseException as e:
+            if os.getpid() != _WORKER_PID:  # never let a forked copy talk
+                os._exit(1)
+            resp = {"error": "worker: " + _describe(e) + " " +
+                    traceback.format_exc(limit=3).replace("\n", " | ")[-1500:]}
+            req = req if isinstance(req, dict) else {}
+        if os.getpid() != _WORKER_PID:
+            os._exit(1)
+        resp["id"] = req.get("id") if isinstance(req, dict) else None
+        _send(resp)
+
+
+if __name__ == "__main__":
+    main()

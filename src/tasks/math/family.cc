@@ -1,0 +1,423 @@
+#include "tasks/math/family.h"
+
+#include <fmt/format.h>
+#include <unicode/uchar.h>
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "core/pytext.h"
+#include "tasks/math/py_json.h"
+#include "tasks/params.h"
+
+// Scoring runs at millions of samples per second, so the hot paths scan the
+// response in place (mostly from the end) and never copy it.
+
+namespace structtest {
+
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+
+enum class AnswerKind {
+  kText,    // after the phrase, stripped, one trailing '.' dropped
+  kBoxed,   // after the phrase, stripped, up to the first '}'
+  kDollar,  // Result: $...$ (see ExtractAnswer)
+  kTagged,  // <result>...</result>
+};
+
+struct AnswerPhrase {
+  std::string_view text;
+  AnswerKind kind;
+};
+
+constexpr AnswerPhrase kEasyPhrases[] = {
+    {"The answer is:", AnswerKind::kText},      {"###", AnswerKind::kText},
+    {"The final answer is", AnswerKind::kText}, {"Result:", AnswerKind::kText},
+    {"\\boxed{", AnswerKind::kBoxed},           {"Result: $", AnswerKind::kDollar},
+    {"<result>", AnswerKind::kTagged},
+};
+
+constexpr AnswerPhrase kHardPhrases[] = {
+    {"The answer is:", AnswerKind::kText},
+    {"####", AnswerKind::kText},
+    {"Final result:", AnswerKind::kText},
+    {"\\boxed{", AnswerKind::kBoxed},
+};
+
+// math_hard formats 1-4 use style A, 5-8 B, and so on.
+enum class StepStyle { kHashHeaders, kNumberedLines, kBoldSteps, kJsonList, kJsonObject };
+
+constexpr std::string_view kStyleNames[] = {"'### N' steps", "'N. ' steps",
+                                            "'**Step N** ' steps", "```json list steps",
+                                            "```json object steps"};
+
+constexpr int64_t kMinSteps = 3;
+constexpr int64_t kMaxSteps = 10;
+
+struct MathFormat {
+  bool hard = false;
+  AnswerPhrase phrase;
+  StepStyle style = StepStyle::kHashHeaders;  // hard only
+};
+
+// "Suffix<1..7>PhrasesMathFormat" or "BulletPoints<1..20>MathFormat".
+std::optional<MathFormat> ParseFormatName(std::string_view name) {
+  auto number = [](std::string_view s, std::string_view suffix, int max) -> int {
+    if (s.size() <= suffix.size() || s.substr(s.size() - suffix.size()) != suffix)
+      return 0;
+    s.remove_suffix(suffix.size());
+    if (s.empty() || s.size() > 2 || s[0] == '0') return 0;
+    int n = 0;
+    for (const char c : s) {
+      if (c < '0' || c > '9') return 0;
+      n = n * 10 + (c - '0');
+    }
+    return n <= max ? n : 0;
+  };
+  MathFormat f;
+  if (name.starts_with("Suffix")) {
+    const int n = number(name.substr(6), "PhrasesMathFormat", 7);
+    if (n == 0) return std::nullopt;
+    f.phrase = kEasyPhrases[n - 1];
+    return f;
+  }
+  if (name.starts_with("BulletPoints")) {
+    const int n = number(name.substr(12), "MathFormat", 20);
+    if (n == 0) return std::nullopt;
+    f.hard = true;
+    f.phrase = kHardPhrases[(n - 1) % 4];
+    f.style = static_cast<StepStyle>((n - 1) / 4);
+    return f;
+  }
+  return std::nullopt;
+}
+
+// Appends `s` quoted, at most `max` code points, always valid UTF-8, newlines shown
+// as \n: model text goes into reasons and reasons go into JSON.
+void AppendQuoted(std::string_view s, size_t max, std::string* out) {
+  out->push_back('\'');
+  size_t shown = 0;
+  for (size_t i = 0; i < s.size();) {
+    if (shown == max) {
+      out->append("...");
+      break;
+    }
+    const unsigned char b = s[i];
+    if (b >= 0x20 && b < 0x80) {
+      out->push_back(static_cast<char>(b));
+      ++i;
+    } else if (b == '\n') {
+      out->append("\\n");
+      ++i;
+    } else {
+      size_t len;
+      AppendUtf8(DecodeUtf8(s, i, &len), out);  // invalid bytes become U+FFFD
+      i += len;
+    }
+    ++shown;
+  }
+  out->push_back('\'');
+}
+
+// Last occurrence of `needle` (non-empty) in `hay`.
+size_t RFind(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return kNpos;
+  size_t limit = hay.size() - needle.size() + 1;  // candidate starts are [0, limit)
+  while (limit > 0) {
+    const void* hit = memrchr(hay.data(), needle[0], limit);
+    if (hit == nullptr) return kNpos;
+    const size_t i = static_cast<size_t>(static_cast<const char*>(hit) - hay.data());
+    if (std::memcmp(hay.data() + i + 1, needle.data() + 1, needle.size() - 1) == 0) {
+      return i;
+    }
+    limit = i;
+  }
+  return kNpos;
+}
+
+// The last line of the stripped response (Python: response.strip().split('\n')[-1]).
+std::string_view LastLine(std::string_view response) {
+  const std::string_view r = PyRStrip(response);
+  const size_t nl = r.rfind('\n');
+  return nl == kNpos ? PyLStrip(r) : r.substr(nl + 1);
+}
+
+struct Answer {
+  bool found = false;
+  std::string_view text;     // when found
+  std::string_view why_not;  // when not found
+};
+
+Answer ExtractAnswer(std::string_view response, const AnswerPhrase& phrase) {
+  Answer a;
+  const size_t at = RFind(response, phrase.text);
+  if (at == kNpos) {
+    a.why_not = "not in the response";
+    return a;
+  }
+  std::string_view t = PyStrip(response.substr(at + phrase.text.size()));
+  switch (phrase.kind) {
+    case AnswerKind::kText:
+      if (!t.empty() && t.back() == '.') t.remove_suffix(1);
+      break;
+    case AnswerKind::kBoxed: {
+      const size_t close = t.find('}');
+      t = close == kNpos ? std::string_view() : t.substr(0, close);
+      break;
+    }
+    case AnswerKind::kDollar:
+      // "$$x$$" (display math): the text between the first '$' and the next "$$";
+      // "x$" (inline): the text before the next '$', where "$$" is not allowed.
+      if (t.starts_with('$')) {
+        const size_t close = t.find("$$", 1);
+        if (close == kNpos) {
+          a.why_not = "is followed by '$' but no closing '$$'";
+          return a;
+        }
+        t = t.substr(1, close - 1);
+      } else {
+        if (t.find("$$") != kNpos) {
+          a.why_not = "is followed by text with '$$'";
+          return a;
+        }
+        t = PyStrip(t.substr(0, t.find('$')));
+      }
+      break;
+    case AnswerKind::kTagged:
+      t = PyStrip(t.substr(0, t.find("</result>")));
+      break;
+  }
+  a.found = true;
+  a.text = t;
+  return a;
+}
+
+void AppendAccuracy(const Answer& a, const AnswerPhrase& phrase, std::string_view gold,
+                    bool accurate, std::string* out) {
+  out->append("accuracy: ");
+  if (!a.found) {
+    AppendQuoted(phrase.text, 40, out);
+    out->push_back(' ');
+    out->append(a.why_not);
+    return;
+  }
+  out->append("answer ");
+  AppendQuoted(a.text, 60, out);
+  out->append(accurate ? " == gold " : " != gold ");
+  AppendQuoted(gold, 60, out);
+}
+
+Verdict MakeVerdict(bool format, bool accuracy, std::string reason) {
+  Verdict v;
+  v.pass = format && accuracy;
+  v.format = format;
+  v.accuracy = accuracy;
+  v.reason = std::move(reason);
+  return v;
+}
+
+// math_easy: the phrase in the last line, the answer after its last occurrence.
+Verdict ScoreEasy(const MathFormat& f, std::string_view gold, std::string_view response) {
+  const std::string_view last = LastLine(response);
+  bool format;
+  if (f.phrase.kind == AnswerKind::kDollar) {
+    format =
+        last.starts_with(f.phrase.text) && (last.ends_with('$') || last.ends_with("$."));
+  } else {
+    format = last.find(f.phrase.text) != kNpos;
+  }
+  const Answer a = ExtractAnswer(response, f.phrase);
+  const bool accuracy = a.found && a.text == gold;
+
+  std::string reason;
+  reason.reserve(160);
+  reason.append("format: last line ");
+  if (format) {
+    reason.append(f.phrase.kind == AnswerKind::kDollar ? "is " : "has ");
+    AppendQuoted(f.phrase.text, 40, &reason);
+    if (f.phrase.kind == AnswerKind::kDollar) reason.append("...$");
+  } else {
+    AppendQuoted(last, 60, &reason);
+    if (f.phrase.kind == AnswerKind::kDollar) {
+      reason.append(" is not 'Result: $...$'");
+    } else {
+      reason.append(" does not contain ");
+      AppendQuoted(f.phrase.text, 40, &reason);
+    }
+  }
+  reason.append("; ");
+  AppendAccuracy(a, f.phrase, gold, accuracy, &reason);
+  return MakeVerdict(format, accuracy, std::move(reason));
+}
+
+// A run of Python `\d` (Unicode decimal digits) at t[*p]; its int() value, saturated.
+bool MatchDigits(std::string_view t, size_t* p, int64_t* value) {
+  constexpr int64_t kCap = int64_t{1} << 40;
+  int64_t v = 0;
+  size_t i = *p;
+  bool any = false;
+  while (i < t.size()) {
+    const unsigned char b = t[i];
+    int d;
+    size_t len = 1;
+    if (b >= '0' && b <= '9') {
+      d = b - '0';
+    } else if (b >= 0x80) {
+      const char32_t c = DecodeUtf8(t, i, &len);
+      if (c == kInvalidCodePoint || !IsPyDecimal(c)) break;
+      d = u_charDigitValue(static_cast<UChar32>(c));
+    } else {
+      break;
+    }
+    v = v >= kCap ? kCap : v * 10 + d;
+    any = true;
+    i += len;
+  }
+  if (!any) return false;
+  *p = i;
+  *value = v;
+  return true;
+}
+
+// Does a stripped chunk start a step (re.match of '### (\d+)', '(\d+)\. ' or
+// '\*\*Step (\d+)\*\* ')? Sets *number to int(group 1).
+bool MatchStepStart(std::string_view t, StepStyle style, int64_t* number) {
+  size_t p = 0;
+  switch (style) {
+    case StepStyle::kHashHeaders:
+      if (!t.starts_with("### ")) return false;
+      p = 4;
+      return MatchDigits(t, &p, number);
+    case StepStyle::kNumberedLines:
+      return MatchDigits(t, &p, number) && t.substr(p, 2) == ". ";
+    case StepStyle::kBoldSteps:
+      if (!t.starts_with("**Step ")) return false;
+      p = 7;
+      return MatchDigits(t, &p, number) && t.substr(p, 3) == "** ";
+    default:
+      return false;
+  }
+}
+
+struct Steps {
+  bool ok = false;  // false: format and accuracy both fail
+  int64_t count = 0;
+  std::string problem;
+};
+
+// Styles A-C: the response split on "\n\n"; a stripped chunk that starts like a step
+// must carry the next number; other chunks join the step before (or are preamble).
+Steps ScanChunkSteps(std::string_view response, StepStyle style) {
+  Steps s;
+  size_t pos = 0;
+  for (;;) {
+    const size_t sep = response.find("\n\n", pos);
+    const size_t end = sep == kNpos ? response.size() : sep;
+    const std::string_view chunk = PyStrip(response.substr(pos, end - pos));
+    int64_t number;
+    if (MatchStepStart(chunk, style, &number)) {
+      if (number != s.count + 1) {
+        s.problem = fmt::format("step {} is numbered {}: ", s.count + 1, number);
+        AppendQuoted(chunk, 40, &s.problem);
+        return s;
+      }
+      ++s.count;
+    }
+    if (sep == kNpos) break;
+    pos = sep + 2;
+  }
+  s.ok = true;
+  return s;
+}
+
+// Styles D and E: the first ```json ... ``` block, as Python's json.loads sees it.
+Steps ScanJsonSteps(std::string_view response, StepStyle style) {
+  Steps s;
+  const size_t open = response.find("```json");
+  if (open == kNpos) {
+    s.problem = "no ```json block";
+    return s;
+  }
+  const size_t body = open + 7;
+  const size_t close = response.find("```", body);
+  if (close == kNpos) {
+    s.problem = "the ```json block is not closed";
+    return s;
+  }
+  const std::string_view json = response.substr(body, close - body);
+  math_internal::JsonSteps js = style == StepStyle::kJsonList
+                                    ? math_internal::ParseJsonStepList(json)
+                                    : math_internal::ParseJsonStepObject(json);
+  if (!js.ok) {
+    s.problem = std::move(js.problem);
+    return s;
+  }
+  s.ok = true;
+  s.count = static_cast<int64_t>(js.steps);
+  return s;
+}
+
+// math_hard: the steps, then the answer after the last answer phrase anywhere.
+Verdict ScoreHard(const MathFormat& f, std::string_view gold, std::string_view response) {
+  const Steps steps = f.style == StepStyle::kJsonList || f.style == StepStyle::kJsonObject
+                          ? ScanJsonSteps(response, f.style)
+                          : ScanChunkSteps(response, f.style);
+  const std::string_view style_name = kStyleNames[static_cast<int>(f.style)];
+  if (!steps.ok) {
+    return MakeVerdict(
+        false, false,
+        fmt::format("format and accuracy: {} expected; {}", style_name, steps.problem));
+  }
+  const bool format = steps.count >= kMinSteps && steps.count <= kMaxSteps;
+  const Answer a = ExtractAnswer(response, f.phrase);
+  const bool accuracy = a.found && a.text == gold;
+  std::string reason = fmt::format("format: {} {}{}; ", steps.count, style_name,
+                                   format ? "" : " (3 to 10 asked)");
+  AppendAccuracy(a, f.phrase, gold, accuracy, &reason);
+  return MakeVerdict(format, accuracy, std::move(reason));
+}
+
+StatusOr<Verdict> CheckMathPaper(const Sample& sample, std::string_view response,
+                                 const CheckEnv&) {
+  ASSIGN_OR_RETURN(const std::string* name,
+                   GetString(sample.params, "params", "math_format_name"));
+  const std::optional<MathFormat> f = ParseFormatName(*name);
+  if (!f) {
+    std::string quoted;
+    AppendQuoted(*name, 60, &quoted);
+    return Status::InvalidArgument(
+        fmt::format("params.math_format_name: unknown format {} (expected "
+                    "Suffix1..7PhrasesMathFormat or BulletPoints1..20MathFormat)",
+                    quoted));
+  }
+  ASSIGN_OR_RETURN(const std::string* gold,
+                   GetString(sample.context, "context", "gold_answer"));
+  return f->hard ? ScoreHard(*f, *gold, response) : ScoreEasy(*f, *gold, response);
+}
+
+constexpr SubtaskSpec kSubtasks[] = {
+    {"math_easy", Split::kEasy,
+     "a GSM8K answer ending in one of seven answer phrases (format and answer scored)",
+     "math_format_name (Suffix1..7PhrasesMathFormat); context: gold_answer",
+     &CheckMathPaper, false},
+    {"math_hard", Split::kHard,
+     "a GSM8K answer in 3-10 numbered steps of one of five styles, then an answer "
+     "phrase (format and answer scored)",
+     "math_format_name (BulletPoints1..20MathFormat); context: gold_answer",
+     &CheckMathPaper, false},
+};
+
+constexpr TaskFamily kFamily{
+    "math",
+    "GSM8K word problems answered in a prescribed format",
+    "paper-1",
+    kSubtasks,
+};
+
+}  // namespace
+
+const TaskFamily& MathFamily() { return kFamily; }
+
+}  // namespace structtest
