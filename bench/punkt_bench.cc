@@ -7,10 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "text/punkt.h"
 
@@ -67,7 +66,8 @@ void BM_PunktCount(benchmark::State& state, const std::string& subtask) {
   const std::vector<std::string> texts = LoadResponses(subtask);
   if (splitter == nullptr || texts.empty()) {
     state.SkipWithError(("needs ../shared (conformance/dev/*/" + subtask +
-                         ".jsonl and nltk_data); set STRUCTTEST_SHARED").c_str());
+                         ".jsonl and nltk_data); set STRUCTTEST_SHARED")
+                            .c_str());
     return;
   }
   size_t bytes = 0;

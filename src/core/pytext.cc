@@ -1,5 +1,7 @@
 #include "core/pytext.h"
 
+#include <string.h>
+
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
 
@@ -201,6 +203,21 @@ size_t CodePointCount(std::string_view s) {
     i += len;
   }
   return n;
+}
+
+size_t RFind(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return haystack.size();
+  if (needle.size() > haystack.size()) return std::string_view::npos;
+  // Candidates start at or before the last position where the needle still fits.
+  size_t limit = haystack.size() - needle.size() + 1;
+  while (limit > 0) {
+    const void* hit = memrchr(haystack.data(), needle[0], limit);
+    if (hit == nullptr) return std::string_view::npos;
+    const size_t pos = static_cast<const char*>(hit) - haystack.data();
+    if (haystack.compare(pos, needle.size(), needle) == 0) return pos;
+    limit = pos;
+  }
+  return std::string_view::npos;
 }
 
 std::string ReplaceAll(std::string_view s, std::string_view from,

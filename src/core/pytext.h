@@ -55,6 +55,11 @@ std::string PyLower(std::string_view s);
 // Number of code points (invalid bytes count one each).
 size_t CodePointCount(std::string_view s);
 
+// haystack.rfind(needle), without libstdc++'s memcmp at every position: memrchr
+// finds candidates for the first byte. npos when absent; an empty needle is found at
+// the end.
+size_t RFind(std::string_view haystack, std::string_view needle);
+
 // Replaces every occurrence of `from` by `to`.
 std::string ReplaceAll(std::string_view s, std::string_view from, std::string_view to);
 

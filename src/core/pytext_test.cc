@@ -60,6 +60,15 @@ TEST(PyTextTest, SplitCharKeepsEmptyPieces) {
   EXPECT_EQ(SplitChar("", '\n').size(), 1u);
 }
 
+TEST(PyTextTest, RFindMatchesStdRfind) {
+  const std::string hay = "ab</s>cd</s>ef</s";
+  for (std::string_view needle : {"</s>", "<", "f</s", "zz", "", "ab</s>cd</s>ef</s", "ab</s>cd</s>ef</s>"}) {
+    EXPECT_EQ(RFind(hay, needle), std::string_view(hay).rfind(needle)) << needle;
+  }
+  EXPECT_EQ(RFind("", "a"), std::string_view::npos);
+  EXPECT_EQ(RFind("aaa", "aa"), 1u);
+}
+
 TEST(PyTextTest, ReplaceAll) {
   EXPECT_EQ(ReplaceAll("a<b>c<b>", "<b>", " "), "a c ");
   EXPECT_EQ(ReplaceAll("abc", "", "x"), "abc");

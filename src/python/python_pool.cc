@@ -260,6 +260,7 @@ class PythonPool::Worker {
   }
 
   const PythonInfo& info() const { return info_; }
+  int pid() const { return pid_; }
 
  private:
   std::string StderrTail() {
@@ -580,6 +581,13 @@ StatusOr<PythonInfo> PythonPool::Info() {
 int64_t PythonPool::analysis_requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return analysis_requests_;
+}
+
+std::vector<int> PythonPool::IdleWorkerPids() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<int> pids;
+  for (const auto& w : idle_) pids.push_back(w->pid());
+  return pids;
 }
 
 int64_t PythonPool::jobs_run() const {

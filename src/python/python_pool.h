@@ -120,6 +120,8 @@ class PythonPool {
   // Requests answered by a worker (not from a cache), for tests and benchmarks.
   int64_t analysis_requests() const;
   int64_t jobs_run() const;
+  // Process ids of the workers started and idle now, for tests that look for strays.
+  std::vector<int> IdleWorkerPids() const;
 
  private:
   class Worker;

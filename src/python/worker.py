@@ -11,11 +11,13 @@ Two kinds of request:
   and is only parsed, so this runs in the worker itself (structtest caches the answer
   per distinct source).
 - "simulate", "calls", "stdin", "subst": anything that evaluates or executes text. Each
-  runs in a fresh child of the worker (see run_job): own PID and mount namespaces where
-  the kernel allows, the worker's network namespace (no interfaces up), an empty private
-  working directory, a read-only view of everything else, rlimits on CPU, memory, file
+  runs in a fresh child of the worker (see run_job): its own PID namespace where the
+  kernel allows (so that every process it starts dies with it), the worker's network
+  namespace (no interface up) and mount namespace (everything read-only but a private
+  tmpfs on /tmp, /proc showing only the job's own processes), an empty working
+  directory of its own on that tmpfs, removed afterwards, rlimits on CPU, memory, file
   size, processes and open files, an unprivileged user when we are root, and a
-  wall-clock limit after which the whole namespace is killed. Model-written text is
+  wall-clock limit after which all of its processes are killed. Model-written text is
   only ever evaluated there.
 
 This file is part of structtest and is installed next to the structtest binary as
@@ -30,6 +32,7 @@ import io
 import json
 import os
 import reprlib
+import resource
 import select
 import shutil
 import signal
@@ -63,6 +66,7 @@ NOFILE_LIMIT = 64
 RESULT_CAP = 1 << 20         # bytes of result a job may send back
 REPR_CAP = 300               # characters of a value shown in a reason
 MAX_JOB_SECONDS = 600
+LIMITS = {"memory": 4 << 30}  # address space of a job, set once the worker is loaded
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -86,7 +90,7 @@ _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_u
 SANDBOX = {"network": "host", "pid_namespace": False, "mount_namespace": False,
            "user": "same as structtest", "user_namespace": False}
 NUMPY = {"version": None, "error": None}
-_WORKER_PID = os.getpid()
+_WORKER_PID = [os.getpid()]
 
 
 def _unshare(flags):
@@ -114,14 +118,20 @@ def _write_file(path, text):
 # ---- worker set-up -------------------------------------------------------------------
 
 def setup_worker():
-    """Isolation shared by every job of this worker, and the preamble's imports."""
+    """Isolation shared by every job of this worker, and the preamble's imports.
+
+    The process structtest started only creates the namespaces and then forks the real
+    worker, which is process 1 of a new PID namespace: every process a job starts lives
+    in that namespace, so the worker can kill all of them after each job (kill(-1)),
+    and no job can signal the worker (process 1 ignores signals from inside it).
+    """
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:  # structtest died before the line above
         os._exit(0)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if os.geteuid() != 0:
         # A user namespace makes us root inside it, so the other namespaces (and the
-        # tmpfs mounts of a job) become possible without privileges.
+        # tmpfs mounts) become possible without privileges.
         uid, gid = os.geteuid(), os.getegid()
         if _unshare(CLONE_NEWUSER):
             _write_file("/proc/self/setgroups", "deny")
@@ -132,15 +142,33 @@ def setup_worker():
         SANDBOX["network"] = "none (own network namespace, no interface up)"
     _unshare(CLONE_NEWIPC)
     _unshare(CLONE_NEWUTS)
+    own_mounts = _unshare(CLONE_NEWNS) and _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    if _unshare(CLONE_NEWPID):
+        child = os.fork()
+        if child != 0:
+            # Stay only to pass on the worker's fate; structtest talks to the child.
+            for fd in (0, 1):
+                os.close(fd)
+            _, status = os.waitpid(child, 0)
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        SANDBOX["pid_namespace"] = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _WORKER_PID[0] = os.getpid()
+    if own_mounts:
+        # The worker's view of the file system: everything read-only, except a private
+        # tmpfs on /tmp (root's; each job gets a directory of its own there), and a
+        # /proc that shows a job only its own processes.
+        _remount_read_only()
+        if _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+                  "size=%s,mode=755" % TMPFS_SIZE):
+            SANDBOX["mount_namespace"] = True
+        for d in ("/var/tmp", "/dev/shm", "/run/lock"):
+            _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
         SANDBOX["user"] = "uid %d (nobody)" % SANDBOX_UID
-    # Probe once whether a job can have its own PID and mount namespaces.
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0 if _unshare(CLONE_NEWPID | CLONE_NEWNS) else 1)
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) == 0:
-        SANDBOX["pid_namespace"] = SANDBOX["mount_namespace"] = True
     # Import the preamble's modules once, so that each forked job finds them loaded.
     try:
         exec(PREAMBLE, {})
@@ -149,6 +177,7 @@ def setup_worker():
     except BaseException as e:  # numpy missing or broken
         NUMPY["error"] = _describe(e)
         exec(PREAMBLE.replace("import numpy as np\n", ""), {})
+    LIMITS["memory"] = _memory_limit()
 
 
 # ---- small helpers -------------------------------------------------------------------
@@ -325,6 +354,7 @@ def job_calls(req):
                 results.append({"ok": False, "timeout": True})
             else:
                 results.append({"ok": False, "error": _describe(e)})
+            break  # the verdict is decided; the reference ran the rest to no effect
     out["results"] = results
     return out
 
@@ -393,6 +423,8 @@ def job_stdin(req):
         except ValueError:
             results.append({"ok": False, "timeout": True} if status == "timeout" else
                            {"ok": False, "error": status or "no result"})
+        if not results[-1].get("ok"):
+            break
     return {"results": results}
 
 
@@ -512,22 +544,10 @@ def _remount_read_only():
         _mount(None, target, None, flags, None)
 
 
-def _enter_sandbox(job_dir, own_mounts, limits):
-    """In the job's child, before any job text is looked at. Returns the working dir."""
+def _enter_sandbox(job_dir, limits):
+    """In the job's child, before any job text is looked at."""
     os.setsid()
     uid = SANDBOX_UID if (os.geteuid() == 0 and not SANDBOX["user_namespace"]) else None
-    if own_mounts:
-        _remount_read_only()
-        if not _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-                      "size=%s,mode=755" % TMPFS_SIZE):
-            raise OSError(ctypes.get_errno(), "mounting the job's tmpfs failed")
-        for d in ("/var/tmp", "/dev/shm", "/run/lock"):
-            _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-        job_dir = "/tmp/work"
-        os.mkdir(job_dir, 0o700)
-        if uid is not None:
-            os.chown(job_dir, uid, uid)
     os.chdir(job_dir)
     devnull = os.open("/dev/null", os.O_RDWR)
     os.dup2(devnull, 0)
@@ -538,7 +558,6 @@ def _enter_sandbox(job_dir, own_mounts, limits):
     os.dup2(out, 2)
     os.close(out)
     os.close(devnull)
-    import resource
     cpu = limits["cpu"]
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (limits["memory"], limits["memory"]))
@@ -553,12 +572,11 @@ def _enter_sandbox(job_dir, own_mounts, limits):
         os.setuid(uid)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a credential change clears it
     os.environ.clear()
-    os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "PATH": "/usr/bin:/bin",
+    os.environ.update({"HOME": job_dir, "TMPDIR": job_dir, "PATH": "/usr/bin:/bin",
                        "LANG": "C.UTF-8"})
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = sys.stdout
-    return job_dir
 
 
 def _memory_limit():
@@ -573,66 +591,33 @@ def _memory_limit():
 
 
 def run_job(req):
-    """Runs one job in a fresh sandboxed child; returns its result with "sandbox_error"
-    (no result: timeout, killed, crashed) when the job did not answer."""
+    """Runs one job in a fresh sandboxed child and returns its result; when the job did
+    not answer (time limit, killed, crashed) the result has "sandbox_error"."""
     wall = min(float(req.get("wall_seconds", 30)), MAX_JOB_SECONDS)
-    limits = {"cpu": int(wall) + 1, "memory": _memory_limit()}
-    r, w = os.pipe()
-    c1 = os.fork()
-    if c1 == 0:
-        # C1, the job's supervisor: own namespaces, then the job in a child C2.
-        try:
-            os.close(r)
-            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            os.setpgid(0, 0)
-            devnull = os.open("/dev/null", os.O_RDWR)
-            os.dup2(devnull, 0)  # the protocol socket is the worker's alone
-            os.dup2(devnull, 1)
-            os.closerange(3, w)
-            os.closerange(w + 1, 1 << 16)
-            os.write(w, json.dumps(_supervise_job(req, wall, limits)).encode("utf-8", "replace"))
-        except BaseException as e:
-            try:
-                os.write(w, json.dumps({"sandbox_error": "supervisor: " + _describe(e)}).encode())
-            except BaseException:
-                pass
-        finally:
-            os._exit(0)
-    os.close(w)
-    status, data = _supervise(c1, r, time.monotonic() + wall + 30, kill_group=True)
-    os.close(r)
+    limits = {"cpu": int(wall) + 1, "memory": LIMITS["memory"]}
+    job_dir = tempfile.mkdtemp(prefix="job-", dir="/tmp" if SANDBOX["mount_namespace"] else None)
+    r = w = None
     try:
-        return json.loads(data.decode("utf-8", "replace"))
-    except ValueError:
-        return {"sandbox_error": "supervisor ended without a result (%s)" % (status or "exit 0")}
-
-
-def _supervise_job(req, wall, limits):
-    own_ns = SANDBOX["pid_namespace"] and _unshare(CLONE_NEWPID | CLONE_NEWNS)
-    if own_ns:
-        _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-    job_dir = None
-    if not own_ns:
-        job_dir = tempfile.mkdtemp(prefix="structtest-job-")
         if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
             os.chown(job_dir, SANDBOX_UID, SANDBOX_UID)
-    r, w = os.pipe()
-    try:
-        c2 = os.fork()
-        if c2 == 0:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
             try:
                 os.close(r)
+                _JOB_PID[0] = os.getpid()
+                _RESULT_FD[0] = w
                 _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
                 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM, signal.SIGCHLD):
                     signal.signal(sig, signal.SIG_DFL)
-                _enter_sandbox(job_dir, own_ns, limits)
-                _JOB_PID[0] = os.getpid()
-                _RESULT_FD[0] = w
+                os.closerange(3, w)
+                os.closerange(w + 1, 1 << 16)
+                _enter_sandbox(job_dir, limits)
                 result = JOBS[req["op"]](req)
                 _leave_if_forked()
                 os.write(w, json.dumps(result).encode("utf-8", "replace"))
             except BaseException as e:
-                if os.getpid() == _JOB_PID[0] or _JOB_PID[0] == 0:
+                if os.getpid() == _JOB_PID[0]:
                     try:
                         os.write(w, json.dumps({"sandbox_error": "job: " + _describe(e)}).encode())
                     except BaseException:
@@ -641,13 +626,14 @@ def _supervise_job(req, wall, limits):
                 os._exit(0)
         os.close(w)
         w = None
-        status, data = _supervise(c2, r, time.monotonic() + wall, kill_group=not own_ns)
+        status, data = _supervise(pid, r, time.monotonic() + wall,
+                                  kill_group=not SANDBOX["pid_namespace"])
     finally:
-        os.close(r)
-        if w is not None:
-            os.close(w)
-        if job_dir is not None:
-            shutil.rmtree(job_dir, ignore_errors=True)
+        for fd in (r, w):
+            if fd is not None:
+                os.close(fd)
+        _kill_leftovers()
+        shutil.rmtree(job_dir, ignore_errors=True)
     try:
         result = json.loads(data.decode("utf-8", "replace"))
     except ValueError:
@@ -659,6 +645,26 @@ def _supervise_job(req, wall, limits):
     if status == "timeout":
         result["late"] = True
     return result
+
+
+def _kill_leftovers():
+    """Kills and reaps every process a job left behind. As process 1 of our own PID
+    namespace, kill(-1) reaches exactly the job's processes (whatever their session or
+    group); without that namespace only the job's process group can be reached."""
+    if SANDBOX["pid_namespace"]:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if SANDBOX["pid_namespace"] else os.WNOHANG)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+        if pid == 0:
+            return
 
 
 # ---- the protocol loop ----------------------------------------------------------------
@@ -707,12 +713,12 @@ def main():
             req = json.loads(line)
             resp = handle(req)
         except BaseException as e:
-            if os.getpid() != _WORKER_PID:  # never let a forked copy talk
+            if os.getpid() != _WORKER_PID[0]:  # never let a forked copy talk
                 os._exit(1)
             resp = {"error": "worker: " + _describe(e) + " " +
                     traceback.format_exc(limit=3).replace("\n", " | ")[-1500:]}
             req = req if isinstance(req, dict) else {}
-        if os.getpid() != _WORKER_PID:
+        if os.getpid() != _WORKER_PID[0]:
             os._exit(1)
         resp["id"] = req.get("id") if isinstance(req, dict) else None
         _send(resp)

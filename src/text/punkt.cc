@@ -23,7 +23,7 @@ struct PunktModel {
   StringTable collocations;        // "first\tsecond"
   StringTable collocation_firsts;  // the first words alone: most pairs need no key
   StringTable sent_starters;
-  StringTable ortho_context;       // type -> kOrtho* flags
+  StringTable ortho_context;  // type -> kOrtho* flags
 };
 
 }  // namespace internal
@@ -65,7 +65,9 @@ struct ClassTable {
     for (char b : std::string_view("\t\n\v\f\r\x1C\x1D\x1E\x1F ")) {
       bits[static_cast<unsigned char>(b)] |= kSpace;
     }
-    for (char b : std::string_view(")\";}]*:@'({[!?")) bits[static_cast<unsigned char>(b)] |= kNonWord;
+    for (char b : std::string_view(")\";}]*:@'({[!?")) {
+      bits[static_cast<unsigned char>(b)] |= kNonWord;
+    }
     for (char b : std::string_view("(\"`{[:;&#*@)}]-,")) {
       bits[static_cast<unsigned char>(b)] |= kNoWordStart;
     }
@@ -160,12 +162,6 @@ class PunktRun {
       return kClasses.bits[b] & kSpace;
     }
     return IsPySpace(DecodeUtf8(t_, i, len));
-  }
-  size_t UnitLen(size_t i) const {
-    if (static_cast<unsigned char>(t_[i]) < 0x80) return 1;
-    size_t len;
-    DecodeUtf8(t_, i, &len);
-    return len;
   }
   char32_t FirstChar(const Token& k) const {
     size_t len;
@@ -574,8 +570,8 @@ void PunktRun::Run(Sink& sink) {
   // The word before a candidate starts after the last ASCII whitespace between the
   // previous candidate and this one. When there is none (or, for the first
   // candidate, only at offset 0) it extends back to the previous candidate's word,
-  // and the previous candidate is then dropped: a run like "!!!" is decided once,
-  // at its last character.
+  // and the previous candidate is dropped unless that word was empty: a run like
+  // "a!!!" is decided once, at its last character.
   const size_t n = t_.size();
   bool have_prev = false;
   Candidate prev;
@@ -727,8 +723,7 @@ StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::LoadFromModelDir(
   return std::unique_ptr<SentenceSplitter>(new SentenceSplitter(std::move(dir), std::move(model)));
 }
 
-StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::Load(
-    std::string_view nltk_data_dir) {
+StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::Load(std::string_view nltk_data_dir) {
   std::vector<std::string> roots;
   if (!nltk_data_dir.empty()) {
     roots.emplace_back(nltk_data_dir);
@@ -746,9 +741,9 @@ StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::Load(
     if (const char* home = std::getenv("HOME"); home && *home) {
       roots.push_back(std::string(home) + "/nltk_data");
     }
-    for (const char* dir : {"/usr/share/nltk_data", "/usr/local/share/nltk_data",
-                            "/usr/lib/nltk_data", "/usr/local/lib/nltk_data",
-                            "/usr/nltk_data", "/usr/local/nltk_data"}) {
+    for (const char* dir :
+         {"/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
+          "/usr/local/lib/nltk_data", "/usr/nltk_data", "/usr/local/nltk_data"}) {
       roots.emplace_back(dir);
     }
   }

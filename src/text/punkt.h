@@ -37,8 +37,7 @@ class SentenceSplitter {
   static StatusOr<std::unique_ptr<SentenceSplitter>> Load(std::string_view nltk_data_dir);
   // Loads the four model files (abbrev_types.txt, collocations.tab,
   // sent_starters.txt, ortho_context.tab) from `english_dir`.
-  static StatusOr<std::unique_ptr<SentenceSplitter>> LoadFromModelDir(
-      std::string_view english_dir);
+  static StatusOr<std::unique_ptr<SentenceSplitter>> LoadFromModelDir(std::string_view english_dir);
 
   ~SentenceSplitter();
   SentenceSplitter(const SentenceSplitter&) = delete;
@@ -54,7 +53,7 @@ class SentenceSplitter {
   // Split(text).size(), without building the vector.
   size_t Count(std::string_view text) const;
 
-  // The folder the model was read from (…/tokenizers/punkt_tab/english).
+  // The folder the model was read from (DIR/tokenizers/punkt_tab/english).
   const std::string& model_dir() const { return model_dir_; }
 
  private:

@@ -1,5 +1,7 @@
 #include "text/punkt.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -7,15 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "core/pytext.h"
 #include "core/rng.h"
@@ -34,6 +34,14 @@ std::vector<std::string> Sentences(const SentenceSplitter& s, std::string_view t
   std::vector<std::string> out;
   for (const SentenceSplitter::Span& sp : s.Split(text)) {
     out.emplace_back(text.substr(sp.begin, sp.end - sp.begin));
+  }
+  return out;
+}
+
+std::string SpansToString(const std::vector<SentenceSplitter::Span>& spans) {
+  std::string out;
+  for (const SentenceSplitter::Span& sp : spans) {
+    out += "[" + std::to_string(sp.begin) + "," + std::to_string(sp.end) + ")";
   }
   return out;
 }
@@ -324,7 +332,8 @@ class PunktEnglishTest : public ::testing::Test {
 
 // Cases with NLTK's answers, in testdata/punkt_golden.jsonl.
 TEST_F(PunktEnglishTest, GoldenCases) {
-  const std::string path = ::structtest::testing::SourceDir() + "/src/text/testdata/punkt_golden.jsonl";
+  const std::string path =
+      ::structtest::testing::SourceDir() + "/src/text/testdata/punkt_golden.jsonl";
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;
   std::string line;
@@ -377,8 +386,9 @@ std::string ExtractSummary(std::string_view r) {
 std::string DropListNumbers(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    const bool boundary = i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) ||
-                                      s[i - 1] == '_' || static_cast<unsigned char>(s[i - 1]) >= 0x80);
+    const bool boundary =
+        i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_' ||
+                    static_cast<unsigned char>(s[i - 1]) >= 0x80);
     if (boundary && i + 2 < s.size() && s[i] >= '0' && s[i] <= '9' && s[i + 1] == '.' &&
         s[i + 2] == ' ') {
       i += 2;
@@ -391,23 +401,24 @@ std::string DropListNumbers(std::string_view s) {
 
 // Random texts built from the pieces Punkt treats specially.
 std::vector<std::string> SyntheticTexts(size_t n) {
+  // clang-format off
   static const std::vector<std::string> kAtoms = {
-      "Dr.", "dr.", "U.S.", "u.s.", "e.g.", "i.e.", "etc.", "Mr.", "Mrs.", "No.", "no.",
-      "vs.", "Inc.", "Jan.", "St.", "p.m.", "a.m.", "J.", "j.", "A.", "x.", "_.",
-      "\xC3\xA9.", "\xC3\x89.", "\xC3\x9F.", "\xC4\xB0.", "\xE2\x84\xAA.", "\xC2\xB2.",
-      "\xC2\xBD.", "\xD9\xA3.", "3.5", "5.", "10.", "1,000.", "-5.", "-.5", ".5", "1.2.3",
-      ",5.", "##number##.", "##NUMBER##.", "...", "..", ". . .", ". . . .", ".\t. .", "--",
-      "---", "-", "?", "!", "?!", "!!!", "??", ".", ",", ";", ":", "\"", "'", "(", ")", "[",
-      "]", "{", "}", "`", "&", "#", "*", "@", "\xE2\x80\x9C", "\xE2\x80\x9D", "\xE2\x80\x99",
-      "The", "the", "He", "he", "However", "however", "Smith", "smith", "Bach", "It", "it",
-      "In", "in", "Most", "most", "Sales", "i", "I", "A", "a", "And", "and", "But", "but",
-      "Pepper", "pepper", "Stewart", "Toussie", "International", "Number", "number",
-      "Colgate", "CBOT", "foo", "bar", "Zzyzx", "\xC3\x89" "COLE", "\xC3\xA9" "cole",
-      "\xCE\xA9mega", "\xCF\x89mega", "\xC7\x85" "emal", "\xE4\xB8\xAD\xE6\x96\x87",
-      "\xF0\x9F\x98\x80", "\xEF\xBF\xBD", "word,", "a,b", "x,", ",y", "self-employed",
-      "co-Inc.", "ex-Gov.", "pre-Dr.", "U.S.-based", "Ph.D.", "ph.d.", "U.S.S.R.",
-      "http://x.y/z.", "a.b", "e.g.,", "(e.g.", "(Dr.", "Dr.)", "end.)", "end.\"", "end.'",
-      "end.\xE2\x80\x9D", "end?)", "end!]", "end.}", "end.)--", "end.\")",
+      "Dr.", "dr.", "U.S.", "u.s.", "e.g.", "i.e.", "etc.", "Mr.", "Mrs.", "No.", "no.", "vs.",
+      "Inc.", "Jan.", "St.", "p.m.", "a.m.", "J.", "j.", "A.", "x.", "_.", "\xC3\xA9.",
+      "\xC3\x89.", "\xC3\x9F.", "\xC4\xB0.", "\xE2\x84\xAA.", "\xC2\xB2.", "\xC2\xBD.",
+      "\xD9\xA3.", "3.5", "5.", "10.", "1,000.", "-5.", "-.5", ".5", "1.2.3", ",5.",
+      "##number##.", "##NUMBER##.", "...", "..", ". . .", ". . . .", ".\t. .", "--", "---", "-",
+      "?", "!", "?!", "!!!", "??", ".", ",", ";", ":", "\"", "'", "(", ")", "[", "]", "{", "}",
+      "`", "&", "#", "*", "@", "\xE2\x80\x9C", "\xE2\x80\x9D", "\xE2\x80\x99", "The", "the",
+      "He", "he", "However", "however", "Smith", "smith", "Bach", "It", "it", "In", "in",
+      "Most", "most", "Sales", "i", "I", "A", "a", "And", "and", "But", "but", "Pepper",
+      "pepper", "Stewart", "Toussie", "International", "Number", "number", "Colgate", "CBOT",
+      "foo", "bar", "Zzyzx", "\xC3\x89" "COLE", "\xC3\xA9" "cole", "\xCE\xA9mega",
+      "\xCF\x89mega", "\xC7\x85" "emal", "\xE4\xB8\xAD\xE6\x96\x87", "\xF0\x9F\x98\x80",
+      "\xEF\xBF\xBD", "word,", "a,b", "x,", ",y", "self-employed", "co-Inc.", "ex-Gov.",
+      "pre-Dr.", "U.S.-based", "Ph.D.", "ph.d.", "U.S.S.R.", "http://x.y/z.", "a.b", "e.g.,",
+      "(e.g.", "(Dr.", "Dr.)", "end.)", "end.\"", "end.'", "end.\xE2\x80\x9D", "end?)", "end!]",
+      "end.}", "end.)--", "end.\")",
   };
   static const std::vector<std::string> kSpaces = {
       " ", " ", " ", "  ", "\n", "\n\n", "\t", "\r\n", "\xC2\xA0", "\xE2\x80\xA8",
@@ -415,11 +426,12 @@ std::vector<std::string> SyntheticTexts(size_t n) {
   };
   static const std::vector<std::string> kChars = {
       ".", ".", ".", "?", "!", " ", " ", "\n", ",", ";", ":", "-", "-", "\"", "'", "(", ")",
-      "[", "]", "{", "}", "`", "&", "#", "*", "@", "_", "a", "A", "b", "B", "j", "J", "i",
-      "I", "s", "S", "0", "5", "\xD9\xA3", "\xC2\xB2", "\xC2\xBD", "\xC2\xA0", "\xE2\x80\xA8",
+      "[", "]", "{", "}", "`", "&", "#", "*", "@", "_", "a", "A", "b", "B", "j", "J", "i", "I",
+      "s", "S", "0", "5", "\xD9\xA3", "\xC2\xB2", "\xC2\xBD", "\xC2\xA0", "\xE2\x80\xA8",
       "\x1C", "\xC2\x85", "\xC3\xA9", "Dr", "e.g", "U.S", "No", "the", "The", "He", "he",
       "##number##", "\r\n", "\t",
   };
+  // clang-format on
   Rng rng(20240607);
   std::vector<std::string> out;
   for (size_t i = 0; i < n; ++i) {
@@ -445,11 +457,19 @@ std::vector<std::string> SyntheticTexts(size_t n) {
   return out;
 }
 
-std::vector<std::string> DifferentialCorpus() {
+// Distinct texts: the dev corpus responses, the texts the summarization rules split
+// (whole summaries, single points), synthetic texts and long pathological runs.
+// *sources says how many of each.
+std::vector<std::string> DifferentialCorpus(std::string* sources) {
   std::vector<std::string> texts;
   std::set<std::string> seen;
   auto add = [&](std::string t) {
     if (seen.insert(t).second) texts.push_back(std::move(t));
+  };
+  size_t mark = 0;
+  auto source = [&](const char* name) {
+    *sources += (sources->empty() ? "" : ", ") + std::to_string(texts.size() - mark) + " " + name;
+    mark = texts.size();
   };
   const fs::path dev = fs::path(SharedDir()) / "conformance" / "dev";
   std::vector<fs::path> files;
@@ -460,39 +480,46 @@ std::vector<std::string> DifferentialCorpus() {
     }
   }
   std::sort(files.begin(), files.end());
+  std::vector<std::pair<bool, std::string>> responses;  // (from length.jsonl, response)
   for (const fs::path& f : files) {
-    const bool is_length = f.filename() == "length.jsonl";
     std::ifstream in(f);
     std::string line;
     while (std::getline(in, line)) {
       if (line.empty()) continue;
-      const std::string response = nlohmann::json::parse(line).at("response");
-      add(response);
-      const std::string summary = ExtractSummary(response);
-      if (is_length) {
-        add(DropListNumbers(summary));
-        continue;
-      }
-      // Each point of a list is split on its own: the text after the bullet or number.
-      for (std::string_view l : SplitChar(summary, '\n')) {
-        l = PyStrip(l);
-        while (!l.empty() && (std::string_view("*-.)0123456789").find(l.front()) !=
-                              std::string_view::npos)) {
-          l.remove_prefix(1);
-        }
-        if (l.substr(0, 3) == "\xE2\x80\xA2") l.remove_prefix(3);
-        l = PyStrip(l);
-        if (!l.empty()) add(std::string(l));
-      }
+      responses.emplace_back(f.filename() == "length.jsonl",
+                             nlohmann::json::parse(line).at("response").get<std::string>());
     }
   }
+  for (const auto& [is_length, response] : responses) add(response);
+  source("responses");
+  for (const auto& [is_length, response] : responses) {
+    const std::string summary = ExtractSummary(response);
+    if (is_length) {
+      add(DropListNumbers(summary));
+      continue;
+    }
+    // Each point of a list is split on its own: the text after the bullet or number.
+    for (std::string_view l : SplitChar(summary, '\n')) {
+      l = PyStrip(l);
+      while (!l.empty() &&
+             (std::string_view("*-.)0123456789").find(l.front()) != std::string_view::npos)) {
+        l.remove_prefix(1);
+      }
+      if (l.substr(0, 3) == "\xE2\x80\xA2") l.remove_prefix(3);
+      l = PyStrip(l);
+      if (!l.empty()) add(std::string(l));
+    }
+  }
+  source("summaries and points");
   for (std::string& t : SyntheticTexts(12000)) add(std::move(t));
+  source("synthetic");
   // Pathological shapes, small enough for the Python reference.
   for (std::string_view unit : {"?", "!", ". ", "a.", "A. ", "?)", ".\t", "a.\" ", "Dr. ", ") "}) {
     std::string t = "x.";
     for (int i = 0; i < 3000; ++i) t.append(unit);
     add(t + " y");
   }
+  source("pathological");
   return texts;
 }
 
@@ -507,7 +534,8 @@ TEST(PunktDifferentialTest, AgreesWithNltk) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   const SentenceSplitter& splitter = **loaded;
 
-  const std::vector<std::string> texts = DifferentialCorpus();
+  std::string sources;
+  const std::vector<std::string> texts = DifferentialCorpus(&sources);
   TempDir tmp;
   const std::string in_path = tmp.path() + "/in.jsonl";
   const std::string out_path = tmp.path() + "/out.jsonl";
@@ -552,18 +580,14 @@ TEST(PunktDifferentialTest, AgreesWithNltk) {
     if (got == want) {
       ++texts_agreeing;
     } else if (reported++ < 10) {
-      std::string w;
-      std::string g;
-      for (const auto& sp : want) w += "[" + std::to_string(sp.begin) + "," + std::to_string(sp.end) + ")";
-      for (const auto& sp : got) g += "[" + std::to_string(sp.begin) + "," + std::to_string(sp.end) + ")";
-      ADD_FAILURE() << "differs from NLTK on " << nlohmann::json(text).dump() << "\n  nltk: " << w
-                    << "\n  ours: " << g;
+      ADD_FAILURE() << "differs from NLTK on " << nlohmann::json(text).dump()
+                    << "\n  nltk: " << SpansToString(want) << "\n  ours: " << SpansToString(got);
     }
   }
   EXPECT_EQ(index, texts.size());
   EXPECT_EQ(texts_agreeing, texts.size());
-  std::printf("punkt vs nltk: %zu/%zu texts identical, %zu/%zu spans agree\n", texts_agreeing,
-              texts.size(), spans_agreeing, spans_total);
+  std::printf("punkt vs nltk: %zu/%zu texts identical, %zu/%zu spans agree (texts: %s)\n",
+              texts_agreeing, texts.size(), spans_agreeing, spans_total, sources.c_str());
   RecordProperty("texts", static_cast<int>(texts.size()));
   RecordProperty("texts_identical", static_cast<int>(texts_agreeing));
   RecordProperty("spans", static_cast<int>(spans_total));

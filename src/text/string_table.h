@@ -35,7 +35,9 @@ inline uint64_t HashBytes(std::string_view s) {
     n -= 8;
   }
   uint64_t w = 0;
-  for (size_t i = 0; i < n; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  for (size_t i = 0; i < n; ++i) {
+    w |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  }
   return mix(h ^ w ^ 0x5A);
 }
 
@@ -94,8 +96,7 @@ class StringTable {
       const Slot& s = slots_[i];
       if (!s.used) return i;
       if (s.hash == h && s.size == key.size() &&
-          (key.empty() ||
-           std::memcmp(arena_.data() + s.offset, key.data(), key.size()) == 0)) {
+          (key.empty() || std::memcmp(arena_.data() + s.offset, key.data(), key.size()) == 0)) {
         return i;
       }
     }

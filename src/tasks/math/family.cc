@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unicode/uchar.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <optional>
 #include <string>
 
 #include "core/pytext.h"
+#include "tasks/math/fast_scan.h"
 #include "tasks/math/py_json.h"
 #include "tasks/params.h"
 
@@ -57,46 +60,72 @@ constexpr int64_t kMinSteps = 3;
 constexpr int64_t kMaxSteps = 10;
 
 struct MathFormat {
-  bool hard = false;
+  bool hard;
   AnswerPhrase phrase;
-  StepStyle style = StepStyle::kHashHeaders;  // hard only
+  StepStyle style;  // hard only
 };
 
-// "Suffix<1..7>PhrasesMathFormat" or "BulletPoints<1..20>MathFormat".
-std::optional<MathFormat> ParseFormatName(std::string_view name) {
-  auto number = [](std::string_view s, std::string_view suffix, int max) -> int {
-    if (s.size() <= suffix.size() || s.substr(s.size() - suffix.size()) != suffix)
-      return 0;
-    s.remove_suffix(suffix.size());
-    if (s.empty() || s.size() > 2 || s[0] == '0') return 0;
-    int n = 0;
-    for (const char c : s) {
-      if (c < '0' || c > '9') return 0;
-      n = n * 10 + (c - '0');
-    }
-    return n <= max ? n : 0;
-  };
-  MathFormat f;
-  if (name.starts_with("Suffix")) {
-    const int n = number(name.substr(6), "PhrasesMathFormat", 7);
-    if (n == 0) return std::nullopt;
-    f.phrase = kEasyPhrases[n - 1];
-    return f;
+constexpr MathFormat EasyFormat(int n) {
+  return {false, kEasyPhrases[n - 1], StepStyle::kHashHeaders};
+}
+constexpr MathFormat HardFormat(int n) {
+  return {true, kHardPhrases[(n - 1) % 4], static_cast<StepStyle>((n - 1) / 4)};
+}
+
+constexpr MathFormat kEasyFormats[] = {EasyFormat(1), EasyFormat(2), EasyFormat(3),
+                                       EasyFormat(4), EasyFormat(5), EasyFormat(6),
+                                       EasyFormat(7)};
+constexpr MathFormat kHardFormats[] = {
+    HardFormat(1),  HardFormat(2),  HardFormat(3),  HardFormat(4),  HardFormat(5),
+    HardFormat(6),  HardFormat(7),  HardFormat(8),  HardFormat(9),  HardFormat(10),
+    HardFormat(11), HardFormat(12), HardFormat(13), HardFormat(14), HardFormat(15),
+    HardFormat(16), HardFormat(17), HardFormat(18), HardFormat(19), HardFormat(20)};
+
+// "Suffix<1..7>PhrasesMathFormat" or "BulletPoints<1..20>MathFormat"; null if neither.
+const MathFormat* ParseFormatName(std::string_view name) {
+  constexpr std::string_view kEasyPrefix = "Suffix", kEasySuffix = "PhrasesMathFormat";
+  constexpr std::string_view kHardPrefix = "BulletPoints", kHardSuffix = "MathFormat";
+  std::string_view digits;
+  bool hard;
+  if (name.starts_with(kEasyPrefix) && name.ends_with(kEasySuffix) &&
+      name.size() > kEasyPrefix.size() + kEasySuffix.size()) {
+    hard = false;
+    digits = name.substr(kEasyPrefix.size(),
+                         name.size() - kEasyPrefix.size() - kEasySuffix.size());
+  } else if (name.starts_with(kHardPrefix) && name.ends_with(kHardSuffix) &&
+             name.size() > kHardPrefix.size() + kHardSuffix.size()) {
+    hard = true;
+    digits = name.substr(kHardPrefix.size(),
+                         name.size() - kHardPrefix.size() - kHardSuffix.size());
+  } else {
+    return nullptr;
   }
-  if (name.starts_with("BulletPoints")) {
-    const int n = number(name.substr(12), "MathFormat", 20);
-    if (n == 0) return std::nullopt;
-    f.hard = true;
-    f.phrase = kHardPhrases[(n - 1) % 4];
-    f.style = static_cast<StepStyle>((n - 1) / 4);
-    return f;
+  if (digits.size() > 2 || digits[0] < '1' || digits[0] > '9') return nullptr;
+  int n = digits[0] - '0';
+  if (digits.size() == 2) {
+    if (digits[1] < '0' || digits[1] > '9') return nullptr;
+    n = n * 10 + (digits[1] - '0');
   }
-  return std::nullopt;
+  if (hard) return n <= 20 ? &kHardFormats[n - 1] : nullptr;
+  return n <= 7 ? &kEasyFormats[n - 1] : nullptr;
 }
 
 // Appends `s` quoted, at most `max` code points, always valid UTF-8, newlines shown
 // as \n: model text goes into reasons and reasons go into JSON.
 void AppendQuoted(std::string_view s, size_t max, std::string* out) {
+  if (s.size() <= max) {
+    unsigned bad = 0;
+    for (const char c : s) {
+      const auto b = static_cast<unsigned char>(c);
+      bad |= (b < 0x20) | (b >= 0x80);
+    }
+    if (bad == 0) {  // the common case: short printable ASCII
+      out->push_back('\'');
+      out->append(s);
+      out->push_back('\'');
+      return;
+    }
+  }
   out->push_back('\'');
   size_t shown = 0;
   for (size_t i = 0; i < s.size();) {
@@ -104,11 +133,20 @@ void AppendQuoted(std::string_view s, size_t max, std::string* out) {
       out->append("...");
       break;
     }
-    const unsigned char b = s[i];
-    if (b >= 0x20 && b < 0x80) {
-      out->push_back(static_cast<char>(b));
-      ++i;
-    } else if (b == '\n') {
+    // A run of printable ASCII goes in one piece.
+    const size_t limit = std::min(s.size(), i + (max - shown));
+    size_t j = i;
+    while (j < limit && static_cast<unsigned char>(s[j]) >= 0x20 &&
+           static_cast<unsigned char>(s[j]) < 0x80) {
+      ++j;
+    }
+    if (j > i) {
+      out->append(s.data() + i, j - i);
+      shown += j - i;
+      i = j;
+      continue;
+    }
+    if (s[i] == '\n') {
       out->append("\\n");
       ++i;
     } else {
@@ -120,6 +158,41 @@ void AppendQuoted(std::string_view s, size_t max, std::string* out) {
   }
   out->push_back('\'');
 }
+
+void AppendNumber(int64_t n, std::string* out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), n);
+  out->append(buf, r.ptr);
+}
+
+bool IsAsciiPySpace(unsigned char b) {
+  return (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x20);
+}
+
+// PyLStrip / PyRStrip with an inline ASCII fast path.
+std::string_view LStrip(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char b = s[i];
+    if (b >= 0x80) return PyLStrip(s.substr(i));
+    if (!IsAsciiPySpace(b)) break;
+    ++i;
+  }
+  return s.substr(i);
+}
+
+std::string_view RStrip(std::string_view s) {
+  size_t e = s.size();
+  while (e > 0) {
+    const unsigned char b = s[e - 1];
+    if (b >= 0x80) return PyRStrip(s.substr(0, e));
+    if (!IsAsciiPySpace(b)) break;
+    --e;
+  }
+  return s.substr(0, e);
+}
+
+std::string_view Strip(std::string_view s) { return RStrip(LStrip(s)); }
 
 // Last occurrence of `needle` (non-empty) in `hay`.
 size_t RFind(std::string_view hay, std::string_view needle) {
@@ -139,9 +212,10 @@ size_t RFind(std::string_view hay, std::string_view needle) {
 
 // The last line of the stripped response (Python: response.strip().split('\n')[-1]).
 std::string_view LastLine(std::string_view response) {
-  const std::string_view r = PyRStrip(response);
-  const size_t nl = r.rfind('\n');
-  return nl == kNpos ? PyLStrip(r) : r.substr(nl + 1);
+  const std::string_view r = RStrip(response);
+  const void* nl = r.empty() ? nullptr : memrchr(r.data(), '\n', r.size());
+  if (nl == nullptr) return LStrip(r);
+  return r.substr(static_cast<size_t>(static_cast<const char*>(nl) - r.data()) + 1);
 }
 
 struct Answer {
@@ -157,7 +231,7 @@ Answer ExtractAnswer(std::string_view response, const AnswerPhrase& phrase) {
     a.why_not = "not in the response";
     return a;
   }
-  std::string_view t = PyStrip(response.substr(at + phrase.text.size()));
+  std::string_view t = Strip(response.substr(at + phrase.text.size()));
   switch (phrase.kind) {
     case AnswerKind::kText:
       if (!t.empty() && t.back() == '.') t.remove_suffix(1);
@@ -182,11 +256,11 @@ Answer ExtractAnswer(std::string_view response, const AnswerPhrase& phrase) {
           a.why_not = "is followed by text with '$$'";
           return a;
         }
-        t = PyStrip(t.substr(0, t.find('$')));
+        t = Strip(t.substr(0, t.find('$')));
       }
       break;
     case AnswerKind::kTagged:
-      t = PyStrip(t.substr(0, t.find("</result>")));
+      t = Strip(t.substr(0, t.find("</result>")));
       break;
   }
   a.found = true;
@@ -232,7 +306,7 @@ Verdict ScoreEasy(const MathFormat& f, std::string_view gold, std::string_view r
   const bool accuracy = a.found && a.text == gold;
 
   std::string reason;
-  reason.reserve(160);
+  reason.reserve(192);
   reason.append("format: last line ");
   if (format) {
     reason.append(f.phrase.kind == AnswerKind::kDollar ? "is " : "has ");
@@ -281,24 +355,36 @@ bool MatchDigits(std::string_view t, size_t* p, int64_t* value) {
   return true;
 }
 
-// Does a stripped chunk start a step (re.match of '### (\d+)', '(\d+)\. ' or
-// '\*\*Step (\d+)\*\* ')? Sets *number to int(group 1).
+// Does the chunk, stripped, start a step (re.match of '### (\d+)', '(\d+)\. ' or
+// '\*\*Step (\d+)\*\* ')? Sets *number to int(group 1). `t` is the chunk with
+// leading whitespace removed; trailing whitespace is only looked at when a match
+// reaches it (the required space after '.' or '**' must not be the chunk's last).
 bool MatchStepStart(std::string_view t, StepStyle style, int64_t* number) {
   size_t p = 0;
+  size_t end;  // where the match ends
   switch (style) {
     case StepStyle::kHashHeaders:
       if (!t.starts_with("### ")) return false;
       p = 4;
       return MatchDigits(t, &p, number);
     case StepStyle::kNumberedLines:
-      return MatchDigits(t, &p, number) && t.substr(p, 2) == ". ";
+      if (t.empty() ||
+          (static_cast<unsigned char>(t[0]) < 0x80 && (t[0] < '0' || t[0] > '9'))) {
+        return false;
+      }
+      if (!MatchDigits(t, &p, number) || t.substr(p, 2) != ". ") return false;
+      end = p + 2;
+      break;
     case StepStyle::kBoldSteps:
       if (!t.starts_with("**Step ")) return false;
       p = 7;
-      return MatchDigits(t, &p, number) && t.substr(p, 3) == "** ";
+      if (!MatchDigits(t, &p, number) || t.substr(p, 3) != "** ") return false;
+      end = p + 3;
+      break;
     default:
       return false;
   }
+  return RStrip(t).size() >= end;
 }
 
 struct Steps {
@@ -313,14 +399,14 @@ Steps ScanChunkSteps(std::string_view response, StepStyle style) {
   Steps s;
   size_t pos = 0;
   for (;;) {
-    const size_t sep = response.find("\n\n", pos);
+    const size_t sep = math_internal::FindBlankLine(response, pos);
     const size_t end = sep == kNpos ? response.size() : sep;
-    const std::string_view chunk = PyStrip(response.substr(pos, end - pos));
+    const std::string_view chunk = LStrip(response.substr(pos, end - pos));
     int64_t number;
     if (MatchStepStart(chunk, style, &number)) {
       if (number != s.count + 1) {
         s.problem = fmt::format("step {} is numbered {}: ", s.count + 1, number);
-        AppendQuoted(chunk, 40, &s.problem);
+        AppendQuoted(RStrip(chunk), 40, &s.problem);
         return s;
       }
       ++s.count;
@@ -373,18 +459,39 @@ Verdict ScoreHard(const MathFormat& f, std::string_view gold, std::string_view r
   const bool format = steps.count >= kMinSteps && steps.count <= kMaxSteps;
   const Answer a = ExtractAnswer(response, f.phrase);
   const bool accuracy = a.found && a.text == gold;
-  std::string reason = fmt::format("format: {} {}{}; ", steps.count, style_name,
-                                   format ? "" : " (3 to 10 asked)");
+  std::string reason;
+  reason.reserve(192);
+  reason.append("format: ");
+  AppendNumber(steps.count, &reason);
+  reason.push_back(' ');
+  reason.append(style_name);
+  if (!format) reason.append(" (3 to 10 asked)");
+  reason.append("; ");
   AppendAccuracy(a, f.phrase, gold, accuracy, &reason);
   return MakeVerdict(format, accuracy, std::move(reason));
+}
+
+// obj[key] when it is a string, else null. The hot path: GetString (which words the
+// error) only runs when this fails.
+const std::string* FindString(const nlohmann::json& obj, std::string_view key) {
+  if (!obj.is_object()) return nullptr;
+  const auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return nullptr;
+  return it->get_ptr<const std::string*>();
+}
+
+StatusOr<const std::string*> GetStringFast(const nlohmann::json& obj,
+                                           std::string_view where, std::string_view key) {
+  if (const std::string* s = FindString(obj, key)) return s;
+  return GetString(obj, where, key);
 }
 
 StatusOr<Verdict> CheckMathPaper(const Sample& sample, std::string_view response,
                                  const CheckEnv&) {
   ASSIGN_OR_RETURN(const std::string* name,
-                   GetString(sample.params, "params", "math_format_name"));
-  const std::optional<MathFormat> f = ParseFormatName(*name);
-  if (!f) {
+                   GetStringFast(sample.params, "params", "math_format_name"));
+  const MathFormat* f = ParseFormatName(*name);
+  if (f == nullptr) {
     std::string quoted;
     AppendQuoted(*name, 60, &quoted);
     return Status::InvalidArgument(
@@ -393,7 +500,7 @@ StatusOr<Verdict> CheckMathPaper(const Sample& sample, std::string_view response
                     quoted));
   }
   ASSIGN_OR_RETURN(const std::string* gold,
-                   GetString(sample.context, "context", "gold_answer"));
+                   GetStringFast(sample.context, "context", "gold_answer"));
   return f->hard ? ScoreHard(*f, *gold, response) : ScoreEasy(*f, *gold, response);
 }
 

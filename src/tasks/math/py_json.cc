@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/pytext.h"
+#include "tasks/math/fast_scan.h"
 
 namespace structtest::math_internal {
 
@@ -160,12 +161,7 @@ class Parser {
   bool String(std::string* out) {
     const size_t start = p_ - 1;
     for (;;) {
-      size_t q = p_;
-      while (q < n_) {
-        const unsigned char c = s_[q];
-        if (c == '"' || c == '\\' || c < 0x20) break;
-        ++q;
-      }
+      const size_t q = FindJsonStringSpecial(s_, p_);
       if (out != nullptr) out->append(s_.substr(p_, q - p_));
       p_ = q;
       if (p_ >= n_) return Fail("Unterminated string starting", start);

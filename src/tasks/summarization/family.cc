@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unicode/uchar.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -234,34 +236,58 @@ StatusOr<Verdict> CheckNumberedPoints(const Sample& sample, std::string_view res
 
 // ---- questions -------------------------------------------------------------------
 
+// line.lower().startswith(lowered_prefix) with Python's full lower-casing. ASCII
+// lines are compared byte by byte; others go through PyLower, since a non-ASCII
+// character can lower-case to ASCII (the Kelvin sign becomes 'k').
 bool StartsWithIgnoreCase(std::string_view line, std::string_view lowered_prefix) {
-  if (line.size() < lowered_prefix.size() / 2) return false;
-  // Lower-case only as much of the line as could match (a code point lowers to at
-  // most three).
+  bool ascii = true;
+  const size_t n = std::min(line.size(), lowered_prefix.size());
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c >= 0x80) {
+      ascii = false;
+      break;
+    }
+    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : static_cast<char>(c);
+    if (lower != lowered_prefix[i]) return false;
+  }
+  if (ascii) return n == lowered_prefix.size();
+  // Lower-casing shrinks a code point to no less than a third of its bytes (the
+  // Kelvin sign), so 4x the prefix length of the line is more than enough.
   const std::string lowered =
-      PyLower(line.substr(0, std::min(line.size(), lowered_prefix.size() * 3)));
-  return std::string_view(lowered).substr(0, lowered_prefix.size()) == lowered_prefix;
+      PyLower(line.substr(0, std::min(line.size(), lowered_prefix.size() * 4)));
+  return std::string_view(lowered).starts_with(lowered_prefix);
 }
 
 StatusOr<Verdict> CheckQuestions(const Sample& sample, std::string_view response,
                                  const CheckEnv&) {
+  // "[question]" lower-cased, once.
+  static const std::vector<std::string> kPrefixes = [] {
+    std::vector<std::string> v;
+    for (std::string_view q : kSummaryQuestions) v.push_back(PyLower(fmt::format("[{}]", q)));
+    return v;
+  }();
+  constexpr size_t kCount = std::size(kSummaryQuestions);
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
-  const auto lines = SplitChar(text, '\n');
-  std::vector<std::string_view> missing;
-  for (std::string_view q : kSummaryQuestions) {
-    const std::string prefix = PyLower(fmt::format("[{}]", q));
-    bool found = false;
-    for (std::string_view line : lines) {
-      if (StartsWithIgnoreCase(line, prefix)) {
-        found = true;
-        break;
+  bool found[kCount] = {};
+  size_t found_count = 0;
+  for (std::string_view line : SplitChar(text, '\n')) {
+    // Every prefix starts with '['; only a non-ASCII first character could lower-case
+    // to it, and none does.
+    if (line.empty() || line[0] != '[') continue;
+    for (size_t q = 0; q < kCount; ++q) {
+      if (!found[q] && StartsWithIgnoreCase(line, kPrefixes[q])) {
+        found[q] = true;
+        ++found_count;
       }
     }
-    if (!found) missing.push_back(q);
+    if (found_count == kCount) break;
   }
-  if (missing.empty()) return Pass("all five questions are answered in [brackets]");
+  if (found_count == kCount) return Pass("all five questions are answered in [brackets]");
   std::string list;
-  for (std::string_view q : missing) list += fmt::format("{}[{}]", list.empty() ? "" : ", ", q);
+  for (size_t q = 0; q < kCount; ++q) {
+    if (!found[q]) list += fmt::format("{}[{}]", list.empty() ? "" : ", ", kSummaryQuestions[q]);
+  }
   return Fail(fmt::format("no line starts with {}", list));
 }
 
@@ -422,30 +448,120 @@ constexpr SubtaskSpec kSubtasks[] = {
 
 }  // namespace
 
-std::string ExtractSummary(std::string_view response, std::string_view start_tag,
-                           std::string_view end_tag) {
-  std::string_view span = response;
-  const size_t s = response.find(start_tag);
-  const size_t e = response.rfind(end_tag);
-  if (s != std::string_view::npos && e != std::string_view::npos && e > s) {
-    const size_t from = s + start_tag.size();
-    span = from <= e ? response.substr(from, e - from) : std::string_view();
+namespace {
+
+// True when occurrences of the two tags can neither overlap nor be created by
+// replacing the other tag with a space: both look like "<name>" with no inner '<', '>'
+// or whitespace. Then one left-to-right pass gives what the reference's two successive
+// str.replace calls give.
+bool SimpleTags(std::string_view a, std::string_view b) {
+  for (std::string_view t : {a, b}) {
+    if (t.size() < 2 || t.front() != '<' || t.back() != '>') return false;
+    if (t.substr(1, t.size() - 2).find_first_of("<> \n") != std::string_view::npos) {
+      return false;
+    }
   }
+  return true;
+}
+
+// The reference's steps one by one; used for tags that SimpleTags rejects.
+std::string ExtractSummarySlow(std::string_view span, std::string_view start_tag,
+                               std::string_view end_tag) {
   const std::string replaced = ReplaceAll(ReplaceAll(span, start_tag, " "), end_tag, " ");
   std::string collapsed;
-  collapsed.reserve(replaced.size());
   for (char c : replaced) {
     if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
     collapsed.push_back(c);
   }
-  const std::string_view stripped = PyStrip(collapsed);
   std::string out;
-  out.reserve(stripped.size());
-  for (std::string_view line : SplitChar(stripped, '\n')) {
+  for (std::string_view line : SplitChar(PyStrip(collapsed), '\n')) {
     if (line.empty()) continue;
     if (!out.empty()) out.push_back('\n');
     out.append(line);
   }
+  return out;
+}
+
+// Word-at-a-time helpers: a byte of 0x80 in the result marks each byte of `v` equal
+// to `c` (exact, no false positives).
+inline uint64_t Broadcast(char c) { return 0x0101010101010101ULL * static_cast<uint8_t>(c); }
+inline uint64_t ByteEq(uint64_t v, uint64_t pattern) {
+  const uint64_t x = v ^ pattern;
+  constexpr uint64_t k7f = 0x7F7F7F7F7F7F7F7FULL;
+  return ~(((x & k7f) + k7f) | x | k7f);
+}
+
+}  // namespace
+
+// One pass over the span: tags become a space, runs of spaces and runs of newlines
+// collapse to one (collapsing newlines before the strip gives the same text as
+// dropping empty lines after it), then strip. Eight bytes at a time are copied as they
+// are unless they hold a '<', two spaces or two newlines in a row (also across the
+// word boundary); only such words are looked at byte by byte.
+std::string ExtractSummary(std::string_view response, std::string_view start_tag,
+                           std::string_view end_tag) {
+  std::string_view span = response;
+  const size_t s = response.find(start_tag);
+  const size_t e = RFind(response, end_tag);
+  if (s != std::string_view::npos && e != std::string_view::npos && e > s) {
+    const size_t from = s + start_tag.size();
+    span = from <= e ? response.substr(from, e - from) : std::string_view();
+  }
+  if (!SimpleTags(start_tag, end_tag)) return ExtractSummarySlow(span, start_tag, end_tag);
+
+  std::string out(span.size() + 8, '\0');
+  char* const begin = out.data();
+  char* w = begin;
+  const char* p = span.data();
+  const char* const end = p + span.size();
+  const uint64_t kSpace = Broadcast(' '), kNewline = Broadcast('\n'), kLt = Broadcast('<');
+  while (p < end) {
+    if (end - p >= 8) {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      const uint64_t sp = ByteEq(v, kSpace), nl = ByteEq(v, kNewline);
+      // The byte before this word, as written: a run may continue across words.
+      const uint64_t prev_sp = (w != begin && w[-1] == ' ') ? 0x80 : 0;
+      const uint64_t prev_nl = (w != begin && w[-1] == '\n') ? 0x80 : 0;
+      // Little-endian: byte i of the word is bits 8i..8i+7, so "the byte before" is
+      // a shift left by 8.
+      const uint64_t runs = (sp & ((sp << 8) | prev_sp)) | (nl & ((nl << 8) | prev_nl));
+      if ((runs | ByteEq(v, kLt)) == 0) {
+        std::memcpy(w, p, 8);
+        w += 8;
+        p += 8;
+        continue;
+      }
+    }
+    // Byte by byte up to the next word boundary.
+    const char* const stop = std::min(end, p + 8);
+    while (p < stop) {
+      const char c = *p;
+      if (c == '<') {
+        const std::string_view rest(p, end - p);
+        size_t tag = 0;
+        if (rest.starts_with(start_tag)) {
+          tag = start_tag.size();
+        } else if (rest.starts_with(end_tag)) {
+          tag = end_tag.size();
+        }
+        if (tag != 0) {
+          if (w == begin || w[-1] != ' ') *w++ = ' ';
+          p += tag;
+          break;  // realign the word loop after the tag
+        }
+      } else if ((c == ' ' || c == '\n') && w != begin && w[-1] == c) {
+        ++p;
+        continue;
+      }
+      *w++ = c;
+      ++p;
+    }
+  }
+  const std::string_view stripped = PyStrip(std::string_view(begin, w - begin));
+  const size_t lead = stripped.data() - begin;
+  out.resize(lead + stripped.size());
+  out.erase(0, lead);
   return out;
 }
 

@@ -1,0 +1,228 @@
+// The worker pool itself: start-up and interpreter choice, the analysis cache, jobs,
+// failures of the pool (missing python3 or script, a worker killed from outside), and
+// the sandbox's limits seen from a job. Hostile programs scored through the checkers are
+// in src/tasks/code/checkers_test.cc.
+#include "python/python_pool.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <gtest/gtest.h>
+
+#include "python/process_scan.h"
+
+namespace structtest {
+namespace {
+
+PythonOptions TestOptions(int workers = 1) {
+  PythonOptions o;
+  o.worker_script = STRUCTTEST_WORKER_SCRIPT;
+  o.max_workers = workers;
+  return o;
+}
+
+void ExpectNoStrays(const PythonPool& pool) {
+  const auto strays = testing::JobProcesses(pool.IdleWorkerPids());
+  EXPECT_TRUE(strays.empty()) << "processes left behind:\n" << testing::Describe(strays);
+}
+
+TEST(PythonPoolTest, StartsOnFirstUseAndDescribesItself) {
+  PythonPool pool(TestOptions());
+  EXPECT_TRUE(pool.IdleWorkerPids().empty());  // nothing started yet
+  auto info = pool.Info();
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  EXPECT_FALSE(info->version.empty());
+  std::printf("python pool: %s\n", info->Describe().c_str());
+  EXPECT_EQ(pool.IdleWorkerPids().size(), 1u);
+}
+
+TEST(PythonPoolTest, AnalysisIsCachedPerDistinctSource) {
+  PythonPool pool(TestOptions());
+  const std::string source =
+      "def f(a):\n    x = y = a\n    b, c = 1, 2\n    z += 1\n    w: int = 3\n"
+      "    for i in range(3):\n        q = i\n    return x";
+  auto a = pool.Analyze(source);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const SourceAnalysis& s = **a;
+  EXPECT_TRUE(s.parses);
+  EXPECT_EQ(s.names, (std::vector<std::string>{"q", "x", "y"}));
+  ASSERT_EQ(s.lines.size(), 8u);
+  EXPECT_FALSE(s.lines[0].has_equals);
+  EXPECT_TRUE(s.lines[1].parses);
+  EXPECT_EQ(s.lines[1].names, (std::vector<std::string>{"x", "y"}));
+  EXPECT_TRUE(s.lines[2].parses);  // tuple target: parses, binds no plain name
+  EXPECT_TRUE(s.lines[2].names.empty());
+  EXPECT_TRUE(s.lines[3].names.empty());  // augmented
+  EXPECT_TRUE(s.lines[4].names.empty());  // annotated
+  EXPECT_FALSE(s.lines[5].has_equals);
+  EXPECT_TRUE(s.lines[6].parses);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(pool.Analyze(source).ok());
+  EXPECT_EQ(pool.analysis_requests(), 1);
+  ASSERT_TRUE(pool.Analyze(source + " ").ok());
+  EXPECT_EQ(pool.analysis_requests(), 2);
+
+  auto bad = pool.Analyze("def f(:\n  pass");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE((*bad)->parses);
+  EXPECT_NE((*bad)->error.find("SyntaxError"), std::string::npos) << (*bad)->error;
+}
+
+TEST(PythonPoolTest, LineThatDoesNotParseAloneIsMarked) {
+  PythonPool pool(TestOptions());
+  auto a = pool.Analyze("if x == 1:\n    y = 2");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ((*a)->lines.size(), 2u);
+  EXPECT_TRUE((*a)->lines[0].has_equals);
+  EXPECT_FALSE((*a)->lines[0].parses);
+  EXPECT_TRUE((*a)->lines[1].parses);
+}
+
+TEST(PythonPoolTest, SimulateJobUsesPythonEquality) {
+  PythonPool pool(TestOptions());
+  auto r = pool.RunJob({{"op", "simulate"}, {"answer", "(1, 2.0, True)"}, {"expected", "[1, 2, 1]"}}, 10);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)["pass"], true) << r->dump();
+  r = pool.RunJob({{"op", "simulate"}, {"answer", "[(1, 2)]"}, {"expected", "[[1, 2]]"}}, 10);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["pass"], false) << r->dump();  // the tuple allowance compares with [0]
+  r = pool.RunJob({{"op", "simulate"}, {"answer", "[(1, 2)]"}, {"expected", "[[[1, 2]]]"}}, 10);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["pass"], true) << r->dump();
+  ExpectNoStrays(pool);
+}
+
+TEST(PythonPoolTest, MemoComputesOncePerKey) {
+  PythonPool pool(TestOptions());
+  int calls = 0;
+  auto compute = [&]() -> StatusOr<std::string> {
+    ++calls;
+    return std::string("value");
+  };
+  auto a = pool.Memo("k", compute);
+  auto b = pool.Memo("k", compute);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_EQ(**a, "value");
+  EXPECT_EQ(calls, 1);
+  auto err = pool.Memo("e", []() -> StatusOr<std::string> { return Status::Internal("no"); });
+  EXPECT_FALSE(err.ok());
+}
+
+TEST(PythonPoolTest, MissingInterpreterIsAClearError) {
+  PythonOptions o = TestOptions();
+  o.python = "/nonexistent/python3";
+  PythonPool pool(o);
+  auto a = pool.Analyze("x = 1");
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(a.status().message().find("python3"), std::string::npos) << a.status().message();
+  EXPECT_NE(a.status().message().find("/nonexistent/python3"), std::string::npos);
+  // The failure is remembered: no new attempt per sample.
+  auto b = pool.RunJob({{"op", "simulate"}, {"answer", "1"}, {"expected", "1"}}, 10);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().message(), a.status().message());
+}
+
+TEST(PythonPoolTest, MissingScriptIsAClearError) {
+  PythonOptions o = TestOptions();
+  o.worker_script = "/nonexistent/structtest_worker.py";
+  PythonPool pool(o);
+  auto a = pool.Analyze("x = 1");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("/nonexistent/structtest_worker.py"), std::string::npos)
+      << a.status().message();
+}
+
+TEST(PythonPoolTest, InterpreterThatIsNotPythonIsAClearError) {
+  PythonOptions o = TestOptions();
+  o.python = "/bin/false";
+  PythonPool pool(o);
+  auto a = pool.Analyze("x = 1");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("/bin/false"), std::string::npos) << a.status().message();
+}
+
+TEST(PythonPoolTest, WorkerKilledFromOutsideIsReplaced) {
+  PythonPool pool(TestOptions());
+  ASSERT_TRUE(pool.Analyze("a = 1").ok());
+  const auto pids = pool.IdleWorkerPids();
+  ASSERT_EQ(pids.size(), 1u);
+  kill(pids[0], SIGKILL);
+  usleep(100 * 1000);
+  auto r = pool.RunJob({{"op", "simulate"}, {"answer", "2"}, {"expected", "2"}}, 10);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)["pass"], true);
+  ASSERT_EQ(pool.IdleWorkerPids().size(), 1u);
+  EXPECT_NE(pool.IdleWorkerPids()[0], pids[0]);
+}
+
+TEST(PythonPoolTest, TwoThreadsShareTwoWorkers) {
+  PythonPool pool(TestOptions(2));
+  std::vector<std::thread> threads;
+  std::atomic<int> passed{0};
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        auto r = pool.RunJob({{"op", "simulate"},
+                              {"answer", std::to_string(t * 100 + i)},
+                              {"expected", std::to_string(t * 100 + i)}},
+                             10);
+        if (r.ok() && (*r)["pass"] == true) ++passed;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(passed, 20);
+  EXPECT_LE(pool.IdleWorkerPids().size(), 2u);
+  ExpectNoStrays(pool);
+}
+
+// What a job sees of its sandbox.
+TEST(PythonPoolTest, JobSandboxLimits) {
+  PythonPool pool(TestOptions());
+  auto info = pool.Info();
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  // A server of ours on the host's loopback, which a job must not reach.
+  const int server = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(server, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(server, 1), 0);
+  socklen_t len = sizeof addr;
+  getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+
+  struct Probe {
+    std::string expression;
+    bool only_with_namespaces;
+  };
+  const std::vector<Probe> probes = {
+      {fmt::format("__import__('socket').create_connection(('127.0.0.1', {}), 2)", port), true},
+      {"__import__('os').getcwd()", false},
+      {"open('/etc/shadow').read()", false},
+      {"open('/work_structtest_probe', 'w')", false},
+      {"bytearray(50 * 2**30)", false},
+      {"__import__('os').kill(1, 9)", false},
+  };
+  for (const Probe& p : probes) {
+    if (p.only_with_namespaces && info->network.find("none") != 0) continue;
+    auto r = pool.RunJob({{"op", "simulate"}, {"answer", p.expression}, {"expected", "0"}}, 10);
+    ASSERT_TRUE(r.ok()) << p.expression << ": " << r.status().message();
+    std::printf("  %s -> %s\n", p.expression.c_str(), r->dump().c_str());
+    EXPECT_EQ((*r)["pass"], false) << p.expression;
+  }
+  close(server);
+  ExpectNoStrays(pool);
+}
+
+}  // namespace
+}  // namespace structtest
