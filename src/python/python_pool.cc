@@ -121,6 +121,15 @@ StatusOr<std::string> FindWorkerScript(const PythonOptions& options) {
     if (usable(dir / kScriptName)) return (dir / kScriptName).string();
     const fs::path share = dir.parent_path() / "share" / "structtest" / kScriptName;
     if (usable(share)) return share.string();
+    // Test and benchmark binaries sit in subfolders of the build tree.
+    for (fs::path up = dir.parent_path(); up != dir.root_path() && up.has_relative_path() &&
+                                          std::distance(dir.begin(), dir.end()) -
+                                                  std::distance(up.begin(), up.end()) <= 3;
+         up = up.parent_path()) {
+      if (fs::exists(up / "CMakeCache.txt") && usable(up / kScriptName)) {
+        return (up / kScriptName).string();
+      }
+    }
   }
   std::string list;
   for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
@@ -516,7 +525,7 @@ StatusOr<const SourceAnalysis*> PythonPool::Analyze(std::string_view source) {
   }
   auto a = std::make_unique<SourceAnalysis>();
   a->parses = BoolField(reply, "parses");
-  a->error = StringField(reply, "error");
+  a->error = StringField(reply, "syntax_error");
   auto names = [](const nlohmann::json& j, std::vector<std::string>* out) {
     if (auto it = j.find("names"); it != j.end() && it->is_array()) {
       for (const auto& n : *it) {

@@ -27,8 +27,6 @@ present because the reference harness's preamble imports it).
 
 import ast
 import ctypes
-import errno
-import io
 import json
 import os
 import reprlib
@@ -56,12 +54,12 @@ PREAMBLE = (
     "import fractions\nfrom typing import List, Tuple\nimport numpy as np\n"
     "import random\nimport heapq\nfrom heapq import *\n")
 
-# Limits of one job (the request may lower the time limits, never raise the others).
-SANDBOX_UID = 65534          # nobody
+# Limits of one job. A request sets its wall-clock limit (at most MAX_JOB_SECONDS).
+SANDBOX_UID_BASE = 200000    # jobs of worker process P run as uid BASE + P (no account)
 MEMORY_HEADROOM = 2 << 30    # address space allowed above what the worker already maps
 FILE_SIZE_LIMIT = 8 << 20    # largest file (and so stdout) a job may write
-TMPFS_SIZE = "32m"           # the private working directory, when it is a tmpfs
-NPROC_LIMIT = 64             # processes of the sandbox user (root ignores this limit)
+TMPFS_SIZE = "32m"           # the worker's private /tmp, which holds the job directories
+NPROC_LIMIT = 64             # processes of the job's uid
 NOFILE_LIMIT = 64
 RESULT_CAP = 1 << 20         # bytes of result a job may send back
 REPR_CAP = 300               # characters of a value shown in a reason
@@ -88,7 +86,7 @@ _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_u
 
 # What this worker could set up, reported in the hello.
 SANDBOX = {"network": "host", "pid_namespace": False, "mount_namespace": False,
-           "user": "same as structtest", "user_namespace": False}
+           "user": "same as structtest", "user_namespace": False, "uid": None}
 NUMPY = {"version": None, "error": None}
 _WORKER_PID = [os.getpid()]
 
@@ -125,10 +123,13 @@ def setup_worker():
     in that namespace, so the worker can kill all of them after each job (kill(-1)),
     and no job can signal the worker (process 1 ignores signals from inside it).
     """
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() == 1:  # structtest died before the line above
-        os._exit(0)
+    # No parent-death signal here: it fires when the structtest *thread* that started
+    # us ends, and structtest may start workers from short-lived threads. The worker
+    # leaves when structtest closes its end of the socket (at exit, or when it dies).
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # A uid of our own per worker (process ids of live processes are unique), so that
+    # the process limit of one worker's job does not count another worker's processes.
+    job_uid = SANDBOX_UID_BASE + os.getpid()
     if os.geteuid() != 0:
         # A user namespace makes us root inside it, so the other namespaces (and the
         # tmpfs mounts) become possible without privileges.
@@ -168,7 +169,8 @@ def setup_worker():
             _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
-        SANDBOX["user"] = "uid %d (nobody)" % SANDBOX_UID
+        SANDBOX["uid"] = job_uid
+        SANDBOX["user"] = "uid %d (no account, no capabilities)" % job_uid
     # Import the preamble's modules once, so that each forked job finds them loaded.
     try:
         exec(PREAMBLE, {})
@@ -233,7 +235,7 @@ def analyze(req):
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-        return {"parses": False, "error": _describe(e)}
+        return {"parses": False, "syntax_error": _describe(e)}
     lines = []
     for line in source.split("\n"):
         if "=" not in line:
@@ -547,7 +549,7 @@ def _remount_read_only():
 def _enter_sandbox(job_dir, limits):
     """In the job's child, before any job text is looked at."""
     os.setsid()
-    uid = SANDBOX_UID if (os.geteuid() == 0 and not SANDBOX["user_namespace"]) else None
+    uid = SANDBOX["uid"]
     os.chdir(job_dir)
     devnull = os.open("/dev/null", os.O_RDWR)
     os.dup2(devnull, 0)
@@ -598,8 +600,8 @@ def run_job(req):
     job_dir = tempfile.mkdtemp(prefix="job-", dir="/tmp" if SANDBOX["mount_namespace"] else None)
     r = w = None
     try:
-        if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
-            os.chown(job_dir, SANDBOX_UID, SANDBOX_UID)
+        if SANDBOX["uid"] is not None:
+            os.chown(job_dir, SANDBOX["uid"], SANDBOX["uid"])
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -634,6 +636,18 @@ def run_job(req):
                 os.close(fd)
         _kill_leftovers()
         shutil.rmtree(job_dir, ignore_errors=True)
+        if SANDBOX["uid"] is None and SANDBOX["mount_namespace"]:
+            # The job ran as our own user (in a user namespace), so it could write to
+            # the worker's /tmp as well: clear it for the next job.
+            for name in os.listdir("/tmp"):
+                path = os.path.join("/tmp", name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
     try:
         result = json.loads(data.decode("utf-8", "replace"))
     except ValueError:

@@ -60,7 +60,11 @@ class CodeCheckersTest : public ::testing::Test {
     env.python = pool_;
     auto v = Spec(sample.subtask).check_paper(sample, response, env);
     EXPECT_TRUE(v.ok()) << v.status().message();
-    if (!v.ok()) return Verdict{false, "error: " + v.status().message()};
+    if (!v.ok()) {
+      Verdict failed;
+      failed.reason = "error: " + v.status().message();
+      return failed;
+    }
     EXPECT_FALSE(v->reason.empty());
     return *v;
   }
@@ -135,8 +139,9 @@ TEST_F(CodeCheckersTest, ReplaceVariables) {
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason,
             "the answer is not the source with the renamings s->text, i->k applied (whitespace "
-            "ignored): from character 90 of the code without whitespace, expected "
-            "'text[0:k]+text[k+1:]breakreturntext', found 'text[0:k]+text[i+1:]breakreturntext'");
+            "ignored): from character 63 of the code without whitespace, expected "
+            "'text=text[0:k]+text[k+1:]breakreturntext', found "
+            "'text=text[0:k]+text[i+1:]breakreturntext'");
 
   // A mapping whose old side is not a plain name goes through Python's re, as in the
   // reference (here it matches nothing: "." and "(" are regex syntax).
@@ -185,7 +190,7 @@ TEST_F(CodeCheckersTest, TestCaseInputsGenFunctionStyle) {
   const Sample d = MakeSample("test_case_inputs_gen",
                               {{"source_code", "def f(a, b):\n    return len(a) + b"},
                                {"fn_name", "f"}, {"gen_n", 2}, {"call_based", true}});
-  v = Check(d, "<ans>\n{'a': 1}, 2\n{1: 2}, 3\n</ans>");
+  v = Check(d, "<ans>\n{'a': 1}, 2\n{'b': 2}, 3\n</ans>");
   EXPECT_TRUE(v.pass) << v.reason;  // string keys: int() fails, arguments kept
   v = Check(d, "<ans>\n{'a': 1}, 2\n{}, 3\n</ans>");
   EXPECT_FALSE(v.pass);
@@ -206,12 +211,17 @@ TEST_F(CodeCheckersTest, TestCaseInputsGenStdinStyle) {
   const Sample s = MakeSample("test_case_inputs_gen_v2", {{"source_code", kProgram},
                                                           {"gen_n", 3},
                                                           {"call_based", false}});
-  Verdict v = Check(s, "<ans>\n2\n1 2\n<SPLIT>\n1\n5\n<SPLIT>\n3\n1 1 1\n</ans>");
+  Verdict v = Check(s, "<ans>\n2\n1 2\n<SPLIT>1\n5\n<SPLIT>3\n1 1 1\n</ans>");
   EXPECT_TRUE(v.pass) << v.reason;
+  // Inputs are kept raw: a newline after <SPLIT> is the first line the program reads.
+  v = Check(s, "<ans>\n2\n1 2\n<SPLIT>\n1\n5\n<SPLIT>3\n1 1 1\n</ans>");
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.reason, "input 2 ('1\\n5'): the program failed: ValueError: invalid literal for "
+                      "int() with base 10: '\\n'");
   v = Check(s, "<ans>\n2\n1 2\n<SPLIT>\n1\n5\n<SPLIT> <SPLIT>\n</ans>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "expected 3 non-empty stdin inputs separated by <SPLIT>, found 2");
-  v = Check(s, "<ans>\n2\n1 2\n<SPLIT>\n1\n5 6\n<SPLIT>\n3\n1 1 1\n</ans>");
+  v = Check(s, "<ans>\n2\n1 2\n<SPLIT>1\n5 6\n<SPLIT>3\n1 1 1\n</ans>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "input 2 ('1\\n5 6'): the program failed: AssertionError");
 }
@@ -258,7 +268,11 @@ TEST_F(CodeCheckersTest, ErrorsAreNotVerdicts) {
   CheckEnv env;
   env.python = &missing;
   for (const SubtaskSpec& spec : CodeFamily().subtasks) {
-    if (spec.name.ends_with("_v2") || spec.name == "simulate_execute") continue;
+    // replace_variables needs no python3 for plain-name renamings.
+    if (spec.name.ends_with("_v2") || spec.name == "simulate_execute" ||
+        spec.name == "replace_variables") {
+      continue;
+    }
     const Sample m = MakeSample(spec.name, {{"source_code", "x = 1"}, {"var_mapping", {"x:y"}},
                                             {"fn_name", "f"}, {"call_based", true}});
     auto r = spec.check_paper(m, "<ans>\nx = 1\nprint(\"x: \", str(x))\n1\n2\n3\n4\n5\n</ans>", env);
@@ -317,7 +331,7 @@ std::vector<Hostile> HostileCases(const std::string& secret_path, const std::str
       {"killing its parent", "test_case_inputs_gen",
        fn("    import os\n    os.kill(os.getppid(), 9)\n"), "Operation not permitted"},
       {"killing everything it can", "test_case_inputs_gen",
-       fn("    import os\n    os.kill(-1, 9)\n"), "SIGKILL"},
+       fn("    import os\n    os.kill(-1, 9)\n"), "the program failed"},
       {"reading a root-only file", "test_case_inputs_gen",
        fn(fmt::format("    return open('{}').read()\n", secret_path)), "Permission denied"},
       {"reading /etc/shadow", "test_case_inputs_gen", fn("    return open('/etc/shadow').read()\n"),
@@ -339,7 +353,10 @@ std::vector<Hostile> HostileCases(const std::string& secret_path, const std::str
 TEST_F(CodeCheckersTest, HostileProgramsFailWithAReasonAndLeaveNothingBehind) {
   // A root-only secret and a world-writable folder outside the job's directory, and a
   // server on the host's loopback.
-  const fs::path dir = fs::current_path() / "hostile_test_files";
+  // Not under /tmp: jobs see a private tmpfs there, which would hide the files.
+  const fs::path base = fs::current_path().string().starts_with("/tmp") ? fs::path("/run")
+                                                                        : fs::current_path();
+  const fs::path dir = base / fmt::format("structtest_hostile_{}", getpid());
   fs::remove_all(dir);
   fs::create_directories(dir / "open");
   chmod((dir / "open").c_str(), 0777);
@@ -389,6 +406,48 @@ TEST_F(CodeCheckersTest, HostileProgramsFailWithAReasonAndLeaveNothingBehind) {
   EXPECT_FALSE(fs::exists("/tmp/structtest-escaped.txt"));
   EXPECT_FALSE(fs::exists("/structtest-escaped"));
   fs::remove_all(dir);
+  ExpectNoStrays();
+}
+
+// The responses of tests/hostile_test.cc, over every code subtask with a valid context
+// (the one suggested for its SampleFor): each fails with a reason, none is an error.
+TEST_F(CodeCheckersTest, HostileResponsesFailWithAReason) {
+  std::string nested;
+  for (int i = 0; i < 100000; ++i) nested += "<div><summary><html><think>";
+  std::string markers;
+  for (int i = 0; i < 1000000; ++i) markers += "1. ";
+  std::string big(10 << 20, 'a');
+  for (size_t i = 0; i < big.size(); i += 97) big[i] = '.';
+  for (size_t i = 50; i < big.size(); i += 1013) big[i] = '\n';
+  const std::vector<std::pair<std::string, std::string>> responses = {
+      {"empty", ""},
+      {"whitespace", " \t\n\r\n\xC2\xA0 \n"},
+      {"nul bytes", std::string("<ans>\0* a\0\n1.\0 x</ans>\0", 24)},
+      {"invalid utf-8", "<ans>\xFF\xFE* \xC0\x80 1\xE2. \xED\xA0\x80 \xF4\x90\x80\x80</ans>"},
+      {"100k nested tags", nested},
+      {"a million list markers", markers},
+      {"10 MB", big},
+      {"only periods", std::string(1 << 20, '.')},
+      {"only newlines", std::string(1 << 20, '\n')},
+      {"garbage", "lorem ipsum ###### \\boxed{ ```json [1, {\"a\": ] } </ans> <ans>"},
+  };
+  const auto start = std::chrono::steady_clock::now();
+  for (const SubtaskSpec& spec : CodeFamily().subtasks) {
+    const bool v2 = spec.name.ends_with("_v2");
+    nlohmann::json context = {
+        {"source_code", v2 ? "a, b = map(int, input().split())\nc = a + b\nprint(c)"
+                           : "def f(a, b):\n    c = a + b\n    return c"},
+        {"var_mapping", {"a:x", "b:y"}}, {"fn_name", "f"}, {"gen_n", 5},
+        {"call_based", !v2}, {"expected_output", "3"}};
+    const Sample s = MakeSample(spec.name, context);
+    for (const auto& [name, text] : responses) {
+      SCOPED_TRACE(std::string(spec.name) + " / " + name);
+      const Verdict v = Check(s, text);
+      EXPECT_FALSE(v.pass) << v.reason;
+    }
+  }
+  std::printf("hostile responses over the code subtasks: %.1f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   ExpectNoStrays();
 }
 

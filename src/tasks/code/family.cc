@@ -19,11 +19,20 @@ constexpr int kMaxInputs = 100;     // sanity bound for gen_n
 constexpr int kJobMarginSeconds = 20;  // loading the source, evaluating input lines
 constexpr std::string_view kSplitMarker = "<SPLIT>";
 
-Verdict Pass(std::string reason) { return Verdict{true, std::move(reason)}; }
-Verdict Fail(std::string reason) { return Verdict{false, std::move(reason)}; }
+Verdict MakeVerdict(bool pass, std::string reason) {
+  Verdict v;
+  v.pass = pass;
+  v.reason = std::move(reason);
+  return v;
+}
+Verdict Pass(std::string reason) { return MakeVerdict(true, std::move(reason)); }
+Verdict Fail(std::string reason) { return MakeVerdict(false, std::move(reason)); }
 
 std::string Quote(std::string_view s, size_t max = 60) {
-  return fmt::format("'{}'", Excerpt(s, max));
+  std::string q = "'";
+  q += Excerpt(s, max);
+  q += '\'';
+  return q;
 }
 
 std::string Plural(int64_t n, std::string_view word) {
@@ -65,13 +74,16 @@ struct Tags {
 // Missing tags default to the paper's <ans> pair; present but mistyped is an error.
 StatusOr<Tags> GetTags(const Sample& sample) {
   Tags tags;
-  if (sample.context.is_object() && sample.context.contains("start_tag")) {
-    ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "start_tag"));
-    tags.start = *s;
-  }
-  if (sample.context.is_object() && sample.context.contains("end_tag")) {
-    ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "end_tag"));
-    tags.end = *s;
+  if (!sample.context.is_object()) return tags;
+  using namespace std::string_view_literals;
+  for (auto [key, tag] : {std::pair{"start_tag"sv, &tags.start}, std::pair{"end_tag"sv, &tags.end}}) {
+    const auto it = sample.context.find(key);
+    if (it == sample.context.end()) continue;
+    if (!it->is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("context.{}: expected a string, found {}", key, it->type_name()));
+    }
+    *tag = it->get_ref<const std::string&>();
   }
   if (tags.start.empty() || tags.end.empty()) {
     return Status::InvalidArgument("context: start_tag and end_tag must not be empty");
@@ -79,9 +91,11 @@ StatusOr<Tags> GetTags(const Sample& sample) {
   return tags;
 }
 
-StatusOr<std::string> Answer(const Sample& sample, std::string_view response) {
+// A view into `response` or into *storage.
+StatusOr<std::string_view> Answer(const Sample& sample, std::string_view response,
+                                  std::string* storage) {
   ASSIGN_OR_RETURN(Tags tags, GetTags(sample));
-  return ExtractCodeSpan(response, tags.start, tags.end);
+  return ExtractCodeSpan(response, tags.start, tags.end, storage);
 }
 
 StatusOr<std::string_view> Source(const Sample& sample) {
@@ -125,7 +139,8 @@ bool ContainsPrintOf(std::string_view line, std::string_view name) {
 StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, std::string_view response,
                                           const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
-  ASSIGN_OR_RETURN(std::string answer_span, Answer(sample, response));
+  std::string storage;
+  ASSIGN_OR_RETURN(std::string_view answer_span, Answer(sample, response, &storage));
   ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
   ASSIGN_OR_RETURN(const SourceAnalysis* analysis, pool->Analyze(source));
   if (!analysis->parses) {
@@ -139,25 +154,32 @@ StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, std::string_view
     std::string_view text;
     size_t index;
   };
-  std::vector<SourceLine> source_lines;
-  {
-    size_t index = 0;
-    for (std::string_view line : SplitChar(source, '\n')) {
-      if (!line.empty()) source_lines.push_back({line, index});
-      ++index;
-    }
+  thread_local std::vector<SourceLine> source_lines;
+  thread_local std::vector<std::string_view> lines;  // the answer's non-empty lines, stripped
+  source_lines.clear();
+  lines.clear();
+  size_t index = 0;
+  for (size_t start = 0;; ++index) {
+    const size_t nl = source.find('\n', start);
+    const std::string_view line = source.substr(start, nl == std::string_view::npos ? nl : nl - start);
+    if (!line.empty()) source_lines.push_back({line, index});
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
   }
-  std::vector<std::string_view> lines;  // the answer's non-empty lines, stripped
-  for (std::string_view line : SplitChar(answer, '\n')) {
+  if (analysis->lines.size() != index + 1) {
+    return Status::Internal("python worker: analysis does not match the source's lines");
+  }
+  for (size_t start = 0;;) {
+    const size_t nl = answer.find('\n', start);
+    const std::string_view line = answer.substr(start, nl == std::string_view::npos ? nl : nl - start);
     if (!line.empty()) lines.push_back(PyStrip(line));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
   }
   if (lines.size() < source_lines.size()) {
     return Fail(fmt::format("the answer has {}, fewer than the {} of the source code",
                             Plural(static_cast<int64_t>(lines.size()), "non-empty line"),
                             source_lines.size()));
-  }
-  if (analysis->lines.size() != SplitChar(source, '\n').size()) {
-    return Status::Internal("python worker: analysis does not match the source's lines");
   }
   int checked = 0;
   for (size_t k = 0; k < source_lines.size(); ++k) {
@@ -215,50 +237,62 @@ StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, std::string_view
 
 // ---- replace_variables ---------------------------------------------------------------
 
-StatusOr<std::vector<Renaming>> GetRenamings(const Sample& sample) {
+// context.var_mapping, checked: a list of "old:new" strings with one colon each.
+StatusOr<const nlohmann::json*> GetMapping(const Sample& sample) {
   ASSIGN_OR_RETURN(const nlohmann::json* mapping,
                    GetField(sample.context, "context", "var_mapping"));
   if (!mapping->is_array()) {
     return Status::InvalidArgument("context.var_mapping: expected a list of \"old:new\"");
   }
-  std::vector<Renaming> out;
   for (size_t i = 0; i < mapping->size(); ++i) {
     const nlohmann::json& m = (*mapping)[i];
     if (!m.is_string()) {
       return Status::InvalidArgument(
           fmt::format("context.var_mapping[{}]: expected a string \"old:new\"", i));
     }
-    const std::string& s = m.get_ref<const std::string&>();
-    const size_t colon = s.find(':');
-    if (colon == std::string::npos || s.find(':', colon + 1) != std::string::npos) {
+    const std::string& e = m.get_ref<const std::string&>();
+    const size_t colon = e.find(':');
+    if (colon == std::string::npos || e.find(':', colon + 1) != std::string::npos) {
       // The reference's `old, new = m.split(':')` fails on these.
       return Status::InvalidArgument(fmt::format(
-          "context.var_mapping[{}]: '{}' is not of the form old:new (one colon)", i, s));
+          "context.var_mapping[{}]: '{}' is not of the form old:new (one colon)", i, e));
     }
-    out.emplace_back(s.substr(0, colon), s.substr(colon + 1));
+  }
+  return mapping;
+}
+
+std::vector<Renaming> Renamings(const nlohmann::json& mapping) {
+  std::vector<Renaming> out;
+  for (const auto& m : mapping) {
+    const std::string& e = m.get_ref<const std::string&>();
+    const size_t colon = e.find(':');
+    out.emplace_back(e.substr(0, colon), e.substr(colon + 1));
   }
   return out;
+}
+
+// The key of a (source, mapping) in the pool's memo. A view of a thread-local buffer.
+std::string_view RenamingKey(std::string_view source, const nlohmann::json& mapping) {
+  thread_local std::string key;
+  key.assign("replace_variables\n");
+  for (const auto& m : mapping) {
+    key += m.get_ref<const std::string&>();
+    key += '\n';
+  }
+  key += source;
+  return key;
 }
 
 // The source with the renamings applied and whitespace removed, once per distinct
 // (source, mapping). Plain identifier renamings are done here; anything else (the
 // reference pastes `old` into a regular expression) by Python's re in the sandbox.
 StatusOr<const std::string*> ExpectedRenamedSource(PythonPool* pool, std::string_view source,
-                                                   const std::vector<Renaming>& renamings) {
-  std::string key = "replace_variables\n";
-  bool native = true;
-  for (const auto& [o, n] : renamings) {
-    key += o;
-    key += ':';
-    key += n;
-    key += '\n';
-    native = native && IsPyWord(o) && IsPyWord(n);
-  }
-  key += source;
-  return pool->Memo(key, [&]() -> StatusOr<std::string> {
+                                                   const nlohmann::json& mapping) {
+  return pool->Memo(RenamingKey(source, mapping), [&]() -> StatusOr<std::string> {
+    const std::vector<Renaming> renamings = Renamings(mapping);
+    bool native = true;
+    for (const auto& [o, n] : renamings) native = native && IsPyWord(o) && IsPyWord(n);
     if (native) return RemovePyWhitespace(RenameWholeWords(source, renamings));
-    nlohmann::json mapping = nlohmann::json::array();
-    for (const auto& [o, n] : renamings) mapping.push_back(o + ":" + n);
     ASSIGN_OR_RETURN(nlohmann::json r,
                      pool->RunJob({{"op", "subst"}, {"source", source}, {"mapping", mapping}},
                                   kCodeEvalSeconds));
@@ -277,30 +311,52 @@ StatusOr<const std::string*> ExpectedRenamedSource(PythonPool* pool, std::string
 StatusOr<Verdict> CheckReplaceVariables(const Sample& sample, std::string_view response,
                                         const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
-  ASSIGN_OR_RETURN(std::vector<Renaming> renamings, GetRenamings(sample));
-  ASSIGN_OR_RETURN(std::string answer_span, Answer(sample, response));
-  ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
-  ASSIGN_OR_RETURN(const std::string* expected,
-                   ExpectedRenamedSource(pool, source, renamings));
+  ASSIGN_OR_RETURN(const nlohmann::json* mapping, GetMapping(sample));
+  std::string storage;
+  ASSIGN_OR_RETURN(std::string_view answer_span, Answer(sample, response, &storage));
   const std::string_view answer = FirstFencedBlockOrText(answer_span);
-  if (EqualsIgnoringPyWhitespace(answer, *expected)) {
+
+  ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
+  ASSIGN_OR_RETURN(const std::string* expected, ExpectedRenamedSource(pool, source, *mapping));
+  size_t answer_at;
+  const size_t at = MismatchIgnoringPyWhitespace(answer, *expected, &answer_at);
+  if (at == std::string_view::npos) {
+    static const std::vector<std::string> kReasons = [] {
+      std::vector<std::string> r;
+      for (int n = 0; n <= 32; ++n) {
+        r.push_back(fmt::format("the answer is the source with the {} applied (whitespace "
+                                "ignored)",
+                                Plural(n, "renaming")));
+      }
+      return r;
+    }();
+    if (mapping->size() < kReasons.size()) return Pass(kReasons[mapping->size()]);
     return Pass(fmt::format("the answer is the source with the {} applied (whitespace "
                             "ignored)",
-                            Plural(static_cast<int64_t>(renamings.size()), "renaming")));
+                            Plural(static_cast<int64_t>(mapping->size()), "renaming")));
   }
-  const std::string found = RemovePyWhitespace(answer);
-  const size_t at = FirstDifference(*expected, found);
+  // Show both from a little before the first difference (equal up to `at`).
   const size_t from = at > 20 ? PrevCodePointStart(*expected, at - 20 + 1) : 0;
-  const std::string_view exp_part = std::string_view(*expected).substr(std::min(from, expected->size()));
-  const std::string_view got_part = std::string_view(found).substr(std::min(from, found.size()));
-  std::string list;
-  for (const auto& [o, n] : renamings) list += fmt::format("{}{}->{}", list.empty() ? "" : ", ", o, n);
-  return Fail(fmt::format(
-      "the answer is not the source with the renamings {} applied (whitespace ignored): "
-      "from character {} of the code without whitespace, expected {}, found {}",
-      list.empty() ? "(none)" : list, from + 1,
-      exp_part.empty() ? "the end" : Quote(exp_part, 50),
-      got_part.empty() ? "the end" : Quote(got_part, 50)));
+  const std::string_view exp_part = std::string_view(*expected).substr(from);
+  std::string got_part(std::string_view(*expected).substr(from, at - from));
+  got_part += RemovePyWhitespace(answer.substr(answer_at), 64);
+  std::string reason;
+  reason.reserve(320);
+  reason += "the answer is not the source with the renamings ";
+  if (mapping->empty()) reason += "(none)";
+  for (size_t k = 0; k < mapping->size(); ++k) {
+    if (k > 0) reason += ", ";
+    const std::string& e = (*mapping)[k].get_ref<const std::string&>();
+    const size_t colon = e.find(':');
+    reason.append(e, 0, colon).append("->").append(e, colon + 1);
+  }
+  reason += " applied (whitespace ignored): from character ";
+  reason += std::to_string(from + 1);
+  reason += " of the code without whitespace, expected ";
+  reason += exp_part.empty() ? "the end" : Quote(exp_part, 50);
+  reason += ", found ";
+  reason += got_part.empty() ? "the end" : Quote(got_part, 50);
+  return Fail(std::move(reason));
 }
 
 // ---- test_case_inputs_gen ------------------------------------------------------------
@@ -318,9 +374,10 @@ Verdict RunResults(const nlohmann::json& r, const std::vector<std::string>& show
     return Fail(fmt::format("the task's code does not load: {}", JsonString(r, "load_error")));
   }
   const auto it = r.find("results");
-  if (it == r.end() || !it->is_array() || static_cast<int64_t>(it->size()) != n) {
+  if (it == r.end() || !it->is_array() || static_cast<int64_t>(it->size()) > n) {
     return Fail(SandboxProblem(r, "running the program on the inputs"));
   }
+  // The worker stops at the first input that fails.
   for (size_t k = 0; k < it->size(); ++k) {
     const nlohmann::json& res = (*it)[k];
     if (JsonTrue(res, "ok")) continue;
@@ -332,6 +389,9 @@ Verdict RunResults(const nlohmann::json& r, const std::vector<std::string>& show
                               kCodeInputSeconds));
     }
     return Fail(fmt::format("{}: the program failed: {}", what, JsonString(res, "error")));
+  }
+  if (static_cast<int64_t>(it->size()) != n) {
+    return Fail(SandboxProblem(r, "running the program on the inputs"));
   }
   return Pass(fmt::format("the program runs without an error on all {}",
                           Plural(n, "input")));
@@ -418,7 +478,8 @@ StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, std::string_view 
                                          const CheckEnv& env) {
   ASSIGN_OR_RETURN(int64_t n, GenN(sample));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));
-  ASSIGN_OR_RETURN(std::string answer, Answer(sample, response));
+  std::string storage;
+  ASSIGN_OR_RETURN(std::string_view answer, Answer(sample, response, &storage));
   ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
   if (call_based) {
     ASSIGN_OR_RETURN(PythonInfo info, pool->Info());
@@ -441,7 +502,8 @@ StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, std::string_view re
   ASSIGN_OR_RETURN(const std::string* expected,
                    GetString(sample.context, "context", "expected_output"));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));
-  ASSIGN_OR_RETURN(std::string answer, Answer(sample, response));
+  std::string storage;
+  ASSIGN_OR_RETURN(std::string_view answer, Answer(sample, response, &storage));
   if (!call_based) {
     const std::string_view want = PyStrip(*expected);
     if (answer == want) return Pass("the answer is the expected output");

@@ -14,9 +14,10 @@ namespace structtest {
 
 // The paper's code answer: the text from the end of the FIRST start tag to the start
 // of the LAST end tag when both exist and the end comes after the start, else the whole
-// response; leftover tags replaced by a space; stripped (Python str.strip).
-std::string ExtractCodeSpan(std::string_view response, std::string_view start_tag,
-                            std::string_view end_tag);
+// response; leftover tags replaced by a space; stripped (Python str.strip). Returns a
+// view into `response`, or into *storage when tags had to be replaced.
+std::string_view ExtractCodeSpan(std::string_view response, std::string_view start_tag,
+                                 std::string_view end_tag, std::string* storage);
 
 // Python's re.search(r"```(\w*)\n(.*?)```", text, re.DOTALL): the body of the first
 // fenced block, stripped; or the stripped text when there is none. Returns a view
@@ -37,11 +38,15 @@ using Renaming = std::pair<std::string, std::string>;
 // REQUIRES: IsPyWord(old) && IsPyWord(new) for every entry.
 std::string RenameWholeWords(std::string_view source, const std::vector<Renaming>& renamings);
 
-// `s` without any character Python's str.isspace() accepts (re.sub(r"\s+", "", s)).
-std::string RemovePyWhitespace(std::string_view s);
+// `s` without any character Python's str.isspace() accepts (re.sub(r"\s+", "", s)),
+// stopping once about `max_out` bytes are kept.
+std::string RemovePyWhitespace(std::string_view s, size_t max_out = std::string_view::npos);
 
-// True when RemovePyWhitespace(s) == without_space, without building the string.
-bool EqualsIgnoringPyWhitespace(std::string_view s, std::string_view without_space);
+// Compares RemovePyWhitespace(s) with `without_space` without building the string:
+// npos when equal, else the offset in `without_space` where they first differ (its size
+// when RemovePyWhitespace(s) is longer); *s_offset is then the matching offset in `s`.
+size_t MismatchIgnoringPyWhitespace(std::string_view s, std::string_view without_space,
+                                    size_t* s_offset);
 
 // Byte offset of the first difference of a and b (the shorter size when one is a
 // prefix of the other); npos when equal.

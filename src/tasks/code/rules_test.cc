@@ -6,13 +6,18 @@
 namespace structtest {
 namespace {
 
+std::string Span(std::string_view response) {
+  std::string storage;
+  return std::string(ExtractCodeSpan(response, "<ans>", "</ans>", &storage));
+}
+
 TEST(ExtractCodeSpanTest, FirstStartToLastEnd) {
-  EXPECT_EQ(ExtractCodeSpan("x <ans> a </ans> b </ans> y", "<ans>", "</ans>"), "a   b");
-  EXPECT_EQ(ExtractCodeSpan("no tags\n", "<ans>", "</ans>"), "no tags");
-  EXPECT_EQ(ExtractCodeSpan("</ans> a <ans>", "<ans>", "</ans>"), "a");  // end before start
-  EXPECT_EQ(ExtractCodeSpan("<ans><ans>x</ans>", "<ans>", "</ans>"), "x");
-  EXPECT_EQ(ExtractCodeSpan("<ans>\xC2\xA0 x \n</ans>", "<ans>", "</ans>"), "x");
-  EXPECT_EQ(ExtractCodeSpan("", "<ans>", "</ans>"), "");
+  EXPECT_EQ(Span("x <ans> a </ans> b </ans> y"), "a   b");
+  EXPECT_EQ(Span("no tags\n"), "no tags");
+  EXPECT_EQ(Span("</ans> a <ans>"), "a");  // end before start
+  EXPECT_EQ(Span("<ans><ans>x</ans>"), "x");
+  EXPECT_EQ(Span("<ans>\xC2\xA0 x \n</ans>"), "x");
+  EXPECT_EQ(Span(""), "");
 }
 
 TEST(FirstFencedBlockTest, PythonRegexSemantics) {
@@ -47,10 +52,59 @@ TEST(IsPyWordTest, Words) {
 
 TEST(WhitespaceTest, PythonWhitespace) {
   EXPECT_EQ(RemovePyWhitespace(" a\tb\n c\r\x0b\x0c\xC2\xA0" "d\xE2\x80\x83"), "abcd");
-  EXPECT_TRUE(EqualsIgnoringPyWhitespace(" a b\n\xC2\xA0" "c ", "abc"));
-  EXPECT_FALSE(EqualsIgnoringPyWhitespace("a b", "abc"));
-  EXPECT_FALSE(EqualsIgnoringPyWhitespace("abcd", "abc"));
-  EXPECT_TRUE(EqualsIgnoringPyWhitespace("", ""));
+  size_t at;
+  EXPECT_EQ(MismatchIgnoringPyWhitespace(" a b\n\xC2\xA0" "c ", "abc", &at), std::string_view::npos);
+  EXPECT_EQ(MismatchIgnoringPyWhitespace("a b", "abc", &at), 2u);
+  EXPECT_EQ(at, 3u);
+  EXPECT_EQ(MismatchIgnoringPyWhitespace("a bcd", "abc", &at), 3u);
+  EXPECT_EQ(at, 4u);
+  EXPECT_EQ(MismatchIgnoringPyWhitespace("a x", "abc", &at), 1u);
+  EXPECT_EQ(at, 2u);
+  EXPECT_EQ(MismatchIgnoringPyWhitespace("", "", &at), std::string_view::npos);
+}
+
+// The word-at-a-time comparison against the obvious one, on random texts.
+TEST(WhitespaceTest, MismatchAgreesWithRemovingWhitespace) {
+  const std::vector<std::string> pieces = {"a", "b", "x_1", " ", "\t", "\n", "  ", "\x1c",
+                                           "\x01", "\xC2\xA0", "\xC3\xA9", "\xE2\x80\x83", "(",
+                                           "\xFF", "=", "abcdefghij"};
+  uint64_t state = 12345;
+  auto next = [&](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  for (int round = 0; round < 20000; ++round) {
+    std::string s, t;
+    const int len = static_cast<int>(next(40));
+    for (int k = 0; k < len; ++k) s += pieces[next(pieces.size())];
+    t = RemovePyWhitespace(s);
+    // Mutate the expected text now and then.
+    if (next(2) == 0 && !t.empty()) {
+      const size_t at = next(t.size());
+      if (next(2) == 0) {
+        t[at] = static_cast<char>('a' + next(26));
+      } else {
+        t.erase(at, 1);
+      }
+    }
+    const std::string r = RemovePyWhitespace(s);
+    size_t s_at;
+    const size_t got = MismatchIgnoringPyWhitespace(s, t, &s_at);
+    const size_t want = FirstDifference(t, r);
+    // Equal, or both find the difference (at the same byte, or at the start of the code
+    // point in which the bytes differ).
+    if (want == std::string_view::npos) {
+      ASSERT_EQ(got, want) << "s='" << s << "' t='" << t << "'";
+    } else {
+      ASSERT_NE(got, std::string_view::npos) << "s='" << s << "' t='" << t << "'";
+      ASSERT_LE(got, want);
+      ASSERT_LT(want - got, 4u);
+    }
+    if (got != std::string_view::npos) {
+      // Everything before s_at has the same non-space text as t before `got`.
+      ASSERT_EQ(RemovePyWhitespace(std::string_view(s).substr(0, s_at)), t.substr(0, got));
+    }
+  }
 }
 
 TEST(ExcerptTest, CutsAndEscapes) {

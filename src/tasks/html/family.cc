@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/pytext.h"
+#include "tasks/html/fast_find.h"
 #include "tasks/html/html_tokenizer.h"
 #include "tasks/params.h"
 
@@ -50,9 +51,9 @@ StatusOr<AnswerTags> GetAnswerTags(const nlohmann::json& context) {
 bool LocateAnswer(std::string_view response, const AnswerTags& tags, std::string* storage,
                   std::string_view* span) {
   std::string_view text = response;
-  const size_t think = response.find("<think>");
+  const size_t think = html_internal::FindSubstring(response, "<think>");
   if (think != kNpos) {
-    const size_t think_end = response.find("</think>");
+    const size_t think_end = html_internal::FindSubstring(response, "</think>");
     if (think_end != kNpos) {
       // The reference cuts from len(start_tag) characters after "<think>".
       size_t from = think;
@@ -67,8 +68,8 @@ bool LocateAnswer(std::string_view response, const AnswerTags& tags, std::string
       }
     }
   }
-  const size_t a = text.find(tags.start);
-  const size_t b = text.find(tags.end);
+  const size_t a = html_internal::FindSubstring(text, tags.start);
+  const size_t b = html_internal::FindSubstring(text, tags.end);
   if (a == kNpos || b == kNpos) return false;
   const size_t begin = a + tags.start.size();
   *span = b > begin ? text.substr(begin, b - begin) : std::string_view();
@@ -90,8 +91,8 @@ StatusOr<std::vector<Expected>> GetGroundTruth(const nlohmann::json& params) {
   std::vector<Expected> out;
   out.reserve(gt->size());
   for (auto it = gt->begin(); it != gt->end(); ++it) {
-    ASSIGN_OR_RETURN(
-        int64_t n, GetIntInRange(*gt, "params.ground_truth", it.key(), 0, INT64_MAX / 2));
+    ASSIGN_OR_RETURN(int64_t n,
+                     GetIntInRange(*gt, "params.ground_truth", it.key(), 0, 1000000000));
     out.push_back({it.key(), n});
   }
   return out;
@@ -99,11 +100,25 @@ StatusOr<std::vector<Expected>> GetGroundTruth(const nlohmann::json& params) {
 
 struct TagStats {
   std::string name;  // lower-cased, as the reference compares it
+  uint64_t key;      // PackName(name), or 0 for names PackName cannot hold
   int64_t opened = 0;
   int64_t closed = 0;
   int64_t open_now = 0;
   int64_t stray_ends = 0;  // end tags seen while none was open
 };
+
+// A lower-cased ASCII name of 1..7 bytes as one integer (length in the top byte),
+// or 0. Nearly every tag name fits, and then a lookup is a few integer compares.
+uint64_t PackName(std::string_view lower) {
+  if (lower.empty() || lower.size() > 7) return 0;
+  uint64_t key = static_cast<uint64_t>(lower.size()) << 56;
+  for (size_t i = 0; i < lower.size(); ++i) {
+    const auto c = static_cast<unsigned char>(lower[i]);
+    if (c >= 0x80) return 0;
+    key |= static_cast<uint64_t>(c) << (8 * i);
+  }
+  return key;
+}
 
 // Counts the events per lower-cased tag name, in order of first occurrence.
 class TagCounter : public TagVisitor {
@@ -128,6 +143,26 @@ class TagCounter : public TagVisitor {
   static constexpr size_t kLinearLimit = 16;
 
   TagStats& Find(std::string_view raw) {
+    // Short ASCII names: packed, then lower-cased 8 bytes at a time.
+    if (!raw.empty() && raw.size() <= 7 && tags_.size() <= kLinearLimit) {
+      uint64_t key = static_cast<uint64_t>(raw.size()) << 56;
+      for (size_t i = 0; i < raw.size(); ++i) {
+        key |= static_cast<uint64_t>(static_cast<unsigned char>(raw[i])) << (8 * i);
+      }
+      if ((key & 0x8080808080808080ull) == 0) {
+        const uint64_t at_least_a =
+            key + 0x3F3F3F3F3F3F3F3Full;                       // byte >= 'A' sets bit 7
+        const uint64_t above_z = key + 0x2525252525252525ull;  // byte > 'Z' sets bit 7
+        key |= ((at_least_a & ~above_z) & 0x8080808080808080ull) >> 2;  // +0x20
+        if (last_ != nullptr && last_->key == key) return *last_;
+        for (TagStats& t : tags_) {
+          if (t.key == key) {
+            last_ = &t;
+            return t;
+          }
+        }
+      }
+    }
     html_internal::PyLowerTagName(raw, &scratch_);
     if (tags_.size() <= kLinearLimit) {
       for (TagStats& t : tags_) {
@@ -136,7 +171,8 @@ class TagCounter : public TagVisitor {
     } else if (const auto it = index_.find(scratch_); it != index_.end()) {
       return tags_[it->second];
     }
-    tags_.push_back(TagStats{scratch_});
+    last_ = nullptr;  // push_back may move the entries
+    tags_.push_back(TagStats{scratch_, PackName(scratch_)});
     if (tags_.size() > kLinearLimit) {
       if (index_.empty()) {
         for (size_t i = 0; i < tags_.size(); ++i) index_.emplace(tags_[i].name, i);
@@ -148,6 +184,7 @@ class TagCounter : public TagVisitor {
   }
 
   std::vector<TagStats> tags_;
+  TagStats* last_ = nullptr;  // the entry found last, checked first
   // Lookup only (never iterated): tags_ keeps the order of first occurrence.
   std::unordered_map<std::string, size_t> index_;
   std::string scratch_;

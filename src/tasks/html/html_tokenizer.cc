@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/pytext.h"
+#include "tasks/html/fast_find.h"
 
 // Each function below mirrors the CPython 3.11 function or regex named in its
 // comment (Lib/html/parser.py, Lib/_markupbase.py). Positions are byte offsets into
@@ -109,6 +110,14 @@ class Scanner {
     return p;
   }
 
+  // handle_starttag, which also enters raw-text mode for <script> and <style>.
+  void StartTag(std::string_view name, size_t pos) {
+    visitor_->OnStartTag(name, pos);
+    if ((name.size() == 6 || name.size() == 5) && (name[0] | 0x20) == 's') {
+      if (EqualsIgnoreAsciiCase(name, "script")) cdata_elem_ = "script";
+      if (EqualsIgnoreAsciiCase(name, "style")) cdata_elem_ = "style";
+    }
+  }
   size_t FindQuote(char quote, size_t from);
   bool MatchValueAlternatives(size_t r, size_t* end);
   bool MatchValue(size_t q, size_t* end);
@@ -230,19 +239,32 @@ ptrdiff_t Scanner::CheckForWholeStartTag(size_t i) {
 
 // HTMLParser.parse_starttag.
 ptrdiff_t Scanner::ParseStartTag(size_t i) {
+  const size_t name_end = TagNameEnd(i + 1);
+  // Fast paths for "<name>" and "<name/>", which every regex above treats alike.
+  if (name_end < n_ && s_[name_end] == '>') {
+    StartTag(s_.substr(i + 1, name_end - (i + 1)), i);
+    return static_cast<ptrdiff_t>(name_end + 1);
+  }
+  if (name_end + 1 < n_ && s_[name_end] == '/' && s_[name_end + 1] == '>') {
+    const std::string_view name = s_.substr(i + 1, name_end - (i + 1));
+    visitor_->OnStartTag(name, i);
+    visitor_->OnEndTag(name, i);
+    return static_cast<ptrdiff_t>(name_end + 2);
+  }
   const ptrdiff_t endpos = CheckForWholeStartTag(i);
   if (endpos < 0) return endpos;
-  const size_t name_end = TagNameEnd(i + 1);
   size_t k = SkipSpacesAndSlashes(name_end);  // tagfind_tolerant
   size_t attr_end;
   while (k < static_cast<size_t>(endpos) && MatchAttribute(k, &attr_end)) k = attr_end;
   std::string_view rest;
-  if (k < static_cast<size_t>(endpos)) rest = PyStrip(s_.substr(k, endpos - k));
+  if (k + 1 == static_cast<size_t>(endpos) && s_[k] == '>') {
+    rest = ">";  // the usual case, without the general strip
+  } else if (k < static_cast<size_t>(endpos)) {
+    rest = PyStrip(s_.substr(k, endpos - k));
+  }
   const std::string_view name = s_.substr(i + 1, name_end - (i + 1));
   if (rest == ">") {
-    visitor_->OnStartTag(name, i);
-    if (EqualsIgnoreAsciiCase(name, "script")) cdata_elem_ = "script";
-    if (EqualsIgnoreAsciiCase(name, "style")) cdata_elem_ = "style";
+    StartTag(name, i);
   } else if (rest == "/>") {
     visitor_->OnStartTag(name, i);
     visitor_->OnEndTag(name, i);
@@ -253,10 +275,8 @@ ptrdiff_t Scanner::ParseStartTag(size_t i) {
 
 // HTMLParser.parse_endtag.
 ptrdiff_t Scanner::ParseEndTag(size_t i) {
-  const size_t gt = s_.find('>', i + 1);
-  if (gt == kNpos) return kIncomplete;
-  const auto gtpos = static_cast<ptrdiff_t>(gt + 1);
-  // endtagfind: </\s*([a-zA-Z][-.a-zA-Z0-9:_]*)\s*>
+  // endtagfind: </\s*([a-zA-Z][-.a-zA-Z0-9:_]*)\s*>  Its '>' is the first one after
+  // i+1 (the endendtag search), so that search is only needed when it fails.
   size_t p = SkipSpaces(i + 2);
   if (p < n_ && IsAsciiAlpha(s_[p])) {
     const size_t name_begin = p++;
@@ -271,12 +291,16 @@ ptrdiff_t Scanner::ParseEndTag(size_t i) {
     const std::string_view name = s_.substr(name_begin, p - name_begin);
     p = SkipSpaces(p);
     if (p < n_ && s_[p] == '>') {
+      const auto gtpos = static_cast<ptrdiff_t>(p + 1);
       if (!cdata_elem_.empty() && !EqualsIgnoreAsciiCase(name, cdata_elem_)) return gtpos;
       visitor_->OnEndTag(name, i);
       cdata_elem_ = {};
       return gtpos;
     }
   }
+  const size_t gt = FindByte(s_, '>', i + 1);
+  if (gt == kNpos) return kIncomplete;
+  const auto gtpos = static_cast<ptrdiff_t>(gt + 1);
   if (!cdata_elem_.empty()) return gtpos;  // text inside <script>/<style>
   // tagfind_tolerant at i+2 (no spaces allowed before the name here)
   if (i + 2 < n_ && IsAsciiAlpha(s_[i + 2])) {
@@ -400,7 +424,7 @@ ScanResult Scanner::Run() {
   while (i < n_) {
     size_t j;
     if (cdata_elem_.empty()) {
-      j = s_.find('<', i);
+      j = FindByte(s_, '<', i);
       if (j == kNpos) break;
     } else {
       j = FindCdataEnd(i);

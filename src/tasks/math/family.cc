@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <optional>
 #include <string>
 
 #include "core/pytext.h"
@@ -52,9 +51,8 @@ constexpr AnswerPhrase kHardPhrases[] = {
 // math_hard formats 1-4 use style A, 5-8 B, and so on.
 enum class StepStyle { kHashHeaders, kNumberedLines, kBoldSteps, kJsonList, kJsonObject };
 
-constexpr std::string_view kStyleNames[] = {"'### N' steps", "'N. ' steps",
-                                            "'**Step N** ' steps", "```json list steps",
-                                            "```json object steps"};
+constexpr std::string_view kStyleNames[] = {"'### N'", "'N. '", "'**Step N** '",
+                                            "```json list", "```json object"};
 
 constexpr int64_t kMinSteps = 3;
 constexpr int64_t kMaxSteps = 10;
@@ -110,59 +108,66 @@ const MathFormat* ParseFormatName(std::string_view name) {
   return n <= 7 ? &kEasyFormats[n - 1] : nullptr;
 }
 
+// Reasons are written into a fixed buffer and copied out once: one allocation per
+// verdict. Big enough for any reason below (quotes are capped at 60 code points).
+class ReasonBuffer {
+ public:
+  void append(std::string_view s) {
+    const size_t k = std::min(s.size(), sizeof(buf_) - n_);
+    std::memcpy(buf_ + n_, s.data(), k);
+    n_ += k;
+  }
+  void append(const char* p, size_t len) { append(std::string_view(p, len)); }
+  void push_back(char c) {
+    if (n_ < sizeof(buf_)) buf_[n_++] = c;
+  }
+  std::string str() const { return std::string(buf_, n_); }
+
+ private:
+  char buf_[2048];
+  size_t n_ = 0;
+};
+
 // Appends `s` quoted, at most `max` code points, always valid UTF-8, newlines shown
 // as \n: model text goes into reasons and reasons go into JSON.
-void AppendQuoted(std::string_view s, size_t max, std::string* out) {
-  if (s.size() <= max) {
-    unsigned bad = 0;
-    for (const char c : s) {
-      const auto b = static_cast<unsigned char>(c);
-      bad |= (b < 0x20) | (b >= 0x80);
-    }
-    if (bad == 0) {  // the common case: short printable ASCII
-      out->push_back('\'');
-      out->append(s);
-      out->push_back('\'');
-      return;
-    }
-  }
+void AppendQuoted(std::string_view s, size_t max, ReasonBuffer* out) {
   out->push_back('\'');
-  size_t shown = 0;
-  for (size_t i = 0; i < s.size();) {
-    if (shown == max) {
-      out->append("...");
-      break;
-    }
-    // A run of printable ASCII goes in one piece.
-    const size_t limit = std::min(s.size(), i + (max - shown));
-    size_t j = i;
-    while (j < limit && static_cast<unsigned char>(s[j]) >= 0x20 &&
-           static_cast<unsigned char>(s[j]) < 0x80) {
-      ++j;
-    }
-    if (j > i) {
-      out->append(s.data() + i, j - i);
-      shown += j - i;
-      i = j;
-      continue;
-    }
-    if (s[i] == '\n') {
+  const size_t n = s.size();
+  size_t i = 0, shown = 0;
+  while (i < n && shown < max) {
+    // A run of printable ASCII (one code point per byte) goes in one piece.
+    const size_t end =
+        math_internal::FindNonPrintable(s, i, std::min(n, i + (max - shown)));
+    out->append(s.data() + i, end - i);
+    shown += end - i;
+    i = end;
+    if (i == n || shown == max) break;
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b == '\n') {
       out->append("\\n");
+      ++i;
+    } else if (b < 0x80) {
+      out->push_back(static_cast<char>(b));
       ++i;
     } else {
       size_t len;
-      AppendUtf8(DecodeUtf8(s, i, &len), out);  // invalid bytes become U+FFFD
+      if (DecodeUtf8(s, i, &len) == kInvalidCodePoint && len == 1) {
+        out->append("\uFFFD");  // not UTF-8
+      } else {
+        out->append(s.data() + i, len);
+      }
       i += len;
     }
     ++shown;
   }
+  if (i < n) out->append("...");
   out->push_back('\'');
 }
 
-void AppendNumber(int64_t n, std::string* out) {
+void AppendNumber(int64_t n, ReasonBuffer* out) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof(buf), n);
-  out->append(buf, r.ptr);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
 }
 
 bool IsAsciiPySpace(unsigned char b) {
@@ -195,6 +200,8 @@ std::string_view RStrip(std::string_view s) {
 std::string_view Strip(std::string_view s) { return RStrip(LStrip(s)); }
 
 // Last occurrence of `needle` (non-empty) in `hay`.
+// memrchr on the first byte is faster here than a 16-byte SSE2 scan: glibc's is
+// wider, and the phrases start with bytes that are rare near the end of an answer.
 size_t RFind(std::string_view hay, std::string_view needle) {
   if (needle.size() > hay.size()) return kNpos;
   size_t limit = hay.size() - needle.size() + 1;  // candidate starts are [0, limit)
@@ -224,9 +231,9 @@ struct Answer {
   std::string_view why_not;  // when not found
 };
 
-Answer ExtractAnswer(std::string_view response, const AnswerPhrase& phrase) {
+// `at`: where the phrase last occurs in the response (RFind), or npos.
+Answer ExtractAnswerAt(std::string_view response, const AnswerPhrase& phrase, size_t at) {
   Answer a;
-  const size_t at = RFind(response, phrase.text);
   if (at == kNpos) {
     a.why_not = "not in the response";
     return a;
@@ -268,8 +275,12 @@ Answer ExtractAnswer(std::string_view response, const AnswerPhrase& phrase) {
   return a;
 }
 
+Answer ExtractAnswer(std::string_view response, const AnswerPhrase& phrase) {
+  return ExtractAnswerAt(response, phrase, RFind(response, phrase.text));
+}
+
 void AppendAccuracy(const Answer& a, const AnswerPhrase& phrase, std::string_view gold,
-                    bool accurate, std::string* out) {
+                    bool accurate, ReasonBuffer* out) {
   out->append("accuracy: ");
   if (!a.found) {
     AppendQuoted(phrase.text, 40, out);
@@ -295,23 +306,28 @@ Verdict MakeVerdict(bool format, bool accuracy, std::string reason) {
 // math_easy: the phrase in the last line, the answer after its last occurrence.
 Verdict ScoreEasy(const MathFormat& f, std::string_view gold, std::string_view response) {
   const std::string_view last = LastLine(response);
+  const size_t at = RFind(response, f.phrase.text);
   bool format;
   if (f.phrase.kind == AnswerKind::kDollar) {
     format =
         last.starts_with(f.phrase.text) && (last.ends_with('$') || last.ends_with("$."));
   } else {
-    format = last.find(f.phrase.text) != kNpos;
+    // The phrase never ends in whitespace, so if the last line holds an occurrence,
+    // the last occurrence in the response is in the last line.
+    format = at != kNpos && at >= static_cast<size_t>(last.data() - response.data());
   }
-  const Answer a = ExtractAnswer(response, f.phrase);
+  const Answer a = ExtractAnswerAt(response, f.phrase, at);
   const bool accuracy = a.found && a.text == gold;
 
-  std::string reason;
-  reason.reserve(192);
+  ReasonBuffer reason;
   reason.append("format: last line ");
   if (format) {
-    reason.append(f.phrase.kind == AnswerKind::kDollar ? "is " : "has ");
-    AppendQuoted(f.phrase.text, 40, &reason);
-    if (f.phrase.kind == AnswerKind::kDollar) reason.append("...$");
+    if (f.phrase.kind == AnswerKind::kDollar) {
+      reason.append("is 'Result: $...$'");
+    } else {
+      reason.append("has ");
+      AppendQuoted(f.phrase.text, 40, &reason);
+    }
   } else {
     AppendQuoted(last, 60, &reason);
     if (f.phrase.kind == AnswerKind::kDollar) {
@@ -323,7 +339,7 @@ Verdict ScoreEasy(const MathFormat& f, std::string_view gold, std::string_view r
   }
   reason.append("; ");
   AppendAccuracy(a, f.phrase, gold, accuracy, &reason);
-  return MakeVerdict(format, accuracy, std::move(reason));
+  return MakeVerdict(format, accuracy, reason.str());
 }
 
 // A run of Python `\d` (Unicode decimal digits) at t[*p]; its int() value, saturated.
@@ -405,8 +421,14 @@ Steps ScanChunkSteps(std::string_view response, StepStyle style) {
     int64_t number;
     if (MatchStepStart(chunk, style, &number)) {
       if (number != s.count + 1) {
-        s.problem = fmt::format("step {} is numbered {}: ", s.count + 1, number);
-        AppendQuoted(RStrip(chunk), 40, &s.problem);
+        ReasonBuffer problem;
+        problem.append("step ");
+        AppendNumber(s.count + 1, &problem);
+        problem.append(" is numbered ");
+        AppendNumber(number, &problem);
+        problem.append(": ");
+        AppendQuoted(RStrip(chunk), 40, &problem);
+        s.problem = problem.str();
         return s;
       }
       ++s.count;
@@ -452,29 +474,37 @@ Verdict ScoreHard(const MathFormat& f, std::string_view gold, std::string_view r
                           : ScanChunkSteps(response, f.style);
   const std::string_view style_name = kStyleNames[static_cast<int>(f.style)];
   if (!steps.ok) {
-    return MakeVerdict(
-        false, false,
-        fmt::format("format and accuracy: {} expected; {}", style_name, steps.problem));
+    ReasonBuffer reason;
+    reason.append("format and accuracy: ");
+    reason.append(style_name);
+    reason.append(" steps expected; ");
+    reason.append(steps.problem);
+    return MakeVerdict(false, false, reason.str());
   }
   const bool format = steps.count >= kMinSteps && steps.count <= kMaxSteps;
   const Answer a = ExtractAnswer(response, f.phrase);
   const bool accuracy = a.found && a.text == gold;
-  std::string reason;
-  reason.reserve(192);
+  ReasonBuffer reason;
   reason.append("format: ");
   AppendNumber(steps.count, &reason);
   reason.push_back(' ');
   reason.append(style_name);
+  reason.append(steps.count == 1 ? " step" : " steps");
   if (!format) reason.append(" (3 to 10 asked)");
   reason.append("; ");
   AppendAccuracy(a, f.phrase, gold, accuracy, &reason);
-  return MakeVerdict(format, accuracy, std::move(reason));
+  return MakeVerdict(format, accuracy, reason.str());
 }
 
 // obj[key] when it is a string, else null. The hot path: GetString (which words the
 // error) only runs when this fails.
 const std::string* FindString(const nlohmann::json& obj, std::string_view key) {
   if (!obj.is_object()) return nullptr;
+  // The smallest key is one pointer away (std::map keeps its leftmost node), a tree
+  // walk is several: gold_answer is the smallest key of the recorded contexts.
+  if (const auto first = obj.begin(); first != obj.end() && first.key() == key) {
+    return first->is_string() ? first->get_ptr<const std::string*>() : nullptr;
+  }
   const auto it = obj.find(key);
   if (it == obj.end() || !it->is_string()) return nullptr;
   return it->get_ptr<const std::string*>();
@@ -488,16 +518,20 @@ StatusOr<const std::string*> GetStringFast(const nlohmann::json& obj,
 
 StatusOr<Verdict> CheckMathPaper(const Sample& sample, std::string_view response,
                                  const CheckEnv&) {
+  // Both formats start at the end of the response: have it on its way while the
+  // params are looked up.
+  if (response.size() >= 1) __builtin_prefetch(response.data() + response.size() - 1);
+  if (response.size() >= 65) __builtin_prefetch(response.data() + response.size() - 65);
   ASSIGN_OR_RETURN(const std::string* name,
                    GetStringFast(sample.params, "params", "math_format_name"));
   const MathFormat* f = ParseFormatName(*name);
   if (f == nullptr) {
-    std::string quoted;
+    ReasonBuffer quoted;
     AppendQuoted(*name, 60, &quoted);
     return Status::InvalidArgument(
         fmt::format("params.math_format_name: unknown format {} (expected "
                     "Suffix1..7PhrasesMathFormat or BulletPoints1..20MathFormat)",
-                    quoted));
+                    quoted.str()));
   }
   ASSIGN_OR_RETURN(const std::string* gold,
                    GetStringFast(sample.context, "context", "gold_answer"));

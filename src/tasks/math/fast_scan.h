@@ -64,6 +64,28 @@ inline size_t FindJsonStringSpecial(std::string_view s, size_t from) {
   return n;
 }
 
+// The first index in [from, limit) whose byte is not printable ASCII (below 0x20 or
+// 0x80 and above), or limit. REQUIRES: limit <= s.size().
+inline size_t FindNonPrintable(std::string_view s, size_t from, size_t limit) {
+  const char* d = s.data();
+  size_t i = from;
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (i + 16 <= limit) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i));
+    // Signed: bytes 0x80 and above are negative, so one compare finds both kinds.
+    const unsigned m = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, space)));
+    if (m != 0) return i + static_cast<size_t>(__builtin_ctz(m));
+    i += 16;
+  }
+#endif
+  for (; i < limit; ++i) {
+    const auto b = static_cast<unsigned char>(d[i]);
+    if (b < 0x20 || b >= 0x80) return i;
+  }
+  return limit;
+}
+
 }  // namespace structtest::math_internal
 
 #endif  // STRUCTTEST_TASKS_MATH_FAST_SCAN_H_

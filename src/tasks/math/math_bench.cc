@@ -1,13 +1,13 @@
 // Scoring throughput of the paper math checkers on the recorded conformance responses
 // (already in memory; reading and JSON parsing are not timed). Needs ../shared.
 //   structtest_math_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "structtest/sample.h"
 #include "tasks/math/family.h"

@@ -1,10 +1,13 @@
 // The paper math rules: the seven easy answer styles and the twenty hard formats
 // (five step styles x four answer phrases), with format and accuracy scored apart.
+#include "tasks/math/family.h"
+
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
-#include "tasks/math/family.h"
+#include "testing/test_support.h"
 
 namespace structtest {
 namespace {
@@ -113,9 +116,8 @@ TEST(MathHardTest, HashHeaders) {
   const Verdict joined =
       Check(Hard(1), "### 1\na\n### 2\nb\n### 3\nc\nThe answer is: 18");
   EXPECT_EQ(Fa(joined), "fA");
-  EXPECT_EQ(
-      joined.reason,
-      "format: 1 '### N' steps (3 to 10 asked); accuracy: answer '18' == gold '18'");
+  EXPECT_EQ(joined.reason,
+            "format: 1 '### N' step (3 to 10 asked); accuracy: answer '18' == gold '18'");
   // Out of sequence: both fail.
   const Verdict skip = Check(Hard(1), "### 1\n\n### 3\n\n### 4\n\nThe answer is: 18");
   EXPECT_EQ(Fa(skip), "fa");
@@ -253,6 +255,37 @@ TEST(MathCheckTest, HostileResponsesFailWithoutCrashing) {
   EXPECT_EQ(v.reason,
             "format: last line has 'The answer is:'; accuracy: answer '\uFFFD\uFFFD' != "
             "gold '18'");
+}
+
+// testdata/golden.jsonl: every case gets exactly its recorded verdict and reason.
+TEST(MathFamilyTest, GoldenCases) {
+  std::ifstream in(::structtest::testing::SourceDir() +
+                   "/src/tasks/math/testdata/golden.jsonl");
+  ASSERT_TRUE(in) << "missing testdata/golden.jsonl";
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line)) {
+    const auto c = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(c.is_discarded()) << line;
+    nlohmann::json rec = c["sample"];
+    rec["response"] = c["response"];
+    const auto r = RecordFromJson(rec);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const auto& spec = MathFamily().subtasks[r->sample.subtask.ends_with("easy") ? 0 : 1];
+    const auto v = spec.check_paper(r->sample, r->response.text, CheckEnv{});
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    const std::string name = c["name"];
+    EXPECT_EQ(v->pass, c["pass"].get<bool>()) << name;
+    EXPECT_EQ(v->reason, c["reason"].get<std::string>()) << name;
+    if (c.contains("format")) {
+      EXPECT_EQ(v->format, c["format"].get<bool>()) << name;
+    }
+    if (c.contains("accuracy")) {
+      EXPECT_EQ(v->accuracy, c["accuracy"].get<bool>()) << name;
+    }
+    ++cases;
+  }
+  EXPECT_GT(cases, 10);
 }
 
 }  // namespace

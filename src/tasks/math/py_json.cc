@@ -61,7 +61,11 @@ class Parser {
 
  private:
   bool Fail(std::string_view what, size_t at) {
-    if (error_.empty()) error_ = fmt::format("{} at byte {}", what, at);
+    if (error_.empty()) {
+      error_.append(what);
+      error_.append(" at byte ");
+      error_.append(std::to_string(at));
+    }
     return false;
   }
   void SkipSpaces() {
@@ -268,6 +272,7 @@ class Parser {
       return true;
     }
     std::string key;
+    if (top != nullptr) top->entries.reserve(16);
     for (;;) {
       if (p_ >= n_ || s_[p_] != '"') {
         return Fail("Expecting property name enclosed in double quotes", p_);
