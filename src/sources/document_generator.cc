@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -163,7 +164,7 @@ void DropWhileTooLong(std::vector<std::vector<Sentence>>* sections, Pred droppab
     auto& sec = (*sections)[si];
     for (size_t i = sec.size(); i-- > 0;) {
       if (TotalWords(*sections) <= kGeneratedDocumentMaxWords) return;
-      if (sec.size() > 1 && droppable(sec[i])) sec.erase(sec.begin() + static_cast<long>(i));
+      if (sec.size() > 1 && droppable(sec[i])) sec.erase(sec.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
 }
@@ -214,7 +215,7 @@ std::vector<std::vector<Sentence>> Paragraphs(std::vector<std::vector<Sentence>>
     }
     auto& a = paras[best];
     for (auto& s : paras[best + 1]) a.push_back(std::move(s));
-    paras.erase(paras.begin() + static_cast<long>(best) + 1);
+    paras.erase(paras.begin() + static_cast<std::ptrdiff_t>(best) + 1);
   }
   while (paras.size() < target) {
     size_t best = 0;
@@ -224,10 +225,10 @@ std::vector<std::vector<Sentence>> Paragraphs(std::vector<std::vector<Sentence>>
     if (paras[best].size() < 4) break;
     std::vector<Sentence>& p = paras[best];
     const size_t half = p.size() / 2;
-    std::vector<Sentence> tail(std::make_move_iterator(p.begin() + static_cast<long>(half)),
+    std::vector<Sentence> tail(std::make_move_iterator(p.begin() + static_cast<std::ptrdiff_t>(half)),
                                std::make_move_iterator(p.end()));
     p.resize(half);
-    paras.insert(paras.begin() + static_cast<long>(best) + 1, std::move(tail));
+    paras.insert(paras.begin() + static_cast<std::ptrdiff_t>(best) + 1, std::move(tail));
   }
   return paras;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <string>
 
 namespace structtest::internal {
@@ -1294,8 +1295,8 @@ constexpr Fact kAgriculturePeople[] = {
      "Prices paid to farmers {price_verb} from {price_before} to {price_after} dollars a "
      "tonne over the season."},
     {kWho, K, 100,
-     "{leader}, who chairs {org}, said its {members} member farms had [coped|adapted] well "
-     "with a [changeable|demanding] year."},
+     "{leader}, who chairs {org}, said its {members} member farms had [coped well with|"
+     "adapted well to] a [changeable|demanding] year."},
     {kNo, C, 100,
      "\"Our members know how to work with the weather, whatever it brings,\" {leader_last} "
      "said."},

@@ -1,5 +1,6 @@
 #include "sources/math_problem.h"
 
+#include <cstddef>
 #include <string>
 
 namespace structtest {
@@ -33,7 +34,7 @@ std::vector<std::string> FitSteps(std::vector<std::string> steps, std::string_vi
       }
     }
     steps[best] += " " + steps[best + 1];
-    steps.erase(steps.begin() + static_cast<long>(best) + 1);
+    steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(best) + 1);
   }
   for (size_t i = 0; i < steps.size() && steps.size() < kMinMathSteps;) {
     const size_t cut = SentenceBreak(steps[i]);
@@ -43,7 +44,7 @@ std::vector<std::string> FitSteps(std::vector<std::string> steps, std::string_vi
     }
     std::string rest = steps[i].substr(cut + 1);
     steps[i].resize(cut);
-    steps.insert(steps.begin() + static_cast<long>(i) + 1, std::move(rest));
+    steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(rest));
   }
   static constexpr std::string_view kOpening[] = {
       "We start from the quantities given in the question.",
@@ -53,7 +54,7 @@ std::vector<std::string> FitSteps(std::vector<std::string> steps, std::string_vi
     const size_t missing = kMinMathSteps - steps.size();
     // Openings go first (they read naturally there); the restatement closes.
     for (size_t k = 1; k < missing; ++k) {
-      steps.insert(steps.begin() + static_cast<long>(k - 1), std::string(kOpening[k - 1]));
+      steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(k - 1), std::string(kOpening[k - 1]));
     }
     steps.push_back("Therefore the value asked for is " + std::string(answer) + ".");
   }
