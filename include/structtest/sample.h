@@ -66,6 +66,10 @@ struct ScoredRecord {
 };
 StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j);
 
+// A generated sample as a JSONL record: id, domain, subtask, params, context, messages,
+// target (the score format without a response).
+nlohmann::json SampleToJson(const Sample& sample);
+
 // The output line of `structtest score` for one record.
 nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict);
 

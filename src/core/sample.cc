@@ -76,6 +76,22 @@ StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j) {
   return r;
 }
 
+nlohmann::json SampleToJson(const Sample& sample) {
+  nlohmann::json j = nlohmann::json::object();
+  j["id"] = sample.id;
+  j["domain"] = sample.domain;
+  j["subtask"] = sample.subtask;
+  j["params"] = sample.params;
+  j["context"] = sample.context;
+  nlohmann::json messages = nlohmann::json::array();
+  for (const Message& m : sample.messages) {
+    messages.push_back({{"role", m.role}, {"content", m.content}});
+  }
+  j["messages"] = std::move(messages);
+  j["target"] = sample.target;
+  return j;
+}
+
 nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict) {
   nlohmann::json j = nlohmann::json::object();
   j["id"] = sample.id;

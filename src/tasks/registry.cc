@@ -59,6 +59,15 @@ std::span<const TaskFamily* const> Families() { return {Table(), kFamilyCount}; 
 
 std::string_view SplitName(Split split) { return split == Split::kEasy ? "easy" : "hard"; }
 
+std::string DidYouMean(std::string_view name) {
+  std::vector<std::string_view> known;
+  for (const TaskFamily* f : Families()) {
+    known.push_back(f->domain);
+    for (const SubtaskSpec& s : f->subtasks) known.push_back(s.name);
+  }
+  return Suggest(name, known);
+}
+
 StatusOr<const TaskFamily*> FindFamily(std::string_view domain) {
   std::vector<std::string_view> names;
   for (const TaskFamily* f : Families()) {

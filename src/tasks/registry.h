@@ -4,6 +4,7 @@
 #define STRUCTTEST_TASKS_REGISTRY_H_
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "structtest/status.h"
@@ -28,6 +29,10 @@ StatusOr<SubtaskRef> FindSubtask(std::string_view domain, std::string_view subta
 StatusOr<const TaskFamily*> FindFamily(std::string_view domain);
 
 std::string_view SplitName(Split split);
+
+// " (did you mean 'x'?)" for the subtask or domain name closest to `name`, or "" when
+// none is close.
+std::string DidYouMean(std::string_view name);
 
 }  // namespace structtest
 

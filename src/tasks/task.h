@@ -4,6 +4,8 @@
 #ifndef STRUCTTEST_TASKS_TASK_H_
 #define STRUCTTEST_TASKS_TASK_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -13,6 +15,8 @@
 namespace structtest {
 
 class SentenceSplitter;
+struct Document;
+struct MathProblem;
 
 // What a checker may use besides the sample and the response. Not owned.
 struct CheckEnv {
@@ -28,6 +32,28 @@ struct CheckEnv {
 using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, std::string_view response,
                                       const CheckEnv& env);
 
+// The data generators draw from (built-in or the user's), not owned. A generator whose
+// source is empty returns an error naming what is missing.
+struct SourceSet {
+  std::span<const Document> documents;
+  std::span<const MathProblem> math_problems;
+};
+
+struct GenerateRequest {
+  uint64_t seed = 0;
+  size_t index = 0;  // sample number within its subtask
+  const SourceSet* sources = nullptr;
+  // Splits loaded documents (which carry no key sentences) for the reference answer;
+  // may be null when only built-in documents are used.
+  const SentenceSplitter* sentences = nullptr;
+};
+
+// Builds sample `index` of a subtask: a pure function of the request, so the same seed
+// and sources give byte-identical samples on every machine. The sample carries the
+// prompt (messages) and a target whose "answer" is a response that passes the paper
+// checker: the built-in oracle responder returns it.
+using GenerateFn = StatusOr<Sample> (*)(const GenerateRequest& request);
+
 enum class Split { kEasy, kHard };
 
 struct SubtaskSpec {
@@ -37,6 +63,7 @@ struct SubtaskSpec {
   std::string_view params;       // the params it reads, for `structtest tasks`
   CheckFn check_paper;           // null: not implemented in this build
   bool needs_sentences;          // counts sentences with Punkt
+  GenerateFn generate = nullptr;  // null: this build cannot generate it
 };
 
 struct TaskFamily {

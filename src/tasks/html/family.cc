@@ -10,6 +10,7 @@
 
 #include "core/pytext.h"
 #include "tasks/html/fast_find.h"
+#include "tasks/html/generator.h"
 #include "tasks/html/html_tokenizer.h"
 #include "tasks/params.h"
 
@@ -320,10 +321,10 @@ constexpr std::string_view kParams =
 constexpr SubtaskSpec kSubtasks[] = {
     {"html_easy", Split::kEasy,
      "an HTML skeleton with 2-5 tags per level; balanced tags, counts as asked", kParams,
-     &CheckHtmlPaper, false},
+     &CheckHtmlPaper, false, &html_internal::GenerateHtmlEasy},
     {"html_hard", Split::kHard,
      "an HTML skeleton with 2-12 tags per level; balanced tags, counts as asked", kParams,
-     &CheckHtmlPaper, false},
+     &CheckHtmlPaper, false, &html_internal::GenerateHtmlHard},
 };
 
 constexpr TaskFamily kFamily{

@@ -10,6 +10,7 @@
 
 #include "core/pytext.h"
 #include "tasks/math/fast_scan.h"
+#include "tasks/math/generator.h"
 #include "tasks/math/py_json.h"
 #include "tasks/params.h"
 
@@ -542,12 +543,12 @@ constexpr SubtaskSpec kSubtasks[] = {
     {"math_easy", Split::kEasy,
      "a GSM8K answer ending in one of seven answer phrases (format and answer scored)",
      "math_format_name (Suffix1..7PhrasesMathFormat); context: gold_answer",
-     &CheckMathPaper, false},
+     &CheckMathPaper, false, &math_internal::GenerateMathEasy},
     {"math_hard", Split::kHard,
      "a GSM8K answer in 3-10 numbered steps of one of five styles, then an answer "
      "phrase (format and answer scored)",
      "math_format_name (BulletPoints1..20MathFormat); context: gold_answer",
-     &CheckMathPaper, false},
+     &CheckMathPaper, false, &math_internal::GenerateMathHard},
 };
 
 constexpr TaskFamily kFamily{

@@ -10,6 +10,7 @@
 
 #include "core/pytext.h"
 #include "tasks/params.h"
+#include "tasks/summarization/generator.h"
 #include "text/punkt.h"
 
 namespace structtest {
@@ -424,26 +425,29 @@ StatusOr<Verdict> CheckIndentedBulletPoints(const Sample& sample, std::string_vi
   return verdict();
 }
 
+namespace gen = summarization_internal;
+
 constexpr SubtaskSpec kSubtasks[] = {
     {"length", Split::kEasy, "a summary of exactly N sentences", "n_sentences",
-     &CheckLength, true},
+     &CheckLength, true, &gen::GenerateLength},
     {"bullet_points", Split::kEasy, "N bullet points with a given symbol",
-     "n_points, symbol", &CheckBulletPoints, false},
+     "n_points, symbol", &CheckBulletPoints, false, &gen::GenerateBulletPoints},
     {"numbered_points", Split::kEasy, "N points numbered 1., 2., ...", "n_points",
-     &CheckNumberedPoints, false},
+     &CheckNumberedPoints, false, &gen::GenerateNumberedPoints},
     {"questions", Split::kEasy, "answer the five Wh-questions, each in [brackets]", "",
-     &CheckQuestions, false},
+     &CheckQuestions, false, &gen::GenerateQuestions},
     {"bullet_points_length", Split::kHard,
      "N bullet points of K sentences each (N*K in total)",
      "n_points, symbol, n_sentences_per_point, n_sentences_total",
-     &CheckBulletPointsLength, true},
+     &CheckBulletPointsLength, true, &gen::GenerateBulletPointsLength},
     {"numbered_points_length", Split::kHard,
      "N numbered points of K sentences each (N*K in total)",
      "n_points, n_sentences_per_point, n_sentences_total", &CheckNumberedPointsLength,
-     true},
+     true, &gen::GenerateNumberedPointsLength},
     {"indented_bullet_points", Split::kHard,
      "N bullet points, each followed by M tab-indented sub-bullets",
-     "n_points, symbol, n_subpoints", &CheckIndentedBulletPoints, false},
+     "n_points, symbol, n_subpoints", &CheckIndentedBulletPoints, false,
+     &gen::GenerateIndentedBulletPoints},
 };
 
 }  // namespace
