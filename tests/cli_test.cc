@@ -47,8 +47,8 @@ TEST(CliTest, ScoresGoodRecordsAndReportsBadOnesByLine) {
                                     "/v.jsonl' --explain");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find(in + ":2: invalid JSON"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(in + ":4: record 'c1' (code/add_print_statements): domain 'code' is "
-                              "not supported by this build yet"),
+  EXPECT_NE(r.err.find(in + ":4: record 'c1' (code/add_print_statements): "
+                              "context.source_code: missing"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("FAIL b2 summarization/bullet_points: expected 3 '*' bullet symbols, "
@@ -62,7 +62,7 @@ TEST(CliTest, ScoresGoodRecordsAndReportsBadOnesByLine) {
             std::string::npos)
       << verdicts;
   EXPECT_NE(verdicts.find(R"("id":"b2","pass":false,"reason":"expected 3)"), std::string::npos);
-  EXPECT_NE(verdicts.find(R"("error":"domain 'code' is not supported by this build yet")"),
+  EXPECT_NE(verdicts.find(R"("error":"context.source_code: missing")"),
             std::string::npos);
 }
 

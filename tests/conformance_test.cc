@@ -16,6 +16,7 @@
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 #include "testing/test_support.h"
+#include "python/python_pool.h"
 #include "text/punkt.h"
 
 namespace structtest {
@@ -89,8 +90,10 @@ class ConformanceTest : public ::testing::Test {
     ASSERT_TRUE(fs::is_directory(dev)) << dev;
     auto splitter = SentenceSplitter::Load(::structtest::testing::SharedNltkData());
     ASSERT_TRUE(splitter.ok()) << splitter.status().message();
+    PythonPool python;
     CheckEnv env;
     env.sentences = splitter->get();
+    env.python = &python;
 
     std::vector<fs::path> files;
     for (const auto& model : fs::directory_iterator(dev)) {

@@ -13,6 +13,7 @@
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 #include "testing/test_support.h"
+#include "python/python_pool.h"
 #include "text/punkt.h"
 
 namespace structtest {
@@ -41,6 +42,7 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     splitter = std::move(loaded).value();
   }
+  PythonPool python;
   const auto files = GoldenFiles();
   ASSERT_FALSE(files.empty());
   int cases = 0, skipped = 0;
@@ -68,6 +70,7 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
       }
       CheckEnv env;
       env.sentences = splitter.get();
+      env.python = &python;
       auto v = ScoreResponse(record->sample, record->response.text, RuleSet::kPaper, env);
       ASSERT_TRUE(v.ok()) << where << ": " << v.status().message();
       ++cases;

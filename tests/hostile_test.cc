@@ -11,6 +11,7 @@
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 #include "testing/test_support.h"
+#include "python/python_pool.h"
 #include "text/punkt.h"
 
 namespace structtest {
@@ -47,6 +48,15 @@ Sample SampleFor(std::string_view domain, std::string_view subtask) {
                 {"mode", "nested"},
                 {"config", "nested"}};
     s.context = {{"start_tag", "<html>"}, {"end_tag", "</html>"}};
+  } else if (domain == "code") {
+    s.context = {{"start_tag", "<ans>"}, {"end_tag", "</ans>"},
+                 {"source_code", "def f(a, b):\n    c = a + b\n    return c"},
+                 {"var_mapping", {"a:x", "b:y"}}, {"fn_name", "f"}, {"gen_n", 5},
+                 {"call_based", !subtask.ends_with("_v2")},
+                 {"expected_output", "3"}};
+    if (subtask.ends_with("_v2")) {
+      s.context["source_code"] = "a, b = map(int, input().split())\nc = a + b\nprint(c)";
+    }
   } else if (domain == "math") {
     s.params = {{"math_format_name", subtask == "math_easy" ? "Suffix1PhrasesMathFormat"
                                                              : "BulletPoints3MathFormat"}};
@@ -87,6 +97,7 @@ TEST(HostileTest, EverySubtaskFailsHostileResponsesWithAReason) {
   } else {
     std::printf("hostile: sentence-counting subtasks skipped: ../shared/nltk_data is absent\n");
   }
+  PythonPool python;
   const auto responses = HostileResponses();
   int checked = 0;
   for (const TaskFamily* f : Families()) {
@@ -96,6 +107,7 @@ TEST(HostileTest, EverySubtaskFailsHostileResponsesWithAReason) {
       const Sample sample = SampleFor(f->domain, spec.name);
       CheckEnv env;
       env.sentences = splitter.get();
+      env.python = &python;
       for (const auto& [name, text] : responses) {
         auto v = ScoreResponse(sample, text, RuleSet::kPaper, env);
         ASSERT_TRUE(v.ok()) << spec.name << " / " << name << ": " << v.status().message();

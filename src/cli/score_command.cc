@@ -12,6 +12,7 @@
 #include "structtest/sample.h"
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
+#include "python/python_pool.h"
 #include "text/punkt.h"
 
 namespace structtest::cli {
@@ -24,6 +25,7 @@ struct ScoreOptions {
   std::string rules = "paper";
   std::string nltk_data;
   bool explain = false;
+  std::string python;
 };
 
 constexpr int kMaxPrintedProblems = 20;
@@ -74,6 +76,9 @@ int RunScore(const ScoreOptions& opt) {
   }
 
   LazySplitter splitter(opt.nltk_data);
+  PythonOptions python_options;
+  python_options.python = opt.python;  // empty: $STRUCTTEST_PYTHON, else auto
+  PythonPool python(python_options);   // starts nothing until a code record needs it
   Tally tally;
   int64_t bad_lines = 0;
   int printed = 0;
@@ -102,6 +107,7 @@ int RunScore(const ScoreOptions& opt) {
     }
     const Sample& sample = record->sample;
     CheckEnv env;
+    env.python = &python;
     if (auto ref = FindSubtask(sample.domain, sample.subtask);
         ref.ok() && ref->spec->needs_sentences) {
       env.sentences = splitter.Get();
@@ -180,6 +186,9 @@ void SetupScore(CLI::App& app, int* exit_code) {
   cmd->add_option("--nltk-data", opt->nltk_data,
                   "folder holding tokenizers/punkt_tab/english (default: $NLTK_DATA, "
                   "~/nltk_data and NLTK's standard folders)");
+  cmd->add_option("--python", opt->python,
+                  "python3 for the code subtasks (default: $STRUCTTEST_PYTHON, else the "
+                  "first of python3 on PATH and /usr/bin/python3 that has numpy)");
   cmd->add_flag("--explain", opt->explain, "also print every failure with its reason");
   cmd->callback([opt, exit_code]() { *exit_code = RunScore(*opt); });
 }

@@ -38,6 +38,24 @@ std::string Pct(std::optional<double> v) {
 
 }  // namespace
 
+int64_t SubtaskTally::TasksSolved() const {
+  int64_t n = 0;
+  for (const auto& [task, state] : tasks) n += state == TaskState::kSolved;
+  return n;
+}
+
+int64_t SubtaskTally::TasksCounted() const {
+  int64_t n = 0;
+  for (const auto& [task, state] : tasks) n += state != TaskState::kIncomplete;
+  return n;
+}
+
+double SubtaskTally::Accuracy() const {
+  if (!per_task()) return SampleAccuracy();
+  const int64_t counted = TasksCounted();
+  return counted == 0 ? 0.0 : 100.0 * TasksSolved() / static_cast<double>(counted);
+}
+
 SubtaskTally& Tally::Get(const Sample& sample) {
   SubtaskTally& t = by_subtask_[{sample.domain, sample.subtask}];
   if (t.subtask.empty()) {
@@ -45,6 +63,7 @@ SubtaskTally& Tally::Get(const Sample& sample) {
     t.subtask = sample.subtask;
     if (auto ref = FindSubtask(sample.domain, sample.subtask); ref.ok()) {
       t.split = ref->spec->split;
+      t.spec = ref->spec;
     }
   }
   return t;
@@ -55,6 +74,13 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
   ++t.scored;
   ++scored_;
   if (verdict.pass) ++t.passed;
+  if (t.per_task()) {
+    using State = SubtaskTally::TaskState;
+    const State state = verdict.pass ? State::kSolved : State::kFailed;
+    const auto [it, inserted] = t.tasks.emplace(t.spec->task_key(sample), state);
+    if (!inserted && it->second == State::kSolved) it->second = state;
+    if (!inserted && it->second == State::kIncomplete && !verdict.pass) it->second = state;
+  }
   if (verdict.format || verdict.accuracy) {
     t.has_math_parts = true;
     if (verdict.format.value_or(false)) ++t.format_passed;
@@ -63,7 +89,14 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
 }
 
 void Tally::AddError(const Sample& sample) {
-  ++Get(sample).errors;
+  SubtaskTally& t = Get(sample);
+  ++t.errors;
+  if (t.per_task()) {
+    // A task with a failed sample is failed whatever else happens to it.
+    using State = SubtaskTally::TaskState;
+    const auto [it, inserted] = t.tasks.emplace(t.spec->task_key(sample), State::kIncomplete);
+    if (!inserted && it->second == State::kSolved) it->second = State::kIncomplete;
+  }
   ++errors_;
 }
 
@@ -121,6 +154,10 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
     if (t->has_math_parts && t->scored > 0) {
       notes = fmt::format("format {:.2f}  accuracy {:.2f}", 100.0 * t->format_passed / t->scored,
                           100.0 * t->accuracy_passed / t->scored);
+    }
+    if (t->per_task() && t->scored > 0) {
+      notes = fmt::format("per task: {}/{} tasks solved; per sample {:.2f}", t->TasksSolved(),
+                          t->TasksCounted(), t->SampleAccuracy());
     }
     if (t->errors > 0) {
       notes += fmt::format("{}{} not scored (errors)", notes.empty() ? "" : "  ", t->errors);

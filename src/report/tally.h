@@ -21,6 +21,7 @@ struct SubtaskTally {
   std::string domain;
   std::string subtask;
   std::optional<Split> split;  // unknown for subtasks not in the registry
+  const SubtaskSpec* spec = nullptr;  // null for subtasks not in the registry
   int64_t scored = 0;
   int64_t passed = 0;
   int64_t errors = 0;  // records that could not be scored
@@ -29,7 +30,19 @@ struct SubtaskTally {
   int64_t format_passed = 0;
   int64_t accuracy_passed = 0;
 
-  double Accuracy() const { return scored == 0 ? 0.0 : 100.0 * passed / scored; }
+  // Subtasks reported per task (spec->task_key): each task's state. A task with a
+  // sample that could not be scored is left out of the per-task rate (and counted in
+  // errors), never taken as failed.
+  enum class TaskState { kSolved, kFailed, kIncomplete };
+  std::map<std::string, TaskState> tasks;
+
+  bool per_task() const { return spec != nullptr && spec->task_key != nullptr; }
+  double SampleAccuracy() const { return scored == 0 ? 0.0 : 100.0 * passed / scored; }
+  int64_t TasksSolved() const;
+  int64_t TasksCounted() const;  // solved or failed
+  // The subtask's score as the paper reports it: per task where it counts tasks,
+  // otherwise per sample.
+  double Accuracy() const;
 };
 
 struct Aggregates {

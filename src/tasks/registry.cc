@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "tasks/code/family.h"
 #include "tasks/html/family.h"
 #include "tasks/math/family.h"
 #include "tasks/summarization/family.h"
@@ -18,12 +19,13 @@ namespace {
 const TaskFamily* const* Table() {
   static const TaskFamily* const kFamilies[] = {
       &SummarizationFamily(),
+      &CodeFamily(),
       &HtmlFamily(),
       &MathFamily(),
   };
   return kFamilies;
 }
-constexpr size_t kFamilyCount = 3;
+constexpr size_t kFamilyCount = 4;
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -73,9 +75,6 @@ StatusOr<const TaskFamily*> FindFamily(std::string_view domain) {
   for (const TaskFamily* f : Families()) {
     if (f->domain == domain) return f;
     names.push_back(f->domain);
-  }
-  if (domain == "code") {
-    return Status::Unimplemented("domain 'code' is not supported by this build yet");
   }
   return Status::NotFound(fmt::format("unknown domain '{}'{}", domain, Suggest(domain, names)));
 }

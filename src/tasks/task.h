@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "structtest/sample.h"
@@ -14,6 +15,7 @@
 
 namespace structtest {
 
+class PythonPool;
 class SentenceSplitter;
 struct Document;
 struct MathProblem;
@@ -23,6 +25,10 @@ struct CheckEnv {
   // The Punkt sentence splitter; null when no model was found. Checkers that count
   // sentences return an error (not a failing verdict) when it is null.
   const SentenceSplitter* sentences = nullptr;
+  // The sandboxed python3 worker pool (src/python/python_pool.h); null when the caller
+  // provides none. Code checkers return an error (not a failing verdict) when it is
+  // null or cannot start python3.
+  PythonPool* python = nullptr;
 };
 
 // Scores `response` for `sample`. A wrong answer is a failing Verdict with a reason;
@@ -64,6 +70,10 @@ struct SubtaskSpec {
   CheckFn check_paper;           // null: not implemented in this build
   bool needs_sentences;          // counts sentences with Punkt
   GenerateFn generate = nullptr;  // null: this build cannot generate it
+  // Set for subtasks the paper reports per task rather than per sample
+  // (simulate_execute: an MBPP task counts as solved only when all of its samples
+  // pass): the task a sample belongs to.
+  std::string (*task_key)(const Sample& sample) = nullptr;
 };
 
 struct TaskFamily {
