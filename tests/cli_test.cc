@@ -3,7 +3,10 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -115,6 +118,59 @@ TEST(CliTest, LengthScoresWithTheSharedModel) {
                                     ::structtest::testing::SharedNltkData() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(R"("id":"l1","pass":true)"), std::string::npos) << r.out;
+}
+
+TEST(CliTest, GenerateIsDeterministicAndExplainsBadArguments) {
+  TempDir dir;
+  const std::string a = dir.path() + "/a.jsonl", b = dir.path() + "/b.jsonl";
+  CommandResult r = Structtest(
+      dir, "generate --seed 5 --size 0.01 --tasks html,bullet_points,math_hard --out '" + a + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bullet_points"), std::string::npos) << r.out;
+  r = Structtest(dir, "generate --seed 5 --size 0.01 --tasks html,bullet_points,math_hard "
+                      "--out '" + b + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string first = ReadFileOrDie(a);
+  EXPECT_EQ(first, ReadFileOrDie(b));
+  // 12 bullet_points + 3 + 3 html + 13 math_hard samples, one per line.
+  EXPECT_EQ(std::count(first.begin(), first.end(), '\n'), 12 + 3 + 3 + 13);
+  EXPECT_NE(first.find(R"("messages":[{"content":)"), std::string::npos);
+  EXPECT_NE(first.find(R"("target":{"answer":)"), std::string::npos);
+
+  r = Structtest(dir, "generate --tasks bulet_points --out '" + a + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'bulet_points' is neither a subtask nor a domain (did you mean "
+                       "'bullet_points'?)"),
+            std::string::npos)
+      << r.err;
+  r = Structtest(dir, "generate --suite paper --tasks summarization,math --out '" + a + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--documents FILE"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--gsm8k FILE"), std::string::npos) << r.err;
+  r = Structtest(dir, "generate --size 0 --out '" + a + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, GeneratedSamplesScoreWithTheirReferenceAnswers) {
+  // The generated file, with each target.answer as the response, scores 100%.
+  TempDir dir;
+  const std::string samples = dir.path() + "/s.jsonl";
+  CommandResult r = Structtest(dir, "generate --seed 9 --size 0.02 --tasks html,math,"
+                                    "bullet_points,questions --out '" + samples + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string scored;
+  for (size_t start = 0, end; (end = ReadFileOrDie(samples).find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    nlohmann::json j = nlohmann::json::parse(ReadFileOrDie(samples).substr(start, end - start));
+    j["response"] = j["target"]["answer"];
+    scored += j.dump() + "\n";
+  }
+  WriteFileOrDie(dir.path() + "/r.jsonl", scored);
+  r = Structtest(dir, "score --input '" + dir.path() + "/r.jsonl' --explain");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("html           100.00 100.00"), std::string::npos) << r.out;
 }
 
 TEST(CliTest, TasksListsTheRegistry) {
