@@ -103,9 +103,10 @@ class PythonPool {
   // valid as long as the pool.
   StatusOr<const SourceAnalysis*> Analyze(std::string_view source);
 
-  // Runs one sandboxed job: `request` has "op" ("simulate", "calls", "stdin", "subst")
-  // and its fields (see worker.py). `wall_seconds` bounds the job; the worker kills it
-  // after that. Returns the worker's result object.
+  // Runs one sandboxed job: `request` has "op" ("simulate", "calls", "stdin", "subst";
+  // for generating task data "call_values", "stdin_outputs") and its fields (see
+  // worker.py). `wall_seconds` bounds the job; the worker kills it after that. Returns
+  // the worker's result object.
   StatusOr<nlohmann::json> RunJob(nlohmann::json request, double wall_seconds);
 
   // A value derived from task data only (never from a response), computed once per

@@ -10,7 +10,9 @@ Two kinds of request:
   as Python's ast sees them. Source code comes from the task data, never from a model,
   and is only parsed, so this runs in the worker itself (structtest caches the answer
   per distinct source).
-- "simulate", "calls", "stdin", "subst": anything that evaluates or executes text. Each
+- "simulate", "calls", "stdin", "subst" (scoring) and "call_values", "stdin_outputs"
+  (computing expected outputs of task programs when generating): anything that
+  evaluates or executes text. Each
   runs in a fresh child of the worker (see run_job): its own PID namespace where the
   kernel allows (so that every process it starts dies with it), the worker's network
   namespace (no interface up) and mount namespace (everything read-only but a private
@@ -379,9 +381,16 @@ def job_stdin(req):
     except BaseException as e:
         return {"load_error": _describe(e)}
     limit = max(1, int(req.get("timeout", 4)))
+    return {"results": _run_stdin(code, req["inputs"], limit, capture=False)}
+
+
+def _run_stdin(code, inputs, limit, capture, prefix=""):
+    """Runs `code` once per input (see job_stdin). With `capture`, every input runs and
+    each result has the program's "stdout"; otherwise it stops at the first failure."""
     results = []
-    for k, text in enumerate(req["inputs"]):
-        in_path = "stdin-%d.txt" % k
+    for k, text in enumerate(inputs):
+        k = "%s%d" % (prefix, k)
+        in_path = "stdin-%s.txt" % k
         with open(in_path, "w", encoding="utf-8", errors="surrogatepass") as f:
             f.write(text)
         r, w = os.pipe()
@@ -394,7 +403,7 @@ def job_stdin(req):
                 os.setpgid(0, 0)
                 fd = os.open(in_path, os.O_RDONLY)
                 os.dup2(fd, 0)
-                out = os.open("stdout-%d.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                out = os.open("stdout-%s.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(out, 1)
                 os.dup2(out, 2)
                 sys.stdin = open(0, "r", closefd=False)
@@ -425,9 +434,81 @@ def job_stdin(req):
         except ValueError:
             results.append({"ok": False, "timeout": True} if status == "timeout" else
                            {"ok": False, "error": status or "no result"})
-        if not results[-1].get("ok"):
+        if capture:
+            try:
+                with open("stdout-%s.txt" % k, "rb") as f:
+                    results[-1]["stdout"] = f.read(RESULT_CAP // 8).decode("utf-8", "replace")
+                os.unlink("stdout-%s.txt" % k)
+                os.unlink(in_path)
+            except OSError as e:
+                results[-1] = {"ok": False, "error": _describe(e)}
+        elif not results[-1].get("ok"):
             break
-    return {"results": results}
+    return results
+
+
+def job_stdin_outputs(req):
+    """Expected outputs of task programs (structtest generate): each program of
+    "programs" ({"source", "inputs"}) runs on each of its inputs; every result has
+    "ok" and the program's "stdout" (stdout and stderr together)."""
+    limit = max(0.1, float(req.get("timeout", 2)))
+    out = []
+    for n, prog in enumerate(req["programs"]):
+        try:
+            code = compile(prog["source"], "<program>", "exec")
+        except BaseException as e:
+            out.append({"load_error": _describe(e)})
+            continue
+        out.append({"results": _run_stdin(code, prog["inputs"], limit, capture=True,
+                                          prefix="p%d-" % n)})
+    return {"programs": out}
+
+
+def job_call_values(req):
+    """Expected return values of task functions (structtest generate): for each
+    program of "programs" ({"source", "fn_name", "inputs"}, an input being the text of
+    an argument list), calls the function twice per input. A result is "ok" with the
+    value's "repr" when both calls return equal values whose repr evaluates back to an
+    equal value; else it has "error" (or "timeout")."""
+    limit = max(0.1, float(req.get("timeout", 1)))
+    signal.signal(signal.SIGALRM, _on_alarm)
+    out = []
+
+    def timed(fn):
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            return fn()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    for prog in req["programs"]:
+        try:
+            ns = {"__name__": "tmp_sol"}
+            timed(lambda: exec(compile(prog["source"], "<source>", "exec"), ns))
+            fn = ns[prog["fn_name"]]
+        except BaseException as e:
+            _leave_if_forked()
+            out.append({"load_error": _describe(e)})
+            continue
+        results = []
+        for text in prog["inputs"]:
+            try:
+                first = timed(lambda: fn(*eval("[" + text + "]", {})))
+                second = timed(lambda: fn(*eval("[" + text + "]", {})))
+                _leave_if_forked()
+                r = repr(first)
+                if not (first == second and repr(second) == r and eval(r, {}) == first):
+                    results.append({"ok": False, "error": "not deterministic or not a literal"})
+                else:
+                    results.append({"ok": True, "repr": r})
+            except BaseException as e:
+                _leave_if_forked()
+                if isinstance(e, _TimeLimit):
+                    results.append({"ok": False, "timeout": True})
+                else:
+                    results.append({"ok": False, "error": _describe(e)})
+        out.append({"results": results})
+    return {"programs": out}
 
 
 def job_subst(req):
@@ -445,7 +526,8 @@ def job_subst(req):
 
 
 JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
-        "subst": job_subst}
+        "subst": job_subst, "call_values": job_call_values,
+        "stdin_outputs": job_stdin_outputs}
 
 
 # ---- the sandbox ------------------------------------------------------------------------

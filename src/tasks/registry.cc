@@ -1,6 +1,8 @@
 #include "tasks/registry.h"
 
 #include <algorithm>
+#include <cassert>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -80,24 +82,31 @@ StatusOr<const TaskFamily*> FindFamily(std::string_view domain) {
 }
 
 StatusOr<SubtaskRef> FindSubtask(std::string_view domain, std::string_view subtask) {
-  std::vector<std::string_view> names;
-  for (const TaskFamily* f : Families()) {
-    for (const SubtaskSpec& s : f->subtasks) {
-      if (s.name != subtask) {
-        names.push_back(s.name);
-        continue;
+  // Subtask names are unique across families; the index is built once. Scoring looks
+  // up every record, so this is on the hot path.
+  static const auto* const kIndex = [] {
+    auto* index = new std::unordered_map<std::string_view, SubtaskRef>();
+    for (const TaskFamily* f : Families()) {
+      for (const SubtaskSpec& s : f->subtasks) {
+        const bool fresh = index->emplace(s.name, SubtaskRef{f, &s}).second;
+        assert(fresh && "two subtasks share a name");
+        (void)fresh;
       }
-      if (f->domain != domain) {
-        return Status::InvalidArgument(fmt::format(
-            "subtask '{}' belongs to domain '{}', not '{}'", subtask, f->domain, domain));
-      }
-      return SubtaskRef{f, &s};
     }
+    return index;
+  }();
+  if (const auto it = kIndex->find(subtask); it != kIndex->end()) {
+    if (it->second.family->domain != domain) {
+      return Status::InvalidArgument(fmt::format("subtask '{}' belongs to domain '{}', not '{}'",
+                                                 subtask, it->second.family->domain, domain));
+    }
+    return it->second;
   }
   ASSIGN_OR_RETURN(const TaskFamily* family, FindFamily(domain));
-  (void)family;
-  return Status::NotFound(
-      fmt::format("unknown subtask '{}' of domain '{}'{}", subtask, domain, Suggest(subtask, names)));
+  std::vector<std::string_view> names;
+  for (const SubtaskSpec& s : family->subtasks) names.push_back(s.name);
+  return Status::NotFound(fmt::format("unknown subtask '{}' of domain '{}'{}", subtask, domain,
+                                      Suggest(subtask, names)));
 }
 
 }  // namespace structtest

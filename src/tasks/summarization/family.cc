@@ -27,13 +27,16 @@ struct Tags {
 // Missing tags default to the paper's <summary> pair; present but mistyped is an error.
 StatusOr<Tags> GetTags(const Sample& sample) {
   Tags tags;
-  if (sample.context.is_object() && sample.context.contains("start_tag")) {
-    ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "start_tag"));
-    tags.start = *s;
-  }
-  if (sample.context.is_object() && sample.context.contains("end_tag")) {
-    ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "end_tag"));
-    tags.end = *s;
+  if (sample.context.is_object()) {
+    for (auto [key, tag] : {std::pair{"start_tag", &tags.start}, std::pair{"end_tag", &tags.end}}) {
+      const auto it = sample.context.find(key);
+      if (it == sample.context.end()) continue;
+      if (!it->is_string()) {
+        return Status::InvalidArgument(
+            fmt::format("context.{}: expected a string, found {}", key, it->type_name()));
+      }
+      *tag = it->get_ref<const std::string&>();
+    }
   }
   if (tags.start.empty() || tags.end.empty()) {
     return Status::InvalidArgument("context: start_tag and end_tag must not be empty");
@@ -87,25 +90,34 @@ std::string Quote(std::string_view line) {
 // ---- length ----------------------------------------------------------------------
 
 // Python's re.sub(r'\b\d\. ', '', text): drops list markers like "1. " so they do not
-// count as sentences.
+// count as sentences. Only the ". " pairs (found with memchr) are candidates: a match
+// needs a decimal digit (\d is Unicode) right before the '.', and no word character
+// (\w: alphanumeric or '_') before that digit. Boundaries are judged on the original
+// text, as the regex does.
 std::string DropDigitDotSpace(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  bool prev_word = false;  // is the previous code point \w
-  size_t i = 0;
-  while (i < text.size()) {
+  size_t copied = 0;  // text[0, copied) is in `out` or was dropped
+  size_t pos = 0;
+  while (pos + 1 < text.size()) {
+    const char* dot = static_cast<const char*>(
+        std::memchr(text.data() + pos, '.', text.size() - pos - 1));
+    if (dot == nullptr) break;
+    const size_t d = dot - text.data();
+    pos = d + 1;
+    if (text[d + 1] != ' ' || d == 0) continue;
+    const size_t digit = PrevCodePointStart(text, d);
     size_t len;
-    const char32_t c = DecodeUtf8(text, i, &len);
-    if (!prev_word && IsPyDecimal(c) && i + len + 1 < text.size() &&
-        text[i + len] == '.' && text[i + len + 1] == ' ') {
-      i += len + 2;
-      prev_word = false;  // the next char follows ' '
-      continue;
+    if (digit < copied || !IsPyDecimal(DecodeUtf8(text, digit, &len))) continue;
+    if (digit > 0) {
+      const char32_t before = DecodeUtf8(text, PrevCodePointStart(text, digit), &len);
+      if (before == '_' || IsPyAlnum(before)) continue;
     }
-    out.append(text.substr(i, len));
-    prev_word = IsPyAlnum(c) || c == '_';
-    i += len;
+    out.append(text.substr(copied, digit - copied));
+    copied = d + 2;
+    pos = copied;
   }
+  out.append(text.substr(copied));
   return out;
 }
 

@@ -1,0 +1,38 @@
+// A Python program the code subtasks are built on: an Easy function (called with
+// arguments, MBPP style) or a Hard program (reads stdin, prints to stdout, APPS
+// style), with inputs and the outputs they give. Built-in programs come from
+// program_generator.h, the user's from program_loader.h.
+#ifndef STRUCTTEST_SOURCES_PROGRAM_H_
+#define STRUCTTEST_SOURCES_PROGRAM_H_
+
+#include <string>
+#include <vector>
+
+namespace structtest {
+
+struct Program {
+  std::string id;       // unique within its source, e.g. "fn-0007" or "mbpp-11"
+  std::string task_id;  // the task it came from (the MBPP task id); may equal id
+  std::string source;   // the Python code
+  // The function to call (Easy); empty for a program that reads stdin (Hard).
+  std::string fn_name;
+  // Function: the argument list as Python text without brackets ("[1, 2], 3").
+  // Stdin: the whole standard input.
+  std::vector<std::string> inputs;
+  // outputs[i] is what inputs[i] gives: the repr of the return value (a Python
+  // literal) or the printed text. Same size as inputs.
+  std::vector<std::string> outputs;
+  // "old:new" renamings for replace_variables; empty: derived when the code family
+  // prepares its sources.
+  std::vector<std::string> var_mapping;
+  // The source with a print of the assigned variables after each assignment, as the
+  // add_print_statements checker expects it. Filled when the code family prepares its
+  // sources (it needs Python's ast); empty before.
+  std::string printed_source;
+
+  bool call_based() const { return !fn_name.empty(); }
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_SOURCES_PROGRAM_H_
