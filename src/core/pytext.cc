@@ -114,9 +114,24 @@ bool IsPyUpper(char32_t c) {
   return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_UPPERCASE);
 }
 
+namespace {
+
+// ASCII whitespace per str.isspace(): \t-\r and \x1c-\x20.
+inline bool IsAsciiPySpace(unsigned char c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20);
+}
+
+}  // namespace
+
 std::string_view PyLStrip(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (!IsAsciiPySpace(c)) break;
+      ++i;
+      continue;
+    }
     size_t len;
     if (!IsPySpace(DecodeUtf8(s, i, &len))) break;
     i += len;
@@ -127,6 +142,12 @@ std::string_view PyLStrip(std::string_view s) {
 std::string_view PyRStrip(std::string_view s) {
   size_t end = s.size();
   while (end > 0) {
+    const unsigned char c = static_cast<unsigned char>(s[end - 1]);
+    if (c < 0x80) {
+      if (!IsAsciiPySpace(c)) break;
+      --end;
+      continue;
+    }
     const size_t start = PrevCodePointStart(s, end);
     size_t len;
     if (!IsPySpace(DecodeUtf8(s, start, &len))) break;
