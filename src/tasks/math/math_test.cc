@@ -257,36 +257,5 @@ TEST(MathCheckTest, HostileResponsesFailWithoutCrashing) {
             "gold '18'");
 }
 
-// testdata/golden.jsonl: every case gets exactly its recorded verdict and reason.
-TEST(MathFamilyTest, GoldenCases) {
-  std::ifstream in(::structtest::testing::SourceDir() +
-                   "/src/tasks/math/testdata/golden.jsonl");
-  ASSERT_TRUE(in) << "missing testdata/golden.jsonl";
-  std::string line;
-  int cases = 0;
-  while (std::getline(in, line)) {
-    const auto c = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    ASSERT_FALSE(c.is_discarded()) << line;
-    nlohmann::json rec = c["sample"];
-    rec["response"] = c["response"];
-    const auto r = RecordFromJson(rec);
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    const auto& spec = MathFamily().subtasks[r->sample.subtask.ends_with("easy") ? 0 : 1];
-    const auto v = spec.check_paper(r->sample, r->response.text, CheckEnv{});
-    ASSERT_TRUE(v.ok()) << v.status().message();
-    const std::string name = c["name"];
-    EXPECT_EQ(v->pass, c["pass"].get<bool>()) << name;
-    EXPECT_EQ(v->reason, c["reason"].get<std::string>()) << name;
-    if (c.contains("format")) {
-      EXPECT_EQ(v->format, c["format"].get<bool>()) << name;
-    }
-    if (c.contains("accuracy")) {
-      EXPECT_EQ(v->accuracy, c["accuracy"].get<bool>()) << name;
-    }
-    ++cases;
-  }
-  EXPECT_GT(cases, 10);
-}
-
 }  // namespace
 }  // namespace structtest
