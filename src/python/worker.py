@@ -381,16 +381,9 @@ def job_stdin(req):
     except BaseException as e:
         return {"load_error": _describe(e)}
     limit = max(1, int(req.get("timeout", 4)))
-    return {"results": _run_stdin(code, req["inputs"], limit, capture=False)}
-
-
-def _run_stdin(code, inputs, limit, capture, prefix=""):
-    """Runs `code` once per input (see job_stdin). With `capture`, every input runs and
-    each result has the program's "stdout"; otherwise it stops at the first failure."""
     results = []
-    for k, text in enumerate(inputs):
-        k = "%s%d" % (prefix, k)
-        in_path = "stdin-%s.txt" % k
+    for k, text in enumerate(req["inputs"]):
+        in_path = "stdin-%d.txt" % k
         with open(in_path, "w", encoding="utf-8", errors="surrogatepass") as f:
             f.write(text)
         r, w = os.pipe()
@@ -403,7 +396,7 @@ def _run_stdin(code, inputs, limit, capture, prefix=""):
                 os.setpgid(0, 0)
                 fd = os.open(in_path, os.O_RDONLY)
                 os.dup2(fd, 0)
-                out = os.open("stdout-%s.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                out = os.open("stdout-%d.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(out, 1)
                 os.dup2(out, 2)
                 sys.stdin = open(0, "r", closefd=False)
@@ -434,34 +427,17 @@ def _run_stdin(code, inputs, limit, capture, prefix=""):
         except ValueError:
             results.append({"ok": False, "timeout": True} if status == "timeout" else
                            {"ok": False, "error": status or "no result"})
-        if capture:
-            try:
-                with open("stdout-%s.txt" % k, "rb") as f:
-                    results[-1]["stdout"] = f.read(RESULT_CAP // 8).decode("utf-8", "replace")
-                os.unlink("stdout-%s.txt" % k)
-                os.unlink(in_path)
-            except OSError as e:
-                results[-1] = {"ok": False, "error": _describe(e)}
-        elif not results[-1].get("ok"):
+        if not results[-1].get("ok"):
             break
-    return results
+    return {"results": results}
 
 
-def job_stdin_outputs(req):
-    """Expected outputs of task programs (structtest generate): each program of
-    "programs" ({"source", "inputs"}) runs on each of its inputs; every result has
-    "ok" and the program's "stdout" (stdout and stderr together)."""
-    limit = max(0.1, float(req.get("timeout", 2)))
-    out = []
-    for n, prog in enumerate(req["programs"]):
-        try:
-            code = compile(prog["source"], "<program>", "exec")
-        except BaseException as e:
-            out.append({"load_error": _describe(e)})
-            continue
-        out.append({"results": _run_stdin(code, prog["inputs"], limit, capture=True,
-                                          prefix="p%d-" % n)})
-    return {"programs": out}
+def _timed(fn, limit):
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def job_call_values(req):
@@ -473,18 +449,10 @@ def job_call_values(req):
     limit = max(0.1, float(req.get("timeout", 1)))
     signal.signal(signal.SIGALRM, _on_alarm)
     out = []
-
-    def timed(fn):
-        signal.setitimer(signal.ITIMER_REAL, limit)
-        try:
-            return fn()
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-
     for prog in req["programs"]:
         try:
             ns = {"__name__": "tmp_sol"}
-            timed(lambda: exec(compile(prog["source"], "<source>", "exec"), ns))
+            _timed(lambda: exec(compile(prog["source"], "<source>", "exec"), ns), limit)
             fn = ns[prog["fn_name"]]
         except BaseException as e:
             _leave_if_forked()
@@ -493,14 +461,63 @@ def job_call_values(req):
         results = []
         for text in prog["inputs"]:
             try:
-                first = timed(lambda: fn(*eval("[" + text + "]", {})))
-                second = timed(lambda: fn(*eval("[" + text + "]", {})))
+                first = _timed(lambda: fn(*eval("[" + text + "]", {})), limit)
+                second = _timed(lambda: fn(*eval("[" + text + "]", {})), limit)
                 _leave_if_forked()
                 r = repr(first)
                 if not (first == second and repr(second) == r and eval(r, {}) == first):
                     results.append({"ok": False, "error": "not deterministic or not a literal"})
                 else:
                     results.append({"ok": True, "repr": r})
+            except BaseException as e:
+                _leave_if_forked()
+                if isinstance(e, _TimeLimit):
+                    results.append({"ok": False, "timeout": True})
+                else:
+                    results.append({"ok": False, "error": _describe(e)})
+        out.append({"results": results})
+    return {"programs": out}
+
+
+def job_stdin_outputs(req):
+    """Expected outputs of task programs (structtest generate): each program of
+    "programs" ({"source", "inputs"}) runs twice on each of its inputs, as __main__,
+    inside this job's process (these are structtest's own template programs, never
+    model text; the job's sandbox is the boundary, and a fork per run would cost ~5 ms).
+    A result is "ok" with the printed "stdout" when both runs finish within the time
+    limit, without an error, and print the same; else it has "error" (or "timeout")."""
+    import io
+    limit = max(0.1, float(req.get("timeout", 1)))
+    signal.signal(signal.SIGALRM, _on_alarm)
+    saved = sys.stdin, sys.stdout, sys.stderr
+    out = []
+    for prog in req["programs"]:
+        try:
+            code = compile(prog["source"], "<program>", "exec")
+        except BaseException as e:
+            out.append({"load_error": _describe(e)})
+            continue
+        results = []
+        for text in prog["inputs"]:
+            printed = []
+            try:
+                for _ in range(2):
+                    buf = io.StringIO()
+                    sys.stdin, sys.stdout, sys.stderr = io.StringIO(text), buf, buf
+                    try:
+                        _timed(lambda: exec(code, {"__name__": "__main__",
+                                                   "__builtins__": __builtins__}), limit)
+                    except SystemExit as e:
+                        if e.code not in (None, 0):
+                            raise RuntimeError("exit status %s" % _safe_repr(e.code))
+                    finally:
+                        sys.stdin, sys.stdout, sys.stderr = saved
+                    _leave_if_forked()
+                    printed.append(buf.getvalue())
+                if printed[0] != printed[1]:
+                    results.append({"ok": False, "error": "not deterministic"})
+                else:
+                    results.append({"ok": True, "stdout": printed[0]})
             except BaseException as e:
                 _leave_if_forked()
                 if isinstance(e, _TimeLimit):

@@ -5,6 +5,7 @@
 #ifndef STRUCTTEST_SOURCES_PROGRAM_H_
 #define STRUCTTEST_SOURCES_PROGRAM_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Program {
   // outputs[i] is what inputs[i] gives: the repr of the return value (a Python
   // literal) or the printed text. Same size as inputs.
   std::vector<std::string> outputs;
+  // inputs[0..test_inputs) are the task's own tests, the ones simulate_execute asks
+  // about; 0: all of them.
+  size_t test_inputs = 0;
   // "old:new" renamings for replace_variables; empty: derived when the code family
   // prepares its sources.
   std::vector<std::string> var_mapping;
@@ -29,6 +33,9 @@ struct Program {
   // add_print_statements checker expects it. Filled when the code family prepares its
   // sources (it needs Python's ast); empty before.
   std::string printed_source;
+  // The source with var_mapping applied the way the replace_variables checker applies
+  // it. Filled when the code family prepares its sources.
+  std::string renamed_source;
 
   bool call_based() const { return !fn_name.empty(); }
 };

@@ -5,9 +5,12 @@
 // several helper functions over it and print the results.
 //
 // Candidates are pure text, a function of (seed, index). Their outputs come from
-// running them in the python worker pool's sandbox, in one batched job per call;
-// only candidates whose every input terminates within the time limit, without an
-// error and with the same result twice, are kept. Needs no files.
+// running them in the python worker pool's sandbox, in one batched job per call (ops
+// "call_values" and "stdin_outputs" of worker.py: every input runs twice, in the job's
+// process, with a 1 s limit per run); only candidates whose every input terminates
+// within the limit, without an error and with the same result twice, are kept. The
+// user's programs (program_loader.h) are never run: their outputs come with them.
+// Needs no files.
 #ifndef STRUCTTEST_SOURCES_PROGRAM_GENERATOR_H_
 #define STRUCTTEST_SOURCES_PROGRAM_GENERATOR_H_
 
@@ -46,9 +49,10 @@ StatusOr<std::vector<Program>> BuildStdinPrograms(uint64_t seed, size_t count,
                                                   PythonPool* pool,
                                                   size_t* sandbox_runs = nullptr);
 
-// Fills `programs[i].outputs` by running every input in the sandbox (batched); a
-// program whose run fails gets its per-input error in *failures (index, message)
-// and keeps empty outputs. Used by the builders above.
+// Fills `programs[i].outputs` by running every input in the sandbox, all programs in
+// one job; a program whose run fails gets its per-input error in *failures (index,
+// message) and keeps empty outputs. REQUIRES: all programs call_based or none. Used by
+// the builders above.
 Status RunPrograms(PythonPool* pool, std::vector<Program>* programs,
                    std::vector<std::pair<size_t, std::string>>* failures,
                    size_t* sandbox_runs = nullptr);

@@ -33,9 +33,11 @@ StatusOr<std::string> Text(const nlohmann::json& value, const Where& at, std::st
   return s;
 }
 
+// obj[key] as a list of strings; `field` names it in messages.
 StatusOr<std::vector<std::string>> TextList(const nlohmann::json& obj, const Where& at,
-                                            std::string_view field, bool required) {
-  const auto it = obj.find(field);
+                                            const char* key, std::string_view field,
+                                            bool required) {
+  const auto it = obj.find(key);
   if (it == obj.end()) {
     if (required) return at.Error(field, "missing");
     return std::vector<std::string>{};
@@ -116,15 +118,9 @@ StatusOr<std::vector<Program>> LoadMbpp(const std::string& path) {
     if (!io->contains("fn_name")) return at.Error("input_output.fn_name", "missing");
     ASSIGN_OR_RETURN(p.fn_name, Text((*io)["fn_name"], at, "input_output.fn_name"));
     if (p.fn_name.empty()) return at.Error("input_output.fn_name", "is empty");
-    {
-      auto inputs = TextList(*io, at, "inputs", true);
-      if (!inputs.ok()) return at.Error("input_output.inputs", inputs.status().message());
-      p.inputs = std::move(inputs).value();
-      auto outputs = TextList(*io, at, "outputs", true);
-      if (!outputs.ok()) return at.Error("input_output.outputs", outputs.status().message());
-      p.outputs = std::move(outputs).value();
-    }
-    ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", false));
+    ASSIGN_OR_RETURN(p.inputs, TextList(*io, at, "inputs", "input_output.inputs", true));
+    ASSIGN_OR_RETURN(p.outputs, TextList(*io, at, "outputs", "input_output.outputs", true));
+    ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", "var_mapping", false));
     RETURN_IF_ERROR(CheckMapping(p.var_mapping, at));
     RETURN_IF_ERROR(CheckPairs(p, at));
     out.push_back(std::move(p));
@@ -148,9 +144,9 @@ StatusOr<std::vector<Program>> LoadApps(const std::string& path) {
     const char* field = r.contains("source_code") ? "source_code" : "solution";
     if (!r.contains(field)) return at.Error("source_code", "missing (or 'solution')");
     ASSIGN_OR_RETURN(p.source, Text(r[field], at, field));
-    ASSIGN_OR_RETURN(p.inputs, TextList(r, at, "inputs", true));
-    ASSIGN_OR_RETURN(p.outputs, TextList(r, at, "outputs", true));
-    ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", false));
+    ASSIGN_OR_RETURN(p.inputs, TextList(r, at, "inputs", "inputs", true));
+    ASSIGN_OR_RETURN(p.outputs, TextList(r, at, "outputs", "outputs", true));
+    ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", "var_mapping", false));
     RETURN_IF_ERROR(CheckMapping(p.var_mapping, at));
     RETURN_IF_ERROR(CheckPairs(p, at));
     out.push_back(std::move(p));

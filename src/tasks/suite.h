@@ -11,6 +11,7 @@
 
 #include "sources/document.h"
 #include "sources/math_problem.h"
+#include "sources/program.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 #include "tasks/registry.h"
@@ -32,13 +33,16 @@ struct SuiteOptions {
   std::string gsm8k;      // GSM8K JSONL
 };
 
+class PythonPool;
+
 struct PlannedSubtask {
   SubtaskRef ref;
   size_t count = 0;
 };
 
 // The paper's number of samples for a subtask (1200 per summarization subtask, 240
-// Easy and 199 Hard code samples, 300 per HTML split, 1319 per math split).
+// Easy and 199 Hard code samples, except 725 for simulate_execute: one per MBPP test
+// input of the 240 functions; 300 per HTML split, 1319 per math split).
 size_t PaperSampleCount(const SubtaskRef& ref);
 
 class Suite {
@@ -46,14 +50,22 @@ class Suite {
   // Resolves the task list and loads or builds the sources. Errors name the unknown
   // task (with a suggestion), the missing data (every file the suite needs), or the
   // file that could not be read. `sentences` may be null; generating from loaded
-  // documents then fails per sample with a clear error.
+  // documents then fails per sample with a clear error. The code subtasks need python3
+  // to prepare their programs (built-in programs are run in the sandbox for their
+  // outputs): `python` when given (not owned, must outlive the call), else the suite
+  // starts a pool of its own, only when code subtasks are selected.
   static StatusOr<std::unique_ptr<Suite>> Plan(const SuiteOptions& options,
-                                               const SentenceSplitter* sentences);
+                                               const SentenceSplitter* sentences,
+                                               PythonPool* python = nullptr);
 
   const std::vector<PlannedSubtask>& subtasks() const { return subtasks_; }
   // Subtasks left out because this build cannot generate them, for a warning.
   const std::vector<std::string>& skipped() const { return skipped_; }
   size_t total() const;
+
+  // Program runs made in the sandbox while planning (built-in code programs), for
+  // reports and benchmarks.
+  size_t sandbox_runs() const { return sandbox_runs_; }
 
   // Sample `index` of `planned`.
   StatusOr<Sample> Generate(const PlannedSubtask& planned, size_t index) const;
@@ -67,6 +79,9 @@ class Suite {
   std::vector<std::string> skipped_;
   std::vector<Document> documents_;
   std::vector<MathProblem> math_problems_;
+  std::vector<Program> functions_;
+  std::vector<Program> stdin_programs_;
+  size_t sandbox_runs_ = 0;
   SourceSet sources_;
 };
 

@@ -19,6 +19,7 @@ class PythonPool;
 class SentenceSplitter;
 struct Document;
 struct MathProblem;
+struct Program;
 
 // What a checker may use besides the sample and the response. Not owned.
 struct CheckEnv {
@@ -43,6 +44,10 @@ using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, std::string_view res
 struct SourceSet {
   std::span<const Document> documents;
   std::span<const MathProblem> math_problems;
+  // Code: functions for the Easy subtasks, stdin programs for the Hard ones, with
+  // their outputs and printed_source filled in (PrepareCodePrograms, code/generator.h).
+  std::span<const Program> functions;
+  std::span<const Program> stdin_programs;
 };
 
 struct GenerateRequest {

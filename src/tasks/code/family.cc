@@ -8,6 +8,7 @@
 
 #include "core/pytext.h"
 #include "python/python_pool.h"
+#include "tasks/code/generator.h"
 #include "tasks/code/rules.h"
 #include "tasks/params.h"
 
@@ -550,26 +551,33 @@ StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, std::string_view re
 constexpr SubtaskSpec kSubtasks[] = {
     {"add_print_statements", Split::kEasy,
      "after each assignment in a function, print the assigned variables",
-     "context: source_code", &CheckAddPrintStatements, false},
+     "context: source_code", &CheckAddPrintStatements, false,
+     &code_internal::GenerateAddPrintStatements},
     {"replace_variables", Split::kEasy, "rename a function's variables by a mapping",
-     "context: source_code, var_mapping", &CheckReplaceVariables, false},
+     "context: source_code, var_mapping", &CheckReplaceVariables, false,
+     &code_internal::GenerateReplaceVariables},
     {"test_case_inputs_gen", Split::kEasy,
      "write gen_n argument lists on which a function runs without an error",
-     "context: source_code, fn_name, gen_n", &CheckTestCaseInputsGen, false},
+     "context: source_code, fn_name, gen_n", &CheckTestCaseInputsGen, false,
+     &code_internal::GenerateTestCaseInputsGen},
     {"simulate_execute", Split::kEasy, "predict what a function returns for given arguments",
-     "context: fn_name, inputs, expected_output", &CheckSimulateExecute, false, nullptr,
-     &SimulateExecuteTaskKey},
+     "context: fn_name, inputs, expected_output", &CheckSimulateExecute, false,
+     &code_internal::GenerateSimulateExecute, &SimulateExecuteTaskKey},
     {"add_print_statements_v2", Split::kHard,
      "after each assignment in a stdin program, print the assigned variables",
-     "context: source_code", &CheckAddPrintStatements, false},
+     "context: source_code", &CheckAddPrintStatements, false,
+     &code_internal::GenerateAddPrintStatementsV2},
     {"replace_variables_v2", Split::kHard, "rename a stdin program's variables by a mapping",
-     "context: source_code, var_mapping", &CheckReplaceVariables, false},
+     "context: source_code, var_mapping", &CheckReplaceVariables, false,
+     &code_internal::GenerateReplaceVariablesV2},
     {"test_case_inputs_gen_v2", Split::kHard,
      "write gen_n stdin inputs, separated by <SPLIT>, on which a program runs without an "
      "error",
-     "context: source_code, gen_n, call_based=false", &CheckTestCaseInputsGen, false},
+     "context: source_code, gen_n, call_based=false", &CheckTestCaseInputsGen, false,
+     &code_internal::GenerateTestCaseInputsGenV2},
     {"simulate_execute_v2", Split::kHard, "predict what a program prints for a given stdin",
-     "context: inputs, expected_output, call_based=false", &CheckSimulateExecute, false},
+     "context: inputs, expected_output, call_based=false", &CheckSimulateExecute, false,
+     &code_internal::GenerateSimulateExecuteV2},
 };
 
 }  // namespace

@@ -1,0 +1,156 @@
+#include "tasks/code/generator.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "python/python_pool.h"
+#include "sources/program_generator.h"
+#include "sources/program_loader.h"
+#include "tasks/code/family.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+const SubtaskSpec& Spec(std::string_view name) {
+  for (const SubtaskSpec& s : CodeFamily().subtasks) {
+    if (s.name == name) return s;
+  }
+  ADD_FAILURE() << "no subtask " << name;
+  return CodeFamily().subtasks[0];
+}
+
+int CountOf(std::string_view text, std::string_view what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class CodeGeneratorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto info = pool_.Info();
+    if (!info.ok()) GTEST_SKIP() << "no usable python3: " << info.status().message();
+    env_.python = &pool_;
+  }
+
+  // Generates `count` samples (every `step`-th index) of `subtask` and checks that the
+  // oracle answer passes and an empty answer fails.
+  void ExpectOraclePasses(std::string_view subtask, const SourceSet& sources, size_t count,
+                          size_t step = 1) {
+    const SubtaskSpec& spec = Spec(subtask);
+    ASSERT_NE(spec.generate, nullptr) << subtask;
+    for (size_t i = 0; i < count; i += step) {
+      GenerateRequest request;
+      request.seed = 4;
+      request.index = i;
+      request.sources = &sources;
+      auto sample = spec.generate(request);
+      ASSERT_TRUE(sample.ok()) << subtask << " " << i << ": " << sample.status().message();
+      EXPECT_EQ(sample->subtask, subtask);
+      const std::string& prompt = sample->messages.at(0).content;
+      EXPECT_NE(prompt.find("<ans>"), std::string::npos);
+      EXPECT_NE(prompt.find("</ans>"), std::string::npos);
+      const std::string answer = sample->target.at("answer").get<std::string>();
+      auto v = spec.check_paper(*sample, answer, env_);
+      ASSERT_TRUE(v.ok()) << subtask << " " << i << ": " << v.status().message();
+      EXPECT_TRUE(v->pass) << subtask << " " << i << ": " << v->reason << "\n" << answer;
+      auto empty = spec.check_paper(*sample, "", env_);
+      ASSERT_TRUE(empty.ok()) << empty.status().message();
+      EXPECT_FALSE(empty->pass) << subtask << " " << i;
+    }
+  }
+
+  PythonPool pool_;
+  CheckEnv env_;
+};
+
+TEST_F(CodeGeneratorTest, BuiltInTargetsAreNonTrivial) {
+  auto functions = BuildFunctionPrograms(2, 40, &pool_);
+  ASSERT_TRUE(functions.ok()) << functions.status().message();
+  auto programs = BuildStdinPrograms(2, 15, &pool_);
+  ASSERT_TRUE(programs.ok()) << programs.status().message();
+  ASSERT_TRUE(PrepareCodePrograms(2, &pool_, &*functions).ok());
+  ASSERT_TRUE(PrepareCodePrograms(2, &pool_, &*programs).ok());
+  for (const auto* list : {&*functions, &*programs}) {
+    for (const Program& p : *list) {
+      EXPECT_GT(CountOf(p.printed_source, "print(\""), CountOf(p.source, "print(\"")) << p.source;
+      EXPECT_FALSE(p.var_mapping.empty()) << p.id;
+      EXPECT_NE(p.renamed_source, p.source) << p.id;
+      EXPECT_LE(p.var_mapping.size(), 4u);
+    }
+  }
+  // Same seed, same preparation.
+  auto again = BuildFunctionPrograms(2, 40, &pool_);
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE(PrepareCodePrograms(2, &pool_, &*again).ok());
+  for (size_t i = 0; i < again->size(); ++i) {
+    EXPECT_EQ((*again)[i].var_mapping, (*functions)[i].var_mapping);
+    EXPECT_EQ((*again)[i].printed_source, (*functions)[i].printed_source);
+    EXPECT_EQ((*again)[i].outputs, (*functions)[i].outputs);
+  }
+}
+
+TEST_F(CodeGeneratorTest, PrintsFollowTheCheckersRules) {
+  std::vector<Program> programs(1);
+  programs[0].id = "p";
+  programs[0].source =
+      "def f(a, b):\n    x = y = a\n    a[0] = 1\n    t, u = 1, 2\n    if x == y:\n"
+      "        return x\n    z += 1\n    w = 3\n    q = x == y\n    a[1] = 2";
+  ASSERT_TRUE(PrepareCodePrograms(1, &pool_, &programs).ok());
+  EXPECT_EQ(programs[0].printed_source,
+            "def f(a, b):\n    x = y = a\n    print(\"x: \", str(x), \"y: \", str(y))\n"
+            "    a[0] = 1\n    t, u = 1, 2\n    if x == y:\n        return x\n    z += 1\n"
+            "    w = 3\n    print(\"w: \", str(w))\n    q = x == y\n    print(\"q: \", str(q))\n"
+            "    a[1] = 2\n    pass");
+}
+
+TEST_F(CodeGeneratorTest, OraclePassesOnBuiltInPrograms) {
+  auto functions = BuildFunctionPrograms(4, 12, &pool_);
+  auto programs = BuildStdinPrograms(4, 6, &pool_);
+  ASSERT_TRUE(functions.ok() && programs.ok());
+  ASSERT_TRUE(PrepareCodePrograms(4, &pool_, &*functions).ok());
+  ASSERT_TRUE(PrepareCodePrograms(4, &pool_, &*programs).ok());
+  SourceSet sources;
+  sources.functions = *functions;
+  sources.stdin_programs = *programs;
+  for (std::string_view t : {"add_print_statements", "replace_variables", "test_case_inputs_gen",
+                             "simulate_execute"}) {
+    ExpectOraclePasses(t, sources, 12);
+  }
+  for (std::string_view t : {"add_print_statements_v2", "replace_variables_v2",
+                             "test_case_inputs_gen_v2", "simulate_execute_v2"}) {
+    ExpectOraclePasses(t, sources, 6);
+  }
+}
+
+TEST_F(CodeGeneratorTest, MissingSourcesAreAnError) {
+  SourceSet empty;
+  GenerateRequest request;
+  request.sources = &empty;
+  for (const SubtaskSpec& s : CodeFamily().subtasks) {
+    auto r = s.generate(request);
+    EXPECT_FALSE(r.ok()) << s.name;
+  }
+}
+
+// The paper suite's Easy data: the oracle passes on the MBPP functions too (the
+// sandbox-heavy subtasks on a sample of them).
+TEST_F(CodeGeneratorTest, OraclePassesOnThePapersMbppData) {
+  SKIP_WITHOUT_SHARED();
+  auto functions =
+      LoadMbpp(::structtest::testing::SharedDir() + "/conformance/data/mbpp_structtest.json");
+  ASSERT_TRUE(functions.ok()) << functions.status().message();
+  ASSERT_TRUE(PrepareCodePrograms(0, &pool_, &*functions).ok());
+  SourceSet sources;
+  sources.functions = *functions;
+  ExpectOraclePasses("add_print_statements", sources, 240);
+  ExpectOraclePasses("replace_variables", sources, 240);
+  ExpectOraclePasses("test_case_inputs_gen", sources, 240, 7);
+  ExpectOraclePasses("simulate_execute", sources, 725, 11);
+}
+
+}  // namespace
+}  // namespace structtest
