@@ -1,0 +1,59 @@
+#include "backends/fake_client.h"
+
+#include <algorithm>
+#include <cassert>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace structtest {
+
+FakeModelClient::FakeModelClient(size_t parallelism, FakeScript script)
+    : parallelism_(parallelism), script_(std::move(script)) {
+  assert(parallelism_ >= 1 && "FakeModelClient needs a parallelism of at least 1");
+}
+
+bool FakeModelClient::CanStartMore() const { return in_flight_.size() < parallelism_; }
+
+Status FakeModelClient::Start(ModelRequest request) {
+  assert(CanStartMore() && "Start() while the client is full");
+  if (in_flight_.count(request.id)) {
+    return Status::InvalidArgument(fmt::format("request {} is already in flight", request.id));
+  }
+  int& starts = starts_[request.id];
+  FakeReply reply = script_(request, starts);
+  ++starts;
+  reply.result.id = request.id;
+  reply.result.latency = reply.latency;
+  in_flight_[request.id] = Pending{Clock::now() + reply.latency, next_seq_++,
+                                   std::move(reply.result)};
+  started_.push_back(std::move(request));
+  max_in_flight_seen_ = std::max(max_in_flight_seen_, in_flight_.size());
+  return Status::Ok();
+}
+
+size_t FakeModelClient::WaitForAny(std::vector<ModelResult>* done,
+                                   std::chrono::milliseconds timeout) {
+  if (in_flight_.empty()) return 0;
+  Clock::time_point first = Clock::time_point::max();
+  for (const auto& [id, p] : in_flight_) first = std::min(first, p.due);
+  const Clock::time_point wake = std::min(first, Clock::now() + timeout);
+  std::this_thread::sleep_until(wake);
+  const Clock::time_point now = Clock::now();
+  std::vector<Pending*> ready;
+  for (auto& [id, p] : in_flight_) {
+    if (p.due <= now) ready.push_back(&p);
+  }
+  std::sort(ready.begin(), ready.end(), [](const Pending* a, const Pending* b) {
+    return a->due != b->due ? a->due < b->due : a->seq < b->seq;
+  });
+  std::vector<uint64_t> ids;
+  for (Pending* p : ready) {
+    ids.push_back(p->result.id);
+    done->push_back(std::move(p->result));
+  }
+  for (uint64_t id : ids) in_flight_.erase(id);
+  return ids.size();
+}
+
+}  // namespace structtest

@@ -1,0 +1,60 @@
+// FakeModelClient: a ModelClient that answers from a script, with scripted latencies,
+// in process. The test seam for everything built on ModelClient (the retry wrapper,
+// the runner), like ninja's FakeCommandRunner.
+#ifndef STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
+#define STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "backends/model_client.h"
+
+namespace structtest {
+
+struct FakeReply {
+  ModelResult result;  // its id is overwritten with the request's
+  std::chrono::milliseconds latency{0};
+};
+
+// Called at Start() with the request and how many times a request with this id was
+// started before (0 on the first attempt).
+using FakeScript = std::function<FakeReply(const ModelRequest& request, int previous_starts)>;
+
+class FakeModelClient : public ModelClient {
+ public:
+  // REQUIRES: parallelism >= 1.
+  FakeModelClient(size_t parallelism, FakeScript script);
+
+  bool CanStartMore() const override;
+  Status Start(ModelRequest request) override;
+  size_t WaitForAny(std::vector<ModelResult>* done, std::chrono::milliseconds timeout) override;
+  size_t InFlight() const override { return in_flight_.size(); }
+
+  // Every request started, in order (retries included).
+  const std::vector<ModelRequest>& started() const { return started_; }
+  // The most requests that were ever in flight at once.
+  size_t max_in_flight_seen() const { return max_in_flight_seen_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Pending {
+    Clock::time_point due;
+    uint64_t seq;  // start order, to break ties
+    ModelResult result;
+  };
+
+  size_t parallelism_;
+  FakeScript script_;
+  std::map<uint64_t, Pending> in_flight_;  // by request id
+  std::map<uint64_t, int> starts_;         // request id -> times started
+  std::vector<ModelRequest> started_;
+  uint64_t next_seq_ = 0;
+  size_t max_in_flight_seen_ = 0;
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
