@@ -27,7 +27,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "core/jsonl.h"
+#include "bench/corpus.h"
 #include "python/python_pool.h"
 #include "structtest/sample.h"
 #include "tasks/code/family.h"
@@ -41,34 +41,6 @@ namespace fs = std::filesystem;
 const std::map<std::string, double> kReferenceRate = {{"add_print_statements", 12.3e3},
                                                       {"replace_variables", 32.1e3}};
 constexpr double kTargetFactor = 30;
-
-std::string SharedDir() {
-  if (const char* env = std::getenv("STRUCTTEST_SHARED"); env && *env) return env;
-  return STRUCTTEST_SHARED_DIR;
-}
-
-std::vector<ScoredRecord> Load(const std::string& subtask, const std::string& only_model = "") {
-  std::vector<ScoredRecord> out;
-  const fs::path dev = fs::path(SharedDir()) / "conformance" / "dev";
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (const auto& model : fs::directory_iterator(dev, ec)) {
-    if (!only_model.empty() && model.path().filename() != only_model) continue;
-    const fs::path f = model.path() / (subtask + ".jsonl");
-    if (fs::exists(f)) files.push_back(f);
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    auto reader = JsonlReader::Open(f.string());
-    if (!reader.ok()) continue;
-    nlohmann::json j;
-    std::string problem;
-    while ((*reader)->Next(&j, &problem) == JsonlReader::Result::kRecord) {
-      if (auto r = RecordFromJson(j); r.ok()) out.push_back(std::move(r).value());
-    }
-  }
-  return out;
-}
 
 CheckFn Checker(const std::string& subtask) {
   for (const SubtaskSpec& s : CodeFamily().subtasks) {
@@ -91,7 +63,7 @@ bool Score(CheckFn check, const ScoredRecord& r, PythonPool* pool) {
 }
 
 void BM_Warm(benchmark::State& state, const std::string& subtask) {
-  const auto records = Load(subtask);
+  const auto records = bench::LoadCorpus(subtask);
   if (records.empty()) {
     state.SkipWithError("no records: ../shared/conformance is absent");
     return;
@@ -117,7 +89,7 @@ void BM_Warm(benchmark::State& state, const std::string& subtask) {
 }
 
 void BM_Cold(benchmark::State& state, const std::string& subtask) {
-  const auto records = Load(subtask);
+  const auto records = bench::LoadCorpus(subtask);
   if (records.empty()) {
     state.SkipWithError("no records: ../shared/conformance is absent");
     return;
@@ -158,7 +130,7 @@ JobFixture* Fixture(const std::string& key, const std::string& subtask, int work
   auto& f = fixtures[key];
   if (!f) {
     f = std::make_unique<JobFixture>();
-    f->records = Load(subtask, "gpt-3.5");
+    f->records = bench::LoadCorpus(subtask, "gpt-3.5");
     f->pool = std::make_unique<PythonPool>(Options(workers));
     (void)f->pool->Info();
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/corpus.h"
 #include "text/punkt.h"
 
 namespace structtest {
@@ -18,44 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ../shared beside the checkout, or $STRUCTTEST_SHARED.
-std::string SharedDir() {
-  if (const char* env = std::getenv("STRUCTTEST_SHARED"); env && *env) return env;
-#ifdef STRUCTTEST_SHARED_DIR
-  return STRUCTTEST_SHARED_DIR;
-#else
-  return "../shared";
-#endif
-}
-
 std::vector<std::string> LoadResponses(const std::string& subtask) {
   std::vector<std::string> out;
-  const fs::path dev = fs::path(SharedDir()) / "conformance" / "dev";
-  std::error_code ec;
-  if (!fs::is_directory(dev, ec)) return out;
-  std::vector<fs::path> files;
-  for (const auto& model : fs::directory_iterator(dev, ec)) {
-    const fs::path f = model.path() / (subtask + ".jsonl");
-    if (fs::is_regular_file(f, ec)) files.push_back(f);
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) {
-    std::ifstream in(f);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
-      const auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (record.is_object() && record.contains("response") && record["response"].is_string()) {
-        out.push_back(record["response"].get<std::string>());
-      }
-    }
-  }
+  for (ScoredRecord& r : bench::LoadCorpus(subtask)) out.push_back(std::move(r.response.text));
   return out;
 }
 
 const SentenceSplitter* Splitter() {
   static const std::unique_ptr<SentenceSplitter> splitter = [] {
-    auto loaded = SentenceSplitter::Load((fs::path(SharedDir()) / "nltk_data").string());
+    auto loaded = SentenceSplitter::Load((fs::path(bench::SharedDir()) / "nltk_data").string());
     return loaded.ok() ? std::move(loaded).value() : nullptr;
   }();
   return splitter.get();

@@ -20,7 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "core/jsonl.h"
+#include "bench/corpus.h"
 #include "structtest/sample.h"
 #include "tasks/scorer.h"
 #include "text/punkt.h"
@@ -40,36 +40,9 @@ const std::map<std::string, double> kReferenceRate = {
     {"math_hard", 69e3}};
 constexpr double kTargetFactor = 30;
 
-std::string SharedDir() {
-  if (const char* env = std::getenv("STRUCTTEST_SHARED"); env && *env) return env;
-  return STRUCTTEST_SHARED_DIR;
-}
-
-std::vector<ScoredRecord> LoadSubtask(const std::string& subtask) {
-  std::vector<ScoredRecord> out;
-  const fs::path dev = fs::path(SharedDir()) / "conformance" / "dev";
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (const auto& model : fs::directory_iterator(dev, ec)) {
-    const fs::path f = model.path() / (subtask + ".jsonl");
-    if (fs::exists(f)) files.push_back(f);
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    auto reader = JsonlReader::Open(f.string());
-    if (!reader.ok()) continue;
-    nlohmann::json j;
-    std::string problem;
-    while ((*reader)->Next(&j, &problem) == JsonlReader::Result::kRecord) {
-      if (auto r = RecordFromJson(j); r.ok()) out.push_back(std::move(r).value());
-    }
-  }
-  return out;
-}
-
 const SentenceSplitter* Splitter() {
   static const std::unique_ptr<SentenceSplitter> splitter = [] {
-    auto s = SentenceSplitter::Load((fs::path(SharedDir()) / "nltk_data").string());
+    auto s = SentenceSplitter::Load((fs::path(bench::SharedDir()) / "nltk_data").string());
     return s.ok() ? std::move(s).value() : nullptr;
   }();
   return splitter.get();
@@ -79,7 +52,7 @@ const SentenceSplitter* Splitter() {
 const std::vector<ScoredRecord>& Records(const std::string& subtask) {
   static std::map<std::string, std::vector<ScoredRecord>> cache;
   auto it = cache.find(subtask);
-  if (it == cache.end()) it = cache.emplace(subtask, LoadSubtask(subtask)).first;
+  if (it == cache.end()) it = cache.emplace(subtask, bench::LoadCorpus(subtask)).first;
   return it->second;
 }
 

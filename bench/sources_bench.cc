@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/corpus.h"
 #include "sources/document_generator.h"
 #include "sources/document_loader.h"
 #include "sources/gsm8k_loader.h"
@@ -105,14 +106,7 @@ void BM_LoadDocuments(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadDocuments)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-std::string Gsm8kPath() {
-  std::string shared = "../shared";
-  if (const char* env = std::getenv("STRUCTTEST_SHARED"); env && *env) shared = env;
-#ifdef STRUCTTEST_SHARED_DIR
-  else shared = STRUCTTEST_SHARED_DIR;
-#endif
-  return shared + "/conformance/data/gsm8k_test.jsonl";
-}
+std::string Gsm8kPath() { return bench::SharedDir() + "/conformance/data/gsm8k_test.jsonl"; }
 
 void BM_LoadGsm8k(benchmark::State& state) {
   const std::string path = Gsm8kPath();
