@@ -1,5 +1,6 @@
 #include "testing/test_support.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +8,8 @@
 #include <stdexcept>
 
 #include <gtest/gtest.h>
+
+#include "text/punkt.h"
 
 namespace structtest::testing {
 
@@ -27,6 +30,20 @@ std::string SharedNltkData() {
   if (shared.empty()) return "";
   const fs::path p = fs::path(shared) / "nltk_data";
   return fs::is_directory(p) ? p.string() : "";
+}
+
+std::unique_ptr<SentenceSplitter> SharedSentenceSplitter(const char* who, std::string* error) {
+  const std::string dir = SharedNltkData();
+  if (dir.empty()) {
+    std::printf("%s: sentence-counting subtasks skipped: ../shared/nltk_data is absent\n", who);
+    return nullptr;
+  }
+  auto loaded = SentenceSplitter::Load(dir);
+  if (!loaded.ok()) {
+    *error = loaded.status().message();
+    return nullptr;
+  }
+  return std::move(loaded).value();
 }
 
 std::string SourceDir() { return STRUCTTEST_SOURCE_DIR; }

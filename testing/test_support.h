@@ -2,7 +2,12 @@
 #ifndef STRUCTTEST_TESTING_TEST_SUPPORT_H_
 #define STRUCTTEST_TESTING_TEST_SUPPORT_H_
 
+#include <memory>
 #include <string>
+
+namespace structtest {
+class SentenceSplitter;
+}  // namespace structtest
 
 namespace structtest::testing {
 
@@ -10,6 +15,11 @@ namespace structtest::testing {
 std::string SharedDir();
 // SharedDir()/nltk_data, or "" when absent.
 std::string SharedNltkData();
+// The Punkt splitter with the shared English model, or null (with a visible note on
+// stdout naming `who`) when ../shared is absent. A model that is there but does not
+// load is a test failure, reported by the caller through *error.
+std::unique_ptr<SentenceSplitter> SharedSentenceSplitter(const char* who, std::string* error);
+
 // The source tree root.
 std::string SourceDir();
 // A fresh empty directory, removed by the destructor.

@@ -52,14 +52,10 @@ TEST(ContractTest, SameSeedSameBytesNewSeedNewSet) {
 }
 
 TEST(ContractTest, OraclePassesAllNullAndEchoPassNearlyNothing) {
-  std::unique_ptr<SentenceSplitter> splitter;
-  if (const std::string dir = ::structtest::testing::SharedNltkData(); !dir.empty()) {
-    auto loaded = SentenceSplitter::Load(dir);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    splitter = std::move(loaded).value();
-  } else {
-    std::printf("contract: sentence-counting subtasks skipped: ../shared/nltk_data is absent\n");
-  }
+  std::string load_error;
+  const std::unique_ptr<SentenceSplitter> splitter =
+      ::structtest::testing::SharedSentenceSplitter("contract", &load_error);
+  ASSERT_EQ(load_error, "");
   PythonPool python;
   CheckEnv env;
   env.sentences = splitter.get();

@@ -36,12 +36,10 @@ std::vector<fs::path> GoldenFiles() {
 }
 
 TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
-  std::unique_ptr<SentenceSplitter> splitter;
-  if (const std::string dir = ::structtest::testing::SharedNltkData(); !dir.empty()) {
-    auto loaded = SentenceSplitter::Load(dir);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    splitter = std::move(loaded).value();
-  }
+  std::string load_error;
+  const std::unique_ptr<SentenceSplitter> splitter =
+      ::structtest::testing::SharedSentenceSplitter("golden", &load_error);
+  ASSERT_EQ(load_error, "");
   PythonPool python;
   const auto files = GoldenFiles();
   ASSERT_FALSE(files.empty());

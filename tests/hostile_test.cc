@@ -89,14 +89,10 @@ std::vector<std::pair<std::string, std::string>> HostileResponses() {
 }
 
 TEST(HostileTest, EverySubtaskFailsHostileResponsesWithAReason) {
-  std::unique_ptr<SentenceSplitter> splitter;
-  if (const std::string dir = ::structtest::testing::SharedNltkData(); !dir.empty()) {
-    auto loaded = SentenceSplitter::Load(dir);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    splitter = std::move(loaded).value();
-  } else {
-    std::printf("hostile: sentence-counting subtasks skipped: ../shared/nltk_data is absent\n");
-  }
+  std::string load_error;
+  const std::unique_ptr<SentenceSplitter> splitter =
+      ::structtest::testing::SharedSentenceSplitter("hostile", &load_error);
+  ASSERT_EQ(load_error, "");
   PythonPool python;
   const auto responses = HostileResponses();
   int checked = 0;
