@@ -173,6 +173,31 @@ TEST(CliTest, GeneratedSamplesScoreWithTheirReferenceAnswers) {
   EXPECT_NE(r.out.find("html           100.00 100.00"), std::string::npos) << r.out;
 }
 
+TEST(CliTest, RunScoresTheBuiltinResponders) {
+  TempDir dir;
+  CommandResult r = Structtest(dir, "run --model builtin/oracle --size 0.01 --tasks "
+                                    "html,math,bullet_points,questions");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("== builtin/oracle on suite default (seed 0,"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("html           100.00 100.00"), std::string::npos) << r.out;
+  r = Structtest(dir, "run --model builtin/null --size 0.01 --tasks html,math");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("math             0.00   0.00"), std::string::npos) << r.out;
+  r = Structtest(dir, "run --model openai/some-model");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("built-in responders only"), std::string::npos) << r.err;
+  r = Structtest(dir, "run --model builtin/orcale");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown built-in responder"), std::string::npos) << r.err;
+  // Without the sentence model the run goes on without those subtasks and says so.
+  r = Structtest(dir, "run --model builtin/oracle --size 0.01 --tasks length,html "
+                      "--nltk-data '" + dir.path() + "/none'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("left out of this run"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find(" length "), std::string::npos) << r.out;
+}
+
 TEST(CliTest, TasksListsTheRegistry) {
   TempDir dir;
   const CommandResult r = Structtest(dir, "tasks");

@@ -17,6 +17,7 @@ inline constexpr int kExitFatal = 2;
 void SetupScore(CLI::App& app, int* exit_code);
 void SetupTasks(CLI::App& app, int* exit_code);
 void SetupGenerate(CLI::App& app, int* exit_code);
+void SetupRun(CLI::App& app, int* exit_code);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("structtest ") + STRUCTTEST_VERSION);
   app.require_subcommand(1);
   int exit_code = kExitOk;
+  SetupRun(app, &exit_code);
   SetupGenerate(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
