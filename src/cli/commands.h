@@ -4,7 +4,9 @@
 #ifndef STRUCTTEST_CLI_COMMANDS_H_
 #define STRUCTTEST_CLI_COMMANDS_H_
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +20,10 @@ void SetupScore(CLI::App& app, int* exit_code);
 void SetupTasks(CLI::App& app, int* exit_code);
 void SetupGenerate(CLI::App& app, int* exit_code);
 void SetupRun(CLI::App& app, int* exit_code);
+
+// "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
+// ones dropped.
+std::vector<std::string> SplitList(const std::string& list);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

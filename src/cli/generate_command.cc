@@ -21,21 +21,6 @@ struct GenerateOptions {
   std::string nltk_data;
 };
 
-std::vector<std::string> SplitList(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string::npos) end = list.size();
-    std::string item = list.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
-    start = end + 1;
-  }
-  return out;
-}
-
 int RunGenerate(GenerateOptions opt) {
   opt.suite.tasks = SplitList(opt.tasks);
   // Loaded documents are split into sentences for the reference answers; the built-in

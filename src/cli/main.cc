@@ -1,6 +1,7 @@
 // structtest: score LLM outputs with the StructTest rules. See README.md.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,6 +12,21 @@ namespace structtest::cli {
 
 void PrintError(std::string_view message) {
   std::fputs(fmt::format("structtest: error: {}\n", message).c_str(), stderr);
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string item = list.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
 }
 
 void PrintWarning(std::string_view message) {

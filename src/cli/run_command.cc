@@ -66,12 +66,7 @@ int RunRun(RunOptions opt) {
     PrintError(responders.status().message());
     return kExitFatal;
   }
-  for (size_t start = 0; start <= opt.tasks.size();) {
-    size_t end = opt.tasks.find(',', start);
-    if (end == std::string::npos) end = opt.tasks.size();
-    if (end > start) opt.suite.tasks.push_back(opt.tasks.substr(start, end - start));
-    start = end + 1;
-  }
+  opt.suite.tasks = SplitList(opt.tasks);
   PythonOptions python_options;
   python_options.python = opt.python;
   PythonPool python(python_options);
