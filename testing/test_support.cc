@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "text/punkt.h"
 
@@ -44,6 +45,18 @@ std::unique_ptr<SentenceSplitter> SharedSentenceSplitter(const char* who, std::s
     return nullptr;
   }
   return std::move(loaded).value();
+}
+
+std::map<std::string, double> ManifestFigures() {
+  std::map<std::string, double> out;
+  const nlohmann::json m = nlohmann::json::parse(
+      ReadFileOrDie((fs::path(SharedDir()) / "conformance" / "dev" / "manifest.json").string()));
+  for (const auto& f : m.at("files")) {
+    out[f.at("file").get<std::string>()] = f.contains("task_macro_accuracy_pct")
+                                               ? f["task_macro_accuracy_pct"].get<double>()
+                                               : f.at("reference_accuracy_pct").get<double>();
+  }
+  return out;
 }
 
 std::string SourceDir() { return STRUCTTEST_SOURCE_DIR; }

@@ -2,6 +2,7 @@
 #ifndef STRUCTTEST_TESTING_TEST_SUPPORT_H_
 #define STRUCTTEST_TESTING_TEST_SUPPORT_H_
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,11 @@ std::string SharedNltkData();
 // stdout naming `who`) when ../shared is absent. A model that is there but does not
 // load is a test failure, reported by the caller through *error.
 std::unique_ptr<SentenceSplitter> SharedSentenceSplitter(const char* who, std::string* error);
+
+// The manifest's published figure for each conformance file ("model/subtask.jsonl"):
+// the per-task rate where the paper reports one (simulate_execute), else the share of
+// passing records. REQUIRES: SharedDir() is not empty.
+std::map<std::string, double> ManifestFigures();
 
 // The source tree root.
 std::string SourceDir();

@@ -16,6 +16,7 @@
 
 #include "core/jsonl.h"
 #include "python/python_pool.h"
+#include "report/tally.h"
 #include "tasks/code/family.h"
 #include "testing/test_support.h"
 
@@ -71,6 +72,7 @@ class CodeConformanceTest : public ::testing::Test {
     PythonPool pool(o);
     CheckEnv env;
     env.python = &pool;
+    const auto figures = ::structtest::testing::ManifestFigures();
     for (const fs::path& f : files) {
       const std::string name = f.parent_path().filename().string() + "/" + f.filename().string();
       const std::vector<Record> records = Load(f);
@@ -78,17 +80,23 @@ class CodeConformanceTest : public ::testing::Test {
       std::atomic<int64_t> agree{0};
       std::mutex mu;
       std::vector<std::string> mismatches;
+      Tally tally;  // GUARDED_BY(mu)
       const auto start = std::chrono::steady_clock::now();
       auto work = [&] {
         for (size_t i = next++; i < records.size(); i = next++) {
           const Record& r = records[i];
           auto v = spec->check_paper(r.record.sample, r.record.response.text, env);
           const bool same = v.ok() && v->pass == (r.reference == 1);
+          std::lock_guard<std::mutex> lock(mu);
+          if (v.ok()) {
+            tally.Add(r.record.sample, *v);
+          } else {
+            tally.AddError(r.record.sample);
+          }
           if (same) {
             ++agree;
             continue;
           }
-          std::lock_guard<std::mutex> lock(mu);
           mismatches.push_back(fmt::format(
               "  id {}: ours {} / reference {}", r.record.sample.id,
               v.ok() ? fmt::format("pass={} ({})", v->pass, v->reason)
@@ -109,6 +117,12 @@ class CodeConformanceTest : public ::testing::Test {
       EXPECT_EQ(agree.load(), static_cast<int64_t>(records.size()))
           << name << ": " << records.size() - agree << " verdicts differ from the reference";
       EXPECT_GT(records.size(), 0u) << name;
+      // The report's figure (per task for simulate_execute) is the published one.
+      const auto subtasks = tally.Subtasks();
+      const auto fig = figures.find(name);
+      ASSERT_NE(fig, figures.end()) << name << " is not in the manifest";
+      ASSERT_EQ(subtasks.size(), 1u) << name;
+      EXPECT_NEAR(subtasks[0]->Accuracy(), fig->second, 0.005) << name << ": report figure";
     }
     std::printf("conformance %s: %lld sandboxed jobs, %lld analyses\n", subtask.c_str(),
                 static_cast<long long>(pool.jobs_run()),
