@@ -50,29 +50,42 @@ Status GetObject(const nlohmann::json& j, const char* key, nlohmann::json* out) 
 
 }  // namespace
 
-StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j) {
+StatusOr<Sample> SampleFromJson(const nlohmann::json& j) {
   if (!j.is_object()) {
     return Status::InvalidArgument(
         fmt::format("record must be a JSON object, found {}", j.type_name()));
   }
-  ScoredRecord r;
-  RETURN_IF_ERROR(GetString(j, "id", true, &r.sample.id));
-  RETURN_IF_ERROR(GetString(j, "domain", true, &r.sample.domain));
-  RETURN_IF_ERROR(GetString(j, "subtask", true, &r.sample.subtask));
-  RETURN_IF_ERROR(GetObject(j, "params", &r.sample.params));
-  RETURN_IF_ERROR(GetObject(j, "context", &r.sample.context));
-  RETURN_IF_ERROR(GetString(j, "response", true, &r.response.text));
-  RETURN_IF_ERROR(GetString(j, "reasoning", false, &r.response.reasoning));
-  if (const auto it = j.find("target"); it != j.end()) r.sample.target = *it;
-  if (const auto it = j.find("messages"); it != j.end() && it->is_array()) {
+  Sample s;
+  RETURN_IF_ERROR(GetString(j, "id", true, &s.id));
+  RETURN_IF_ERROR(GetString(j, "domain", true, &s.domain));
+  RETURN_IF_ERROR(GetString(j, "subtask", true, &s.subtask));
+  RETURN_IF_ERROR(GetObject(j, "params", &s.params));
+  RETURN_IF_ERROR(GetObject(j, "context", &s.context));
+  if (const auto it = j.find("target"); it != j.end()) s.target = *it;
+  if (const auto it = j.find("messages"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) {
+      return Status::InvalidArgument(
+          fmt::format("field 'messages' must be an array, found {}", it->type_name()));
+    }
     for (const auto& m : *it) {
-      if (!m.is_object()) continue;
+      if (!m.is_object()) {
+        return Status::InvalidArgument(fmt::format(
+            "field 'messages' must hold objects with role and content, found {}", m.type_name()));
+      }
       Message msg;
       RETURN_IF_ERROR(GetString(m, "role", true, &msg.role));
       RETURN_IF_ERROR(GetString(m, "content", true, &msg.content));
-      r.sample.messages.push_back(std::move(msg));
+      s.messages.push_back(std::move(msg));
     }
   }
+  return s;
+}
+
+StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j) {
+  ScoredRecord r;
+  ASSIGN_OR_RETURN(r.sample, SampleFromJson(j));
+  RETURN_IF_ERROR(GetString(j, "response", true, &r.response.text));
+  RETURN_IF_ERROR(GetString(j, "reasoning", false, &r.response.reasoning));
   return r;
 }
 

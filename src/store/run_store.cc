@@ -1,0 +1,330 @@
+#include "store/run_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace structtest {
+namespace {
+
+// Numbered migrations: entry i takes the schema from version i to i+1. Append only;
+// never edit a migration that has shipped.
+constexpr const char* kMigrations[] = {
+    // 1: the first schema.
+    R"sql(
+CREATE TABLE manifest (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  json TEXT NOT NULL
+);
+CREATE TABLE samples (
+  idx INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  domain TEXT NOT NULL,
+  subtask TEXT NOT NULL,
+  json TEXT NOT NULL
+);
+CREATE TABLE responses (
+  idx INTEGER PRIMARY KEY REFERENCES samples(idx),
+  ok INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  reasoning TEXT NOT NULL,
+  finish TEXT NOT NULL,
+  finish_raw TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL,
+  latency_ms INTEGER NOT NULL,
+  http_status INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  error TEXT NOT NULL,
+  cached INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL
+);
+CREATE INDEX responses_ok ON responses(ok, idx);
+CREATE TABLE verdicts (
+  idx INTEGER NOT NULL REFERENCES responses(idx),
+  rules TEXT NOT NULL,
+  pass INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  rules_version TEXT NOT NULL,
+  format INTEGER,
+  accuracy INTEGER,
+  error TEXT NOT NULL,
+  PRIMARY KEY (idx, rules)
+);
+)sql",
+};
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::optional<int64_t> FromBool(std::optional<bool> b) {
+  if (!b) return std::nullopt;
+  return *b ? 1 : 0;
+}
+
+StatusOr<Sample> ParseSample(std::string_view json, const std::string& where) {
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::IoError(where + ": stored sample is not valid JSON");
+  auto sample = SampleFromJson(j);
+  if (!sample.ok()) return sample.status().WithContext(where + ": stored sample");
+  return sample;
+}
+
+}  // namespace
+
+RunStore::RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd)
+    : dir_(std::move(dir)), db_(std::move(db)), lock_fd_(lock_fd) {}
+
+RunStore::~RunStore() {
+  // Statements first: the connection closes after them.
+  add_sample_.reset();
+  put_response_.reset();
+  drop_verdicts_.reset();
+  put_verdict_.reset();
+  if (in_batch_) (void)db_->Exec("ROLLBACK");
+  db_.reset();
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
+}
+
+StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IoError(fmt::format("{}: cannot create the run directory: {}", dir, ec.message()));
+  const std::string lock_path = dir + "/lock";
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::IoError(fmt::format("{}: cannot open: {}", lock_path, std::strerror(errno)));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::Unavailable(fmt::format(
+          "{}: another structtest process is using this run directory", dir));
+    }
+    return Status::IoError(fmt::format("{}: cannot lock: {}", lock_path, std::strerror(err)));
+  }
+  auto db = sqlite::Db::Open(dir + "/" + std::string(kFileName));
+  if (!db.ok()) {
+    close(fd);
+    return db.status();
+  }
+  std::unique_ptr<RunStore> store(new RunStore(dir, std::move(db).value(), fd));
+  RETURN_IF_ERROR(sqlite::Migrate(*store->db_, kMigrations));
+  RETURN_IF_ERROR(store->Prepare());
+  return store;
+}
+
+StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& dir) {
+  const std::string path = dir + "/" + std::string(kFileName);
+  if (!std::filesystem::exists(path)) {
+    return Status::NotFound(fmt::format("{}: no run here (no {})", dir, kFileName));
+  }
+  ASSIGN_OR_RETURN(auto db, sqlite::Db::Open(path, /*read_only=*/true));
+  ASSIGN_OR_RETURN(sqlite::Stmt get, db->Prepare("PRAGMA user_version"));
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  const int64_t version = row ? get.Int(0) : 0;
+  const auto known = static_cast<int64_t>(std::size(kMigrations));
+  if (version != known) {
+    return Status::InvalidArgument(
+        version > known
+            ? fmt::format("{}: schema version {} is newer than this build ({})", path, version, known)
+            : fmt::format("{}: schema version {} is older than this build ({}); open it with "
+                          "'structtest run' once to upgrade it",
+                          path, version, known));
+  }
+  return std::unique_ptr<RunStore>(new RunStore(dir, std::move(db), -1));
+}
+
+StatusOr<std::unique_ptr<RunStore>> RunStore::OpenInMemory() {
+  ASSIGN_OR_RETURN(auto db, sqlite::Db::Open(":memory:"));
+  std::unique_ptr<RunStore> store(new RunStore("(memory)", std::move(db), -1));
+  RETURN_IF_ERROR(sqlite::Migrate(*store->db_, kMigrations));
+  RETURN_IF_ERROR(store->Prepare());
+  return store;
+}
+
+Status RunStore::Prepare() {
+  ASSIGN_OR_RETURN(add_sample_, db_->Prepare("INSERT INTO samples(idx, id, domain, subtask, json) "
+                                             "VALUES (?1, ?2, ?3, ?4, ?5)"));
+  ASSIGN_OR_RETURN(put_response_,
+                   db_->Prepare("INSERT OR REPLACE INTO responses(idx, ok, text, reasoning, "
+                                "finish, finish_raw, input_tokens, output_tokens, "
+                                "reasoning_tokens, latency_ms, http_status, attempts, error, "
+                                "cached, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                                "?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
+  ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1"));
+  ASSIGN_OR_RETURN(put_verdict_,
+                   db_->Prepare("INSERT OR REPLACE INTO verdicts(idx, rules, pass, reason, "
+                                "rules_version, format, accuracy, error) VALUES (?1, ?2, ?3, "
+                                "?4, ?5, ?6, ?7, ?8)"));
+  return Status::Ok();
+}
+
+StatusOr<std::optional<nlohmann::json>> RunStore::Manifest() {
+  ASSIGN_OR_RETURN(sqlite::Stmt get, db_->Prepare("SELECT json FROM manifest WHERE id = 1"));
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  if (!row) return std::optional<nlohmann::json>();
+  nlohmann::json j = nlohmann::json::parse(get.Text(0), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::IoError(fmt::format("{}: the stored manifest is not a JSON object", db_->path()));
+  }
+  return std::optional<nlohmann::json>(std::move(j));
+}
+
+Status RunStore::SetManifest(const nlohmann::json& manifest) {
+  ASSIGN_OR_RETURN(sqlite::Stmt put,
+                   db_->Prepare("INSERT OR REPLACE INTO manifest(id, json) VALUES (1, ?1)"));
+  return put.Bind(1, manifest.dump()).Run();
+}
+
+Status RunStore::Begin() {
+  assert(!in_batch_ && "Begin() inside a batch");
+  RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  in_batch_ = true;
+  return Status::Ok();
+}
+
+Status RunStore::Commit() {
+  assert(in_batch_ && "Commit() without Begin()");
+  in_batch_ = false;
+  Status s = db_->Exec("COMMIT");
+  if (!s.ok()) (void)db_->Exec("ROLLBACK");
+  return s;
+}
+
+Status RunStore::AddSample(int64_t index, const Sample& sample) {
+  assert(in_batch_ && "AddSample() outside a batch");
+  return add_sample_->Bind(1, index)
+      .Bind(2, sample.id)
+      .Bind(3, sample.domain)
+      .Bind(4, sample.subtask)
+      .Bind(5, SampleToJson(sample).dump(-1, ' ', false,
+                                         nlohmann::json::error_handler_t::replace))
+      .Run();
+}
+
+Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
+  assert(in_batch_ && "PutResponse() outside a batch");
+  RETURN_IF_ERROR(drop_verdicts_->Bind(1, index).Run());
+  return put_response_->Bind(1, index)
+      .Bind(2, int64_t{r.ok})
+      .Bind(3, r.text)
+      .Bind(4, r.reasoning)
+      .Bind(5, r.finish)
+      .Bind(6, r.finish_raw)
+      .Bind(7, r.input_tokens)
+      .Bind(8, r.output_tokens)
+      .Bind(9, r.reasoning_tokens)
+      .Bind(10, r.latency_ms)
+      .Bind(11, r.http_status)
+      .Bind(12, r.attempts)
+      .Bind(13, r.error)
+      .Bind(14, int64_t{r.cached})
+      .Bind(15, NowMs())
+      .Run();
+}
+
+Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& v) {
+  assert(in_batch_ && "PutVerdict() outside a batch");
+  return put_verdict_->Bind(1, index)
+      .Bind(2, rules)
+      .Bind(3, int64_t{v.pass})
+      .Bind(4, v.reason)
+      .Bind(5, v.rules_version)
+      .Bind(6, FromBool(v.format))
+      .Bind(7, FromBool(v.accuracy))
+      .Bind(8, v.error)
+      .Run();
+}
+
+StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int limit) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT s.idx, s.json FROM samples s WHERE s.idx > ?1 AND NOT "
+                                "EXISTS (SELECT 1 FROM responses r WHERE r.idx = s.idx AND "
+                                "r.ok = 1) ORDER BY s.idx LIMIT ?2"));
+  q.Bind(1, after).Bind(2, int64_t{limit});
+  std::vector<StoredSample> out;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    StoredSample s;
+    s.index = q.Int(0);
+    ASSIGN_OR_RETURN(s.sample, ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), s.index)));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+StatusOr<RunCounts> RunStore::Counts() {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT (SELECT COUNT(*) FROM samples), "
+                                "(SELECT COUNT(*) FROM responses WHERE ok = 1), "
+                                "(SELECT COUNT(*) FROM responses WHERE ok = 0)"));
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  RunCounts c;
+  if (row) {
+    c.samples = q.Int(0);
+    c.answered = q.Int(1);
+    c.errored = q.Int(2);
+  }
+  return c;
+}
+
+Status RunStore::ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn) {
+  ASSIGN_OR_RETURN(
+      sqlite::Stmt q,
+      db_->Prepare("SELECT s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, "
+                   "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms, "
+                   "r.http_status, r.attempts, r.error, r.cached, v.pass, v.reason, "
+                   "v.rules_version, v.format, v.accuracy, v.error FROM samples s LEFT JOIN "
+                   "responses r ON r.idx = s.idx LEFT JOIN verdicts v ON v.idx = s.idx AND "
+                   "v.rules = ?1 ORDER BY s.idx"));
+  q.Bind(1, rules);
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, q.Step());
+    if (!more) return Status::Ok();
+    RunRow row;
+    row.index = q.Int(0);
+    ASSIGN_OR_RETURN(row.sample,
+                     ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), row.index)));
+    if (!q.IsNull(2)) {
+      StoredResponse& r = row.response.emplace();
+      r.ok = q.Int(2) != 0;
+      r.text = q.Text(3);
+      r.reasoning = q.Text(4);
+      r.finish = q.Text(5);
+      r.finish_raw = q.Text(6);
+      r.input_tokens = q.Int(7);
+      r.output_tokens = q.Int(8);
+      r.reasoning_tokens = q.Int(9);
+      r.latency_ms = q.Int(10);
+      r.http_status = q.Int(11);
+      r.attempts = q.Int(12);
+      r.error = q.Text(13);
+      r.cached = q.Int(14) != 0;
+    }
+    if (!q.IsNull(15)) {
+      StoredVerdict& v = row.verdict.emplace();
+      v.pass = q.Int(15) != 0;
+      v.reason = q.Text(16);
+      v.rules_version = q.Text(17);
+      if (!q.IsNull(18)) v.format = q.Int(18) != 0;
+      if (!q.IsNull(19)) v.accuracy = q.Int(19) != 0;
+      v.error = q.Text(20);
+    }
+    RETURN_IF_ERROR(fn(row));
+  }
+}
+
+}  // namespace structtest

@@ -1,0 +1,134 @@
+// RunStore: everything one `structtest run` produces, in DIR/run.db (SQLite, WAL):
+// the manifest (what was run, against what, with which settings), the samples, one
+// response per sample (the answer with its reasoning, token usage, latency and
+// attempts, or the error that ended its request) and the verdicts per rule set. A
+// response is written in the same transaction as its verdict, and a commit is atomic,
+// so a run killed at any moment reopens with every committed answer and nothing half
+// written; the samples still to ask are exactly those without an answer
+// (PendingSamples). The schema is versioned (numbered migrations in run_store.cc).
+//
+// One process at a time: Open() takes an exclusive lock on the directory, held until
+// the store is destroyed (or the process dies). Readers (OpenReadOnly) need no lock.
+// Thread-safety: a RunStore is used from one thread.
+#ifndef STRUCTTEST_STORE_RUN_STORE_H_
+#define STRUCTTEST_STORE_RUN_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/sqlite.h"
+#include "structtest/sample.h"
+#include "structtest/status.h"
+
+namespace structtest {
+
+// A model's answer to one sample, or the error that ended its request.
+struct StoredResponse {
+  bool ok = false;
+  std::string text;       // the final answer (scored)
+  std::string reasoning;  // separated reasoning (never scored)
+  std::string finish;     // "stop", "length", "other", "unknown"
+  std::string finish_raw;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  int64_t latency_ms = 0;
+  int64_t http_status = 0;
+  int64_t attempts = 0;
+  std::string error;  // for a person; empty when ok. Never holds a key.
+  bool cached = false;  // taken from the response cache, not asked
+};
+
+// A verdict as stored: Verdict's fields, or the error that kept the sample from being
+// scored (a checker error, such as a missing Punkt model).
+struct StoredVerdict {
+  bool pass = false;
+  std::string reason;
+  std::string rules_version;
+  std::optional<bool> format;
+  std::optional<bool> accuracy;
+  std::string error;  // non-empty: not scored
+};
+
+struct StoredSample {
+  int64_t index = 0;  // position in the suite, from 0
+  Sample sample;
+};
+
+// One row of the whole run, for reports and export.
+struct RunRow {
+  int64_t index = 0;
+  Sample sample;
+  std::optional<StoredResponse> response;
+  std::optional<StoredVerdict> verdict;  // for the rule set asked
+};
+
+struct RunCounts {
+  int64_t samples = 0;
+  int64_t answered = 0;  // ok responses
+  int64_t errored = 0;   // error responses
+};
+
+class RunStore {
+ public:
+  static constexpr std::string_view kFileName = "run.db";
+
+  // Opens DIR/run.db for writing, creating DIR and the database when missing, and
+  // locks DIR for this process. Errors: DIR not creatable, locked by another run, a
+  // database that is not a run store or is newer than this build.
+  static StatusOr<std::unique_ptr<RunStore>> Open(const std::string& dir);
+  // Opens an existing run for reading (export, report). Errors: no run there.
+  static StatusOr<std::unique_ptr<RunStore>> OpenReadOnly(const std::string& dir);
+  // A store that lives in memory only (runs of the built-in responders without --out).
+  static StatusOr<std::unique_ptr<RunStore>> OpenInMemory();
+  ~RunStore();
+
+  const std::string& dir() const { return dir_; }
+
+  // The manifest, or nullopt for a new store.
+  StatusOr<std::optional<nlohmann::json>> Manifest();
+  Status SetManifest(const nlohmann::json& manifest);
+
+  // Writes go inside Begin()/Commit(); a store destroyed with an open batch rolls it
+  // back, which is what a crash does too.
+  Status Begin();
+  Status Commit();
+  bool in_batch() const { return in_batch_; }
+
+  // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
+  // response.
+  Status AddSample(int64_t index, const Sample& sample);
+  // Replaces the sample's response (an error is replaced by the answer of a retry) and
+  // drops its verdicts, which belonged to the old response.
+  Status PutResponse(int64_t index, const StoredResponse& response);
+  Status PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& verdict);
+
+  // Up to `limit` samples with index > `after` that have no ok response, by index.
+  StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit);
+  StatusOr<RunCounts> Counts();
+  // Calls `fn` for every sample in index order, with its response and its verdict
+  // under `rules`. Rows stream from the database: memory does not grow with the run.
+  Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn);
+
+ private:
+  RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd);
+  Status Prepare();
+
+  std::string dir_;
+  std::unique_ptr<sqlite::Db> db_;
+  int lock_fd_ = -1;
+  bool in_batch_ = false;
+  // Prepared once; see run_store.cc.
+  std::optional<sqlite::Stmt> add_sample_, put_response_, drop_verdicts_, put_verdict_;
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_STORE_RUN_STORE_H_

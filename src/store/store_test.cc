@@ -1,0 +1,256 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "store/response_cache.h"
+#include "store/run_store.h"
+#include "store/sqlite.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+Sample MakeSample(int i) {
+  Sample s;
+  s.id = "s" + std::to_string(i);
+  s.domain = "math";
+  s.subtask = "math_easy";
+  s.params = {{"style", i % 7}};
+  s.context = {{"answer", "42"}};
+  s.messages = {{"user", "question " + std::to_string(i) + " \xc3\xa9"}};
+  s.target = {{"answer", "The answer is 42"}};
+  return s;
+}
+
+StoredResponse Answer(std::string text) {
+  StoredResponse r;
+  r.ok = true;
+  r.text = std::move(text);
+  r.reasoning = "thought";
+  r.finish = "stop";
+  r.finish_raw = "stop";
+  r.input_tokens = 10;
+  r.output_tokens = 5;
+  r.latency_ms = 12;
+  r.http_status = 200;
+  r.attempts = 1;
+  return r;
+}
+
+StoredResponse Failure(std::string error) {
+  StoredResponse r;
+  r.error = std::move(error);
+  r.finish = "unknown";
+  r.http_status = 500;
+  r.attempts = 6;
+  return r;
+}
+
+void AddSamples(RunStore& store, int n) {
+  ASSERT_TRUE(store.Begin().ok());
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(store.AddSample(i, MakeSample(i)).ok());
+  ASSERT_TRUE(store.Commit().ok());
+}
+
+std::vector<int64_t> PendingIndexes(RunStore& store) {
+  std::vector<int64_t> out;
+  int64_t after = -1;
+  for (;;) {
+    auto batch = store.PendingSamples(after, 3);
+    EXPECT_TRUE(batch.ok()) << batch.status().message();
+    if (!batch.ok() || batch->empty()) return out;
+    for (const StoredSample& s : *batch) out.push_back(s.index);
+    after = batch->back().index;
+  }
+}
+
+TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/run";
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto m = (*store)->Manifest();
+    ASSERT_TRUE(m.ok());
+    EXPECT_FALSE(m->has_value());
+    ASSERT_TRUE((*store)->SetManifest({{"seed", 7}}).ok());
+    AddSamples(**store, 5);
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->PutResponse(1, Answer("The answer is 42")).ok());
+    StoredVerdict v;
+    v.pass = true;
+    v.reason = "ok";
+    v.rules_version = "math-1";
+    v.format = true;
+    v.accuracy = true;
+    ASSERT_TRUE((*store)->PutVerdict(1, "paper", v).ok());
+    ASSERT_TRUE((*store)->PutResponse(3, Failure("openai: HTTP 500")).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto store = RunStore::Open(run);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto m = (*store)->Manifest();
+  ASSERT_TRUE(m.ok() && m->has_value());
+  EXPECT_EQ((**m)["seed"], 7);
+  auto counts = (*store)->Counts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->samples, 5);
+  EXPECT_EQ(counts->answered, 1);
+  EXPECT_EQ(counts->errored, 1);
+  // The errored sample is asked again; the answered one is not.
+  EXPECT_EQ(PendingIndexes(**store), (std::vector<int64_t>{0, 2, 3, 4}));
+
+  std::vector<RunRow> rows;
+  ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+    rows.push_back(r);
+    return Status::Ok();
+  }).ok());
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[1].sample.id, "s1");
+  EXPECT_EQ(rows[1].sample.messages[0].content, "question 1 \xc3\xa9");
+  EXPECT_EQ(rows[1].sample.target["answer"], "The answer is 42");
+  ASSERT_TRUE(rows[1].response.has_value());
+  EXPECT_EQ(rows[1].response->text, "The answer is 42");
+  EXPECT_EQ(rows[1].response->reasoning, "thought");
+  EXPECT_EQ(rows[1].response->output_tokens, 5);
+  ASSERT_TRUE(rows[1].verdict.has_value());
+  EXPECT_TRUE(rows[1].verdict->pass);
+  EXPECT_EQ(rows[1].verdict->format, std::optional<bool>(true));
+  EXPECT_FALSE(rows[0].response.has_value());
+  ASSERT_TRUE(rows[3].response.has_value());
+  EXPECT_FALSE(rows[3].response->ok);
+  EXPECT_EQ(rows[3].response->error, "openai: HTTP 500");
+  EXPECT_FALSE(rows[3].verdict.has_value());
+
+  // Another rule set has no verdicts yet.
+  int with_verdict = 0;
+  ASSERT_TRUE((*store)->ForEach("strict", [&](const RunRow& r) {
+    with_verdict += r.verdict.has_value();
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(with_verdict, 0);
+}
+
+TEST(RunStoreTest, ANewResponseReplacesTheOldAndDropsItsVerdicts) {
+  auto store = RunStore::OpenInMemory();
+  ASSERT_TRUE(store.ok());
+  AddSamples(**store, 2);
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->PutResponse(0, Answer("old")).ok());
+  StoredVerdict v;
+  v.reason = "wrong";
+  ASSERT_TRUE((*store)->PutVerdict(0, "paper", v).ok());
+  ASSERT_TRUE((*store)->PutResponse(0, Answer("new")).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+    if (r.index == 0) {
+      EXPECT_EQ(r.response->text, "new");
+      EXPECT_FALSE(r.verdict.has_value());
+    }
+    return Status::Ok();
+  }).ok());
+}
+
+TEST(RunStoreTest, AnUncommittedBatchIsLostWholeWhenTheProcessDies) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/run";
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok());
+    AddSamples(**store, 4);
+  }
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = RunStore::Open(run);
+    if (!store.ok()) _exit(3);
+    if (!(*store)->Begin().ok() || !(*store)->PutResponse(0, Answer("a")).ok() ||
+        !(*store)->Commit().ok()) {
+      _exit(4);
+    }
+    if (!(*store)->Begin().ok() || !(*store)->PutResponse(1, Answer("b")).ok()) _exit(5);
+    kill(getpid(), SIGKILL);  // dies inside the second batch
+    _exit(6);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  auto store = RunStore::Open(run);  // the dead child's lock is gone
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  EXPECT_EQ(PendingIndexes(**store), (std::vector<int64_t>{1, 2, 3}));
+}
+
+TEST(RunStoreTest, ASecondWriterIsRefusedWithAClearError) {
+  testing::TempDir dir;
+  auto first = RunStore::Open(dir.path());
+  ASSERT_TRUE(first.ok());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto second = RunStore::Open(dir.path());
+    const bool refused = !second.ok() && second.status().message().find(
+                                             "another structtest process") != std::string::npos;
+    _exit(refused ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // A reader needs no lock.
+  auto reader = RunStore::OpenReadOnly(dir.path());
+  EXPECT_TRUE(reader.ok()) << reader.status().message();
+}
+
+TEST(RunStoreTest, RefusesANewerSchemaAndForeignFiles) {
+  testing::TempDir dir;
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("PRAGMA user_version=99").ok());
+  }
+  auto store = RunStore::Open(dir.path());
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("schema version 99 is newer than this build"),
+            std::string::npos)
+      << store.status().message();
+
+  testing::TempDir junk;
+  testing::WriteFileOrDie(junk.path() + "/run.db", std::string(4096, 'x'));
+  auto bad = RunStore::Open(junk.path());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("run.db"), std::string::npos) << bad.status().message();
+  // The file is left as it was.
+  EXPECT_EQ(testing::ReadFileOrDie(junk.path() + "/run.db"), std::string(4096, 'x'));
+
+  auto missing = RunStore::OpenReadOnly(junk.path() + "/nothing");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no run here"), std::string::npos);
+}
+
+TEST(ResponseCacheTest, ReturnsWhatWasPutUnderTheWholeKey) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/sub/cache.db";
+  {
+    auto cache = ResponseCache::Open(path);
+    ASSERT_TRUE(cache.ok()) << cache.status().message();
+    ASSERT_TRUE((*cache)->Put("key-a", Answer("answer a")).ok());
+    ASSERT_TRUE((*cache)->Begin().ok());
+    ASSERT_TRUE((*cache)->Put("key-b", Answer("answer b")).ok());
+    ASSERT_TRUE((*cache)->Commit().ok());
+  }
+  auto cache = ResponseCache::Open(path);
+  ASSERT_TRUE(cache.ok());
+  auto a = (*cache)->Get("key-a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->text, "answer a");
+  EXPECT_TRUE((*a)->cached);
+  auto b = (*cache)->Get("key-b");
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((*b)->text, "answer b");
+  auto none = (*cache)->Get("key-a ");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+}  // namespace
+}  // namespace structtest
