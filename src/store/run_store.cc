@@ -281,48 +281,74 @@ StatusOr<RunCounts> RunStore::Counts() {
   return c;
 }
 
+// The columns ReadRow() reads, for the queries that join samples, responses and verdicts
+// as s, r and v.
+constexpr const char* kRowColumns =
+    "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, r.input_tokens, "
+    "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
+    "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error";
+
+StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q) {
+  RunRow row;
+  row.index = q.Int(0);
+  ASSIGN_OR_RETURN(row.sample,
+                   ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), row.index)));
+  if (!q.IsNull(2)) {
+    StoredResponse& r = row.response.emplace();
+    r.ok = q.Int(2) != 0;
+    r.text = q.Text(3);
+    r.reasoning = q.Text(4);
+    r.finish = q.Text(5);
+    r.finish_raw = q.Text(6);
+    r.input_tokens = q.Int(7);
+    r.output_tokens = q.Int(8);
+    r.reasoning_tokens = q.Int(9);
+    r.latency_ms = q.Int(10);
+    r.http_status = q.Int(11);
+    r.attempts = q.Int(12);
+    r.error = q.Text(13);
+    r.cached = q.Int(14) != 0;
+  }
+  if (!q.IsNull(15)) {
+    StoredVerdict& v = row.verdict.emplace();
+    v.pass = q.Int(15) != 0;
+    v.reason = q.Text(16);
+    v.rules_version = q.Text(17);
+    if (!q.IsNull(18)) v.format = q.Int(18) != 0;
+    if (!q.IsNull(19)) v.accuracy = q.Int(19) != 0;
+    v.error = q.Text(20);
+  }
+  return row;
+}
+
+StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t after, int limit) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare(fmt::format(
+                       "SELECT {} FROM samples s JOIN responses r ON r.idx = s.idx AND r.ok = 1 "
+                       "LEFT JOIN verdicts v ON v.idx = s.idx AND v.rules = ?1 WHERE s.idx > ?2 "
+                       "AND v.idx IS NULL ORDER BY s.idx LIMIT ?3",
+                       kRowColumns)));
+  q.Bind(1, rules).Bind(2, after).Bind(3, int64_t{limit});
+  std::vector<RunRow> out;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, q.Step());
+    if (!more) return out;
+    ASSIGN_OR_RETURN(RunRow row, ReadRow(q));
+    out.push_back(std::move(row));
+  }
+}
+
 Status RunStore::ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn) {
-  ASSIGN_OR_RETURN(
-      sqlite::Stmt q,
-      db_->Prepare("SELECT s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, "
-                   "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms, "
-                   "r.http_status, r.attempts, r.error, r.cached, v.pass, v.reason, "
-                   "v.rules_version, v.format, v.accuracy, v.error FROM samples s LEFT JOIN "
-                   "responses r ON r.idx = s.idx LEFT JOIN verdicts v ON v.idx = s.idx AND "
-                   "v.rules = ?1 ORDER BY s.idx"));
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare(fmt::format(
+                       "SELECT {} FROM samples s LEFT JOIN responses r ON r.idx = s.idx LEFT "
+                       "JOIN verdicts v ON v.idx = s.idx AND v.rules = ?1 ORDER BY s.idx",
+                       kRowColumns)));
   q.Bind(1, rules);
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
     if (!more) return Status::Ok();
-    RunRow row;
-    row.index = q.Int(0);
-    ASSIGN_OR_RETURN(row.sample,
-                     ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), row.index)));
-    if (!q.IsNull(2)) {
-      StoredResponse& r = row.response.emplace();
-      r.ok = q.Int(2) != 0;
-      r.text = q.Text(3);
-      r.reasoning = q.Text(4);
-      r.finish = q.Text(5);
-      r.finish_raw = q.Text(6);
-      r.input_tokens = q.Int(7);
-      r.output_tokens = q.Int(8);
-      r.reasoning_tokens = q.Int(9);
-      r.latency_ms = q.Int(10);
-      r.http_status = q.Int(11);
-      r.attempts = q.Int(12);
-      r.error = q.Text(13);
-      r.cached = q.Int(14) != 0;
-    }
-    if (!q.IsNull(15)) {
-      StoredVerdict& v = row.verdict.emplace();
-      v.pass = q.Int(15) != 0;
-      v.reason = q.Text(16);
-      v.rules_version = q.Text(17);
-      if (!q.IsNull(18)) v.format = q.Int(18) != 0;
-      if (!q.IsNull(19)) v.accuracy = q.Int(19) != 0;
-      v.error = q.Text(20);
-    }
+    ASSIGN_OR_RETURN(RunRow row, ReadRow(q));
     RETURN_IF_ERROR(fn(row));
   }
 }

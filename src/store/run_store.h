@@ -112,6 +112,9 @@ class RunStore {
 
   // Up to `limit` samples with index > `after` that have no ok response, by index.
   StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit);
+  // Up to `limit` answered samples with index > `after` and no verdict under `rules`,
+  // by index (rows carry the response).
+  StatusOr<std::vector<RunRow>> Unscored(std::string_view rules, int64_t after, int limit);
   StatusOr<RunCounts> Counts();
   // Calls `fn` for every sample in index order, with its response and its verdict
   // under `rules`. Rows stream from the database: memory does not grow with the run.
@@ -120,6 +123,8 @@ class RunStore {
  private:
   RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd);
   Status Prepare();
+  // Reads the row at `q`'s cursor: the columns of kRowColumns.
+  StatusOr<RunRow> ReadRow(const sqlite::Stmt& q);
 
   std::string dir_;
   std::unique_ptr<sqlite::Db> db_;

@@ -1,0 +1,87 @@
+// Runner: answers the samples of a run store that have no answer yet, scores each
+// answer as it arrives and stores both. It drives a ModelClient in one loop (start
+// while the client has room, wait for any result, store it), commits in batches, and
+// can stop at any moment: whatever was committed stays, and the next Run() of the same
+// store asks only what is still unanswered (errors included), so an interrupted or
+// killed run resumes without sending a completed request again. A response cache, when
+// given, answers requests seen before without asking. The built-in responders
+// (builtin/oracle, null, echo) take the same path, answered in process.
+#ifndef STRUCTTEST_RUNNER_RUNNER_H_
+#define STRUCTTEST_RUNNER_RUNNER_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "backends/model_client.h"
+#include "report/tally.h"
+#include "runner/progress.h"
+#include "store/response_cache.h"
+#include "store/run_store.h"
+#include "structtest/sample.h"
+#include "tasks/task.h"
+
+namespace structtest {
+
+struct RunnerOptions {
+  RuleSet rules = RuleSet::kPaper;
+  // What every request carries besides the sample's messages.
+  std::string model;
+  int max_tokens = 0;
+  std::optional<double> temperature;
+  // "openai http://host/v1": the cache key's endpoint part. No secrets.
+  std::string endpoint;
+  // A batch is committed after this many results or this long, whichever comes first:
+  // at most this much work is asked again after a crash.
+  int batch_results = 256;
+  std::chrono::milliseconds batch_interval{250};
+  // Set (from a signal handler, say) to stop starting requests; Run() then commits
+  // what has come back and returns with `interrupted`. Requests still in flight are
+  // dropped and asked again by the next run.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct RunnerStats {
+  int64_t sent = 0;     // requests that went to the model and came back
+  int64_t cached = 0;   // answered from the cache
+  int64_t answered = 0;
+  int64_t errored = 0;
+  int64_t output_tokens = 0;
+  double seconds = 0;   // of the whole Run()
+  bool interrupted = false;
+};
+
+class Runner {
+ public:
+  // `cache` may be null. `env` must outlive the runner.
+  Runner(RunStore* store, ResponseCache* cache, const CheckEnv& env, RunnerOptions options);
+
+  // Answers every pending sample with `client`.
+  StatusOr<RunnerStats> Run(ModelClient* client, Progress* progress);
+  // Answers every pending sample with the built-in responder `name`.
+  StatusOr<RunnerStats> RunBuiltin(std::string_view name, Progress* progress);
+
+  // Scores the answered samples that have no verdict under options.rules (a run
+  // resumed with another rule set), then tallies the whole run: answers by their
+  // verdicts, request errors as "not scored".
+  StatusOr<Tally> ScoreAndTally();
+
+  // The cache key of a request to `endpoint`.
+  static std::string CacheKey(std::string_view endpoint, const ModelRequest& request);
+
+ private:
+  class Loop;
+  RunStore* store_;
+  ResponseCache* cache_;
+  const CheckEnv& env_;
+  RunnerOptions options_;
+};
+
+// A failed request or an answer as the store keeps it.
+StoredResponse ToStoredResponse(const ModelResult& result);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_RUNNER_RUNNER_H_

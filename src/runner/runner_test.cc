@@ -1,0 +1,278 @@
+#include "runner/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "backends/fake_client.h"
+#include "backends/retry_client.h"
+#include "tasks/suite.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+using std::chrono::milliseconds;
+
+// The html and math subtasks of the default suite at a small size: no Punkt model or
+// python3 needed, and real checkers behind every verdict.
+std::vector<Sample> SmallSuite() {
+  SuiteOptions options;
+  options.suite = "default";
+  options.seed = 3;
+  options.size = 0.02;
+  options.tasks = {"html", "math"};
+  auto suite = Suite::Plan(options, nullptr, nullptr);
+  EXPECT_TRUE(suite.ok()) << suite.status().message();
+  std::vector<Sample> out;
+  for (const PlannedSubtask& p : (*suite)->subtasks()) {
+    for (size_t i = 0; i < p.count; ++i) out.push_back(*(*suite)->Generate(p, i));
+  }
+  return out;
+}
+
+std::unique_ptr<RunStore> StoreWith(const std::vector<Sample>& samples, const std::string& dir = "") {
+  auto store = dir.empty() ? RunStore::OpenInMemory() : RunStore::Open(dir);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  EXPECT_TRUE((*store)->Begin().ok());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    EXPECT_TRUE((*store)->AddSample(static_cast<int64_t>(i), samples[i]).ok());
+  }
+  EXPECT_TRUE((*store)->Commit().ok());
+  return std::move(store).value();
+}
+
+// A model that answers correctly for even sample indexes and wrongly for odd ones, so
+// verdicts are mixed and depend on the sample only.
+FakeReply Model(const std::vector<Sample>& samples, const ModelRequest& req) {
+  FakeReply reply;
+  const Sample& s = samples.at(req.id);
+  reply.result.response.text = req.id % 2 == 0 ? s.target["answer"].get<std::string>() : "no idea";
+  reply.result.finish = FinishReason::kStop;
+  reply.result.usage.output = 7;
+  reply.latency = milliseconds(req.id % 3);
+  return reply;
+}
+
+std::map<int64_t, std::pair<bool, std::string>> Verdicts(RunStore& store) {
+  std::map<int64_t, std::pair<bool, std::string>> out;
+  EXPECT_TRUE(store.ForEach("paper", [&](const RunRow& row) {
+    if (row.verdict) out[row.index] = {row.verdict->pass, row.verdict->reason};
+    return Status::Ok();
+  }).ok());
+  return out;
+}
+
+TEST(RunnerTest, AnswersScoresAndStoresEverySampleOnce) {
+  const std::vector<Sample> samples = SmallSuite();
+  ASSERT_GT(samples.size(), 20u);
+  auto store = StoreWith(samples);
+  FakeModelClient client(8, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  CheckEnv env;
+  RunnerOptions options;
+  options.model = "m";
+  Runner runner(store.get(), nullptr, env, options);
+  auto stats = runner.Run(&client, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->answered, static_cast<int64_t>(samples.size()));
+  EXPECT_EQ(stats->errored, 0);
+  EXPECT_EQ(stats->output_tokens, 7 * static_cast<int64_t>(samples.size()));
+  EXPECT_EQ(client.started().size(), samples.size());
+  EXPECT_EQ(client.max_in_flight_seen(), 8u);
+  std::set<uint64_t> ids;
+  for (const ModelRequest& r : client.started()) {
+    ids.insert(r.id);
+    EXPECT_EQ(r.model, "m");
+    EXPECT_EQ(r.messages.size(), samples[r.id].messages.size());
+  }
+  EXPECT_EQ(ids.size(), samples.size());
+  const auto verdicts = Verdicts(*store);
+  ASSERT_EQ(verdicts.size(), samples.size());
+  for (const auto& [index, v] : verdicts) {
+    EXPECT_EQ(v.first, index % 2 == 0) << index << ": " << v.second;
+  }
+  auto tally = runner.ScoreAndTally();
+  ASSERT_TRUE(tally.ok());
+  EXPECT_EQ(tally->scored(), static_cast<int64_t>(samples.size()));
+  EXPECT_EQ(tally->errors(), 0);
+}
+
+TEST(RunnerTest, ErrorsAreStoredNotScoredAndOnlyThemAreAskedAgain) {
+  const std::vector<Sample> samples = SmallSuite();
+  auto store = StoreWith(samples);
+  CheckEnv env;
+  RunnerOptions options;
+  Runner runner(store.get(), nullptr, env, options);
+  // First session: every 5th sample fails for good.
+  FakeModelClient failing(4, [&](const ModelRequest& r, int) {
+    FakeReply reply = Model(samples, r);
+    if (r.id % 5 == 0) {
+      reply.result = ModelResult();
+      reply.result.error = ErrorKind::kFatal;
+      reply.result.error_message = "openai: HTTP 400: bad request";
+      reply.result.http_status = 400;
+    }
+    return reply;
+  });
+  auto first = runner.Run(&failing, nullptr);
+  ASSERT_TRUE(first.ok());
+  const int64_t failures = (static_cast<int64_t>(samples.size()) + 4) / 5;
+  EXPECT_EQ(first->errored, failures);
+  auto tally = runner.ScoreAndTally();
+  ASSERT_TRUE(tally.ok());
+  EXPECT_EQ(tally->errors(), failures);  // reported as not scored, never as wrong
+  EXPECT_EQ(tally->scored(), static_cast<int64_t>(samples.size()) - failures);
+
+  // Second session: only the failed samples are asked.
+  FakeModelClient healthy(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  auto second = runner.Run(&healthy, nullptr);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->answered, failures);
+  for (const ModelRequest& r : healthy.started()) EXPECT_EQ(r.id % 5, 0u) << r.id;
+  EXPECT_EQ(healthy.started().size(), static_cast<size_t>(failures));
+
+  // And the result equals that of a run that never failed.
+  auto clean = StoreWith(samples);
+  Runner clean_runner(clean.get(), nullptr, env, options);
+  FakeModelClient clean_client(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  ASSERT_TRUE(clean_runner.Run(&clean_client, nullptr).ok());
+  EXPECT_EQ(Verdicts(*store), Verdicts(*clean));
+  auto after = runner.ScoreAndTally();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->errors(), 0);
+  EXPECT_EQ(RenderTextReport(*after, RuleSet::kPaper),
+            RenderTextReport(*clean_runner.ScoreAndTally(), RuleSet::kPaper));
+}
+
+TEST(RunnerTest, RetriedFaultsGiveTheSameResultAsAFaultFreeRun) {
+  const std::vector<Sample> samples = SmallSuite();
+  CheckEnv env;
+  RunnerOptions options;
+  auto faulty_store = StoreWith(samples);
+  RetryPolicy policy;
+  policy.initial_backoff = milliseconds(1);
+  policy.max_backoff = milliseconds(4);
+  auto inner = std::make_unique<FakeModelClient>(16, [&](const ModelRequest& r, int previous) {
+    FakeReply reply = Model(samples, r);
+    if (previous < static_cast<int>(r.id % 3)) {  // fails up to twice, then answers
+      reply.result = ModelResult();
+      reply.result.error = ErrorKind::kRetryable;
+      reply.result.http_status = r.id % 2 ? 429 : 503;
+      reply.result.error_message = "overloaded";
+    }
+    return reply;
+  });
+  RetryingModelClient retrying(std::move(inner), policy);
+  Runner faulty(faulty_store.get(), nullptr, env, options);
+  auto stats = faulty.Run(&retrying, nullptr);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->errored, 0);
+  EXPECT_GT(retrying.retries(), 0u);
+
+  auto clean_store = StoreWith(samples);
+  FakeModelClient clean_client(3, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  Runner clean(clean_store.get(), nullptr, env, options);
+  ASSERT_TRUE(clean.Run(&clean_client, nullptr).ok());
+  EXPECT_EQ(Verdicts(*faulty_store), Verdicts(*clean_store));
+}
+
+TEST(RunnerTest, StopKeepsWhatCameBackAndTheNextRunAsksOnlyTheRest) {
+  const std::vector<Sample> samples = SmallSuite();
+  testing::TempDir dir;
+  auto store = StoreWith(samples, dir.path() + "/run");
+  CheckEnv env;
+  std::atomic<bool> stop{false};
+  RunnerOptions options;
+  options.stop = &stop;
+  options.batch_results = 4;
+  std::set<uint64_t> answered_first;
+  {
+    Runner runner(store.get(), nullptr, env, options);
+    FakeModelClient client(4, [&](const ModelRequest& r, int) {
+      if (r.id == 10) stop = true;  // "Ctrl-C" arrives while request 10 starts
+      return Model(samples, r);
+    });
+    auto stats = runner.Run(&client, nullptr);
+    ASSERT_TRUE(stats.ok());
+    EXPECT_TRUE(stats->interrupted);
+    EXPECT_LT(stats->answered, static_cast<int64_t>(samples.size()));
+    auto counts = store->Counts();
+    ASSERT_TRUE(counts.ok());
+    EXPECT_EQ(counts->answered, stats->answered);
+    EXPECT_EQ(counts->errored, 0);
+    ASSERT_TRUE(store->ForEach("paper", [&](const RunRow& row) {
+      if (row.response) answered_first.insert(static_cast<uint64_t>(row.index));
+      return Status::Ok();
+    }).ok());
+  }
+  store.reset();
+  auto reopened = RunStore::Open(dir.path() + "/run");
+  ASSERT_TRUE(reopened.ok());
+  stop = false;
+  Runner runner(reopened->get(), nullptr, env, options);
+  FakeModelClient client(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  auto stats = runner.Run(&client, nullptr);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_FALSE(stats->interrupted);
+  for (const ModelRequest& r : client.started()) {
+    EXPECT_FALSE(answered_first.contains(r.id)) << "asked again: " << r.id;
+  }
+  EXPECT_EQ(answered_first.size() + client.started().size(), samples.size());
+  auto clean = StoreWith(samples);
+  Runner clean_runner(clean.get(), nullptr, env, RunnerOptions());
+  FakeModelClient clean_client(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  ASSERT_TRUE(clean_runner.Run(&clean_client, nullptr).ok());
+  EXPECT_EQ(Verdicts(**reopened), Verdicts(*clean));
+}
+
+TEST(RunnerTest, TheCacheAnswersARepeatedRequestWithoutAskingTheModel) {
+  const std::vector<Sample> samples = SmallSuite();
+  testing::TempDir dir;
+  auto cache = ResponseCache::Open(dir.path() + "/cache.db");
+  ASSERT_TRUE(cache.ok());
+  CheckEnv env;
+  RunnerOptions options;
+  options.model = "m";
+  options.endpoint = "openai http://127.0.0.1:1/v1";
+  auto first_store = StoreWith(samples);
+  FakeModelClient first(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  ASSERT_TRUE(Runner(first_store.get(), cache->get(), env, options).Run(&first, nullptr).ok());
+  EXPECT_EQ(first.started().size(), samples.size());
+
+  auto second_store = StoreWith(samples);
+  FakeModelClient second(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  auto stats = Runner(second_store.get(), cache->get(), env, options).Run(&second, nullptr);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(second.started().size(), 0u);
+  EXPECT_EQ(stats->cached, static_cast<int64_t>(samples.size()));
+  EXPECT_EQ(Verdicts(*first_store), Verdicts(*second_store));
+
+  // Another model (or endpoint, or setting) is another key.
+  options.model = "other";
+  auto third_store = StoreWith(samples);
+  FakeModelClient third(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  ASSERT_TRUE(Runner(third_store.get(), cache->get(), env, options).Run(&third, nullptr).ok());
+  EXPECT_EQ(third.started().size(), samples.size());
+}
+
+TEST(RunnerTest, BuiltinResponders) {
+  const std::vector<Sample> samples = SmallSuite();
+  CheckEnv env;
+  for (const char* name : {"oracle", "null"}) {
+    auto store = StoreWith(samples);
+    Runner runner(store.get(), nullptr, env, RunnerOptions());
+    auto stats = runner.RunBuiltin(name, nullptr);
+    ASSERT_TRUE(stats.ok());
+    auto tally = runner.ScoreAndTally();
+    ASSERT_TRUE(tally.ok());
+    auto all = tally->Compute();
+    EXPECT_EQ(tally->scored(), static_cast<int64_t>(samples.size()));
+    for (const SubtaskTally* t : tally->Subtasks()) {
+      EXPECT_EQ(t->Accuracy(), std::string(name) == "oracle" ? 100.0 : 0.0) << t->subtask;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace structtest
