@@ -28,6 +28,8 @@ std::vector<std::string> SplitList(const std::string& list);
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);
 void PrintWarning(std::string_view message);
+// "structtest: MESSAGE" on stderr: what a person running the command should know.
+void PrintNote(std::string_view message);
 
 }  // namespace structtest::cli
 

@@ -33,6 +33,10 @@ void PrintWarning(std::string_view message) {
   std::fputs(fmt::format("structtest: warning: {}\n", message).c_str(), stderr);
 }
 
+void PrintNote(std::string_view message) {
+  std::fputs(fmt::format("structtest: {}\n", message).c_str(), stderr);
+}
+
 }  // namespace structtest::cli
 
 int main(int argc, char** argv) {

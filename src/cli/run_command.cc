@@ -1,19 +1,33 @@
-// `structtest run`: generate a suite, answer it, score it, print the paper-style table.
-// This build answers with the built-in responders only (builtin/oracle, builtin/null,
-// builtin/echo): the floor and ceiling of every rule set. API models come with the run
-// store (issue 5).
+// `structtest run`: generate a suite (or read one), ask a model every sample, score
+// the answers and print the paper-style table. Everything lands in a run directory
+// (store/run_store.h): running the same command again, after Ctrl-C, a crash or
+// kill -9, continues where it stopped and asks only what is unanswered or errored.
+// Without --model the built-in responders answer, in memory: the floor and ceiling
+// of every rule set, and a first run that needs no model at all.
+#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "backends/builtin.h"
+#include "backends/http/curl_client.h"
+#include "backends/retry_client.h"
 #include "cli/commands.h"
+#include "core/jsonl.h"
 #include "python/python_pool.h"
 #include "report/tally.h"
-#include "tasks/scorer.h"
+#include "runner/runner.h"
+#include "store/response_cache.h"
+#include "store/run_store.h"
+#include "tasks/registry.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -21,38 +35,265 @@ namespace structtest::cli {
 
 namespace {
 
+constexpr int kExitInterrupted = 130;
+
 struct RunOptions {
   std::string model;
+  std::string base_url;
   SuiteOptions suite;
+  std::string samples;
   std::string tasks;
+  int concurrency = 8;
+  int max_tokens = 0;
+  std::optional<double> temperature;
+  std::string out;
   std::string rules = "paper";
   std::string nltk_data;
   std::string python;
+  bool no_cache = false;
+  std::string cache;
+  int retries = 5;
+  double timeout = 600;
+  bool quiet = false;
 };
 
-// The responders to run: the one named by --model, or all three built-in ones.
-StatusOr<std::vector<std::string>> Responders(const std::string& model) {
-  std::vector<std::string> out;
-  if (model.empty()) {
-    for (std::string_view name : BuiltinResponderNames()) out.emplace_back(name);
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnStopSignal(int) {
+  g_stop.store(true);
+  // A second signal ends the process the usual way.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+// "http://user:pass@host/v1?key=x" -> "http://host/v1": what a store or report may show.
+std::string PublicEndpoint(std::string url) {
+  if (const size_t q = url.find_first_of("?#"); q != std::string::npos) url.resize(q);
+  const size_t scheme = url.find("://");
+  const size_t host = scheme == std::string::npos ? 0 : scheme + 3;
+  const size_t at = url.find('@', host);
+  if (at != std::string::npos && url.find('/', host) > at) url.erase(host, at + 1 - host);
+  return url;
+}
+
+// A default run directory named after what defines the run, so the same command finds
+// the same directory again.
+std::string DefaultOutDir(const RunOptions& opt) {
+  std::string name = opt.model;
+  if (!opt.samples.empty()) {
+    name += "_" + std::filesystem::path(opt.samples).stem().string();
+  } else {
+    name += fmt::format("_{}_seed{}", opt.suite.suite, opt.suite.seed);
+    if (opt.suite.size != 1.0) name += fmt::format("_size{}", opt.suite.size);
+    for (const std::string& t : opt.suite.tasks) name += "_" + t;
+  }
+  for (char& c : name) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '-' || c == '_';
+    if (!keep) c = '-';
+  }
+  return "runs/" + name;
+}
+
+// The settings that define a run: a directory holding another run is refused.
+nlohmann::json Identity(const RunOptions& opt, const std::string& endpoint) {
+  nlohmann::json id = {{"model", opt.model}, {"endpoint", endpoint}, {"max_tokens", opt.max_tokens}};
+  id["temperature"] = opt.temperature ? nlohmann::json(*opt.temperature) : nlohmann::json();
+  if (!opt.samples.empty()) {
+    id["samples"] = std::filesystem::absolute(opt.samples).string();
+  } else {
+    id["suite"] = opt.suite.suite;
+    id["seed"] = opt.suite.seed;
+    id["size"] = opt.suite.size;
+    id["tasks"] = opt.suite.tasks;
+    for (const auto& [key, file] : {std::pair{"documents", &opt.suite.documents},
+                                    {"mbpp", &opt.suite.mbpp},
+                                    {"apps", &opt.suite.apps},
+                                    {"gsm8k", &opt.suite.gsm8k}}) {
+      if (!file->empty()) id[key] = std::filesystem::absolute(*file).string();
+    }
+  }
+  return id;
+}
+
+nlohmann::json Manifest(const RunOptions& opt, const nlohmann::json& identity) {
+  nlohmann::json m = identity;
+  m["structtest_version"] = STRUCTTEST_VERSION;
+  nlohmann::json versions = nlohmann::json::object();
+  for (const TaskFamily* f : Families()) versions[f->domain] = f->rules_version;
+  m["rules_versions"] = std::move(versions);
+  return m;
+}
+
+// Refuses a directory whose run was made by another command, naming what differs.
+Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
+                    const nlohmann::json& identity) {
+  for (const auto& [key, value] : identity.items()) {
+    const auto it = stored.find(key);
+    const nlohmann::json& old = it == stored.end() ? nlohmann::json() : *it;
+    if (old != value) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: this directory holds another run ({} was {}, now {}); pass another --out or "
+          "remove the directory",
+          store.dir(), key, old.dump(), value.dump()));
+    }
+  }
+  for (const auto& [key, value] : stored.items()) {
+    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions") {
+      return Status::InvalidArgument(fmt::format(
+          "{}: this directory holds another run ({} was {}); pass another --out or remove "
+          "the directory",
+          store.dir(), key, value.dump()));
+    }
+  }
+  return Status::Ok();
+}
+
+// Fills a new store with the samples of the run, all in one transaction.
+Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks, PythonPool* python,
+                  RunStore* store) {
+  RETURN_IF_ERROR(store->Begin());
+  int64_t index = 0;
+  if (!opt.samples.empty()) {
+    ASSIGN_OR_RETURN(auto reader, JsonlReader::Open(opt.samples));
+    nlohmann::json line;
+    std::string bad;
+    std::set<std::string> ids;
+    for (;;) {
+      const auto r = reader->Next(&line, &bad);
+      if (r == JsonlReader::Result::kEnd) break;
+      if (r == JsonlReader::Result::kBadLine) return Status::InvalidArgument(bad);
+      const std::string where = fmt::format("{}:{}", reader->path(), reader->line_number());
+      auto sample = SampleFromJson(line);
+      if (!sample.ok()) return sample.status().WithContext(where);
+      if (sample->messages.empty()) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: sample '{}' has no messages to send (write samples with 'structtest "
+            "generate')",
+            where, sample->id));
+      }
+      if (auto ref = FindSubtask(sample->domain, sample->subtask); !ref.ok()) {
+        return ref.status().WithContext(fmt::format("{}: sample '{}'", where, sample->id));
+      }
+      if (!ids.insert(sample->id).second) {
+        return Status::InvalidArgument(
+            fmt::format("{}: sample id '{}' appears twice", where, sample->id));
+      }
+      RETURN_IF_ERROR(store->AddSample(index++, *sample));
+    }
+    RETURN_IF_ERROR(reader->io_error());
+    if (index == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
+  } else {
+    ASSIGN_OR_RETURN(auto suite, Suite::Plan(opt.suite, nullptr, python));
+    for (const PlannedSubtask& p : suite->subtasks()) {
+      if (p.ref.spec->needs_sentences && skip_sentence_subtasks) continue;
+      for (size_t i = 0; i < p.count; ++i) {
+        auto sample = suite->Generate(p, i);
+        if (!sample.ok()) {
+          return sample.status().WithContext(fmt::format("{} sample {}", p.ref.spec->name, i));
+        }
+        RETURN_IF_ERROR(store->AddSample(index++, *sample));
+      }
+    }
+  }
+  return store->Commit();
+}
+
+// Whether the run's samples include a sentence-counting subtask.
+bool NeedsSentences(const RunOptions& opt) {
+  if (!opt.samples.empty()) return true;  // unknown until read: look for the model
+  if (opt.suite.tasks.empty()) return true;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& spec : f->subtasks) {
+      if (!spec.needs_sentences) continue;
+      for (const std::string& t : opt.suite.tasks) {
+        if (t == spec.name || t == f->domain) return true;
+      }
+    }
+  }
+  return false;
+}
+
+struct Outcome {
+  RunnerStats stats;
+  RunCounts counts;
+  int exit_code = kExitOk;
+};
+
+// One run into `store`: fill it when new, answer what is pending, score, print.
+StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunStore* store,
+                         ResponseCache* cache, ModelClient* client, std::string_view builtin,
+                         const std::string& endpoint, const CheckEnv& env, RuleSet rules,
+                         bool skip_sentence_subtasks, PythonPool* python) {
+  const nlohmann::json identity = Identity(opt, endpoint);
+  ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+  if (stored) {
+    RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
+  } else {
+    RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));
+  }
+  ASSIGN_OR_RETURN(RunCounts before, store->Counts());
+  if (before.samples == 0) {
+    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, python, store));
+  } else if (!opt.quiet && before.answered < before.samples) {
+    PrintNote(fmt::format("{}: resuming: {} of {} samples answered, {} errored earlier",
+                          store->dir(), before.answered, before.samples, before.errored));
+  }
+
+  RunnerOptions ro;
+  ro.rules = rules;
+  ro.model = client != nullptr ? ParseModelSpec(opt.model)->name : "";
+  ro.max_tokens = opt.max_tokens;
+  ro.temperature = opt.temperature;
+  ro.endpoint = endpoint;
+  ro.stop = &g_stop;
+  Runner runner(store, cache, env, ro);
+  Progress progress(stderr, Progress::ModeFor(stderr, opt.quiet));
+  Outcome out;
+  ASSIGN_OR_RETURN(out.stats, client != nullptr ? runner.Run(client, &progress)
+                                                : runner.RunBuiltin(builtin, &progress));
+  ASSIGN_OR_RETURN(out.counts, store->Counts());
+  if (out.stats.interrupted) {
+    PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
+                          "same command again to continue",
+                          out.counts.answered, out.counts.samples, store->dir()));
+    out.exit_code = kExitInterrupted;
     return out;
   }
-  constexpr std::string_view kBuiltin = "builtin/";
-  if (!std::string_view(model).starts_with(kBuiltin)) {
-    return Status::Unimplemented(fmt::format(
-        "--model {}: this build runs the built-in responders only (builtin/oracle, "
-        "builtin/null, builtin/echo); to score another model, answer the samples of "
-        "'structtest generate' and pass them to 'structtest score'",
-        model));
+  ASSIGN_OR_RETURN(Tally tally, runner.ScoreAndTally());
+  std::string text = fmt::format("== {} on {} ({} samples)\n", label,
+                                 opt.samples.empty() ? fmt::format("suite {} (seed {})",
+                                                                   opt.suite.suite, opt.suite.seed)
+                                                     : opt.samples,
+                                 out.counts.samples);
+  text += RenderTextReport(tally, rules);
+  const int64_t unscored = tally.errors() - out.counts.errored;
+  text += fmt::format(
+      "\nanswered {} of {} samples ({:.2f}% coverage), {} errored; accuracy is over the "
+      "answered samples",
+      out.counts.answered, out.counts.samples,
+      out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0,
+      out.counts.errored);
+  if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
+  text += "\n";
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+  if (client != nullptr) {
+    std::fputs(fmt::format("structtest: requests: {} sent, {} errored, {} cached, {:.2f} s, "
+                           "{:.1f} req/s\n",
+                           out.stats.sent, out.stats.errored, out.stats.cached,
+                           out.stats.seconds,
+                           out.stats.seconds > 0 ? out.stats.sent / out.stats.seconds : 0.0)
+                   .c_str(),
+               stderr);
   }
-  const std::string name = model.substr(kBuiltin.size());
-  for (std::string_view known : BuiltinResponderNames()) {
-    if (known == name) return std::vector<std::string>{name};
+  if (out.counts.errored > 0) {
+    PrintNote(fmt::format("{} sample(s) errored; run the same command again to retry them "
+                          "(see 'structtest export {} --all' for the errors)",
+                          out.counts.errored, store->dir()));
   }
-  return Status::NotFound(fmt::format(
-      "--model {}: unknown built-in responder (expected builtin/oracle, builtin/null or "
-      "builtin/echo)",
-      model));
+  if (tally.errors() > 0) out.exit_code = kExitFailures;
+  return out;
 }
 
 int RunRun(RunOptions opt) {
@@ -61,79 +302,148 @@ int RunRun(RunOptions opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  auto responders = Responders(opt.model);
-  if (!responders.ok()) {
-    PrintError(responders.status().message());
-    return kExitFatal;
-  }
   opt.suite.tasks = SplitList(opt.tasks);
-  PythonOptions python_options;
-  python_options.python = opt.python;
-  PythonPool python(python_options);
-  auto suite = Suite::Plan(opt.suite, nullptr, &python);
-  if (!suite.ok()) {
-    PrintError(suite.status().message());
+  if (opt.concurrency < 1 || opt.concurrency > 4096) {
+    PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
   }
-  // Without the Punkt model the sentence-counting subtasks cannot be scored: they are
-  // left out, loudly, and the exit status says the run is incomplete.
+  if (opt.retries < 0 || opt.retries > 100) {
+    PrintError(fmt::format("--retries {}: expected 0 to 100", opt.retries));
+    return kExitFatal;
+  }
+  if (!(opt.timeout > 0)) {
+    PrintError(fmt::format("--timeout {}: expected a positive number of seconds", opt.timeout));
+    return kExitFatal;
+  }
+  if (opt.max_tokens < 0) {
+    PrintError(fmt::format("--max-tokens {}: expected 0 (provider default) or more", opt.max_tokens));
+    return kExitFatal;
+  }
+
+  // Who answers: built-in responders (in process) or a model behind an API.
+  std::vector<std::string> builtins;
+  std::optional<ModelSpec> spec;
+  if (opt.model.empty()) {
+    for (std::string_view name : BuiltinResponderNames()) builtins.emplace_back(name);
+  } else if (std::string_view(opt.model).starts_with("builtin/")) {
+    const std::string name = opt.model.substr(8);
+    const auto names = BuiltinResponderNames();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      PrintError(fmt::format("--model {}: unknown built-in responder (builtin/oracle, "
+                             "builtin/null or builtin/echo)",
+                             opt.model));
+      return kExitFatal;
+    }
+    builtins.push_back(name);
+  } else {
+    auto parsed = ParseModelSpec(opt.model);
+    if (!parsed.ok()) {
+      PrintError(parsed.status().message());
+      return kExitFatal;
+    }
+    spec = *parsed;
+  }
+  if (!builtins.empty() && !opt.base_url.empty()) {
+    PrintError("--base-url: the built-in responders answer in process; pass --model "
+               "PROVIDER/NAME to ask a server");
+    return kExitFatal;
+  }
+  if (opt.model.empty() && !opt.out.empty()) {
+    PrintError("--out: name the responder with --model (builtin/oracle, ...) to store a run");
+    return kExitFatal;
+  }
+
+  // The Punkt model: an API run must be able to score everything it pays for.
   std::unique_ptr<SentenceSplitter> splitter;
-  bool sentences_missing = false;
-  for (const PlannedSubtask& p : (*suite)->subtasks()) {
-    if (!p.ref.spec->needs_sentences || splitter || sentences_missing) continue;
+  bool skip_sentences = false;
+  if (NeedsSentences(opt)) {
     auto loaded = SentenceSplitter::Load(opt.nltk_data);
     if (loaded.ok()) {
       splitter = std::move(loaded).value();
+    } else if (spec) {
+      PrintError(fmt::format("{}\nthe sentence-counting subtasks (length, bullet_points_length, "
+                             "numbered_points_length) need it: pass --nltk-data, or leave them "
+                             "out with --tasks",
+                             loaded.status().message()));
+      return kExitFatal;
     } else {
       PrintWarning(loaded.status().message());
       PrintWarning("the sentence-counting subtasks (length, bullet_points_length, "
                    "numbered_points_length) are left out of this run");
-      sentences_missing = true;
+      skip_sentences = true;
     }
   }
+  PythonOptions python_options;
+  python_options.python = opt.python;
+  PythonPool python(python_options);
   CheckEnv env;
   env.sentences = splitter.get();
   env.python = &python;
 
-  int exit_code = sentences_missing ? kExitFailures : kExitOk;
-  for (const std::string& responder : *responders) {
-    Tally tally;
-    for (const PlannedSubtask& p : (*suite)->subtasks()) {
-      if (p.ref.spec->needs_sentences && !splitter) continue;
-      for (size_t i = 0; i < p.count; ++i) {
-        auto sample = (*suite)->Generate(p, i);
-        if (!sample.ok()) {
-          PrintError(fmt::format("{} sample {}: {}", p.ref.spec->name, i,
-                                 sample.status().message()));
-          return kExitFatal;
-        }
-        auto response = BuiltinRespond(responder, *sample);
-        if (!response.ok()) {
-          PrintError(response.status().message());
-          return kExitFatal;
-        }
-        auto verdict = ScoreResponse(*sample, *response, *rules, env);
-        if (verdict.ok()) {
-          tally.Add(*sample, *verdict);
-        } else {
-          tally.AddError(*sample);
-          exit_code = kExitFailures;
-          PrintError(fmt::format("{}: {}", sample->id, verdict.status().message()));
-        }
-      }
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+
+  int exit_code = skip_sentences ? kExitFailures : kExitOk;
+  auto fail = [](const Status& s) {
+    PrintError(s.message());
+    return kExitFatal;
+  };
+  if (spec) {
+    HttpClientOptions http;
+    http.provider = spec->provider;
+    http.base_url = opt.base_url.empty() ? std::string(DefaultBaseUrl(spec->provider)) : opt.base_url;
+    http.api_key = ApiKeyFromEnvironment(spec->provider);
+    if (http.api_key.empty() && opt.base_url.empty()) {
+      PrintError(fmt::format("--model {}: {} is not set (the API key of {})", opt.model,
+                             ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
+      return kExitFatal;
     }
-    std::fputs(fmt::format("== builtin/{} on suite {} (seed {}, {} samples)\n", responder,
-                           opt.suite.suite, opt.suite.seed, (*suite)->total())
-                   .c_str(),
-               stdout);
-    std::fputs((RenderTextReport(tally, *rules) + "\n").c_str(), stdout);
+    http.max_in_flight = static_cast<size_t>(opt.concurrency);
+    http.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout * 1000));
+    http.idle_timeout = std::min(http.idle_timeout, http.total_timeout);
+    const std::string endpoint =
+        fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
+    auto transport = NewCurlModelClient(std::move(http));
+    if (!transport.ok()) return fail(transport.status());
+    RetryPolicy policy;
+    policy.max_attempts = opt.retries + 1;
+    policy.seed = opt.suite.seed;
+    RetryingModelClient client(std::move(transport).value(), policy);
+    auto store = RunStore::Open(opt.out.empty() ? DefaultOutDir(opt) : opt.out);
+    if (!store.ok()) return fail(store.status());
+    std::unique_ptr<ResponseCache> cache;
+    if (!opt.no_cache) {
+      auto opened = ResponseCache::Open(opt.cache.empty() ? ResponseCache::DefaultPath() : opt.cache);
+      if (!opened.ok()) return fail(opened.status());
+      cache = std::move(opened).value();
+    }
+    auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
+                          *rules, skip_sentences, &python);
+    if (!outcome.ok()) return fail(outcome.status());
+    return std::max(exit_code, outcome->exit_code);
+  }
+
+  for (const std::string& name : builtins) {
+    auto store = opt.out.empty() ? RunStore::OpenInMemory() : RunStore::Open(opt.out);
+    if (!store.ok()) return fail(store.status());
+    RunOptions one = opt;
+    one.model = "builtin/" + name;
+    auto outcome = RunOne(one, one.model, store->get(), nullptr, nullptr, name, "builtin", env,
+                          *rules, skip_sentences, &python);
+    if (!outcome.ok()) return fail(outcome.status());
+    exit_code = std::max(exit_code, outcome->exit_code);
+    if (outcome->exit_code == kExitInterrupted) return kExitInterrupted;
+    std::fputs("\n", stdout);
   }
   if (opt.model.empty()) {
     std::fputs(
         "These are the built-in responders: oracle answers every sample correctly, null "
-        "answers nothing, echo repeats the prompt.\nTo score a model: 'structtest generate "
-        "--out samples.jsonl', answer each sample's messages, add the answer as "
-        "\"response\" to its line, then 'structtest score --input answered.jsonl'.\n",
+        "answers nothing, echo repeats the prompt.\nTo score a model behind an API:\n"
+        "  OPENAI_API_KEY=... structtest run --model openai/gpt-4o-mini\n"
+        "  structtest run --model openai/NAME --base-url http://localhost:8000/v1   "
+        "(vLLM, llama.cpp, Ollama, ...)\n"
+        "  ANTHROPIC_API_KEY=... structtest run --model anthropic/claude-3-5-haiku-latest\n"
+        "  GEMINI_API_KEY=... structtest run --model gemini/gemini-1.5-flash\n",
         stdout);
   }
   return exit_code;
@@ -144,11 +454,18 @@ int RunRun(RunOptions opt) {
 void SetupRun(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Generate a suite, answer it with a responder, score it and print the table "
-             "(this build: built-in responders only)");
+      "run", "Ask a model every sample of a suite, score the answers and print the table; "
+             "the same command again resumes an interrupted run");
   cmd->add_option("--model", opt->model,
-                  "builtin/oracle, builtin/null or builtin/echo (default: all three)");
+                  "PROVIDER/NAME: openai/... (any OpenAI-compatible server), anthropic/..., "
+                  "gemini/..., or builtin/oracle|null|echo (default: the three built-in "
+                  "responders). Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY");
+  cmd->add_option("--base-url", opt->base_url,
+                  "the server's API root, e.g. http://localhost:8000/v1 (default: the "
+                  "provider's)");
   cmd->add_option("--suite", opt->suite.suite, "default or paper (see 'generate')");
+  cmd->add_option("--samples", opt->samples,
+                  "ask these samples (JSONL from 'structtest generate') instead of generating");
   cmd->add_option("--seed", opt->suite.seed, "seed of the generated suite");
   cmd->add_option("--tasks", opt->tasks, "comma-separated subtasks or domains (default: all)");
   cmd->add_option("--size", opt->suite.size, "scale of the paper's sample counts (default 1)");
@@ -156,9 +473,23 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--mbpp", opt->suite.mbpp, "MBPP-style JSON (paper suite)");
   cmd->add_option("--apps", opt->suite.apps, "APPS-style JSON (paper suite)");
   cmd->add_option("--gsm8k", opt->suite.gsm8k, "GSM8K JSONL (paper suite)");
+  cmd->add_option("--concurrency,-j", opt->concurrency, "requests in flight (default 8)");
+  cmd->add_option("--max-tokens", opt->max_tokens,
+                  "answer token limit (default: the provider's; 4096 for anthropic)");
+  cmd->add_option("--temperature", opt->temperature, "sampling temperature (default: the provider's)");
+  cmd->add_option("--out", opt->out,
+                  "run directory (default: runs/ plus a name made from the model and suite)");
+  cmd->add_option("--retries", opt->retries,
+                  "retries of a request failing with 429, 5xx or a network error (default 5)");
+  cmd->add_option("--timeout", opt->timeout, "seconds a request may take in all (default 600)");
+  cmd->add_flag("--no-cache", opt->no_cache, "neither read nor fill the response cache");
+  cmd->add_option("--cache", opt->cache,
+                  "response cache file (default: $STRUCTTEST_CACHE, else "
+                  "~/.cache/structtest/responses.db)");
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
   cmd->add_option("--nltk-data", opt->nltk_data, "Punkt model folder (see 'score')");
   cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
+  cmd->add_flag("--quiet,-q", opt->quiet, "no progress output");
   cmd->callback([opt, exit_code]() { *exit_code = RunRun(*opt); });
 }
 
