@@ -178,15 +178,22 @@ TEST(CliTest, RunScoresTheBuiltinResponders) {
   CommandResult r = Structtest(dir, "run --model builtin/oracle --size 0.01 --tasks "
                                     "html,math,bullet_points,questions");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("== builtin/oracle on suite default (seed 0,"), std::string::npos)
+  EXPECT_NE(r.out.find("== builtin/oracle on suite default (seed 0)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("html           100.00 100.00"), std::string::npos) << r.out;
   r = Structtest(dir, "run --model builtin/null --size 0.01 --tasks html,math");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("math             0.00   0.00"), std::string::npos) << r.out;
-  r = Structtest(dir, "run --model openai/some-model");
+  unsetenv("OPENAI_API_KEY");
+  r = Structtest(dir, "run --model openai/some-model --tasks html");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("built-in responders only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("OPENAI_API_KEY is not set"), std::string::npos) << r.err;
+  r = Structtest(dir, "run --model mystery/some-model");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("mystery"), std::string::npos) << r.err;
+  r = Structtest(dir, "run --model builtin/oracle --concurrency 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--concurrency 0: expected 1 to 4096"), std::string::npos) << r.err;
   r = Structtest(dir, "run --model builtin/orcale");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown built-in responder"), std::string::npos) << r.err;

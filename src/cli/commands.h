@@ -20,6 +20,7 @@ void SetupScore(CLI::App& app, int* exit_code);
 void SetupTasks(CLI::App& app, int* exit_code);
 void SetupGenerate(CLI::App& app, int* exit_code);
 void SetupRun(CLI::App& app, int* exit_code);
+void SetupExport(CLI::App& app, int* exit_code);
 
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   SetupRun(app, &exit_code);
   SetupGenerate(app, &exit_code);
+  SetupExport(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
   try {

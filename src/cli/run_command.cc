@@ -224,7 +224,8 @@ struct Outcome {
 StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunStore* store,
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
-                         bool skip_sentence_subtasks, PythonPool* python) {
+                         bool skip_sentence_subtasks, const std::string& sentences_problem,
+                         PythonPool* python) {
   const nlohmann::json identity = Identity(opt, endpoint);
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   if (stored) {
@@ -238,6 +239,19 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   } else if (!opt.quiet && before.answered < before.samples) {
     PrintNote(fmt::format("{}: resuming: {} of {} samples answered, {} errored earlier",
                           store->dir(), before.answered, before.samples, before.errored));
+  }
+  // An API run must be able to score everything it pays for.
+  ASSIGN_OR_RETURN(auto subtasks, store->Subtasks());
+  for (const auto& [domain, subtask] : subtasks) {
+    auto ref = FindSubtask(domain, subtask);
+    if (!ref.ok() || !ref->spec->needs_sentences || env.sentences != nullptr) continue;
+    const std::string why = fmt::format(
+        "{}\n{}/{} needs it to count sentences: pass --nltk-data, or leave the "
+        "sentence-counting subtasks out with --tasks",
+        sentences_problem, domain, subtask);
+    if (client != nullptr) return Status::InvalidArgument(why);
+    PrintWarning(why);
+    break;
   }
 
   RunnerOptions ro;
@@ -353,24 +367,24 @@ int RunRun(RunOptions opt) {
     return kExitFatal;
   }
 
-  // The Punkt model: an API run must be able to score everything it pays for.
+  // The Punkt model, looked for when the suite may need it. A built-in run of a
+  // generated suite leaves the sentence-counting subtasks out without it; an API run
+  // stops before its first request (RunOne).
   std::unique_ptr<SentenceSplitter> splitter;
+  std::string sentences_problem;
   bool skip_sentences = false;
   if (NeedsSentences(opt)) {
     auto loaded = SentenceSplitter::Load(opt.nltk_data);
     if (loaded.ok()) {
       splitter = std::move(loaded).value();
-    } else if (spec) {
-      PrintError(fmt::format("{}\nthe sentence-counting subtasks (length, bullet_points_length, "
-                             "numbered_points_length) need it: pass --nltk-data, or leave them "
-                             "out with --tasks",
-                             loaded.status().message()));
-      return kExitFatal;
     } else {
-      PrintWarning(loaded.status().message());
-      PrintWarning("the sentence-counting subtasks (length, bullet_points_length, "
-                   "numbered_points_length) are left out of this run");
-      skip_sentences = true;
+      sentences_problem = loaded.status().message();
+      if (!spec && opt.samples.empty()) {
+        PrintWarning(sentences_problem);
+        PrintWarning("the sentence-counting subtasks (length, bullet_points_length, "
+                     "numbered_points_length) are left out of this run");
+        skip_sentences = true;
+      }
     }
   }
   PythonOptions python_options;
@@ -418,7 +432,7 @@ int RunRun(RunOptions opt) {
       cache = std::move(opened).value();
     }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
-                          *rules, skip_sentences, &python);
+                          *rules, skip_sentences, sentences_problem, &python);
     if (!outcome.ok()) return fail(outcome.status());
     return std::max(exit_code, outcome->exit_code);
   }
@@ -429,7 +443,7 @@ int RunRun(RunOptions opt) {
     RunOptions one = opt;
     one.model = "builtin/" + name;
     auto outcome = RunOne(one, one.model, store->get(), nullptr, nullptr, name, "builtin", env,
-                          *rules, skip_sentences, &python);
+                          *rules, skip_sentences, sentences_problem, &python);
     if (!outcome.ok()) return fail(outcome.status());
     exit_code = std::max(exit_code, outcome->exit_code);
     if (outcome->exit_code == kExitInterrupted) return kExitInterrupted;

@@ -281,6 +281,17 @@ StatusOr<RunCounts> RunStore::Counts() {
   return c;
 }
 
+StatusOr<std::vector<std::pair<std::string, std::string>>> RunStore::Subtasks() {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT DISTINCT domain, subtask FROM samples ORDER BY 1, 2"));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, q.Step());
+    if (!more) return out;
+    out.emplace_back(q.Text(0), q.Text(1));
+  }
+}
+
 // The columns ReadRow() reads, for the queries that join samples, responses and verdicts
 // as s, r and v.
 constexpr const char* kRowColumns =

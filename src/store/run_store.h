@@ -116,6 +116,8 @@ class RunStore {
   // by index (rows carry the response).
   StatusOr<std::vector<RunRow>> Unscored(std::string_view rules, int64_t after, int limit);
   StatusOr<RunCounts> Counts();
+  // The distinct (domain, subtask) pairs of the samples.
+  StatusOr<std::vector<std::pair<std::string, std::string>>> Subtasks();
   // Calls `fn` for every sample in index order, with its response and its verdict
   // under `rules`. Rows stream from the database: memory does not grow with the run.
   Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn);

@@ -1,0 +1,128 @@
+// `structtest export RUN`: the records of a run directory as JSONL in the score
+// format (the sample, "response", "reasoning"), with what the run learned about each:
+// finish reason, token usage, latency, attempts and the stored verdict. Piped into
+// `structtest score`, it rescores a run with another rule set without asking the
+// model again.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/jsonl.h"
+#include "store/run_store.h"
+
+namespace structtest::cli {
+
+namespace {
+
+struct ExportOptions {
+  std::string run;
+  std::string format = "jsonl";
+  std::string output = "-";
+  std::string rules = "paper";
+  bool all = false;
+};
+
+nlohmann::json RowToJson(const RunRow& row, std::string_view rules) {
+  nlohmann::json j = SampleToJson(row.sample);
+  if (!row.response) {
+    j["status"] = "pending";
+    return j;
+  }
+  const StoredResponse& r = *row.response;
+  j["status"] = r.ok ? "answered" : "error";
+  if (r.ok) {
+    j["response"] = r.text;
+    j["reasoning"] = r.reasoning;
+  } else {
+    j["error"] = r.error;
+  }
+  j["finish"] = r.finish;
+  if (!r.finish_raw.empty()) j["finish_raw"] = r.finish_raw;
+  j["usage"] = {{"input_tokens", r.input_tokens},
+                {"output_tokens", r.output_tokens},
+                {"reasoning_tokens", r.reasoning_tokens}};
+  j["latency_ms"] = r.latency_ms;
+  j["http_status"] = r.http_status;
+  j["attempts"] = r.attempts;
+  j["cached"] = r.cached;
+  if (row.verdict) {
+    const StoredVerdict& v = *row.verdict;
+    nlohmann::json verdict = {{"rules", rules}};
+    if (!v.error.empty()) {
+      verdict["error"] = v.error;
+    } else {
+      verdict["pass"] = v.pass;
+      verdict["reason"] = v.reason;
+      verdict["rules_version"] = v.rules_version;
+      if (v.format) verdict["format"] = *v.format;
+      if (v.accuracy) verdict["accuracy"] = *v.accuracy;
+    }
+    j["verdict"] = std::move(verdict);
+  }
+  return j;
+}
+
+int RunExport(const ExportOptions& opt) {
+  if (opt.format != "jsonl") {
+    PrintError(fmt::format("--format {}: expected jsonl", opt.format));
+    return kExitFatal;
+  }
+  auto rules = ParseRuleSet(opt.rules);
+  if (!rules.ok()) {
+    PrintError(rules.status().message());
+    return kExitFatal;
+  }
+  auto store = RunStore::OpenReadOnly(opt.run);
+  if (!store.ok()) {
+    PrintError(store.status().message());
+    return kExitFatal;
+  }
+  auto writer = JsonlWriter::Open(opt.output);
+  if (!writer.ok()) {
+    PrintError(writer.status().message());
+    return kExitFatal;
+  }
+  int64_t written = 0, skipped = 0;
+  Status s = (*store)->ForEach(RuleSetName(*rules), [&](const RunRow& row) {
+    if (!opt.all && !(row.response && row.response->ok)) {
+      ++skipped;
+      return Status::Ok();
+    }
+    ++written;
+    return (*writer)->Write(RowToJson(row, RuleSetName(*rules)));
+  });
+  if (s.ok()) s = (*writer)->Close();
+  if (!s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
+  }
+  std::fputs(fmt::format("structtest: {} record(s) exported from {}{}\n", written, opt.run,
+                         skipped > 0 ? fmt::format("; {} errored or unanswered left out "
+                                                   "(--all includes them)",
+                                                   skipped)
+                                     : "")
+                 .c_str(),
+             stderr);
+  return kExitOk;
+}
+
+}  // namespace
+
+void SetupExport(CLI::App& app, int* exit_code) {
+  auto opt = std::make_shared<ExportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "export", "Write a run's records (sample, response, reasoning, usage, verdict) as JSONL "
+                "in the score format");
+  cmd->add_option("run", opt->run, "run directory (the --out of 'structtest run')")->required();
+  cmd->add_option("--format", opt->format, "jsonl (the only format so far)");
+  cmd->add_option("--output,-o", opt->output, "where to write (default - : stdout)");
+  cmd->add_option("--rules", opt->rules, "whose stored verdicts to include (default paper)");
+  cmd->add_flag("--all", opt->all,
+                "also the samples that errored or were not asked yet (without a response)");
+  cmd->callback([opt, exit_code]() { *exit_code = RunExport(*opt); });
+}
+
+}  // namespace structtest::cli

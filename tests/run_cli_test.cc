@@ -1,0 +1,362 @@
+// `structtest run` against a model behind HTTP: the real binary against a loopback
+// server the test scripts (testing/fake_server.h). Shows that faults lose and
+// duplicate nothing, that a run killed with SIGKILL resumes without asking a completed
+// request again and ends as an uninterrupted run does, and that keys stay secret.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/fake_server.h"
+#include "testing/test_support.h"
+
+extern char** environ;
+
+namespace structtest {
+namespace {
+
+using ::structtest::testing::FakeFault;
+using ::structtest::testing::FakeHttpReply;
+using ::structtest::testing::FakeHttpRequest;
+using ::structtest::testing::FakeHttpServer;
+using ::structtest::testing::OpenAiCompletionBody;
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::TempDir;
+using ::structtest::testing::WriteFileOrDie;
+
+struct Child {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+
+// Starts the binary with `args` (no shell), stdout and stderr to files in `dir`.
+Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
+  Child c;
+  c.out_path = dir.path() + "/" + tag + ".out";
+  c.err_path = dir.path() + "/" + tag + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_s = {STRUCTTEST_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  EXPECT_EQ(posix_spawn(&c.pid, STRUCTTEST_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return c;
+}
+
+struct Finished {
+  int exit_code;
+  std::string out, err;
+};
+
+Finished Wait(const Child& c) {
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          ReadFileOrDie(c.out_path), ReadFileOrDie(c.err_path)};
+}
+
+Finished Exec(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
+  return Wait(Spawn(dir, args, tag));
+}
+
+// A small generated suite (html and math: no Punkt model or python3 needed) and, per
+// prompt, the sample's id and reference answer.
+struct Suite {
+  std::string path;
+  std::map<std::string, std::pair<std::string, std::string>> by_prompt;  // -> id, answer
+};
+
+Suite MakeSuite(const TempDir& dir) {
+  Suite s;
+  s.path = dir.path() + "/samples.jsonl";
+  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", "0.03", "--seed",
+                               "5", "--out", s.path},
+                         "generate");
+  EXPECT_EQ(g.exit_code, 0) << g.err;
+  std::istringstream lines(ReadFileOrDie(s.path));
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    s.by_prompt[j["messages"].back()["content"]] = {j["id"], j["target"]["answer"]};
+  }
+  return s;
+}
+
+// The model: answers even-looking prompts correctly, the others wrongly, always the
+// same way for the same prompt. Returns the sample id through *id.
+FakeHttpReply Answer(const Suite& suite, const FakeHttpRequest& req, std::string* id) {
+  const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+  FakeHttpReply reply;
+  if (body.is_discarded() || !body.contains("messages")) {
+    reply.status = 400;
+    reply.body = R"({"error":{"message":"bad request"}})";
+    return reply;
+  }
+  const std::string prompt = body["messages"].back()["content"];
+  const auto it = suite.by_prompt.find(prompt);
+  if (it == suite.by_prompt.end()) {
+    reply.status = 400;
+    reply.body = R"({"error":{"message":"unknown prompt"}})";
+    return reply;
+  }
+  *id = it->second.first;
+  const bool right = std::hash<std::string>()(prompt) % 2 == 0;
+  reply.body = OpenAiCompletionBody(right ? it->second.second : "I would rather not.");
+  return reply;
+}
+
+// id -> pass, from `structtest export`.
+std::map<std::string, bool> Verdicts(const TempDir& dir, const std::string& run) {
+  const Finished e = Exec(dir, {"export", run, "--output", dir.path() + "/export.jsonl"}, "export");
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  std::map<std::string, bool> out;
+  std::istringstream lines(ReadFileOrDie(dir.path() + "/export.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    out[j["id"]] = j["verdict"]["pass"];
+  }
+  return out;
+}
+
+std::vector<std::string> RunArgs(const std::string& url, const Suite& suite, const std::string& out,
+                                 std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run", "--model", "openai/fake-model", "--base-url", url,
+                                   "--samples", suite.path, "--out", out, "--no-cache"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+class RunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("OPENAI_API_KEY", kKey, 1); }
+  void TearDown() override { unsetenv("OPENAI_API_KEY"); }
+  static constexpr const char* kKey = "sk-test-0123456789abcdef-SECRET";
+};
+
+TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  ASSERT_GT(suite.by_prompt.size(), 50u);
+
+  std::mutex mu;
+  std::map<std::string, int> seen;       // sample id -> requests
+  std::map<std::string, int> completed;  // sample id -> 200 replies with an answer
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    std::lock_guard<std::mutex> lock(mu);
+    const int n = seen[id]++;
+    const size_t h = std::hash<std::string>()(id) % 9;
+    if (n == 0) {
+      switch (h) {
+        case 0: reply.status = 429; reply.headers = {"Retry-After: 0"}; reply.body = "{}"; break;
+        case 1: reply.status = 500; reply.body = "oops"; break;
+        case 2: reply.fault = FakeFault::kReset; break;
+        case 3: reply.fault = FakeFault::kTruncate; break;
+        case 4: reply.body = "{\"choices\": [ not json"; break;  // fatal: asked again next run
+        case 5: reply.fault = FakeFault::kNeverAnswer; break;   // ends by the --timeout
+        case 6: reply.latency = std::chrono::milliseconds(50); break;
+        default: break;
+      }
+    }
+    const bool malformed = n == 0 && h == 4;
+    if (reply.status == 200 && reply.fault == FakeFault::kNone && !malformed) ++completed[id];
+    if (!malformed) {
+      // Echo the key in error bodies, to prove it never reaches the store or a report.
+      if (reply.status != 200) reply.body = std::string("{\"error\":{\"message\":\"bad key ") + kKey + "\"}}";
+    }
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string run = dir.path() + "/faulty";
+  Finished first = Exec(dir, RunArgs(url, suite, run, {"--timeout", "2", "--concurrency", "16"}), "first");
+  EXPECT_EQ(first.exit_code, 1) << first.err;  // the malformed replies errored
+  EXPECT_NE(first.err.find("errored; run the same command again"), std::string::npos) << first.err;
+  EXPECT_NE(first.out.find("errored"), std::string::npos) << first.out;
+  // Same command again: only the errored samples are asked.
+  std::map<std::string, int> before;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    before = seen;
+  }
+  Finished second = Exec(dir, RunArgs(url, suite, run, {"--timeout", "2", "--concurrency", "16"}), "second");
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find("100.00% coverage), 0 errored"), std::string::npos) << second.out;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [id, n] : seen) {
+      const int again = n - before[id];
+      EXPECT_EQ(again, std::hash<std::string>()(id) % 9 == 4 ? 1 : 0) << id;
+      EXPECT_EQ(completed[id], 1) << id << " answered " << completed[id] << " times";
+    }
+    EXPECT_EQ(seen.size(), suite.by_prompt.size());
+  }
+  server.Stop();
+
+  // A fault-free server gives the same verdicts.
+  FakeHttpServer clean([&](const FakeHttpRequest& req) {
+    std::string id;
+    return Answer(suite, req, &id);
+  });
+  ASSERT_TRUE(clean.Start().ok());
+  const std::string clean_run = dir.path() + "/clean";
+  Finished c = Exec(dir, RunArgs(clean.base_url() + "/v1", suite, clean_run), "clean");
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  const auto faulty_verdicts = Verdicts(dir, run);
+  EXPECT_EQ(faulty_verdicts.size(), suite.by_prompt.size());
+  EXPECT_EQ(faulty_verdicts, Verdicts(dir, clean_run));
+  // Two runs of the same command give identical verdicts.
+  const std::string again_run = dir.path() + "/again";
+  EXPECT_EQ(Exec(dir, RunArgs(clean.base_url() + "/v1", suite, again_run), "again").exit_code, 0);
+  EXPECT_EQ(Verdicts(dir, again_run), Verdicts(dir, clean_run));
+  // The tables agree too.
+  const auto table = [](const std::string& out) { return out.substr(out.find("rules:")); };
+  EXPECT_EQ(table(second.out), table(c.out));
+
+  // The key is in no file of the run and in no output.
+  for (const std::string& text : {first.out, first.err, second.out, second.err,
+                                  ReadFileOrDie(run + "/run.db")}) {
+    EXPECT_EQ(text.find("0123456789abcdef"), std::string::npos);
+  }
+}
+
+TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::mutex mu;
+  std::vector<std::string> asked;  // sample ids, in arrival order
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    reply.latency = std::chrono::milliseconds(40);
+    std::lock_guard<std::mutex> lock(mu);
+    asked.push_back(id);
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string run = dir.path() + "/run";
+  const auto args = RunArgs(url, suite, run, {"--concurrency", "4"});
+  const Child child = Spawn(dir, args, "killed");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      // Late enough for a batch or two to be committed (every 250 ms), early enough
+      // to leave work: 4 in flight at 40 ms take about 1 s for the whole suite.
+      if (asked.size() >= suite.by_prompt.size() * 7 / 10) break;
+    }
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the run never got going";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(kill(child.pid, SIGKILL), 0);
+  const Finished killed = Wait(child);
+  EXPECT_EQ(killed.exit_code, 128 + SIGKILL);
+
+  // What the store holds now: answered samples are final.
+  const Finished partial = Exec(dir, {"export", run, "--output", dir.path() + "/partial.jsonl"}, "partial");
+  ASSERT_EQ(partial.exit_code, 0) << partial.err;
+  std::set<std::string> stored;
+  std::istringstream lines(ReadFileOrDie(dir.path() + "/partial.jsonl"));
+  for (std::string line; std::getline(lines, line);) stored.insert(nlohmann::json::parse(line)["id"]);
+  EXPECT_GT(stored.size(), 0u);
+  EXPECT_LT(stored.size(), suite.by_prompt.size());
+
+  size_t asked_before;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    asked_before = asked.size();
+  }
+  const Finished resumed = Exec(dir, args, "resumed");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    std::set<std::string> second(asked.begin() + static_cast<ptrdiff_t>(asked_before), asked.end());
+    for (const std::string& id : second) EXPECT_FALSE(stored.contains(id)) << "asked again: " << id;
+    EXPECT_EQ(second.size(), suite.by_prompt.size() - stored.size());
+  }
+
+  // Same results as an uninterrupted run.
+  const std::string clean_run = dir.path() + "/clean";
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, clean_run, {"--concurrency", "4"}), "clean").exit_code, 0);
+  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, clean_run));
+}
+
+TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    return Answer(suite, req, &id);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string run = dir.path() + "/run";
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, run), "ok").exit_code, 0);
+  const std::string db = ReadFileOrDie(run + "/run.db");
+
+  // Another command into the same directory is refused, naming the difference.
+  Finished other = Exec(dir, RunArgs(url, suite, run, {"--temperature", "0.5"}), "other");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("holds another run (temperature was null, now 0.5)"), std::string::npos)
+      << other.err;
+
+  // Broken sample files name the line.
+  const std::string bad = dir.path() + "/bad.jsonl";
+  WriteFileOrDie(bad, ReadFileOrDie(suite.path).substr(0, 200) + "\n");
+  Finished broken = Exec(dir, {"run", "--model", "openai/x", "--base-url", url, "--samples", bad,
+                              "--out", dir.path() + "/bad-run"}, "broken");
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find(bad + ":1:"), std::string::npos) << broken.err;
+
+  // No key and the provider's own endpoint: said before anything is sent.
+  unsetenv("OPENAI_API_KEY");
+  Finished nokey = Exec(dir, {"run", "--model", "openai/gpt-4o", "--samples", suite.path, "--out",
+                             dir.path() + "/nokey"}, "nokey");
+  EXPECT_EQ(nokey.exit_code, 2);
+  EXPECT_NE(nokey.err.find("OPENAI_API_KEY is not set"), std::string::npos) << nokey.err;
+
+  // A server that is down: every request errors, nothing is scored as wrong.
+  Finished down = Exec(dir, {"run", "--model", "openai/x", "--base-url", "http://127.0.0.1:1/v1",
+                            "--samples", suite.path, "--out", dir.path() + "/down", "--retries",
+                            "0", "--no-cache"}, "down");
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_NE(down.out.find("answered 0 of"), std::string::npos) << down.out;
+  EXPECT_NE(down.out.find("not scored (errors)"), std::string::npos) << down.out;
+  const Finished errors = Exec(dir, {"export", dir.path() + "/down", "--all"}, "errors");
+  EXPECT_NE(errors.out.find("\"status\":\"error\""), std::string::npos);
+  EXPECT_NE(errors.out.find("Couldn't connect") == std::string::npos &&
+                errors.out.find("connect") == std::string::npos,
+            true)
+      << errors.out.substr(0, 500);
+
+  // The first run is untouched by all of this.
+  EXPECT_EQ(ReadFileOrDie(run + "/run.db"), db);
+  EXPECT_EQ(Exec(dir, {"export", "/nonexistent/run"}, "missing").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace structtest
