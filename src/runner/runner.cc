@@ -1,6 +1,9 @@
 #include "runner/runner.h"
 
+#include <condition_variable>
 #include <deque>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -17,6 +20,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kFetch = 512;  // samples read from the store at a time
+// Results waiting for the store thread before the network thread stops starting more.
+constexpr size_t kMaxBacklog = 512;
 
 StoredVerdict Score(const Sample& sample, const std::string& text, RuleSet rules,
                     const CheckEnv& env) {
@@ -198,51 +203,172 @@ class Runner::Loop {
 Runner::Runner(RunStore* store, ResponseCache* cache, const CheckEnv& env, RunnerOptions options)
     : store_(store), cache_(cache), env_(env), options_(std::move(options)) {}
 
+namespace {
+
+// A sample on its way to the model, and what came back.
+struct Flight {
+  StoredSample sample;
+  ModelRequest request;
+};
+struct Landed {
+  Flight flight;
+  StoredResponse response;
+};
+
+// What the network thread and the store thread of Run() share.
+struct Exchange {
+  std::mutex mu;
+  std::condition_variable wake_net;    // ready samples, exhaustion or a store failure
+  std::condition_variable wake_store;  // results, room in `ready`, or the end
+  std::deque<Flight> ready;            // GUARDED_BY(mu): store -> network
+  bool exhausted = false;              // GUARDED_BY(mu): no sample left to fetch
+  std::vector<Landed> landed;          // GUARDED_BY(mu): network -> store
+  bool net_done = false;               // GUARDED_BY(mu): no more results will come
+  bool store_failed = false;           // GUARDED_BY(mu)
+};
+
+}  // namespace
+
+// Two threads: this one drives the client (start, wait, collect) and does nothing
+// else, so the transfers in flight never wait for a disk write or a slow checker (a
+// code sample's sandboxed run takes milliseconds); the store thread fetches pending
+// samples (answering cache hits itself), scores and stores results, and commits.
 StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   Loop loop(this, progress);
   RETURN_IF_ERROR(loop.Init());
-  std::unordered_map<uint64_t, std::pair<StoredSample, ModelRequest>> in_flight;
+  Exchange x;
+  // Enough samples ready that the client never waits for the store thread.
+  const size_t low_water = 2 * kFetch;
+  Status store_status;
+  std::thread store_thread([&] {
+    auto fail = [&](Status s) {
+      std::lock_guard<std::mutex> lock(x.mu);
+      store_status = std::move(s);
+      x.store_failed = true;
+      x.wake_net.notify_all();
+    };
+    std::vector<Landed> landed;
+    for (;;) {
+      bool fetch = false, last = false;
+      {
+        std::unique_lock<std::mutex> lock(x.mu);
+        x.wake_store.wait_for(lock, options_.batch_interval, [&] {
+          return !x.landed.empty() || x.net_done || (!x.exhausted && x.ready.size() < low_water);
+        });
+        landed.swap(x.landed);
+        x.wake_net.notify_all();  // room in the backlog
+        fetch = !x.exhausted && !x.net_done && x.ready.size() < low_water;
+        last = x.net_done;
+      }
+      for (Landed& l : landed) {
+        if (Status s = loop.Handle(l.flight.sample, l.response, &l.flight.request); !s.ok()) {
+          return fail(s);
+        }
+      }
+      landed.clear();
+      while (fetch) {
+        auto next = loop.Next();
+        if (!next.ok()) return fail(next.status());
+        if (!next->has_value()) {
+          std::lock_guard<std::mutex> lock(x.mu);
+          x.exhausted = true;
+          x.wake_net.notify_all();
+          break;
+        }
+        ModelRequest req = loop.RequestFor(**next);
+        auto hit = loop.FromCache(req);
+        if (!hit.ok()) return fail(hit.status());
+        if (*hit) {
+          ++loop.stats().cached;
+          if (Status s = loop.Handle(**next, **hit, nullptr); !s.ok()) return fail(s);
+          continue;
+        }
+        std::lock_guard<std::mutex> lock(x.mu);
+        x.ready.push_back(Flight{std::move(**next), std::move(req)});
+        x.wake_net.notify_all();
+        fetch = x.ready.size() < low_water && !x.net_done;
+      }
+      if (Status s = loop.MaybeCommit(last); !s.ok()) return fail(s);
+      loop.Report();
+      if (last) {
+        std::lock_guard<std::mutex> lock(x.mu);
+        if (x.landed.empty()) return;
+      }
+    }
+  });
+
+  std::unordered_map<uint64_t, Flight> in_flight;
   std::vector<ModelResult> done;
+  std::vector<Landed> landed;
   bool interrupted = false;
+  int64_t sent = 0;
   for (;;) {
     interrupted = loop.Stopped();
-    while (!interrupted && client->CanStartMore()) {
-      ASSIGN_OR_RETURN(std::optional<StoredSample> next, loop.Next());
-      if (!next) break;
-      ModelRequest req = loop.RequestFor(*next);
-      ASSIGN_OR_RETURN(std::optional<StoredResponse> hit, loop.FromCache(req));
-      if (hit) {
-        ++loop.stats().cached;
-        RETURN_IF_ERROR(loop.Handle(*next, *hit, nullptr));
-        continue;
+    bool finished = false;
+    {
+      std::unique_lock<std::mutex> lock(x.mu);
+      if (x.store_failed) break;
+      // Nothing in flight and nothing to start (none ready, or too many results
+      // waiting to be stored): wait for the store thread.
+      if (in_flight.empty() && !interrupted) {
+        x.wake_net.wait_for(lock, std::chrono::milliseconds(100), [&] {
+          return x.store_failed || (x.landed.size() < kMaxBacklog && (!x.ready.empty() || x.exhausted));
+        });
+        if (x.store_failed) break;
       }
-      if (Status s = client->Start(req); !s.ok()) {
-        // The request cannot be expressed: an error result of its own, not a stop.
-        StoredResponse failed;
-        failed.error = s.message();
-        failed.finish = "unknown";
-        RETURN_IF_ERROR(loop.Handle(*next, failed, nullptr));
-        continue;
+      // Results the store thread has not taken yet hold their answers in memory: past
+      // a bound, wait for it rather than start more.
+      const bool backlog = x.landed.size() >= kMaxBacklog;
+      while (!interrupted && !backlog && client->CanStartMore() && !x.ready.empty()) {
+        Flight f = std::move(x.ready.front());
+        x.ready.pop_front();
+        if (Status s = client->Start(f.request); !s.ok()) {
+          // The request cannot be expressed: an error result of its own, not a stop.
+          StoredResponse failed;
+          failed.error = s.message();
+          failed.finish = "unknown";
+          x.landed.push_back(Landed{std::move(f), std::move(failed)});
+          continue;
+        }
+        const uint64_t id = f.request.id;
+        in_flight.emplace(id, std::move(f));
       }
-      in_flight.emplace(req.id, std::make_pair(std::move(*next), std::move(req)));
+      if (x.ready.size() < low_water || !x.landed.empty()) x.wake_store.notify_one();
+      finished = in_flight.empty() && (interrupted || (x.ready.empty() && x.exhausted));
     }
-    if (in_flight.empty() && (interrupted || loop.Drained())) break;
-    if (interrupted) break;  // in-flight requests are dropped: asked again next time
+    // Interrupted: requests still in flight are dropped, to be asked again next time.
+    if (finished || interrupted) break;
+    if (in_flight.empty()) continue;
     done.clear();
     client->WaitForAny(&done, std::chrono::milliseconds(100));
-    for (const ModelResult& result : done) {
+    for (ModelResult& result : done) {
       auto it = in_flight.find(result.id);
       if (it == in_flight.end()) {
-        return Status::Internal(fmt::format("the model client returned unknown request {}", result.id));
+        std::lock_guard<std::mutex> lock(x.mu);
+        store_status = Status::Internal(
+            fmt::format("the model client returned unknown request {}", result.id));
+        x.store_failed = true;
+        break;
       }
-      ++loop.stats().sent;
-      RETURN_IF_ERROR(loop.Handle(it->second.first, ToStoredResponse(result), &it->second.second));
+      ++sent;
+      landed.push_back(Landed{std::move(it->second), ToStoredResponse(result)});
       in_flight.erase(it);
     }
-    RETURN_IF_ERROR(loop.MaybeCommit(false));
-    loop.Report();
+    if (!landed.empty()) {
+      std::lock_guard<std::mutex> lock(x.mu);
+      for (Landed& l : landed) x.landed.push_back(std::move(l));
+      x.wake_store.notify_one();
+    }
+    landed.clear();
   }
-  RETURN_IF_ERROR(loop.MaybeCommit(true));
+  {
+    std::lock_guard<std::mutex> lock(x.mu);
+    x.net_done = true;
+    x.wake_store.notify_one();
+  }
+  store_thread.join();
+  RETURN_IF_ERROR(store_status);
+  loop.stats().sent += sent;
   return loop.Finish(interrupted);
 }
 

@@ -25,7 +25,7 @@ StatusOr<std::unique_ptr<Db>> Db::Open(const std::string& path, bool read_only) 
     // WAL: a crash (kill -9) at any moment leaves the last committed transaction
     // intact; synchronous=NORMAL may lose the newest commits on power loss, never on
     // a process crash, and avoids an fsync per batch.
-    RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+    RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-8192;"));
   }
   RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON;"));
   return db;

@@ -1,11 +1,16 @@
 #include "backends/http/curl_client.h"
 
 #include <curl/curl.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <map>
+#include <unordered_set>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -23,9 +28,10 @@ using std::chrono::milliseconds;
 struct Transfer {
   uint64_t id = 0;
   CURL* easy = nullptr;
-  curl_slist* headers = nullptr;
+  std::string request_body;  // sent from here without a copy (CURLOPT_POSTFIELDS)
   std::string body;
   std::optional<milliseconds> retry_after;
+  std::string url;  // what CURLOPT_URL was last set to
   Clock::time_point start;
   Clock::time_point last_activity;  // the start, or the last byte received
   size_t max_body = 0;
@@ -101,15 +107,24 @@ ErrorKind KindOfCurlError(CURLcode code) {
 
 class CurlModelClient : public ModelClient {
  public:
-  CurlModelClient(HttpClientOptions options, CURLM* multi)
-      : options_(std::move(options)), multi_(multi) {}
+  CurlModelClient(HttpClientOptions options, CURLM* multi, int epoll_fd)
+      : options_(std::move(options)), multi_(multi), epoll_fd_(epoll_fd) {
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, OnSocket);
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, OnTimer);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  }
 
   ~CurlModelClient() override {
     for (auto& [easy, t] : transfers_) {
       curl_multi_remove_handle(multi_, easy);
-      Release(t.get());
+      curl_easy_cleanup(easy);
     }
+    for (auto& t : idle_) curl_easy_cleanup(t->easy);
     curl_multi_cleanup(multi_);
+    close(epoll_fd_);
+    curl_slist_free_all(headers_);
+    for (curl_slist* h : old_headers_) curl_slist_free_all(h);
   }
 
   bool CanStartMore() const override { return transfers_.size() < options_.max_in_flight; }
@@ -117,55 +132,37 @@ class CurlModelClient : public ModelClient {
 
   Status Start(ModelRequest request) override {
     assert(CanStartMore() && "Start() while the client is full");
-    for (const auto& [easy, t] : transfers_) {
-      if (t->id == request.id) {
-        return Status::InvalidArgument(
-            fmt::format("request {} is already in flight", request.id));
-      }
+    if (ids_.contains(request.id)) {
+      return Status::InvalidArgument(fmt::format("request {} is already in flight", request.id));
     }
     ASSIGN_OR_RETURN(HttpRequest http, BuildHttpRequest(options_.provider, request,
                                                         options_.base_url, options_.api_key));
-    auto t = std::make_unique<Transfer>();
+    std::unique_ptr<Transfer> t = TakeTransfer();
+    if (t == nullptr) return Status::Internal("curl_easy_init failed");
     t->id = request.id;
-    t->max_body = options_.max_body_bytes;
-    t->easy = curl_easy_init();
-    if (t->easy == nullptr) return Status::Internal("curl_easy_init failed");
-    for (const std::string& h : http.headers) t->headers = curl_slist_append(t->headers, h.c_str());
-    // No "Expect: 100-continue" round trip before large bodies.
-    t->headers = curl_slist_append(t->headers, "Expect:");
     CURL* e = t->easy;
-    curl_easy_setopt(e, CURLOPT_URL, http.url.c_str());
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(http.body.size()));
-    curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, http.body.c_str());
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-    // Over TLS, wait for a connection being set up to see whether it multiplexes
-    // (HTTP/2) rather than open one per transfer. Never over plain HTTP: it cannot
-    // multiplex there, and curl would hold every new transfer until the first response
-    // arrived, so one silent request would stall the others.
-    if (http.url.starts_with("https://")) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(options_.connect_timeout.count()));
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
-    // The idle timeout is ours (ExpireIdle): curl's low-speed check averages over
-    // seconds-long windows and fires late.
+    // The URL and headers are the same for every request of a client in practice;
+    // they are set again only when they change.
+    if (http.url != t->url) {
+      t->url = http.url;
+      curl_easy_setopt(e, CURLOPT_URL, t->url.c_str());
+      // Over TLS, wait for a connection being set up to see whether it multiplexes
+      // (HTTP/2) rather than open one per transfer. Never over plain HTTP: it cannot
+      // multiplex there, and curl would hold every new transfer until the first
+      // response arrived, so one silent request would stall the others.
+      curl_easy_setopt(e, CURLOPT_PIPEWAIT, http.url.starts_with("https://") ? 1L : 0L);
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, SharedHeaders(http.headers));
+    t->request_body = std::move(http.body);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(t->request_body.size()));
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->request_body.c_str());
     t->start = Clock::now();
     t->last_activity = t->start;
     if (curl_multi_add_handle(multi_, e) != CURLM_OK) {
-      Release(t.get());
       return Status::Internal("curl_multi_add_handle failed");
     }
+    ids_.insert(t->id);
     transfers_.emplace(e, std::move(t));
     return Status::Ok();
   }
@@ -173,22 +170,69 @@ class CurlModelClient : public ModelClient {
   size_t WaitForAny(std::vector<ModelResult>* done, milliseconds timeout) override {
     if (transfers_.empty()) return 0;
     const Clock::time_point deadline = Clock::now() + timeout;
+    epoll_event events[64];
     for (;;) {
-      int running = 0;
-      curl_multi_perform(multi_, &running);
-      size_t appended = Collect(done);
-      appended += ExpireIdle(done);
-      if (appended > 0) return appended;
-      const Clock::time_point now = Clock::now();
-      if (now >= deadline) return 0;
-      Clock::time_point wake = deadline;
-      for (const auto& [easy, t] : transfers_) {
-        wake = std::min(wake, t->last_activity + options_.idle_timeout);
+      Clock::time_point now = Clock::now();
+      // curl's own timer (connect and total timeouts, and the kick-off of transfers
+      // just added) is due: let it act.
+      if (timer_ && now >= *timer_) {
+        timer_.reset();
+        int running = 0;
+        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+        now = Clock::now();
       }
+      size_t appended = Collect(done);
+      // Idle transfers are looked for now and then, not on every wake-up: the scan
+      // is linear in the transfers in flight.
+      if (now >= next_idle_check_) {
+        appended += ExpireIdle(done);
+        next_idle_check_ = now + std::min(options_.idle_timeout / 4, milliseconds(250));
+      }
+      if (appended > 0) return appended;
+      if (now >= deadline) return 0;
+      Clock::time_point wake = std::min(deadline, next_idle_check_);
+      if (timer_) wake = std::min(wake, *timer_);
       const auto wait = std::max(milliseconds(0), std::chrono::ceil<milliseconds>(wake - now));
-      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::min<int64_t>(wait.count(), 1000)),
-                      nullptr);
+      // Only the sockets with something to do wake us, and only they are handed to
+      // curl: the cost of a wake-up does not grow with the transfers in flight.
+      const int n = epoll_wait(epoll_fd_, events, 64, static_cast<int>(std::min<int64_t>(wait.count(), 1000)));
+      for (int i = 0; i < n; ++i) {
+        int flags = 0;
+        if (events[i].events & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
+        if (events[i].events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+        if (events[i].events & EPOLLERR) flags |= CURL_CSELECT_ERR;
+        int running = 0;
+        curl_multi_socket_action(multi_, events[i].data.fd, flags, &running);
+      }
     }
+  }
+
+  // CURLMOPT_SOCKETFUNCTION: curl says which sockets to watch for what.
+  static int OnSocket(CURL*, curl_socket_t fd, int what, void* user, void*) {
+    auto* self = static_cast<CurlModelClient*>(user);
+    if (what == CURL_POLL_REMOVE) {
+      epoll_ctl(self->epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      return 0;
+    }
+    epoll_event ev{};
+    ev.data.fd = fd;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) ev.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) ev.events |= EPOLLOUT;
+    if (epoll_ctl(self->epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT) {
+      epoll_ctl(self->epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    }
+    return 0;
+  }
+
+  // CURLMOPT_TIMERFUNCTION: when curl wants to be called with CURL_SOCKET_TIMEOUT.
+  static int OnTimer(CURLM*, long timeout_ms, void* user) {
+    auto* self = static_cast<CurlModelClient*>(user);
+    if (timeout_ms < 0) {
+      self->timer_.reset();
+    } else {
+      self->timer_ = Clock::now() + milliseconds(timeout_ms);
+    }
+    return 0;
   }
 
  private:
@@ -202,9 +246,9 @@ class CurlModelClient : public ModelClient {
       Transfer* t = it->second.get();
       done->push_back(Finish(t, msg->data.result));
       ++appended;
-      curl_multi_remove_handle(multi_, t->easy);
-      Release(t);
+      std::unique_ptr<Transfer> owned = std::move(it->second);
       transfers_.erase(it);
+      Release(std::move(owned));
     }
     return appended;
   }
@@ -231,9 +275,9 @@ class CurlModelClient : public ModelClient {
       r.latency = std::chrono::duration_cast<milliseconds>(now - t->start);
       done->push_back(std::move(r));
       ++appended;
-      curl_multi_remove_handle(multi_, t->easy);
-      Release(t);
+      std::unique_ptr<Transfer> owned = std::move(it->second);
       it = transfers_.erase(it);
+      Release(std::move(owned));
     }
     return appended;
   }
@@ -265,16 +309,79 @@ class CurlModelClient : public ModelClient {
     return r;
   }
 
-  static void Release(Transfer* t) {
-    if (t->easy != nullptr) curl_easy_cleanup(t->easy);
-    if (t->headers != nullptr) curl_slist_free_all(t->headers);
-    t->easy = nullptr;
-    t->headers = nullptr;
+  // An idle transfer with its easy handle set up, reused when there is one: setting a
+  // handle up costs more than the request itself against a fast local server.
+  std::unique_ptr<Transfer> TakeTransfer() {
+    if (!idle_.empty()) {
+      std::unique_ptr<Transfer> t = std::move(idle_.back());
+      idle_.pop_back();
+      return t;
+    }
+    auto t = std::make_unique<Transfer>();
+    t->easy = curl_easy_init();
+    if (t->easy == nullptr) return nullptr;
+    CURL* e = t->easy;
+    t->max_body = options_.max_body_bytes;
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options_.connect_timeout.count()));
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
+    // The idle timeout is ours (ExpireIdle): curl's low-speed check averages over
+    // seconds-long windows and fires late.
+    return t;
+  }
+
+  // Takes `t` out of the multi handle and keeps it for the next request.
+  void Release(std::unique_ptr<Transfer> t) {
+    curl_multi_remove_handle(multi_, t->easy);
+    ids_.erase(t->id);
+    t->body.clear();
+    t->request_body.clear();
+    t->retry_after.reset();
+    t->too_big = false;
+    t->errbuf[0] = '\0';
+    if (idle_.size() < options_.max_in_flight) {
+      idle_.push_back(std::move(t));
+    } else {
+      curl_easy_cleanup(t->easy);
+    }
+  }
+
+  // The header list for `headers` ("Expect:" added: no 100-continue round trip before
+  // large bodies), built once and kept while the headers stay the same.
+  curl_slist* SharedHeaders(const std::vector<std::string>& headers) {
+    if (headers_ != nullptr && headers == header_lines_) return headers_;
+    // Transfers in flight may still point at the old list: keep it until destruction.
+    if (headers_ != nullptr) old_headers_.push_back(headers_);
+    headers_ = nullptr;
+    for (const std::string& h : headers) headers_ = curl_slist_append(headers_, h.c_str());
+    headers_ = curl_slist_append(headers_, "Expect:");
+    header_lines_ = headers;
+    return headers_;
   }
 
   HttpClientOptions options_;
   CURLM* multi_;
+  int epoll_fd_;
+  std::optional<Clock::time_point> timer_;  // when curl wants CURL_SOCKET_TIMEOUT
   std::map<CURL*, std::unique_ptr<Transfer>> transfers_;  // in flight
+  std::unordered_set<uint64_t> ids_;                      // their request ids
+  Clock::time_point next_idle_check_{};
+  std::vector<std::unique_ptr<Transfer>> idle_;           // ready for reuse
+  curl_slist* headers_ = nullptr;
+  std::vector<std::string> header_lines_;  // what headers_ holds
+  std::vector<curl_slist*> old_headers_;
 };
 
 }  // namespace
@@ -297,8 +404,13 @@ StatusOr<std::unique_ptr<ModelClient>> NewCurlModelClient(HttpClientOptions opti
   // and a transfer queued behind a connection still closing would spend its total
   // timeout waiting (seen as spurious "timed out after 0 ms" errors).
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_in_flight));
+  const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) {
+    curl_multi_cleanup(multi);
+    return Status::Internal(fmt::format("epoll_create1: {}", std::strerror(errno)));
+  }
   return std::unique_ptr<ModelClient>(
-      std::make_unique<CurlModelClient>(std::move(options), multi));
+      std::make_unique<CurlModelClient>(std::move(options), multi, epoll_fd));
 }
 
 }  // namespace structtest
