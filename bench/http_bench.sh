@@ -216,9 +216,16 @@ run_wrk() {
 run_structtest() {
   local c=$1 size=$2 dir rc=0 line
   dir=$(mktemp -d "$TMP/st.c$c.s$size.XXXXXX")
+  # The samples are generated beforehand, so the figures are those of the run itself
+  # (generation keeps its sources, which grow with --size, in memory).
+  local samples="$TMP/samples.s$size.jsonl"
+  if [[ ! -f $samples ]]; then
+    "$STRUCTTEST" generate --tasks "$TASKS" --size "$size" --out "$samples" >/dev/null ||
+      die "structtest generate (size $size) failed"
+  fi
   /usr/bin/time -f %M -o "$dir/rss_kb" \
     "$STRUCTTEST" run --model openai/bench --base-url "http://127.0.0.1:$PORT/v1" \
-      --tasks "$TASKS" --size "$size" --concurrency "$c" --out "$dir/out" \
+      --samples "$samples" --concurrency "$c" --out "$dir/out" \
       --no-cache --quiet >"$dir/stdout" 2>"$dir/stderr" || rc=$?
   if [[ $rc -ne 0 && $rc -ne 1 ]]; then
     echo "--- last 20 lines of structtest stderr ---" >&2

@@ -65,6 +65,23 @@ TEST(OpenAiTest, BuildsChatCompletion) {
   for (const auto& x : anon->headers) EXPECT_EQ(x.find("Authorization"), std::string::npos);
 }
 
+TEST(OpenAiTest, BodyBytesEqualNlohmannsIncludingEscapesAndInvalidUtf8) {
+  for (const std::string& content : {std::string("plain"), std::string("q\"uote\\ \n\t\x01 \xc3\xa9 \xf0\x9f\x98\x80"),
+                                    std::string("bad \xff byte"), std::string()}) {
+    ModelRequest r = Req();
+    r.messages[1].content = content;
+    auto h = BuildHttpRequest(Provider::kOpenAi, r, "", "");
+    ASSERT_TRUE(h.ok());
+    json expected = {{"model", r.model}, {"stream", false}, {"max_tokens", r.max_tokens},
+                     {"temperature", *r.temperature}};
+    expected["messages"] = json::array();
+    for (const Message& m : r.messages) {
+      expected["messages"].push_back({{"role", m.role}, {"content", m.content}});
+    }
+    EXPECT_EQ(h->body, expected.dump(-1, ' ', false, json::error_handler_t::replace)) << content;
+  }
+}
+
 TEST(OpenAiTest, RejectsUnknownRoleAndEmptyPrompt) {
   ModelRequest r = Req();
   r.messages.push_back({"tool", "x"});

@@ -70,6 +70,12 @@ class JsonlWriter {
 // JSON text of `j` on one line, invalid UTF-8 replaced.
 std::string DumpJsonLine(const nlohmann::json& j);
 
+// Appends `s` to `*out` as a quoted JSON string, byte for byte what nlohmann's dump()
+// writes for it (no ASCII escaping), but without building a json value: the hot path
+// of request bodies. Returns false, appending nothing, when `s` is not valid UTF-8;
+// the caller then goes through nlohmann with its replacement handler.
+bool AppendJsonString(std::string_view s, std::string* out);
+
 }  // namespace structtest
 
 #endif  // STRUCTTEST_CORE_JSONL_H_

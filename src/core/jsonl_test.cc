@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/rng.h"
 #include "structtest/sample.h"
 #include "testing/test_support.h"
 
@@ -95,5 +96,27 @@ TEST(RecordFromJsonTest, NamesTheMissingOrMistypedField) {
   EXPECT_FALSE(RecordFromJson(nlohmann::json::array()).ok());
 }
 
+TEST(AppendJsonStringTest, WritesWhatNlohmannWritesAndRefusesInvalidUtf8) {
+  Rng rng(42);
+  const std::string alphabet[] = {"a", "\"", "\\", "\n", "\t", "\x01", "\x1f", "\x7f", "/",
+                                  "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", " ", "\r",
+                                  "\b", "\f", std::string(1, '\0')};
+  for (int iter = 0; iter < 5000; ++iter) {
+    std::string s;
+    const int len = static_cast<int>(rng.UniformInt(0, 40));
+    for (int k = 0; k < len; ++k) s += alphabet[rng.UniformInt(0, std::size(alphabet) - 1)];
+    std::string out = "x";
+    ASSERT_TRUE(AppendJsonString(s, &out));
+    EXPECT_EQ(out, "x" + nlohmann::json(s).dump()) << s;
+  }
+  for (const char* bad : {"\xff", "a\xc3", "\xed\xa0\x80", "\xc0\xaf", "\xf4\x90\x80\x80",
+                          "ok\xe2\x82"}) {
+    std::string out = "x";
+    EXPECT_FALSE(AppendJsonString(bad, &out)) << bad;
+    EXPECT_EQ(out, "x");
+  }
+}
+
 }  // namespace
 }  // namespace structtest
+

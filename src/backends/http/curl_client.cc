@@ -33,7 +33,11 @@ struct Transfer {
   std::optional<milliseconds> retry_after;
   std::string url;  // what CURLOPT_URL was last set to
   Clock::time_point start;
-  Clock::time_point last_activity;  // the start, or the last byte received
+  // Idle detection without a clock read per callback: the callbacks count, and the
+  // idle scan (ExpireIdle) stamps last_activity when the count has moved.
+  uint64_t activity = 0;
+  uint64_t activity_seen = 0;
+  Clock::time_point last_activity;  // the start, or when the scan last saw activity
   size_t max_body = 0;
   bool too_big = false;
   char errbuf[CURL_ERROR_SIZE] = {};
@@ -46,7 +50,7 @@ size_t OnBody(char* data, size_t size, size_t nmemb, void* user) {
     t->too_big = true;
     return 0;  // aborts the transfer with CURLE_WRITE_ERROR
   }
-  t->last_activity = Clock::now();
+  ++t->activity;
   t->body.append(data, n);
   return n;
 }
@@ -64,7 +68,7 @@ bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
 size_t OnHeader(char* data, size_t size, size_t nmemb, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * nmemb;
-  t->last_activity = Clock::now();
+  ++t->activity;
   std::string_view line(data, n);
   if (line.starts_with("HTTP/")) t->retry_after.reset();  // a new response (after a 100)
   constexpr std::string_view kName = "retry-after:";
@@ -259,6 +263,10 @@ class CurlModelClient : public ModelClient {
     size_t appended = 0;
     for (auto it = transfers_.begin(); it != transfers_.end();) {
       Transfer* t = it->second.get();
+      if (t->activity != t->activity_seen) {
+        t->activity_seen = t->activity;
+        t->last_activity = now;
+      }
       if (now - t->last_activity < options_.idle_timeout) {
         ++it;
         continue;
@@ -350,6 +358,7 @@ class CurlModelClient : public ModelClient {
     t->request_body.clear();
     t->retry_after.reset();
     t->too_big = false;
+    t->activity = t->activity_seen = 0;
     t->errbuf[0] = '\0';
     if (idle_.size() < options_.max_in_flight) {
       idle_.push_back(std::move(t));
