@@ -177,6 +177,9 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
         case 4: reply.body = "{\"choices\": [ not json"; break;  // fatal: asked again next run
         case 5: reply.fault = FakeFault::kNeverAnswer; break;   // ends by the --timeout
         case 6: reply.latency = std::chrono::milliseconds(50); break;
+        case 7:  // the same answer in a 10 MB body (JSON whitespace)
+          reply.body.insert(reply.body.size() - 1, std::string(10 << 20, ' '));
+          break;
         default: break;
       }
     }
@@ -303,6 +306,45 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   const std::string clean_run = dir.path() + "/clean";
   ASSERT_EQ(Exec(dir, RunArgs(url, suite, clean_run, {"--concurrency", "4"}), "clean").exit_code, 0);
   EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, clean_run));
+}
+
+TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    const std::string answer = nlohmann::json::parse(reply.body)["choices"][0]["message"]["content"];
+    reply.body = OpenAiCompletionBody("<think>let me count the tags</think>" + answer,
+                                      id.find("html") != std::string::npos ? "length" : "stop");
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/run";
+  const Finished r = Exec(dir, RunArgs(server.base_url() + "/v1", suite, run), "run");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("answer(s) cut off by the token limit"), std::string::npos) << r.out;
+  const Finished e = Exec(dir, {"export", run}, "export");
+  std::istringstream lines(e.out);
+  int html = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["reasoning"], "let me count the tags");
+    EXPECT_EQ(std::string(j["response"]).find("<think>"), std::string::npos);
+    const bool is_html = j["domain"] == "html";
+    html += is_html;
+    EXPECT_EQ(j["finish"], is_html ? "length" : "stop");
+  }
+  EXPECT_GT(html, 0);
+  // Scored on the final answer alone: the same verdicts as without reasoning.
+  FakeHttpServer plain([&](const FakeHttpRequest& req) {
+    std::string id;
+    return Answer(suite, req, &id);
+  });
+  ASSERT_TRUE(plain.Start().ok());
+  const std::string plain_run = dir.path() + "/plain";
+  ASSERT_EQ(Exec(dir, RunArgs(plain.base_url() + "/v1", suite, plain_run), "plain").exit_code, 0);
+  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, plain_run));
 }
 
 TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {

@@ -291,6 +291,11 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
       out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0,
       out.counts.errored);
   if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
+  if (out.counts.truncated > 0) {
+    text += fmt::format("; {} answer(s) cut off by the token limit (scored as they are; "
+                        "raise --max-tokens)",
+                        out.counts.truncated);
+  }
   text += "\n";
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);

@@ -270,13 +270,16 @@ StatusOr<RunCounts> RunStore::Counts() {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare("SELECT (SELECT COUNT(*) FROM samples), "
                                 "(SELECT COUNT(*) FROM responses WHERE ok = 1), "
-                                "(SELECT COUNT(*) FROM responses WHERE ok = 0)"));
+                                "(SELECT COUNT(*) FROM responses WHERE ok = 0), "
+                                "(SELECT COUNT(*) FROM responses WHERE ok = 1 AND finish = "
+                                "'length')"));
   ASSIGN_OR_RETURN(bool row, q.Step());
   RunCounts c;
   if (row) {
     c.samples = q.Int(0);
     c.answered = q.Int(1);
     c.errored = q.Int(2);
+    c.truncated = q.Int(3);
   }
   return c;
 }

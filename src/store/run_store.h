@@ -74,6 +74,7 @@ struct RunCounts {
   int64_t samples = 0;
   int64_t answered = 0;  // ok responses
   int64_t errored = 0;   // error responses
+  int64_t truncated = 0;  // answers cut off by the token limit (finish "length")
 };
 
 class RunStore {
