@@ -33,6 +33,7 @@
 #   NGINX_WORKERS   nginx worker_processes [1]
 #   PORT            nginx port [a free port picked with python3, else 18080]
 #   KEEP_TMP        1 keeps the tmp dir (nginx error log, outputs) [0]
+#   CLIENT_REQUESTS requests per bench/client_bench loop [50000]
 #
 # Exit status: 0 if every ratio >= TARGET_PCT (always 0 with --wrk-only when
 # everything ran), 1 if a ratio missed it or anything failed.
@@ -250,10 +251,26 @@ run_structtest() {
   }'
 }
 
+# run_client_bench C: print "LIBCURL_REQ_PER_S CLIENT_REQ_PER_S" from bench/client_bench,
+# or "- -" when it was not built.
+run_client_bench() {
+  local c=$1 bin out
+  bin="$(dirname "$STRUCTTEST")/bench/client_bench"
+  if [[ ! -x $bin ]]; then
+    echo "- -"
+    return
+  fi
+  out=$("$bin" "http://127.0.0.1:$PORT/v1" "$c" "${CLIENT_REQUESTS:-50000}") ||
+    die "client_bench (concurrency $c) failed"
+  awk '/^libcurl:/ { l = $2 } /^CurlModelClient:/ { c = $2 } END { printf "%.0f %.0f\n", l, c }' \
+    <<<"$out"
+}
+
 # --- main -------------------------------------------------------------------
 
 failed=()
-printf '\n%-12s %14s %18s %8s %14s\n' concurrency "wrk req/s" "structtest req/s" ratio "peak RSS"
+printf '\n%-12s %14s %18s %8s %14s %16s %16s\n' concurrency "wrk req/s" "structtest req/s" ratio \
+  "peak RSS" "libcurl req/s" "client req/s"
 for c in $CONCURRENCY; do
   wrk_rate=$(run_wrk "$c")
   if [[ $WRK_ONLY == 1 ]]; then
@@ -263,7 +280,10 @@ for c in $CONCURRENCY; do
   result=$(run_structtest "$c" "$SIZE")
   read -r st_rate rss_mb _ <<<"$result"
   ratio=$(awk -v a="$st_rate" -v b="$wrk_rate" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
-  printf '%-12s %14.0f %18.0f %7s%% %11s MB\n' "$c" "$wrk_rate" "$st_rate" "$ratio" "$rss_mb"
+  # The transport ceilings under it: bare libcurl, and structtest's client alone.
+  read -r curl_rate client_rate < <(run_client_bench "$c")
+  printf '%-12s %14.0f %18.0f %7s%% %11s MB %16s %16s\n' "$c" "$wrk_rate" "$st_rate" "$ratio" \
+    "$rss_mb" "$curl_rate" "$client_rate"
   if ! awk -v r="$ratio" -v t="$TARGET_PCT" 'BEGIN { exit !(r >= t) }'; then
     failed+=("concurrency $c: structtest at $ratio% of wrk (target $TARGET_PCT%)")
   fi
