@@ -103,7 +103,6 @@ class Runner::Loop {
     queue_.pop_front();
     return s;
   }
-  bool Drained() const { return queue_.empty() && exhausted_; }
 
   ModelRequest RequestFor(const StoredSample& s) const {
     ModelRequest req;
@@ -127,7 +126,7 @@ class Runner::Loop {
     RETURN_IF_ERROR(OpenBatch());
     RETURN_IF_ERROR(r_.store_->PutResponse(s.index, response));
     ++pending_results_;
-    ++counts_.requests;
+    if (!response.cached) ++counts_.requests;
     if (!response.ok) {
       ++counts_.errors;
       ++stats_.errored;
