@@ -194,6 +194,9 @@ TEST(CliTest, RunScoresTheBuiltinResponders) {
   r = Structtest(dir, "run --model builtin/oracle --concurrency 0");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--concurrency 0: expected 1 to 4096"), std::string::npos) << r.err;
+  r = Structtest(dir, "run --model builtin/oracle --max-rps -3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--max-rps -3: expected a positive rate"), std::string::npos) << r.err;
   r = Structtest(dir, "run --model builtin/orcale");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown built-in responder"), std::string::npos) << r.err;

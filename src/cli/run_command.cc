@@ -19,6 +19,7 @@
 
 #include "backends/builtin.h"
 #include "backends/http/curl_client.h"
+#include "backends/rate_limit_client.h"
 #include "backends/retry_client.h"
 #include "cli/commands.h"
 #include "core/jsonl.h"
@@ -53,6 +54,7 @@ struct RunOptions {
   bool no_cache = false;
   std::string cache;
   int retries = 5;
+  double max_rps = 0;
   double timeout = 600;
   bool quiet = false;
 };
@@ -332,6 +334,10 @@ int RunRun(RunOptions opt) {
     PrintError(fmt::format("--retries {}: expected 0 to 100", opt.retries));
     return kExitFatal;
   }
+  if (opt.max_rps < 0) {
+    PrintError(fmt::format("--max-rps {}: expected a positive rate (0: no limit)", opt.max_rps));
+    return kExitFatal;
+  }
   if (!(opt.timeout > 0)) {
     PrintError(fmt::format("--timeout {}: expected a positive number of seconds", opt.timeout));
     return kExitFatal;
@@ -426,10 +432,15 @@ int RunRun(RunOptions opt) {
         fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
     auto transport = NewCurlModelClient(std::move(http));
     if (!transport.ok()) return fail(transport.status());
+    std::unique_ptr<ModelClient> paced = std::move(transport).value();
+    if (opt.max_rps > 0) {
+      paced = std::make_unique<RateLimitedModelClient>(std::move(paced), opt.max_rps,
+                                                       static_cast<size_t>(opt.concurrency));
+    }
     RetryPolicy policy;
     policy.max_attempts = opt.retries + 1;
     policy.seed = opt.suite.seed;
-    RetryingModelClient client(std::move(transport).value(), policy);
+    RetryingModelClient client(std::move(paced), policy);
     auto store = RunStore::Open(opt.out.empty() ? DefaultOutDir(opt) : opt.out);
     if (!store.ok()) return fail(store.status());
     std::unique_ptr<ResponseCache> cache;
@@ -503,6 +514,9 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--retries", opt->retries,
                   "retries of a request failing with 429, 5xx or a network error (default 5)");
   cmd->add_option("--timeout", opt->timeout, "seconds a request may take in all (default 600)");
+  cmd->add_option("--max-rps", opt->max_rps,
+                  "start at most this many requests per second, retries included (default: "
+                  "no limit)");
   cmd->add_flag("--no-cache", opt->no_cache, "neither read nor fill the response cache");
   cmd->add_option("--cache", opt->cache,
                   "response cache file (default: $STRUCTTEST_CACHE, else "
