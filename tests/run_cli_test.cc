@@ -347,6 +347,48 @@ TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {
   EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, plain_run));
 }
 
+TEST_F(RunCliTest, AnthropicAndGeminiRunsGoThroughTheSamePath) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  setenv("ANTHROPIC_API_KEY", "anthropic-key-123456789", 1);
+  setenv("GEMINI_API_KEY", "gemini-key-123456789", 1);
+  std::mutex mu;
+  std::set<std::string> keys;
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    const nlohmann::json body = nlohmann::json::parse(req.body);
+    std::string prompt, answer;
+    FakeHttpReply reply;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      keys.insert(req.Header("x-api-key") + req.Header("x-goog-api-key"));
+    }
+    if (req.path == "/v1/messages") {
+      prompt = body["messages"].back()["content"];
+      answer = suite.by_prompt.at(prompt).second;
+      reply.body = ::structtest::testing::AnthropicMessageBody(answer);
+    } else {
+      prompt = body["contents"].back()["parts"][0]["text"];
+      answer = suite.by_prompt.at(prompt).second;
+      reply.body = ::structtest::testing::GeminiBody(answer);
+    }
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  for (const char* model : {"anthropic/claude-test", "gemini/gemini-test"}) {
+    const Finished r = Exec(dir, {"run", "--model", model, "--base-url", server.base_url(),
+                                  "--samples", suite.path, "--out", dir.path() + "/" + model,
+                                  "--no-cache", "--max-tokens", "256"},
+                            "provider");
+    EXPECT_EQ(r.exit_code, 0) << model << ": " << r.err;
+    // The oracle's answers: everything passes.
+    EXPECT_NE(r.out.find("html           100.00 100.00"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("math           100.00 100.00"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"anthropic-key-123456789", "gemini-key-123456789"}));
+  unsetenv("ANTHROPIC_API_KEY");
+  unsetenv("GEMINI_API_KEY");
+}
+
 TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   TempDir dir;
   const Suite suite = MakeSuite(dir);
@@ -365,6 +407,15 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("holds another run (temperature was null, now 0.5)"), std::string::npos)
       << other.err;
+
+  // So is the same command after the samples file changed.
+  const std::string moved = dir.path() + "/samples.orig";
+  ASSERT_EQ(std::rename(suite.path.c_str(), moved.c_str()), 0);
+  WriteFileOrDie(suite.path, ReadFileOrDie(moved).substr(0, ReadFileOrDie(moved).find('\n') + 1));
+  Finished changed = Exec(dir, RunArgs(url, suite, run), "changed");
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_NE(changed.err.find("holds another run (samples was"), std::string::npos) << changed.err;
+  ASSERT_EQ(std::rename(moved.c_str(), suite.path.c_str()), 0);
 
   // Broken sample files name the line.
   const std::string bad = dir.path() + "/bad.jsonl";

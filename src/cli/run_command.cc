@@ -6,7 +6,9 @@
 // of every rule set, and a first run that needs no model at all.
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -97,12 +99,34 @@ std::string DefaultOutDir(const RunOptions& opt) {
   return "runs/" + name;
 }
 
+// "PATH FNV-1a-64 of the bytes" for a regular file (the path alone for a folder), so a
+// run directory refuses a data file that changed since the run began.
+StatusOr<std::string> Fingerprint(const std::string& path) {
+  const std::string absolute = std::filesystem::absolute(path).string();
+  if (!std::filesystem::is_regular_file(path)) return absolute;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return Status::IoError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  }
+  uint64_t h = 0xCBF29CE484222325ULL;
+  char buf[1 << 16];
+  while (size_t n = std::fread(buf, 1, sizeof buf, f)) {
+    for (size_t i = 0; i < n; ++i) {
+      h ^= static_cast<unsigned char>(buf[i]);
+      h *= 0x100000001B3ULL;
+    }
+  }
+  std::fclose(f);
+  return fmt::format("{} fnv1a:{:016x}", absolute, h);
+}
+
 // The settings that define a run: a directory holding another run is refused.
-nlohmann::json Identity(const RunOptions& opt, const std::string& endpoint) {
+StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endpoint) {
   nlohmann::json id = {{"model", opt.model}, {"endpoint", endpoint}, {"max_tokens", opt.max_tokens}};
   id["temperature"] = opt.temperature ? nlohmann::json(*opt.temperature) : nlohmann::json();
   if (!opt.samples.empty()) {
-    id["samples"] = std::filesystem::absolute(opt.samples).string();
+    ASSIGN_OR_RETURN(std::string samples, Fingerprint(opt.samples));
+    id["samples"] = samples;
   } else {
     id["suite"] = opt.suite.suite;
     id["seed"] = opt.suite.seed;
@@ -112,7 +136,9 @@ nlohmann::json Identity(const RunOptions& opt, const std::string& endpoint) {
                                     {"mbpp", &opt.suite.mbpp},
                                     {"apps", &opt.suite.apps},
                                     {"gsm8k", &opt.suite.gsm8k}}) {
-      if (!file->empty()) id[key] = std::filesystem::absolute(*file).string();
+      if (file->empty()) continue;
+      ASSIGN_OR_RETURN(std::string fingerprint, Fingerprint(*file));
+      id[key] = fingerprint;
     }
   }
   return id;
@@ -230,7 +256,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
                          bool skip_sentence_subtasks, const std::string& sentences_problem,
                          PythonPool* python) {
-  const nlohmann::json identity = Identity(opt, endpoint);
+  ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   if (stored) {
     RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
