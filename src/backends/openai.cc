@@ -9,6 +9,18 @@
 
 namespace structtest::internal {
 
+namespace {
+
+// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5, ...) refuse "max_tokens" and take
+// "max_completion_tokens"; other OpenAI-compatible servers (vLLM, llama.cpp, Ollama)
+// know "max_tokens" best.
+std::string_view MaxTokensField(std::string_view model) {
+  const bool o_series = model.size() >= 2 && model[0] == 'o' && model[1] >= '1' && model[1] <= '9';
+  return o_series || model.starts_with("gpt-5") ? "max_completion_tokens" : "max_tokens";
+}
+
+}  // namespace
+
 StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view base,
                                          std::string_view api_key) {
   HttpRequest out;
@@ -24,7 +36,7 @@ StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view
   // Keys in nlohmann's (sorted) order.
   bool valid = true;
   b += '{';
-  if (r.max_tokens > 0) b += fmt::format("\"max_tokens\":{},", r.max_tokens);
+  if (r.max_tokens > 0) b += fmt::format("\"{}\":{},", MaxTokensField(r.model), r.max_tokens);
   b += "\"messages\":[";
   for (size_t i = 0; i < r.messages.size() && valid; ++i) {
     b += i == 0 ? "{\"content\":" : ",{\"content\":";
@@ -46,7 +58,7 @@ StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view
       messages.push_back({{"role", m.role}, {"content", m.content}});
     }
     body["messages"] = std::move(messages);
-    if (r.max_tokens > 0) body["max_tokens"] = r.max_tokens;
+    if (r.max_tokens > 0) body[MaxTokensField(r.model)] = r.max_tokens;
     if (r.temperature) body["temperature"] = *r.temperature;
     b = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }

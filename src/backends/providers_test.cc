@@ -82,6 +82,24 @@ TEST(OpenAiTest, BodyBytesEqualNlohmannsIncludingEscapesAndInvalidUtf8) {
   }
 }
 
+TEST(OpenAiTest, ReasoningModelsGetMaxCompletionTokens) {
+  for (const char* model : {"o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-nano"}) {
+    ModelRequest r = Req();
+    r.model = model;
+    auto h = BuildHttpRequest(Provider::kOpenAi, r, "", "");
+    ASSERT_TRUE(h.ok());
+    const json b = json::parse(h->body);
+    EXPECT_EQ(b["max_completion_tokens"], 100) << model;
+    EXPECT_FALSE(b.contains("max_tokens")) << model;
+  }
+  for (const char* model : {"gpt-4o", "omni-7b", "Qwen/Qwen2.5-7B", "o"}) {
+    ModelRequest r = Req();
+    r.model = model;
+    const json b = json::parse(BuildHttpRequest(Provider::kOpenAi, r, "", "")->body);
+    EXPECT_EQ(b["max_tokens"], 100) << model;
+  }
+}
+
 TEST(OpenAiTest, RejectsUnknownRoleAndEmptyPrompt) {
   ModelRequest r = Req();
   r.messages.push_back({"tool", "x"});
