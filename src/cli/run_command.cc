@@ -472,7 +472,11 @@ int RunRun(RunOptions opt) {
     std::unique_ptr<ResponseCache> cache;
     if (!opt.no_cache) {
       auto opened = ResponseCache::Open(opt.cache.empty() ? ResponseCache::DefaultPath() : opt.cache);
-      if (!opened.ok()) return fail(opened.status());
+      if (!opened.ok()) {
+        PrintError(fmt::format("response cache: {} (pass --no-cache to run without it)",
+                               opened.status().message()));
+        return kExitFatal;
+      }
       cache = std::move(opened).value();
     }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
