@@ -31,8 +31,10 @@ struct HttpClientOptions {
   std::chrono::milliseconds idle_timeout{300'000};
   // Give up on a transfer that took this long in all.
   std::chrono::milliseconds total_timeout{600'000};
-  // A larger response body fails the request (kFatal) instead of eating memory.
-  size_t max_body_bytes = size_t{64} << 20;
+  // A larger response body fails the request (kFatal) instead of eating memory: at
+  // most this much per request in flight. An answer is bounded by its token limit
+  // (100k tokens are well under 1 MB), so only a broken or hostile server gets near.
+  size_t max_body_bytes = size_t{16} << 20;
   std::string user_agent = "structtest/0.1";
 };
 
