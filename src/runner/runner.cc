@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/builtin.h"
+#include "tasks/registry.h"
 #include "tasks/scorer.h"
 
 namespace structtest {
@@ -401,6 +402,17 @@ StatusOr<RunnerStats> Runner::RunBuiltin(std::string_view name, Progress* progre
 
 StatusOr<Tally> Runner::ScoreAndTally() {
   const std::string_view rules = RuleSetName(options_.rules);
+  // Verdicts of another checker version (a run resumed by a newer build) and errors
+  // (no Punkt model or python3 then, maybe now) are scored again.
+  RETURN_IF_ERROR(store_->Begin());
+  for (const TaskFamily* f : Families()) {
+    auto dropped = store_->DropVerdictsNotOf(rules, f->domain, f->rules_version);
+    if (!dropped.ok()) {
+      (void)store_->Commit();
+      return dropped.status();
+    }
+  }
+  RETURN_IF_ERROR(store_->Commit());
   for (int64_t after = -1;;) {
     ASSIGN_OR_RETURN(std::vector<RunRow> rows, store_->Unscored(rules, after, kFetch));
     if (rows.empty()) break;

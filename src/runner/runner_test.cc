@@ -256,6 +256,31 @@ TEST(RunnerTest, TheCacheAnswersARepeatedRequestWithoutAskingTheModel) {
   EXPECT_EQ(third.started().size(), samples.size());
 }
 
+TEST(RunnerTest, VerdictsOfAnotherCheckerVersionAndErrorsAreScoredAgain) {
+  const std::vector<Sample> samples = SmallSuite();
+  auto store = StoreWith(samples);
+  CheckEnv env;
+  Runner runner(store.get(), nullptr, env, RunnerOptions());
+  FakeModelClient client(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
+  ASSERT_TRUE(runner.Run(&client, nullptr).ok());
+  const auto fresh = Verdicts(*store);
+  // An older build's verdict (wrong on purpose) and a scoring error.
+  ASSERT_TRUE(store->Begin().ok());
+  StoredVerdict old;
+  old.pass = !fresh.at(0).first;
+  old.reason = "from an old checker";
+  old.rules_version = "math-0";
+  ASSERT_TRUE(store->PutVerdict(0, "paper", old).ok());
+  StoredVerdict error;
+  error.error = "python3 not found";
+  ASSERT_TRUE(store->PutVerdict(1, "paper", error).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  auto tally = runner.ScoreAndTally();
+  ASSERT_TRUE(tally.ok());
+  EXPECT_EQ(tally->errors(), 0);
+  EXPECT_EQ(Verdicts(*store), fresh);
+}
+
 TEST(RunnerTest, BuiltinResponders) {
   const std::vector<Sample> samples = SmallSuite();
   CheckEnv env;

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 namespace structtest {
 namespace {
@@ -246,6 +247,16 @@ Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredV
       .Bind(7, FromBool(v.accuracy))
       .Bind(8, v.error)
       .Run();
+}
+
+StatusOr<int64_t> RunStore::DropVerdictsNotOf(std::string_view rules, std::string_view domain,
+                                               std::string_view rules_version) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("DELETE FROM verdicts WHERE rules = ?1 AND (rules_version != ?3 "
+                                "OR error != '') AND (SELECT domain FROM samples s WHERE s.idx = "
+                                "verdicts.idx) = ?2"));
+  RETURN_IF_ERROR(q.Bind(1, rules).Bind(2, domain).Bind(3, rules_version).Run());
+  return static_cast<int64_t>(sqlite3_changes(db_->raw()));
 }
 
 StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int limit) {

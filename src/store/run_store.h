@@ -110,6 +110,10 @@ class RunStore {
   // drops its verdicts, which belonged to the old response.
   Status PutResponse(int64_t index, const StoredResponse& response);
   Status PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& verdict);
+  // Drops the verdicts under `rules` of the samples of `domain` that another checker
+  // version gave (or that are errors), so they are scored again. Returns how many.
+  StatusOr<int64_t> DropVerdictsNotOf(std::string_view rules, std::string_view domain,
+                                      std::string_view rules_version);
 
   // Up to `limit` samples with index > `after` that have no ok response, by index.
   StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit);
