@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -238,9 +239,24 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
   const auto table = [](const std::string& out) { return out.substr(out.find("rules:")); };
   EXPECT_EQ(table(second.out), table(c.out));
 
+  // report.json has the table's figures and the run's counts.
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrDie(run + "/report.json"));
+  EXPECT_EQ(report["rules"], "paper");
+  EXPECT_EQ(report["samples"], suite.by_prompt.size());
+  EXPECT_EQ(report["answered"], suite.by_prompt.size());
+  EXPECT_EQ(report["errored"], 0);
+  EXPECT_EQ(report["manifest"]["model"], "openai/fake-model");
+  EXPECT_TRUE(report["overall_easy"].is_null());  // html and math only
+  ASSERT_TRUE(report["domains"]["html"]["easy"].is_number());
+  EXPECT_NE(second.out.find(fmt::format("html           {:6.2f}",
+                                        report["domains"]["html"]["easy"].get<double>())),
+            std::string::npos)
+      << second.out;
+
   // The key is in no file of the run and in no output.
   for (const std::string& text : {first.out, first.err, second.out, second.err,
-                                  ReadFileOrDie(run + "/run.db")}) {
+                                  ReadFileOrDie(run + "/run.db"),
+                                  ReadFileOrDie(run + "/report.json")}) {
     EXPECT_EQ(text.find("0123456789abcdef"), std::string::npos);
   }
 }

@@ -80,6 +80,20 @@ std::string PublicEndpoint(std::string url) {
   return url;
 }
 
+// Writes `path` whole or not at all: a crash leaves the old file or the new one.
+Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return Status::IoError(fmt::format("{}: {}", tmp, std::strerror(errno)));
+  const bool written = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
+  if (std::fclose(f) != 0 || !written || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const Status s = Status::IoError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+    std::remove(tmp.c_str());
+    return s;
+  }
+  return Status::Ok();
+}
+
 // A default run directory named after what defines the run, so the same command finds
 // the same directory again.
 std::string DefaultOutDir(const RunOptions& opt) {
@@ -255,7 +269,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
                          bool skip_sentence_subtasks, const std::string& sentences_problem,
-                         PythonPool* python) {
+                         PythonPool* python, bool in_memory) {
   ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   if (stored) {
@@ -305,6 +319,16 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     return out;
   }
   ASSIGN_OR_RETURN(Tally tally, runner.ScoreAndTally());
+  if (!in_memory) {
+    nlohmann::json report = RenderJsonReport(tally, rules);
+    ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store->Manifest());
+    report["manifest"] = manifest.value_or(nlohmann::json());
+    report["samples"] = out.counts.samples;
+    report["answered"] = out.counts.answered;
+    report["errored"] = out.counts.errored;
+    report["truncated"] = out.counts.truncated;
+    RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
+  }
   std::string text = fmt::format("== {} on {} ({} samples)\n", label,
                                  opt.samples.empty() ? fmt::format("suite {} (seed {})",
                                                                    opt.suite.suite, opt.suite.seed)
@@ -480,7 +504,7 @@ int RunRun(RunOptions opt) {
       cache = std::move(opened).value();
     }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
-                          *rules, skip_sentences, sentences_problem, &python);
+                          *rules, skip_sentences, sentences_problem, &python, false);
     if (!outcome.ok()) return fail(outcome.status());
     return std::max(exit_code, outcome->exit_code);
   }
@@ -491,7 +515,7 @@ int RunRun(RunOptions opt) {
     RunOptions one = opt;
     one.model = "builtin/" + name;
     auto outcome = RunOne(one, one.model, store->get(), nullptr, nullptr, name, "builtin", env,
-                          *rules, skip_sentences, sentences_problem, &python);
+                          *rules, skip_sentences, sentences_problem, &python, opt.out.empty());
     if (!outcome.ok()) return fail(outcome.status());
     exit_code = std::max(exit_code, outcome->exit_code);
     if (outcome->exit_code == kExitInterrupted) return kExitInterrupted;

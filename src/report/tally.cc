@@ -189,4 +189,45 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
   return out;
 }
 
+nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
+  const auto pct = [](std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  nlohmann::json out = {{"rules", RuleSetName(rules)}};
+  nlohmann::json versions = nlohmann::json::object();
+  for (const TaskFamily* f : Families()) versions[std::string(f->domain)] = f->rules_version;
+  out["rules_versions"] = std::move(versions);
+  nlohmann::json subtasks = nlohmann::json::array();
+  for (const SubtaskTally* t : tally.Subtasks()) {
+    nlohmann::json j = {{"domain", t->domain},
+                        {"subtask", t->subtask},
+                        {"split", t->split ? nlohmann::json(SplitName(*t->split)) : nlohmann::json()},
+                        {"scored", t->scored},
+                        {"passed", t->passed},
+                        {"errors", t->errors},
+                        {"accuracy", t->scored ? nlohmann::json(t->Accuracy()) : nlohmann::json()}};
+    if (t->has_math_parts && t->scored > 0) {
+      j["format_accuracy"] = 100.0 * t->format_passed / t->scored;
+      j["answer_accuracy"] = 100.0 * t->accuracy_passed / t->scored;
+    }
+    if (t->per_task()) {
+      j["tasks_solved"] = t->TasksSolved();
+      j["tasks_counted"] = t->TasksCounted();
+      j["sample_accuracy"] = t->scored ? nlohmann::json(t->SampleAccuracy()) : nlohmann::json();
+    }
+    subtasks.push_back(std::move(j));
+  }
+  out["subtasks"] = std::move(subtasks);
+  const Aggregates agg = tally.Compute();
+  nlohmann::json domains = nlohmann::json::object();
+  for (std::string_view d : kPaperDomains) {
+    const std::string domain(d);
+    domains[domain] = {{"easy", pct(agg.easy.at(domain))}, {"hard", pct(agg.hard.at(domain))}};
+  }
+  out["domains"] = std::move(domains);
+  out["overall_easy"] = pct(agg.overall_easy);
+  out["overall_hard"] = pct(agg.overall_hard);
+  out["all"] = pct(agg.all);
+  return out;
+}
+
 }  // namespace structtest
+

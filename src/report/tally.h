@@ -74,6 +74,13 @@ class Tally {
 // The plain-text table printed by `structtest score`.
 std::string RenderTextReport(const Tally& tally, RuleSet rules);
 
+// The same figures for programs: {"rules", "rules_versions", "subtasks": [{"domain",
+// "subtask", "split", "scored", "passed", "errors", "accuracy", and where they apply
+// "format_accuracy", "answer_accuracy", "tasks_solved", "tasks_counted",
+// "sample_accuracy"}], "domains": {"code": {"easy", "hard"}, ...}, "overall_easy",
+// "overall_hard", "all"}. Percentages; null where there is nothing to average.
+nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
+
 }  // namespace structtest
 
 #endif  // STRUCTTEST_REPORT_TALLY_H_
