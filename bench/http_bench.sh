@@ -217,8 +217,7 @@ run_wrk() {
 run_structtest() {
   local c=$1 size=$2 dir rc=0 line
   dir=$(mktemp -d "$TMP/st.c$c.s$size.XXXXXX")
-  # The samples are generated beforehand, so the figures are those of the run itself
-  # (generation keeps its sources, which grow with --size, in memory).
+  # The samples are generated beforehand, so the figures are those of the run itself.
   local samples="$TMP/samples.s$size.jsonl"
   if [[ ! -f $samples ]]; then
     "$STRUCTTEST" generate --tasks "$TASKS" --size "$size" --out "$samples" >/dev/null ||

@@ -130,14 +130,14 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
       ASSIGN_OR_RETURN(LoadedDocuments loaded, LoadDocuments(options.documents));
       suite->documents_ = std::move(loaded.documents);
     } else {
-      suite->documents_ = GenerateDocuments(options.seed, max_docs);
+      suite->sources_.generated_documents = max_docs;
     }
   }
   if (max_problems > 0) {
     if (!options.gsm8k.empty()) {
       ASSIGN_OR_RETURN(suite->math_problems_, LoadGsm8k(options.gsm8k));
     } else {
-      suite->math_problems_ = GenerateMathProblems(options.seed, max_problems);
+      suite->sources_.generated_math_problems = max_problems;
     }
   }
   if (max_functions > 0 || max_stdin_programs > 0) {
@@ -166,6 +166,7 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
       RETURN_IF_ERROR(PrepareCodePrograms(options.seed, python, &suite->stdin_programs_));
     }
   }
+  suite->sources_.generated_seed = options.seed;
   suite->sources_.documents = suite->documents_;
   suite->sources_.math_problems = suite->math_problems_;
   suite->sources_.functions = suite->functions_;

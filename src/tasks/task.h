@@ -44,6 +44,12 @@ using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, std::string_view res
 struct SourceSet {
   std::span<const Document> documents;
   std::span<const MathProblem> math_problems;
+  // The built-in documents and problems are made on demand instead, when their span
+  // is empty and the count is set: item i is GenerateDocument / GenerateMathProblem
+  // (seed, i), so a suite of any size holds none of them in memory.
+  uint64_t generated_seed = 0;
+  size_t generated_documents = 0;
+  size_t generated_math_problems = 0;
   // Code: functions for the Easy subtasks, stdin programs for the Hard ones, with
   // their outputs and printed_source filled in (PrepareCodePrograms, code/generator.h).
   std::span<const Program> functions;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sources/math_generator.h"
 #include "sources/math_problem.h"
 #include "tasks/generate_util.h"
 
@@ -32,12 +33,16 @@ constexpr AnswerStyle kHardStyles[] = {
     {"Final result:", "Final result: ", ""}, {"\\boxed{", "\\boxed{", "}"},
 };
 
-StatusOr<const MathProblem*> GetProblem(const GenerateRequest& request) {
-  if (request.sources == nullptr || request.sources->math_problems.empty()) {
-    return Status::InvalidArgument("math needs word problems (none were given)");
+StatusOr<MathProblem> GetProblem(const GenerateRequest& request) {
+  const SourceSet* sources = request.sources;
+  if (sources != nullptr && !sources->math_problems.empty()) {
+    return sources->math_problems[request.index % sources->math_problems.size()];
   }
-  const auto& problems = request.sources->math_problems;
-  return &problems[request.index % problems.size()];
+  if (sources != nullptr && sources->generated_math_problems > 0) {
+    return GenerateMathProblem(sources->generated_seed,
+                               request.index % sources->generated_math_problems);
+  }
+  return Status::InvalidArgument("math needs word problems (none were given)");
 }
 
 std::string AnswerLine(const AnswerStyle& style, std::string_view answer) {
@@ -114,22 +119,22 @@ std::string RenderSteps(StepStyle style, const std::vector<std::string>& steps) 
 }  // namespace
 
 StatusOr<Sample> GenerateMathEasy(const GenerateRequest& request) {
-  ASSIGN_OR_RETURN(const MathProblem* problem, GetProblem(request));
+  ASSIGN_OR_RETURN(const MathProblem problem, GetProblem(request));
   Rng rng = SampleRng(request, "math_easy");
   const int format = static_cast<int>(rng.UniformInt(1, std::size(kEasyStyles)));
   const AnswerStyle& style = kEasyStyles[format - 1];
   const std::string prompt = fmt::format(
       "Solve this math problem. Show your reasoning, then end your response with a last "
       "line of exactly this form: {}.\n\nProblem: {}",
-      AnswerInstruction(style), problem->question);
+      AnswerInstruction(style), problem.question);
   std::string answer;
-  for (const std::string& step : problem->steps) answer += step + "\n";
-  answer += AnswerLine(style, problem->answer);
-  return Finish(request, "math_easy", *problem, format, prompt, std::move(answer));
+  for (const std::string& step : problem.steps) answer += step + "\n";
+  answer += AnswerLine(style, problem.answer);
+  return Finish(request, "math_easy", problem, format, prompt, std::move(answer));
 }
 
 StatusOr<Sample> GenerateMathHard(const GenerateRequest& request) {
-  ASSIGN_OR_RETURN(const MathProblem* problem, GetProblem(request));
+  ASSIGN_OR_RETURN(const MathProblem problem, GetProblem(request));
   Rng rng = SampleRng(request, "math_hard");
   const int format = static_cast<int>(rng.UniformInt(1, 20));
   const StepStyle step_style = static_cast<StepStyle>((format - 1) / 4);
@@ -137,10 +142,10 @@ StatusOr<Sample> GenerateMathHard(const GenerateRequest& request) {
   const std::string prompt = fmt::format(
       "Solve this math problem step by step, in at least 3 and at most 10 steps. {} After "
       "the steps, write the final answer on its own line as {}.\n\nProblem: {}",
-      StepInstruction(step_style), AnswerInstruction(style), problem->question);
-  std::string answer = RenderSteps(step_style, problem->steps);
-  answer += "\n\n" + AnswerLine(style, problem->answer);
-  return Finish(request, "math_hard", *problem, format, prompt, std::move(answer));
+      StepInstruction(step_style), AnswerInstruction(style), problem.question);
+  std::string answer = RenderSteps(step_style, problem.steps);
+  answer += "\n\n" + AnswerLine(style, problem.answer);
+  return Finish(request, "math_hard", problem, format, prompt, std::move(answer));
 }
 
 }  // namespace structtest::math_internal

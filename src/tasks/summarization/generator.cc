@@ -7,6 +7,7 @@
 
 #include "core/pytext.h"
 #include "sources/document.h"
+#include "sources/document_generator.h"
 #include "tasks/generate_util.h"
 #include "tasks/summarization/family.h"
 #include "text/punkt.h"
@@ -25,7 +26,7 @@ constexpr int kMinSubpoints = 1, kMaxSubpoints = 4;
 constexpr std::string_view kSymbols[] = {"*", "\u2022"};
 
 struct Material {
-  const Document* document;
+  Document document;
   std::vector<std::string> sentences;  // each one Punkt sentence, safe in any list
 };
 
@@ -42,30 +43,34 @@ bool UsableSentence(std::string_view s, const SentenceSplitter& splitter) {
 }
 
 StatusOr<Material> GetMaterial(const GenerateRequest& request) {
-  if (request.sources == nullptr || request.sources->documents.empty()) {
+  const SourceSet* sources = request.sources;
+  Material m;
+  if (sources != nullptr && !sources->documents.empty()) {
+    m.document = sources->documents[request.index % sources->documents.size()];
+  } else if (sources != nullptr && sources->generated_documents > 0) {
+    m.document = GenerateDocument(sources->generated_seed,
+                                  request.index % sources->generated_documents);
+  } else {
     return Status::InvalidArgument("summarization needs documents (none were given)");
   }
-  const auto& docs = request.sources->documents;
-  Material m;
-  m.document = &docs[request.index % docs.size()];
-  if (!m.document->key_sentences.empty()) {
-    m.sentences = m.document->key_sentences;
+  if (!m.document.key_sentences.empty()) {
+    m.sentences = m.document.key_sentences;
     return m;
   }
   if (request.sentences == nullptr) {
     return Status::Unavailable(fmt::format(
         "document '{}': loaded documents need the Punkt sentence model to write "
         "reference answers (pass --nltk-data DIR)",
-        m.document->id));
+        m.document.id));
   }
-  const std::string& text = m.document->text;
+  const std::string& text = m.document.text;
   for (const auto& span : request.sentences->Split(text)) {
     const std::string_view s = PyStrip(std::string_view(text).substr(span.begin, span.end - span.begin));
     if (UsableSentence(s, *request.sentences)) m.sentences.emplace_back(s);
   }
   if (m.sentences.empty()) {
     return Status::InvalidArgument(fmt::format(
-        "document '{}': no sentence of it can serve in a reference answer", m.document->id));
+        "document '{}': no sentence of it can serve in a reference answer", m.document.id));
   }
   return m;
 }
@@ -78,8 +83,8 @@ std::string Prompt(const Material& m, std::string_view instruction) {
       "Summarize the document below.\n\n{}\n\nWrite the summary between {} and {}, and "
       "put nothing else between those tags.\n\nDocument:\n",
       instruction, kStartTag, kEndTag);
-  if (!m.document->title.empty()) p += m.document->title + "\n\n";
-  p += m.document->text;
+  if (!m.document.title.empty()) p += m.document.title + "\n\n";
+  p += m.document.text;
   return p;
 }
 
@@ -88,7 +93,7 @@ std::string Wrap(std::string_view body) {
 }
 
 void Finish(Sample* s, const Material& m, std::string answer) {
-  s->context = {{"start_tag", kStartTag}, {"end_tag", kEndTag}, {"document_id", m.document->id}};
+  s->context = {{"start_tag", kStartTag}, {"end_tag", kEndTag}, {"document_id", m.document.id}};
   s->target = {{"answer", std::move(answer)}};
 }
 
@@ -156,7 +161,7 @@ StatusOr<Sample> GenerateQuestions(const GenerateRequest& request) {
   for (std::string_view q : kSummaryQuestions) instruction += fmt::format("\n[{}]", q);
   Sample s = NewSample(request, "summarization", "questions", Prompt(m, instruction));
   s.params = nlohmann::json::object();
-  const QuestionAnswers& a = m.document->answers;
+  const QuestionAnswers& a = m.document.answers;
   const std::string* given[] = {&a.what, &a.why, &a.who, &a.when, &a.where};
   std::string body;
   for (size_t i = 0; i < std::size(kSummaryQuestions); ++i) {
