@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -192,8 +191,8 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
 }
 
 // Fills a new store with the samples of the run, all in one transaction.
-Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks, PythonPool* python,
-                  RunStore* store) {
+Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
+                  const SentenceSplitter* sentences, PythonPool* python, RunStore* store) {
   RETURN_IF_ERROR(store->Begin());
   int64_t index = 0;
   if (!opt.samples.empty()) {
@@ -228,7 +227,8 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks, PythonPool
     RETURN_IF_ERROR(reader->io_error());
     if (index == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
   } else {
-    ASSIGN_OR_RETURN(auto suite, Suite::Plan(opt.suite, nullptr, python));
+    // The splitter writes the reference answers of loaded documents.
+    ASSIGN_OR_RETURN(auto suite, Suite::Plan(opt.suite, sentences, python));
     for (const PlannedSubtask& p : suite->subtasks()) {
       if (p.ref.spec->needs_sentences && skip_sentence_subtasks) continue;
       for (size_t i = 0; i < p.count; ++i) {
@@ -279,7 +279,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   }
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
   if (before.samples == 0) {
-    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, python, store));
+    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store));
   } else if (!opt.quiet && before.answered < before.samples) {
     PrintNote(fmt::format("{}: resuming: {} of {} samples answered, {} errored earlier",
                           store->dir(), before.answered, before.samples, before.errored));
