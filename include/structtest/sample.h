@@ -69,6 +69,8 @@ StatusOr<ScoredRecord> RecordFromJson(const nlohmann::json& j);
 // A sample from a JSONL record in the format `structtest generate` writes (no
 // response needed). Errors name the missing or mistyped field.
 StatusOr<Sample> SampleFromJson(const nlohmann::json& j);
+// The same, taking the large fields (messages, target) out of `j` instead of copying.
+StatusOr<Sample> SampleFromJson(nlohmann::json&& j);
 
 // A generated sample as a JSONL record: id, domain, subtask, params, context, messages,
 // target (the score format without a response).

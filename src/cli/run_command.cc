@@ -204,7 +204,7 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
       if (r == JsonlReader::Result::kEnd) break;
       if (r == JsonlReader::Result::kBadLine) return Status::InvalidArgument(bad);
       const std::string where = fmt::format("{}:{}", reader->path(), reader->line_number());
-      auto sample = SampleFromJson(line);
+      auto sample = SampleFromJson(std::move(line));
       if (!sample.ok()) return sample.status().WithContext(where);
       if (sample->messages.empty()) {
         return Status::InvalidArgument(fmt::format(

@@ -50,7 +50,46 @@ Status GetObject(const nlohmann::json& j, const char* key, nlohmann::json* out) 
 
 }  // namespace
 
+// Moves the messages out of `messages` (a "messages" field) into `*out`.
+Status TakeMessages(nlohmann::json& messages, std::vector<Message>* out) {
+  if (messages.is_null()) return Status::Ok();
+  if (!messages.is_array()) {
+    return Status::InvalidArgument(
+        fmt::format("field 'messages' must be an array, found {}", messages.type_name()));
+  }
+  for (auto& m : messages) {
+    if (!m.is_object()) {
+      return Status::InvalidArgument(fmt::format(
+          "field 'messages' must hold objects with role and content, found {}", m.type_name()));
+    }
+    Message msg;
+    for (auto [key, field] : {std::pair{"role", &msg.role}, {"content", &msg.content}}) {
+      const auto it = m.find(key);
+      if (it == m.end() || it->is_null()) {
+        return Status::InvalidArgument(fmt::format("missing field '{}'", key));
+      }
+      if (!it->is_string()) {
+        return Status::InvalidArgument(
+            fmt::format("field '{}' must be a string, found {}", key, it->type_name()));
+      }
+      *field = std::move(it->get_ref<std::string&>());
+    }
+    out->push_back(std::move(msg));
+  }
+  return Status::Ok();
+}
+
 StatusOr<Sample> SampleFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return SampleFromJson(nlohmann::json(j));  // the error
+  // A copy of the sample's fields only: a record's response may be large.
+  nlohmann::json fields = nlohmann::json::object();
+  for (const char* key : {"id", "domain", "subtask", "params", "context", "target", "messages"}) {
+    if (const auto it = j.find(key); it != j.end()) fields[key] = *it;
+  }
+  return SampleFromJson(std::move(fields));
+}
+
+StatusOr<Sample> SampleFromJson(nlohmann::json&& j) {
   if (!j.is_object()) {
     return Status::InvalidArgument(
         fmt::format("record must be a JSON object, found {}", j.type_name()));
@@ -61,22 +100,9 @@ StatusOr<Sample> SampleFromJson(const nlohmann::json& j) {
   RETURN_IF_ERROR(GetString(j, "subtask", true, &s.subtask));
   RETURN_IF_ERROR(GetObject(j, "params", &s.params));
   RETURN_IF_ERROR(GetObject(j, "context", &s.context));
-  if (const auto it = j.find("target"); it != j.end()) s.target = *it;
-  if (const auto it = j.find("messages"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) {
-      return Status::InvalidArgument(
-          fmt::format("field 'messages' must be an array, found {}", it->type_name()));
-    }
-    for (const auto& m : *it) {
-      if (!m.is_object()) {
-        return Status::InvalidArgument(fmt::format(
-            "field 'messages' must hold objects with role and content, found {}", m.type_name()));
-      }
-      Message msg;
-      RETURN_IF_ERROR(GetString(m, "role", true, &msg.role));
-      RETURN_IF_ERROR(GetString(m, "content", true, &msg.content));
-      s.messages.push_back(std::move(msg));
-    }
+  if (const auto it = j.find("target"); it != j.end()) s.target = std::move(*it);
+  if (const auto it = j.find("messages"); it != j.end()) {
+    RETURN_IF_ERROR(TakeMessages(*it, &s.messages));
   }
   return s;
 }

@@ -76,7 +76,7 @@ std::optional<int64_t> FromBool(std::optional<bool> b) {
 StatusOr<Sample> ParseSample(std::string_view json, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::IoError(where + ": stored sample is not valid JSON");
-  auto sample = SampleFromJson(j);
+  auto sample = SampleFromJson(std::move(j));
   if (!sample.ok()) return sample.status().WithContext(where + ": stored sample");
   return sample;
 }
