@@ -365,6 +365,10 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                           "(see 'structtest export {} --all' for the errors)",
                           out.counts.errored, store->dir()));
   }
+  if (!in_memory && !opt.quiet) {
+    PrintNote(fmt::format("stored in {} (report.json; every answer with 'structtest export {}')",
+                          store->dir(), store->dir()));
+  }
   if (tally.errors() > 0) out.exit_code = kExitFailures;
   return out;
 }
