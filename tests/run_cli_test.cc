@@ -448,19 +448,38 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   EXPECT_EQ(nokey.exit_code, 2);
   EXPECT_NE(nokey.err.find("OPENAI_API_KEY is not set"), std::string::npos) << nokey.err;
 
-  // A server that is down: every request errors, nothing is scored as wrong.
+  // A model name the server does not know fails every request: the run gives up
+  // early instead of sending them all.
+  std::atomic<int> refused{0};
+  FakeHttpServer unknown([&](const FakeHttpRequest&) {
+    ++refused;
+    FakeHttpReply reply;
+    reply.status = 404;
+    reply.body = R"({"error":{"message":"The model 'nope' does not exist"}})";
+    return reply;
+  });
+  ASSERT_TRUE(unknown.Start().ok());
+  Finished gave_up = Exec(dir, {"run", "--model", "openai/nope", "--base-url",
+                                unknown.base_url() + "/v1", "--samples", suite.path, "--out",
+                                dir.path() + "/nope", "--no-cache"}, "nope");
+  EXPECT_EQ(gave_up.exit_code, 2);
+  EXPECT_NE(gave_up.err.find("the first 16 requests all failed, the last with: openai: HTTP 404"),
+            std::string::npos) << gave_up.err;
+  EXPECT_NE(gave_up.err.find("does not exist"), std::string::npos) << gave_up.err;
+  EXPECT_LE(refused.load(), 16 + 8);  // 16, plus at most those in flight
+  EXPECT_LT(static_cast<size_t>(refused.load()), suite.by_prompt.size());
+
+  // A server that is down: the run gives up too, and the errors are stored as errors,
+  // never scored as wrong answers.
   Finished down = Exec(dir, {"run", "--model", "openai/x", "--base-url", "http://127.0.0.1:1/v1",
-                            "--samples", suite.path, "--out", dir.path() + "/down", "--retries",
-                            "0", "--no-cache"}, "down");
-  EXPECT_EQ(down.exit_code, 1);
-  EXPECT_NE(down.out.find("answered 0 of"), std::string::npos) << down.out;
-  EXPECT_NE(down.out.find("not scored (errors)"), std::string::npos) << down.out;
+                             "--samples", suite.path, "--out", dir.path() + "/down", "--retries",
+                             "0", "--no-cache"}, "down");
+  EXPECT_EQ(down.exit_code, 2);
+  EXPECT_NE(down.err.find("requests all failed"), std::string::npos) << down.err;
   const Finished errors = Exec(dir, {"export", dir.path() + "/down", "--all"}, "errors");
   EXPECT_NE(errors.out.find("\"status\":\"error\""), std::string::npos);
-  EXPECT_NE(errors.out.find("Couldn't connect") == std::string::npos &&
-                errors.out.find("connect") == std::string::npos,
-            true)
-      << errors.out.substr(0, 500);
+  EXPECT_NE(errors.out.find("connect"), std::string::npos) << errors.out.substr(0, 500);
+  EXPECT_EQ(errors.out.find("\"verdict\""), std::string::npos);
 
   // The first run is untouched by all of this.
   EXPECT_EQ(ReadFileOrDie(run + "/run.db"), db);

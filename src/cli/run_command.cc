@@ -311,6 +311,12 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   ASSIGN_OR_RETURN(out.stats, client != nullptr ? runner.Run(client, &progress)
                                                 : runner.RunBuiltin(builtin, &progress));
   ASSIGN_OR_RETURN(out.counts, store->Counts());
+  if (!out.stats.gave_up.empty()) {
+    return Status::Unavailable(fmt::format(
+        "stopped: the first {} requests all failed, the last with: {}\nfix the model name, "
+        "--base-url or key and run the same command again (the errors are in {})",
+        kGiveUpAfter, out.stats.gave_up, store->dir()));
+  }
   if (out.stats.interrupted) {
     PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
                           "same command again to continue",

@@ -160,6 +160,7 @@ class Runner::Loop {
     return Status::Ok();
   }
 
+  // Thread-safe.
   bool Stopped() const {
     return r_.options_.stop != nullptr && r_.options_.stop->load(std::memory_order_relaxed);
   }
@@ -302,8 +303,12 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   std::vector<Landed> landed;
   bool interrupted = false;
   int64_t sent = 0;
+  // Errors before the first answer: kGiveUpAfter of them stop the run.
+  bool any_answer = false;
+  int leading_errors = 0;
+  std::string gave_up;
   for (;;) {
-    interrupted = loop.Stopped();
+    interrupted = loop.Stopped() || !gave_up.empty();
     bool finished = false;
     {
       std::unique_lock<std::mutex> lock(x.mu);
@@ -351,6 +356,11 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
         break;
       }
       ++sent;
+      if (result.ok()) {
+        any_answer = true;
+      } else if (!any_answer && ++leading_errors == kGiveUpAfter) {
+        gave_up = ToStoredResponse(result).error;
+      }
       landed.push_back(Landed{std::move(it->second), ToStoredResponse(result)});
       in_flight.erase(it);
     }
@@ -369,6 +379,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   store_thread.join();
   RETURN_IF_ERROR(store_status);
   loop.stats().sent += sent;
+  loop.stats().gave_up = std::move(gave_up);
   return loop.Finish(interrupted);
 }
 

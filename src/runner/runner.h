@@ -51,7 +51,14 @@ struct RunnerStats {
   int64_t output_tokens = 0;
   double seconds = 0;   // of the whole Run()
   bool interrupted = false;
+  // Set when Run() stopped by itself because its first kGiveUpAfter requests all
+  // failed (a wrong model name, endpoint or key fails every request): the error of
+  // the last of them. The run counts as interrupted.
+  std::string gave_up;
 };
+
+// Requests that must all fail, before any answer came, for a run to give up.
+inline constexpr int kGiveUpAfter = 16;
 
 class Runner {
  public:

@@ -281,6 +281,29 @@ TEST(RunnerTest, VerdictsOfAnotherCheckerVersionAndErrorsAreScoredAgain) {
   EXPECT_EQ(Verdicts(*store), fresh);
 }
 
+TEST(RunnerTest, GivesUpWhenTheFirstRequestsAllFail) {
+  const std::vector<Sample> samples = SmallSuite();
+  auto store = StoreWith(samples);
+  CheckEnv env;
+  Runner runner(store.get(), nullptr, env, RunnerOptions());
+  FakeModelClient client(4, [&](const ModelRequest&, int) {
+    FakeReply reply;
+    reply.result.error = ErrorKind::kFatal;
+    reply.result.http_status = 401;
+    reply.result.error_message = "openai: HTTP 401: invalid key";
+    return reply;
+  });
+  auto stats = runner.Run(&client, nullptr);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->gave_up, "openai: HTTP 401: invalid key");
+  EXPECT_TRUE(stats->interrupted);
+  EXPECT_LE(client.started().size(), static_cast<size_t>(kGiveUpAfter) + 4);
+  auto counts = store->Counts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_GE(counts->errored, kGiveUpAfter);  // stored, to be asked again next time
+  EXPECT_EQ(counts->answered, 0);
+}
+
 TEST(RunnerTest, BuiltinResponders) {
   const std::vector<Sample> samples = SmallSuite();
   CheckEnv env;
