@@ -36,8 +36,9 @@ std::string Progress::Describe(const ProgressCounts& c, double seconds, int64_t 
   std::string s = fmt::format("{}/{} done", c.done, c.total);
   if (c.errors > 0) s += fmt::format(", {} error{}", c.errors, c.errors == 1 ? "" : "s");
   if (seconds > 0) {
-    s += fmt::format(", {} req/s, {} tok/s", Compact(c.requests / seconds),
-                     Compact(c.output_tokens / seconds));
+    s += fmt::format(", {} req/s", Compact(c.requests / seconds));
+    // Built-in responders and servers that report no usage have no tokens to show.
+    if (c.output_tokens > 0) s += fmt::format(", {} tok/s", Compact(c.output_tokens / seconds));
     const int64_t new_done = c.done - done_at_start;
     const int64_t left = c.total - c.done;
     if (new_done > 0 && left > 0) s += ", ETA " + Duration(left * seconds / new_done);

@@ -21,6 +21,8 @@ TEST(ProgressTest, DescribesRatesAndTimeLeft) {
   c.errors = 0;
   c.done = 1000;
   EXPECT_EQ(Progress::Describe(c, 0, 0), "1000/1000 done");
+  c.output_tokens = 0;
+  EXPECT_EQ(Progress::Describe(c, 10.0, 0), "1000/1000 done, 50.3 req/s");
 }
 
 std::string Captured(std::FILE* f) {
