@@ -101,7 +101,6 @@ class RunStore {
   // back, which is what a crash does too.
   Status Begin();
   Status Commit();
-  bool in_batch() const { return in_batch_; }
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
   // response.
