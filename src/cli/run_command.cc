@@ -366,6 +366,11 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                    .c_str(),
                stderr);
   }
+  if (out.stats.cached > 0) {
+    PrintNote(fmt::format("{} answer(s) came from the response cache (the same requests in "
+                          "earlier runs); pass --no-cache to ask the model again",
+                          out.stats.cached));
+  }
   if (out.counts.errored > 0) {
     PrintNote(fmt::format("{} sample(s) errored; run the same command again to retry them "
                           "(see 'structtest export {} --all' for the errors)",
