@@ -363,6 +363,39 @@ TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {
   EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, plain_run));
 }
 
+TEST_F(RunCliTest, TheResponseCacheAnswersAnotherRunOfTheSameRequests) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::atomic<int> asked{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    ++asked;
+    std::string id;
+    return Answer(suite, req, &id);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string cache = dir.path() + "/cache.db";
+  auto args = [&](const std::string& out) {
+    return std::vector<std::string>{"run", "--model", "openai/fake-model", "--base-url", url,
+                                    "--samples", suite.path, "--out", out, "--cache", cache};
+  };
+  ASSERT_EQ(Exec(dir, args(dir.path() + "/first"), "first").exit_code, 0);
+  EXPECT_EQ(static_cast<size_t>(asked.load()), suite.by_prompt.size());
+  const Finished second = Exec(dir, args(dir.path() + "/second"), "second");
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(static_cast<size_t>(asked.load()), suite.by_prompt.size());  // nothing asked
+  EXPECT_NE(second.err.find(fmt::format("{} answer(s) came from the response cache",
+                                        suite.by_prompt.size())),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(Verdicts(dir, dir.path() + "/second"), Verdicts(dir, dir.path() + "/first"));
+  // Another setting is another request.
+  auto hot = args(dir.path() + "/hot");
+  hot.insert(hot.end(), {"--temperature", "0.7"});
+  ASSERT_EQ(Exec(dir, hot, "hot").exit_code, 0);
+  EXPECT_EQ(static_cast<size_t>(asked.load()), 2 * suite.by_prompt.size());
+}
+
 TEST_F(RunCliTest, AnthropicAndGeminiRunsGoThroughTheSamePath) {
   TempDir dir;
   const Suite suite = MakeSuite(dir);
