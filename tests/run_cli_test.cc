@@ -253,6 +253,25 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
             std::string::npos)
       << second.out;
 
+  // `report` prints the same figures from the store, in three formats.
+  const Finished json_report = Exec(dir, {"report", run, "--format", "json"}, "report-json");
+  EXPECT_EQ(json_report.exit_code, 0) << json_report.err;
+  const nlohmann::json again = nlohmann::json::parse(json_report.out);
+  EXPECT_EQ(again["domains"], report["domains"]);
+  EXPECT_EQ(again["subtasks"], report["subtasks"]);
+  const Finished markdown = Exec(dir, {"report", run, "--format", "markdown"}, "report-md");
+  EXPECT_NE(markdown.out.find(fmt::format("| html | {:.2f} |",
+                                          report["domains"]["html"]["easy"].get<double>())),
+            std::string::npos)
+      << markdown.out;
+  const Finished explained = Exec(dir, {"report", run, "--explain"}, "report-explain");
+  EXPECT_NE(explained.out.find("FAIL "), std::string::npos);
+  const auto up_to_all = [](const std::string& out) {
+    const size_t begin = out.find("rules:");
+    return out.substr(begin, out.find('\n', out.find("\nAll ", begin) + 1) - begin);
+  };
+  EXPECT_EQ(up_to_all(explained.out), up_to_all(second.out));
+
   // The key is in no file of the run and in no output.
   for (const std::string& text : {first.out, first.err, second.out, second.err,
                                   ReadFileOrDie(run + "/run.db"),

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   SetupRun(app, &exit_code);
   SetupGenerate(app, &exit_code);
   SetupExport(app, &exit_code);
+  SetupReport(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
   try {

@@ -36,6 +36,23 @@ std::string Pct(std::optional<double> v) {
   return v ? fmt::format("{:6.2f}", *v) : std::string("     -");
 }
 
+// The notes column: math's format and answer rates, per-task counts, errors.
+std::string Notes(const SubtaskTally& t) {
+  std::string notes;
+  if (t.has_math_parts && t.scored > 0) {
+    notes = fmt::format("format {:.2f}  accuracy {:.2f}", 100.0 * t.format_passed / t.scored,
+                        100.0 * t.accuracy_passed / t.scored);
+  }
+  if (t.per_task() && t.scored > 0) {
+    notes = fmt::format("per task: {}/{} tasks solved; per sample {:.2f}", t.TasksSolved(),
+                        t.TasksCounted(), t.SampleAccuracy());
+  }
+  if (t.errors > 0) {
+    notes += fmt::format("{}{} not scored (errors)", notes.empty() ? "" : "  ", t.errors);
+  }
+  return notes;
+}
+
 }  // namespace
 
 int64_t SubtaskTally::TasksSolved() const {
@@ -150,18 +167,7 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
   out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {}\n", "domain", "subtask", "split",
                      "scored", "pass%", "notes");
   for (const SubtaskTally* t : tally.Subtasks()) {
-    std::string notes;
-    if (t->has_math_parts && t->scored > 0) {
-      notes = fmt::format("format {:.2f}  accuracy {:.2f}", 100.0 * t->format_passed / t->scored,
-                          100.0 * t->accuracy_passed / t->scored);
-    }
-    if (t->per_task() && t->scored > 0) {
-      notes = fmt::format("per task: {}/{} tasks solved; per sample {:.2f}", t->TasksSolved(),
-                          t->TasksCounted(), t->SampleAccuracy());
-    }
-    if (t->errors > 0) {
-      notes += fmt::format("{}{} not scored (errors)", notes.empty() ? "" : "  ", t->errors);
-    }
+    const std::string notes = Notes(*t);
     out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {}\n", t->domain, t->subtask,
                        t->split ? SplitName(*t->split) : "?", t->scored,
                        t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-", notes);
@@ -226,6 +232,32 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
   out["overall_easy"] = pct(agg.overall_easy);
   out["overall_hard"] = pct(agg.overall_hard);
   out["all"] = pct(agg.all);
+  return out;
+}
+
+std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
+  const auto cell = [](std::optional<double> v) {
+    return v ? fmt::format("{:.2f}", *v) : std::string("-");
+  };
+  std::string out = "| domain | subtask | split | scored | pass % | notes |\n"
+                    "|---|---|---|---:|---:|---|\n";
+  for (const SubtaskTally* t : tally.Subtasks()) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t->domain, t->subtask,
+                       t->split ? SplitName(*t->split) : "?", t->scored,
+                       t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-", Notes(*t));
+  }
+  const Aggregates agg = tally.Compute();
+  out += "\n| domain | Easy | Hard |\n|---|---:|---:|\n";
+  for (std::string_view d : kPaperDomains) {
+    const std::string domain(d);
+    out += fmt::format("| {} | {} | {} |\n", domain, cell(agg.easy.at(domain)),
+                       cell(agg.hard.at(domain)));
+  }
+  out += fmt::format("| **overall** | **{}** | **{}** |\n", cell(agg.overall_easy),
+                     cell(agg.overall_hard));
+  out += fmt::format("\n**All: {}** (rules: {}", cell(agg.all), RuleSetName(rules));
+  for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->rules_version);
+  out += ")\n";
   return out;
 }
 

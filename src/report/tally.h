@@ -81,6 +81,9 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules);
 // "overall_hard", "all"}. Percentages; null where there is nothing to average.
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
 
+// The same as GitHub-flavoured Markdown tables, to paste next to the paper's.
+std::string RenderMarkdownReport(const Tally& tally, RuleSet rules);
+
 }  // namespace structtest
 
 #endif  // STRUCTTEST_REPORT_TALLY_H_

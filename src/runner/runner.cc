@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/builtin.h"
+#include "report/run_report.h"
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 
@@ -435,24 +436,7 @@ StatusOr<Tally> Runner::ScoreAndTally() {
     }
     RETURN_IF_ERROR(store_->Commit());
   }
-  Tally tally;
-  RETURN_IF_ERROR(store_->ForEach(rules, [&](const RunRow& row) {
-    if (!row.response) return Status::Ok();  // not asked yet
-    if (!row.response->ok || !row.verdict || !row.verdict->error.empty()) {
-      tally.AddError(row.sample);
-      return Status::Ok();
-    }
-    Verdict v;
-    v.pass = row.verdict->pass;
-    v.reason = row.verdict->reason;
-    v.rules = rules;
-    v.rules_version = row.verdict->rules_version;
-    v.format = row.verdict->format;
-    v.accuracy = row.verdict->accuracy;
-    tally.Add(row.sample, v);
-    return Status::Ok();
-  }));
-  return tally;
+  return TallyRun(*store_, options_.rules);
 }
 
 }  // namespace structtest

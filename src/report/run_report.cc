@@ -1,0 +1,29 @@
+#include "report/run_report.h"
+
+namespace structtest {
+
+StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
+                         const std::function<void(const RunRow&)>& on_row) {
+  const std::string_view name = RuleSetName(rules);
+  Tally tally;
+  RETURN_IF_ERROR(store.ForEach(name, [&](const RunRow& row) {
+    if (on_row) on_row(row);
+    if (!row.response) return Status::Ok();  // not asked yet
+    if (!row.response->ok || !row.verdict || !row.verdict->error.empty()) {
+      tally.AddError(row.sample);
+      return Status::Ok();
+    }
+    Verdict v;
+    v.pass = row.verdict->pass;
+    v.reason = row.verdict->reason;
+    v.rules = name;
+    v.rules_version = row.verdict->rules_version;
+    v.format = row.verdict->format;
+    v.accuracy = row.verdict->accuracy;
+    tally.Add(row.sample, v);
+    return Status::Ok();
+  }));
+  return tally;
+}
+
+}  // namespace structtest

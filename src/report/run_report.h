@@ -1,0 +1,20 @@
+// The tally of a stored run: every answered sample by its stored verdict under a rule
+// set, request errors and scoring errors as "not scored", unasked samples left out.
+// Reads only: `structtest report` uses it on a run in progress too.
+#ifndef STRUCTTEST_REPORT_RUN_REPORT_H_
+#define STRUCTTEST_REPORT_RUN_REPORT_H_
+
+#include <functional>
+
+#include "report/tally.h"
+#include "store/run_store.h"
+
+namespace structtest {
+
+// `on_row`, when given, sees every row (for listing failures).
+StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
+                         const std::function<void(const RunRow&)>& on_row = nullptr);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_REPORT_RUN_REPORT_H_
