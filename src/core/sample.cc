@@ -1,5 +1,7 @@
 #include "structtest/sample.h"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 namespace structtest {
@@ -17,15 +19,21 @@ StatusOr<RuleSet> ParseRuleSet(std::string_view name) {
 
 namespace {
 
-Status GetString(const nlohmann::json& j, const char* key, bool required,
-                 std::string* out) {
+// Reads field `key` of `j` into *out. Given a json the caller owns (non-const), the
+// value is moved out of it rather than copied.
+template <typename Json>
+Status GetString(Json& j, const char* key, bool required, std::string* out) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
     if (required) return Status::InvalidArgument(fmt::format("missing field '{}'", key));
     return Status::Ok();
   }
   if (it->is_string()) {
-    *out = it->get<std::string>();
+    if constexpr (std::is_const_v<Json>) {
+      *out = it->template get<std::string>();
+    } else {
+      *out = std::move(it->template get_ref<std::string&>());
+    }
     return Status::Ok();
   }
   // Ids are sometimes numbers in hand-written files; accept integers for ids only.
@@ -37,14 +45,14 @@ Status GetString(const nlohmann::json& j, const char* key, bool required,
       fmt::format("field '{}' must be a string, found {}", key, it->type_name()));
 }
 
-Status GetObject(const nlohmann::json& j, const char* key, nlohmann::json* out) {
+Status GetObject(nlohmann::json& j, const char* key, nlohmann::json* out) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return Status::Ok();
   if (!it->is_object()) {
     return Status::InvalidArgument(
         fmt::format("field '{}' must be an object, found {}", key, it->type_name()));
   }
-  *out = *it;
+  *out = std::move(*it);
   return Status::Ok();
 }
 
@@ -63,17 +71,8 @@ Status TakeMessages(nlohmann::json& messages, std::vector<Message>* out) {
           "field 'messages' must hold objects with role and content, found {}", m.type_name()));
     }
     Message msg;
-    for (auto [key, field] : {std::pair{"role", &msg.role}, {"content", &msg.content}}) {
-      const auto it = m.find(key);
-      if (it == m.end() || it->is_null()) {
-        return Status::InvalidArgument(fmt::format("missing field '{}'", key));
-      }
-      if (!it->is_string()) {
-        return Status::InvalidArgument(
-            fmt::format("field '{}' must be a string, found {}", key, it->type_name()));
-      }
-      *field = std::move(it->get_ref<std::string&>());
-    }
+    RETURN_IF_ERROR(GetString(m, "role", true, &msg.role));
+    RETURN_IF_ERROR(GetString(m, "content", true, &msg.content));
     out->push_back(std::move(msg));
   }
   return Status::Ok();
