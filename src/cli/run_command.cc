@@ -243,19 +243,14 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
   return store->Commit();
 }
 
-// Whether the run's samples include a sentence-counting subtask.
+// Whether the run's samples may include a sentence-counting subtask. An unknown task
+// name is left for Suite::Plan to report.
 bool NeedsSentences(const RunOptions& opt) {
   if (!opt.samples.empty()) return true;  // unknown until read: look for the model
-  if (opt.suite.tasks.empty()) return true;
-  for (const TaskFamily* f : Families()) {
-    for (const SubtaskSpec& spec : f->subtasks) {
-      if (!spec.needs_sentences) continue;
-      for (const std::string& t : opt.suite.tasks) {
-        if (t == spec.name || t == f->domain) return true;
-      }
-    }
-  }
-  return false;
+  auto refs = ResolveTasks(opt.suite.tasks);
+  if (!refs.ok()) return false;
+  return std::any_of(refs->begin(), refs->end(),
+                     [](const SubtaskRef& ref) { return ref.spec->needs_sentences; });
 }
 
 struct Outcome {

@@ -28,9 +28,6 @@ size_t PaperSampleCount(const SubtaskRef& ref) {
   return 100;
 }
 
-namespace {
-
-// Every subtask named by `tasks` (subtask or domain names), in registry order.
 StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& tasks) {
   std::vector<SubtaskRef> all;
   for (const TaskFamily* f : Families()) {
@@ -59,8 +56,6 @@ StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& t
   }
   return out;
 }
-
-}  // namespace
 
 StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
                                              const SentenceSplitter* sentences,

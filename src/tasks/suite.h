@@ -45,6 +45,10 @@ struct PlannedSubtask {
 // input of the 240 functions; 300 per HTML split, 1319 per math split).
 size_t PaperSampleCount(const SubtaskRef& ref);
 
+// Every subtask named by `tasks` (subtask or domain names; empty: all), in registry
+// order. Errors name an unknown name, with a suggestion.
+StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& tasks);
+
 class Suite {
  public:
   // Resolves the task list and loads or builds the sources. Errors name the unknown
