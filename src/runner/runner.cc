@@ -357,12 +357,13 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
         break;
       }
       ++sent;
-      if (result.ok()) {
+      StoredResponse response = ToStoredResponse(result);
+      if (response.ok) {
         any_answer = true;
       } else if (!any_answer && ++leading_errors == kGiveUpAfter) {
-        gave_up = ToStoredResponse(result).error;
+        gave_up = response.error;
       }
-      landed.push_back(Landed{std::move(it->second), ToStoredResponse(result)});
+      landed.push_back(Landed{std::move(it->second), std::move(response)});
       in_flight.erase(it);
     }
     if (!landed.empty()) {
