@@ -23,6 +23,7 @@
 #include "backends/rate_limit_client.h"
 #include "backends/retry_client.h"
 #include "cli/commands.h"
+#include "core/hash.h"
 #include "core/jsonl.h"
 #include "python/python_pool.h"
 #include "report/tally.h"
@@ -121,14 +122,9 @@ StatusOr<std::string> Fingerprint(const std::string& path) {
   if (f == nullptr) {
     return Status::IoError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   }
-  uint64_t h = 0xCBF29CE484222325ULL;
+  uint64_t h = kFnv1aOffset;
   char buf[1 << 16];
-  while (size_t n = std::fread(buf, 1, sizeof buf, f)) {
-    for (size_t i = 0; i < n; ++i) {
-      h ^= static_cast<unsigned char>(buf[i]);
-      h *= 0x100000001B3ULL;
-    }
-  }
+  while (size_t n = std::fread(buf, 1, sizeof buf, f)) h = Fnv1a(std::string_view(buf, n), h);
   std::fclose(f);
   return fmt::format("{} fnv1a:{:016x}", absolute, h);
 }

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "core/hash.h"
+
 namespace structtest {
 
 namespace {
@@ -15,16 +17,6 @@ uint64_t SplitMix64(uint64_t* x) {
 
 uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-// FNV-1a: a fixed, portable hash for sub-stream names.
-uint64_t HashName(std::string_view name) {
-  uint64_t h = 0xCBF29CE484222325ULL;
-  for (unsigned char c : name) {
-    h ^= c;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
-
 }  // namespace
 
 Rng::Rng(uint64_t seed) {
@@ -34,7 +26,7 @@ Rng::Rng(uint64_t seed) {
 
 Rng Rng::Fork(std::string_view name) const {
   Rng copy = *this;
-  return Rng(copy.Next() ^ HashName(name));
+  return Rng(copy.Next() ^ Fnv1a(name));
 }
 
 uint64_t Rng::Next() {

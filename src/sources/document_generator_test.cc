@@ -8,22 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "core/hash.h"
 #include "testing/test_support.h"
 #include "text/punkt.h"
 
 namespace structtest {
 namespace {
 
-uint64_t Fnv1a(std::string_view s, uint64_t h = 0xCBF29CE484222325ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
-
 uint64_t HashDocuments(const std::vector<Document>& docs) {
-  uint64_t h = 0xCBF29CE484222325ULL;
+  uint64_t h = kFnv1aOffset;
   for (const Document& d : docs) {
     h = Fnv1a(d.id, h);
     h = Fnv1a(d.title, h);

@@ -9,19 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include "core/hash.h"
+
 namespace structtest {
 namespace {
 
-uint64_t Fnv1a(std::string_view s, uint64_t h = 0xCBF29CE484222325ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
-
 uint64_t HashProblems(const std::vector<MathProblem>& problems) {
-  uint64_t h = 0xCBF29CE484222325ULL;
+  uint64_t h = kFnv1aOffset;
   for (const MathProblem& p : problems) {
     h = Fnv1a(p.id, h);
     h = Fnv1a(p.question, h);

@@ -1,0 +1,24 @@
+// FNV-1a, 64 bit: a fixed, portable hash of bytes, for names of random sub-streams,
+// fingerprints of data files and test digests. Not for security. It streams: hashing
+// a text in pieces, each call taking the previous result, equals hashing it whole.
+#ifndef STRUCTTEST_CORE_HASH_H_
+#define STRUCTTEST_CORE_HASH_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace structtest {
+
+inline constexpr uint64_t kFnv1aOffset = 0xCBF29CE484222325ULL;
+
+inline uint64_t Fnv1a(std::string_view bytes, uint64_t h = kFnv1aOffset) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001B3ULL;
+  }
+  return h;
+}
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_CORE_HASH_H_
