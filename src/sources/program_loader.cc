@@ -95,9 +95,12 @@ Status CheckPairs(const Program& p, const Where& at) {
   return Status::Ok();
 }
 
-}  // namespace
-
-StatusOr<std::vector<Program>> LoadMbpp(const std::string& path) {
+// The programs of the JSON list at `path`: what every format shares (an object per
+// record, an id, an optional var_mapping, inputs and outputs that pair up) around
+// `fill`, which reads the format's source, inputs and outputs.
+using FillFn = Status (*)(const nlohmann::json& r, const Where& at, Program* p);
+StatusOr<std::vector<Program>> LoadPrograms(const std::string& path, const char* id_key,
+                                            std::string_view id_prefix, FillFn fill) {
   ASSIGN_OR_RETURN(nlohmann::json list, ReadList(path));
   std::vector<Program> out;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -108,18 +111,9 @@ StatusOr<std::vector<Program>> LoadMbpp(const std::string& path) {
           fmt::format("{}: record {}: expected an object, found {}", path, i, r.type_name()));
     }
     Program p;
-    ASSIGN_OR_RETURN(p.task_id, Id(r, at, "task_id", std::to_string(i)));
-    p.id = "mbpp-" + p.task_id;
-    if (!r.contains("code")) return at.Error("code", "missing");
-    ASSIGN_OR_RETURN(p.source, Text(r["code"], at, "code"));
-    const auto io = r.find("input_output");
-    if (io == r.end()) return at.Error("input_output", "missing");
-    if (!io->is_object()) return at.Error("input_output", "is not an object");
-    if (!io->contains("fn_name")) return at.Error("input_output.fn_name", "missing");
-    ASSIGN_OR_RETURN(p.fn_name, Text((*io)["fn_name"], at, "input_output.fn_name"));
-    if (p.fn_name.empty()) return at.Error("input_output.fn_name", "is empty");
-    ASSIGN_OR_RETURN(p.inputs, TextList(*io, at, "inputs", "input_output.inputs", true));
-    ASSIGN_OR_RETURN(p.outputs, TextList(*io, at, "outputs", "input_output.outputs", true));
+    ASSIGN_OR_RETURN(p.task_id, Id(r, at, id_key, std::to_string(i)));
+    p.id = std::string(id_prefix) + p.task_id;
+    RETURN_IF_ERROR(fill(r, at, &p));
     ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", "var_mapping", false));
     RETURN_IF_ERROR(CheckMapping(p.var_mapping, at));
     RETURN_IF_ERROR(CheckPairs(p, at));
@@ -128,30 +122,37 @@ StatusOr<std::vector<Program>> LoadMbpp(const std::string& path) {
   return out;
 }
 
+Status FillMbpp(const nlohmann::json& r, const Where& at, Program* p) {
+  if (!r.contains("code")) return at.Error("code", "missing");
+  ASSIGN_OR_RETURN(p->source, Text(r["code"], at, "code"));
+  const auto io = r.find("input_output");
+  if (io == r.end()) return at.Error("input_output", "missing");
+  if (!io->is_object()) return at.Error("input_output", "is not an object");
+  if (!io->contains("fn_name")) return at.Error("input_output.fn_name", "missing");
+  ASSIGN_OR_RETURN(p->fn_name, Text((*io)["fn_name"], at, "input_output.fn_name"));
+  if (p->fn_name.empty()) return at.Error("input_output.fn_name", "is empty");
+  ASSIGN_OR_RETURN(p->inputs, TextList(*io, at, "inputs", "input_output.inputs", true));
+  ASSIGN_OR_RETURN(p->outputs, TextList(*io, at, "outputs", "input_output.outputs", true));
+  return Status::Ok();
+}
+
+Status FillApps(const nlohmann::json& r, const Where& at, Program* p) {
+  const char* field = r.contains("source_code") ? "source_code" : "solution";
+  if (!r.contains(field)) return at.Error("source_code", "missing (or 'solution')");
+  ASSIGN_OR_RETURN(p->source, Text(r[field], at, field));
+  ASSIGN_OR_RETURN(p->inputs, TextList(r, at, "inputs", "inputs", true));
+  ASSIGN_OR_RETURN(p->outputs, TextList(r, at, "outputs", "outputs", true));
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::vector<Program>> LoadMbpp(const std::string& path) {
+  return LoadPrograms(path, "task_id", "mbpp-", FillMbpp);
+}
+
 StatusOr<std::vector<Program>> LoadApps(const std::string& path) {
-  ASSIGN_OR_RETURN(nlohmann::json list, ReadList(path));
-  std::vector<Program> out;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Where at{path, i};
-    const nlohmann::json& r = list[i];
-    if (!r.is_object()) {
-      return Status::InvalidArgument(
-          fmt::format("{}: record {}: expected an object, found {}", path, i, r.type_name()));
-    }
-    Program p;
-    ASSIGN_OR_RETURN(p.task_id, Id(r, at, "id", std::to_string(i)));
-    p.id = "apps-" + p.task_id;
-    const char* field = r.contains("source_code") ? "source_code" : "solution";
-    if (!r.contains(field)) return at.Error("source_code", "missing (or 'solution')");
-    ASSIGN_OR_RETURN(p.source, Text(r[field], at, field));
-    ASSIGN_OR_RETURN(p.inputs, TextList(r, at, "inputs", "inputs", true));
-    ASSIGN_OR_RETURN(p.outputs, TextList(r, at, "outputs", "outputs", true));
-    ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", "var_mapping", false));
-    RETURN_IF_ERROR(CheckMapping(p.var_mapping, at));
-    RETURN_IF_ERROR(CheckPairs(p, at));
-    out.push_back(std::move(p));
-  }
-  return out;
+  return LoadPrograms(path, "id", "apps-", FillApps);
 }
 
 }  // namespace structtest
