@@ -485,6 +485,16 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   EXPECT_NE(changed.err.find("holds another run (samples was"), std::string::npos) << changed.err;
   ASSERT_EQ(std::rename(moved.c_str(), suite.path.c_str()), 0);
 
+  // A repeated sample id is named with its line.
+  const std::string twice = dir.path() + "/twice.jsonl";
+  const std::string first_line = ReadFileOrDie(suite.path).substr(0, ReadFileOrDie(suite.path).find('\n') + 1);
+  WriteFileOrDie(twice, first_line + first_line);
+  Finished repeated = Exec(dir, {"run", "--model", "openai/x", "--base-url", url, "--samples", twice,
+                                 "--out", dir.path() + "/twice-run"}, "twice");
+  EXPECT_EQ(repeated.exit_code, 2);
+  EXPECT_NE(repeated.err.find(twice + ":2: sample id '"), std::string::npos) << repeated.err;
+  EXPECT_NE(repeated.err.find("' appears twice"), std::string::npos) << repeated.err;
+
   // Broken sample files name the line.
   const std::string bad = dir.path() + "/bad.jsonl";
   WriteFileOrDie(bad, ReadFileOrDie(suite.path).substr(0, 200) + "\n");

@@ -211,14 +211,7 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
       if (auto ref = FindSubtask(sample->domain, sample->subtask); !ref.ok()) {
         return ref.status().WithContext(fmt::format("{}: sample '{}'", where, sample->id));
       }
-      if (Status s = store->AddSample(index++, *sample); !s.ok()) {
-        // The store keeps ids unique; a repeated id is the file's fault.
-        if (s.message().find("UNIQUE constraint failed: samples.id") != std::string::npos) {
-          return Status::InvalidArgument(
-              fmt::format("{}: sample id '{}' appears twice", where, sample->id));
-        }
-        return s;
-      }
+      RETURN_IF_ERROR(store->AddSample(index++, *sample).WithContext(where));
     }
     RETURN_IF_ERROR(reader->io_error());
     if (index == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));

@@ -206,13 +206,17 @@ Status RunStore::Commit() {
 
 Status RunStore::AddSample(int64_t index, const Sample& sample) {
   assert(in_batch_ && "AddSample() outside a batch");
-  return add_sample_->Bind(1, index)
-      .Bind(2, sample.id)
-      .Bind(3, sample.domain)
-      .Bind(4, sample.subtask)
-      .Bind(5, SampleToJson(sample).dump(-1, ' ', false,
-                                         nlohmann::json::error_handler_t::replace))
-      .Run();
+  Status s = add_sample_->Bind(1, index)
+                 .Bind(2, sample.id)
+                 .Bind(3, sample.domain)
+                 .Bind(4, sample.subtask)
+                 .Bind(5, SampleToJson(sample).dump(-1, ' ', false,
+                                                    nlohmann::json::error_handler_t::replace))
+                 .Run();
+  if (!s.ok() && add_sample_->last_error() == SQLITE_CONSTRAINT_UNIQUE) {
+    return Status::InvalidArgument(fmt::format("sample id '{}' appears twice", sample.id));
+  }
+  return s;
 }
 
 Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {

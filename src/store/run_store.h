@@ -103,7 +103,7 @@ class RunStore {
   Status Commit();
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
-  // response.
+  // response. Errors: a sample id already in the run ("sample id 'x' appears twice").
   Status AddSample(int64_t index, const Sample& sample);
   // Replaces the sample's response (an error is replaced by the answer of a retry) and
   // drops its verdicts, which belonged to the old response.

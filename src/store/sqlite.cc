@@ -56,13 +56,17 @@ StatusOr<Stmt> Db::Prepare(std::string_view sql) {
   return Stmt(this, stmt);
 }
 
-Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+Stmt::Stmt(Stmt&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), last_error_(other.last_error_) {
+  other.stmt_ = nullptr;
+}
 
 Stmt& Stmt::operator=(Stmt&& other) noexcept {
   if (this != &other) {
     sqlite3_finalize(stmt_);
     db_ = other.db_;
     stmt_ = other.stmt_;
+    last_error_ = other.last_error_;
     other.stmt_ = nullptr;
   }
   return *this;
@@ -94,6 +98,7 @@ StatusOr<bool> Stmt::Step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
+  last_error_ = rc;
   Status s = db_->Error("statement failed");
   sqlite3_reset(stmt_);
   return s;

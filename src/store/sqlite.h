@@ -57,6 +57,9 @@ class Stmt {
 
   // Steps once: true with a row, false when done; an error otherwise.
   StatusOr<bool> Step();
+  // SQLite's extended result code of the last failed Step() (SQLITE_CONSTRAINT_UNIQUE,
+  // ...), or 0 when none failed.
+  int last_error() const { return last_error_; }
   // Steps to the end of a statement that returns no rows, then resets it.
   Status Run();
   // Resets for another execution and clears the bindings.
@@ -71,6 +74,7 @@ class Stmt {
   Stmt(const Db* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
   const Db* db_;
   sqlite3_stmt* stmt_;
+  int last_error_ = 0;
 };
 
 // Brings the schema of `db` to version migrations.size(): applies migrations[i] (in one

@@ -152,6 +152,16 @@ TEST(RunStoreTest, ANewResponseReplacesTheOldAndDropsItsVerdicts) {
   }).ok());
 }
 
+TEST(RunStoreTest, ARepeatedSampleIdIsNamed) {
+  auto store = RunStore::OpenInMemory();
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->AddSample(0, MakeSample(7)).ok());
+  const Status again = (*store)->AddSample(1, MakeSample(7));
+  EXPECT_EQ(again.message(), "sample id 's7' appears twice");
+  EXPECT_TRUE((*store)->Commit().ok());
+}
+
 TEST(RunStoreTest, AnUncommittedBatchIsLostWholeWhenTheProcessDies) {
   testing::TempDir dir;
   const std::string run = dir.path() + "/run";
