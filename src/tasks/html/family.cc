@@ -289,6 +289,11 @@ StatusOr<Verdict> CheckHtmlPaper(const Sample& sample, std::string_view response
                     scan.stop_pos, scan.what));
   }
 
+  if (counter.tags().empty()) {
+    return Fail("no start or end tag in the answer (the reference fails an answer in "
+                "which its parser sees no tag)" +
+                StopNote(scan));
+  }
   std::string first_problem;
   int problems = 0;
   for (const TagStats& t : counter.tags()) {
@@ -302,11 +307,6 @@ StatusOr<Verdict> CheckHtmlPaper(const Sample& sample, std::string_view response
                                    problems == 2 ? "" : "s");
     }
     return Fail(first_problem + StopNote(scan));
-  }
-  if (counter.tags().empty()) {
-    return Pass(
-        "no tags in the answer: the paper rule checks only the tag names that occur" +
-        StopNote(scan));
   }
   std::string reason = "balanced, and as many as expected:";
   for (const TagStats& t : counter.tags()) {
@@ -330,7 +330,7 @@ constexpr SubtaskSpec kSubtasks[] = {
 constexpr TaskFamily kFamily{
     "html",
     "nested HTML skeletons with exact tag counts per level",
-    "paper-1",
+    "paper-2",
     kSubtasks,
 };
 

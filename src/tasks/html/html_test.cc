@@ -111,8 +111,20 @@ TEST(HtmlCheckTest, MissingTagNamesAreNotChecked) {
   // Paper quirk: only names that occur are checked (body is absent, still a pass).
   const Verdict v = Check(HtmlSample(kTwoP), "<html><p></p><p></p></html>");
   EXPECT_TRUE(v.pass) << v.reason;
-  const Verdict none = Check(HtmlSample(kTwoP), "<html>just text</html>");
-  EXPECT_TRUE(none.pass) << none.reason;
+}
+
+// The reference returns 0 for an answer in which its parser sees no start or end
+// tag: text only, a comment only, a doctype only.
+TEST(HtmlCheckTest, RegressionAnswerWithoutTagsFails) {
+  const std::string reason =
+      "no start or end tag in the answer (the reference fails an answer in which its "
+      "parser sees no tag)";
+  for (const char* response : {"<html>just text</html>", "<html><!-- p p --></html>",
+                               "<html><!DOCTYPE html></html>", "<html>a < b</html>"}) {
+    const Verdict v = Check(HtmlSample(kTwoP), response);
+    EXPECT_FALSE(v.pass) << response;
+    EXPECT_EQ(v.reason, reason) << response;
+  }
 }
 
 TEST(HtmlCheckTest, NestingIsNotChecked) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "core/pytext.h"
 #include "tasks/math/fast_scan.h"
@@ -52,8 +53,11 @@ constexpr AnswerPhrase kHardPhrases[] = {
 // math_hard formats 1-4 use style A, 5-8 B, and so on.
 enum class StepStyle { kHashHeaders, kNumberedLines, kBoldSteps, kJsonList, kJsonObject };
 
-constexpr std::string_view kStyleNames[] = {"'### N'", "'N. '", "'**Step N** '",
+constexpr std::string_view kStyleNames[] = {"'### N'", "'N. '", "'**Step N**'",
                                             "```json list", "```json object"};
+// What a step's chunk must start with, around its number (styles A-C).
+constexpr std::pair<std::string_view, std::string_view> kStepPrefixes[] = {
+    {"### ", ""}, {"", ". "}, {"**Step ", "**"}};
 
 constexpr int64_t kMinSteps = 3;
 constexpr int64_t kMaxSteps = 10;
@@ -372,36 +376,63 @@ bool MatchDigits(std::string_view t, size_t* p, int64_t* value) {
   return true;
 }
 
-// Does the chunk, stripped, start a step (re.match of '### (\d+)', '(\d+)\. ' or
-// '\*\*Step (\d+)\*\* ')? Sets *number to int(group 1). `t` is the chunk with
-// leading whitespace removed; trailing whitespace is only looked at when a match
-// reaches it (the required space after '.' or '**' must not be the chunk's last).
+// One Python `\s` character at t[p] that the chunk, stripped, still holds (so not
+// its trailing whitespace); sets *p past it.
+bool MatchInnerSpace(std::string_view t, size_t stripped_size, size_t* p) {
+  if (*p >= stripped_size) return false;
+  size_t len = 1;
+  const unsigned char b = t[*p];
+  const bool space = b < 0x80 ? IsAsciiPySpace(b) : IsPySpace(DecodeUtf8(t, *p, &len));
+  if (!space) return false;
+  *p += len;
+  return true;
+}
+
+// Does the chunk, stripped, start a step? Python's re.match of the reference's
+// patterns: A '^### \d+', B '^\d+\.\s', C '^\*\*Step \d+\*\*\s+' (`\d`, `\s` Unicode).
+// Sets *number to the int() of the digits, for the reason. `t` is the chunk with
+// leading whitespace removed; a `\s` the pattern needs must lie inside the stripped
+// chunk.
 bool MatchStepStart(std::string_view t, StepStyle style, int64_t* number) {
   size_t p = 0;
-  size_t end;  // where the match ends
   switch (style) {
     case StepStyle::kHashHeaders:
       if (!t.starts_with("### ")) return false;
       p = 4;
       return MatchDigits(t, &p, number);
     case StepStyle::kNumberedLines:
-      if (t.empty() ||
-          (static_cast<unsigned char>(t[0]) < 0x80 && (t[0] < '0' || t[0] > '9'))) {
-        return false;
-      }
-      if (!MatchDigits(t, &p, number) || t.substr(p, 2) != ". ") return false;
-      end = p + 2;
-      break;
+      if (!MatchDigits(t, &p, number) || t.substr(p, 1) != ".") return false;
+      ++p;
+      return MatchInnerSpace(t, RStrip(t).size(), &p);
     case StepStyle::kBoldSteps:
       if (!t.starts_with("**Step ")) return false;
       p = 7;
-      if (!MatchDigits(t, &p, number) || t.substr(p, 3) != "** ") return false;
-      end = p + 3;
-      break;
+      if (!MatchDigits(t, &p, number) || t.substr(p, 2) != "**") return false;
+      p += 2;
+      return MatchInnerSpace(t, RStrip(t).size(), &p);
     default:
       return false;
   }
-  return RStrip(t).size() >= end;
+}
+
+// The reference's sequence test once a chunk starts a step: a plain prefix test of
+// the stripped chunk against '### N', 'N. ' (a literal space) or '**Step N**'. So
+// '### 12' passes as step 1, and '1.' followed by a line break is out of sequence.
+bool StartsWithStep(std::string_view t, StepStyle style, int64_t n) {
+  char buf[32];
+  const char* digits_end = std::to_chars(buf, buf + sizeof(buf), n).ptr;
+  const std::string_view digits(buf, static_cast<size_t>(digits_end - buf));
+  switch (style) {
+    case StepStyle::kHashHeaders:
+      return t.starts_with("### ") && t.substr(4).starts_with(digits);
+    case StepStyle::kNumberedLines:
+      return t.starts_with(digits) && t.substr(digits.size()).starts_with(". ");
+    case StepStyle::kBoldSteps:
+      return t.starts_with("**Step ") && t.substr(7).starts_with(digits) &&
+             t.substr(7 + digits.size()).starts_with("**");
+    default:
+      return false;
+  }
 }
 
 struct Steps {
@@ -421,12 +452,20 @@ Steps ScanChunkSteps(std::string_view response, StepStyle style) {
     const std::string_view chunk = LStrip(response.substr(pos, end - pos));
     int64_t number;
     if (MatchStepStart(chunk, style, &number)) {
-      if (number != s.count + 1) {
+      if (!StartsWithStep(chunk, style, s.count + 1)) {
         ReasonBuffer problem;
         problem.append("step ");
         AppendNumber(s.count + 1, &problem);
-        problem.append(" is numbered ");
-        AppendNumber(number, &problem);
+        if (number != s.count + 1) {
+          problem.append(" is numbered ");
+          AppendNumber(number, &problem);
+        } else {
+          problem.append(" does not start with '");
+          problem.append(kStepPrefixes[static_cast<int>(style)].first);
+          AppendNumber(number, &problem);
+          problem.append(kStepPrefixes[static_cast<int>(style)].second);
+          problem.append("'");
+        }
         problem.append(": ");
         AppendQuoted(RStrip(chunk), 40, &problem);
         s.problem = problem.str();
@@ -554,7 +593,7 @@ constexpr SubtaskSpec kSubtasks[] = {
 constexpr TaskFamily kFamily{
     "math",
     "GSM8K word problems answered in a prescribed format",
-    "paper-1",
+    "paper-2",
     kSubtasks,
 };
 

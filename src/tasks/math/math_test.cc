@@ -126,9 +126,13 @@ TEST(MathHardTest, HashHeaders) {
   // "###1", "#### 2" and "### Step 1" do not start steps.
   EXPECT_EQ(Fa(Check(Hard(1), "###1\n\n#### 2\n\n### Step 1\n\nThe answer is: 18")),
             "fA");
-  // Unicode digits are Python's \d.
-  EXPECT_EQ(Fa(Check(Hard(1), "### \u0661\n\n### 2\n\n### \uff13\n\nThe answer is: 18")),
+  // Unicode digits are Python's \d, so they start a step, but the sequence test is a
+  // prefix test against "### N": '### \u0661' is out of sequence, '### 12' is step 1.
+  EXPECT_EQ(Fa(Check(Hard(1), "### \u0661\n\n### 2\n\n### 3\n\nThe answer is: 18")),
+            "fa");
+  EXPECT_EQ(Fa(Check(Hard(1), "### 1\n\n### 2\n\n### 3\uff13\n\nThe answer is: 18")),
             "FA");
+  EXPECT_EQ(Fa(Check(Hard(1), "### 12\n\n### 2\n\n### 3\n\nThe answer is: 18")), "FA");
 }
 
 TEST(MathHardTest, StepCountBounds) {
@@ -153,6 +157,18 @@ TEST(MathHardTest, NumberedLines) {
   EXPECT_EQ(Fa(Check(Hard(5), "1. a\n\n2. b\n\n1. c\n\nThe answer is: 18")), "fa");
 }
 
+// '^\d+\.\s' takes any one whitespace after the dot, but the sequence test wants
+// 'N. ' with a space: '1.' and a line break starts a step that is out of sequence.
+TEST(MathHardTest, RegressionNumberedStepDotLineBreakIsOutOfSequence) {
+  const Verdict v = Check(Hard(5), "1.\na\n\n2. b\n\n3. c\n\nThe answer is: 18");
+  EXPECT_EQ(Fa(v), "fa");
+  EXPECT_EQ(v.reason,
+            "format and accuracy: 'N. ' steps expected; step 1 does not start with '1. ': "
+            "'1.\\na'");
+  EXPECT_EQ(Fa(Check(Hard(5), "1. a\n\n2.\u00a0b\n\n3. c\n\nThe answer is: 18")), "fa");
+  EXPECT_EQ(Fa(Check(Hard(5), "\u0661. a\n\n2. b\n\n3. c\n\nThe answer is: 18")), "fa");
+}
+
 // Style C: "**Step N** " chunks.
 TEST(MathHardTest, BoldSteps) {
   const std::string three = " **Step 1** a\n\n**Step 2** b\n\n**Step 3** c";
@@ -163,6 +179,19 @@ TEST(MathHardTest, BoldSteps) {
   // ...but a matching chunk out of order still fails both.
   EXPECT_EQ(Fa(Check(Hard(9), "**Step 1**: a\n\n**Step 2** b\n\nThe answer is: 18")),
             "fa");
+}
+
+// The reference's '\*\*Step \d+\*\*\s+' takes one or more whitespace characters, a
+// line break too: '**Step 1**' on a line of its own starts a step.
+TEST(MathHardTest, RegressionBoldStepFollowedByLineBreak) {
+  const Verdict v = Check(Hard(12), "**Step 1**\na\n\n**Step 2**\n\tb\n\n**Step 3**\r\nc\n\n"
+                                    "\\boxed{18}");
+  EXPECT_EQ(Fa(v), "FA");
+  EXPECT_EQ(v.reason, "format: 3 '**Step N**' steps; accuracy: answer '18' == gold '18'");
+  // The whitespace must be inside the stripped chunk: a bare header is no step.
+  EXPECT_EQ(Fa(Check(Hard(9), "**Step 1** a\n\n**Step 2** b\n\n**Step 3**\n\n"
+                              "The answer is: 18")),
+            "fA");
 }
 
 // Style D: a ```json list of strings.
