@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -155,7 +156,8 @@ class RunCliTest : public ::testing::Test {
   static constexpr const char* kKey = "sk-test-0123456789abcdef-SECRET";
 };
 
-TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
+// 30% of first attempts fail, across nine kinds of fault: 9 of every 30 sample ids.
+TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   TempDir dir;
   const Suite suite = MakeSuite(dir);
   ASSERT_GT(suite.by_prompt.size(), 50u);
@@ -168,54 +170,66 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
     FakeHttpReply reply = Answer(suite, req, &id);
     std::lock_guard<std::mutex> lock(mu);
     const int n = seen[id]++;
-    const size_t h = std::hash<std::string>()(id) % 9;
+    const size_t h = std::hash<std::string>()(id) % 30;
+    bool malformed = false;  // a 200 that is not a completion: retried
     if (n == 0) {
       switch (h) {
-        case 0: reply.status = 429; reply.headers = {"Retry-After: 0"}; reply.body = "{}"; break;
+        case 0: reply.status = 429; reply.headers = {"Retry-After: 1"}; reply.body = "{}"; break;
         case 1: reply.status = 500; reply.body = "oops"; break;
         case 2: reply.fault = FakeFault::kReset; break;
-        case 3: reply.fault = FakeFault::kTruncate; break;
-        case 4: reply.body = "{\"choices\": [ not json"; break;  // fatal: asked again next run
-        case 5: reply.fault = FakeFault::kNeverAnswer; break;   // ends by the --timeout
-        case 6: reply.latency = std::chrono::milliseconds(50); break;
-        case 7:  // the same answer in a 10 MB body (JSON whitespace)
+        case 3: reply.fault = FakeFault::kTruncate; break;  // the connection closes early
+        case 4: reply.body = "<html>502 Bad Gateway</html>"; malformed = true; break;
+        case 5:  // a complete HTTP reply whose JSON is cut short
+          reply.body.resize(reply.body.size() / 2);
+          malformed = true;
+          break;
+        case 6: reply.fault = FakeFault::kNeverAnswer; break;  // ends by the --timeout
+        case 7: reply.latency = std::chrono::milliseconds(300); break;  // slow, in time
+        case 8:  // the same answer in a 10 MB body (JSON whitespace)
           reply.body.insert(reply.body.size() - 1, std::string(10 << 20, ' '));
           break;
         default: break;
       }
     }
-    const bool malformed = n == 0 && h == 4;
     if (reply.status == 200 && reply.fault == FakeFault::kNone && !malformed) ++completed[id];
-    if (!malformed) {
-      // Echo the key in error bodies, to prove it never reaches the store or a report.
-      if (reply.status != 200) reply.body = std::string("{\"error\":{\"message\":\"bad key ") + kKey + "\"}}";
+    // Echo the key in error bodies, to prove it never reaches the store or a report.
+    if (reply.status != 200) {
+      reply.body = std::string("{\"error\":{\"message\":\"bad key ") + kKey + "\"}}";
     }
     return reply;
   });
   ASSERT_TRUE(server.Start().ok());
   const std::string url = server.base_url() + "/v1";
   const std::string run = dir.path() + "/faulty";
-  Finished first = Exec(dir, RunArgs(url, suite, run, {"--timeout", "2", "--concurrency", "16"}), "first");
-  EXPECT_EQ(first.exit_code, 1) << first.err;  // the malformed replies errored
-  EXPECT_NE(first.err.find("errored; run the same command again"), std::string::npos) << first.err;
-  EXPECT_NE(first.out.find("errored"), std::string::npos) << first.out;
-  // Same command again: only the errored samples are asked.
+  const auto args = RunArgs(url, suite, run, {"--timeout", "2", "--concurrency", "16"});
+  Finished first = Exec(dir, args, "first");
+  // Every fault was retried within --retries: nothing is left errored.
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("100.00% coverage), 0 errored"), std::string::npos) << first.out;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(seen.size(), suite.by_prompt.size());
+    size_t faulted = 0;
+    for (const auto& [id, n] : seen) {
+      const size_t h = std::hash<std::string>()(id) % 30;
+      EXPECT_EQ(n, h <= 6 ? 2 : 1) << id;  // a faulty first attempt, then one answer
+      EXPECT_EQ(completed[id], 1) << id << " answered " << completed[id] << " times";
+      if (h <= 6) ++faulted;
+    }
+    EXPECT_GT(faulted, 0u);
+  }
+  // Same command again: nothing left to ask.
   std::map<std::string, int> before;
   {
     std::lock_guard<std::mutex> lock(mu);
     before = seen;
   }
-  Finished second = Exec(dir, RunArgs(url, suite, run, {"--timeout", "2", "--concurrency", "16"}), "second");
+  Finished second = Exec(dir, args, "second");
   EXPECT_EQ(second.exit_code, 0) << second.err;
   EXPECT_NE(second.out.find("100.00% coverage), 0 errored"), std::string::npos) << second.out;
   {
     std::lock_guard<std::mutex> lock(mu);
-    for (const auto& [id, n] : seen) {
-      const int again = n - before[id];
-      EXPECT_EQ(again, std::hash<std::string>()(id) % 9 == 4 ? 1 : 0) << id;
-      EXPECT_EQ(completed[id], 1) << id << " answered " << completed[id] << " times";
-    }
-    EXPECT_EQ(seen.size(), suite.by_prompt.size());
+    EXPECT_EQ(seen, before);
   }
   server.Stop();
 
@@ -280,31 +294,39 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndAResumedRunEqualsACleanOne) {
   }
 }
 
+// What a kill -9 costs is bounded: the resumed run asks again at most twice the
+// concurrency of requests the server had already answered (in flight at the kill, or
+// received and not yet committed).
 TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) {
   TempDir dir;
   const Suite suite = MakeSuite(dir);
   std::mutex mu;
   std::vector<std::string> asked;  // sample ids, in arrival order
+  std::set<std::string> answered;  // ids the server has sent an answer for
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     std::string id;
     FakeHttpReply reply = Answer(suite, req, &id);
-    reply.latency = std::chrono::milliseconds(40);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      asked.push_back(id);
+    }
+    // Answer after the latency, so that `answered` holds what left the server.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::lock_guard<std::mutex> lock(mu);
-    asked.push_back(id);
+    answered.insert(id);
     return reply;
   });
   ASSERT_TRUE(server.Start().ok());
   const std::string url = server.base_url() + "/v1";
   const std::string run = dir.path() + "/run";
-  const auto args = RunArgs(url, suite, run, {"--concurrency", "4"});
+  const auto args = RunArgs(url, suite, run, {"--concurrency", "8"});
   const Child child = Spawn(dir, args, "killed");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(mu);
-      // Late enough for a batch or two to be committed (every 250 ms), early enough
-      // to leave work: 4 in flight at 40 ms take about 1 s for the whole suite.
-      if (asked.size() >= suite.by_prompt.size() * 7 / 10) break;
+      // Late enough for batches to be committed, early enough to leave work.
+      if (asked.size() >= suite.by_prompt.size() * 6 / 10) break;
     }
     ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the run never got going";
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -323,9 +345,11 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   EXPECT_LT(stored.size(), suite.by_prompt.size());
 
   size_t asked_before;
+  std::set<std::string> answered_before;
   {
     std::lock_guard<std::mutex> lock(mu);
     asked_before = asked.size();
+    answered_before = answered;
   }
   const Finished resumed = Exec(dir, args, "resumed");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -335,6 +359,11 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
     std::set<std::string> second(asked.begin() + static_cast<ptrdiff_t>(asked_before), asked.end());
     for (const std::string& id : second) EXPECT_FALSE(stored.contains(id)) << "asked again: " << id;
     EXPECT_EQ(second.size(), suite.by_prompt.size() - stored.size());
+    size_t lost = 0;  // answered by the server before the kill, asked again after it
+    for (const std::string& id : second) lost += answered_before.contains(id);
+    std::printf("kill -9 at -j 8: %zu of %zu answered requests asked again\n", lost,
+                answered_before.size());
+    EXPECT_LE(lost, 16u);
   }
 
   // Same results as an uninterrupted run.

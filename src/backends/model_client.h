@@ -32,9 +32,10 @@ struct ModelRequest {
 
 enum class ErrorKind {
   kNone = 0,
-  // Worth another try: HTTP 408, 429, 5xx; connect failure, timeout, reset, truncated.
+  // Worth another try: HTTP 408, 429, 5xx; connect failure, timeout, reset, truncated;
+  // a 2xx whose body is not a well-formed reply of the provider's API.
   kRetryable,
-  // Trying again will not help: other 4xx, a malformed body, a bad request.
+  // Trying again will not help: other 4xx, a bad request.
   kFatal,
 };
 std::string_view ErrorKindName(ErrorKind kind);  // "none", "retryable", "fatal"

@@ -90,7 +90,10 @@ ModelResult ParseHttpReply(Provider provider, int http_status, std::string_view 
   if (!st.ok()) {
     out.response = Response{};
     out.finish = FinishReason::kUnknown;
-    out.error = ErrorKind::kFatal;
+    // Not a reply of the provider's API (cut short, an HTML error page of a proxy, no
+    // choices): a fault on the way, like a 5xx. A well-formed reply with an empty
+    // answer, a refusal or a filtered answer parses fine and is scored.
+    out.error = ErrorKind::kRetryable;
     out.error_message = RedactSecret(
         fmt::format("{}: HTTP {}: malformed response body: {}", name, http_status, st.message()),
         api_key);

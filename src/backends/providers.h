@@ -31,8 +31,9 @@ StatusOr<HttpRequest> BuildHttpRequest(Provider provider, const ModelRequest& re
                                        std::string_view base_url, std::string_view api_key);
 
 // Turns a complete HTTP reply into a result (id, latency and retry_after are left for
-// the transport to fill in). 2xx with a body that is not the provider's JSON is a
-// kFatal error; 408, 429 and 5xx are kRetryable; other statuses kFatal, with the
+// the transport to fill in). 2xx with a body that is not a well-formed reply of the
+// provider's API (not JSON, truncated, no choices/content where the API requires
+// them) is kRetryable, as are 408, 429 and 5xx; other statuses kFatal, with the
 // provider's error message when the body carries one. The message is prefixed with
 // the provider name and never contains `api_key`.
 ModelResult ParseHttpReply(Provider provider, int http_status, std::string_view body,

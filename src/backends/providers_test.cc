@@ -152,11 +152,56 @@ TEST(ReplyTest, ClassifiesStatuses) {
   EXPECT_EQ(ParseHttpReply(Provider::kOpenAi, 400, "", "").error, ErrorKind::kFatal);
   EXPECT_EQ(ParseHttpReply(Provider::kOpenAi, 404, "", "").error, ErrorKind::kFatal);
   const ModelResult bad = ParseHttpReply(Provider::kOpenAi, 200, "{not json", "");
-  EXPECT_EQ(bad.error, ErrorKind::kFatal);
+  EXPECT_EQ(bad.error, ErrorKind::kRetryable);
   EXPECT_NE(bad.error_message.find("malformed response body"), std::string::npos);
   EXPECT_EQ(bad.response.text, "");
-  EXPECT_EQ(ParseHttpReply(Provider::kOpenAi, 200, R"({"choices":[]})", "").error,
-            ErrorKind::kFatal);
+}
+
+// A 200 that is not a reply of the provider's API is a fault of the server or a
+// proxy on the way, retried like a 5xx; a well-formed empty, refused or filtered
+// answer is an answer.
+TEST(ReplyTest, MalformedSuccessIsRetryableButAnEmptyAnswerIsAnAnswer) {
+  const struct {
+    Provider provider;
+    const char* body;
+  } malformed[] = {
+      {Provider::kOpenAi, ""},
+      {Provider::kOpenAi, "<html><body>502 Bad Gateway</body></html>"},
+      {Provider::kOpenAi, R"({"choices":[{"message":{"content":"cut sh)"},
+      {Provider::kOpenAi, R"({"choices":[]})"},
+      {Provider::kOpenAi, R"({"object":"chat.completion"})"},
+      {Provider::kOpenAi, R"([1,2])"},
+      {Provider::kAnthropic, R"({"type":"message","role":"assistant"})"},
+      {Provider::kAnthropic, R"({"content":[{"type":"text","text":"a)"},
+      {Provider::kGemini, R"({"usageMetadata":{}})"},
+      {Provider::kGemini, R"({"candidates":[)"},
+  };
+  for (const auto& m : malformed) {
+    const ModelResult r = ParseHttpReply(m.provider, 200, m.body, "");
+    EXPECT_EQ(r.error, ErrorKind::kRetryable) << ProviderName(m.provider) << ": " << m.body;
+    EXPECT_EQ(r.response.text, "");
+  }
+  const struct {
+    Provider provider;
+    const char* body;
+    FinishReason finish;
+  } answers[] = {
+      {Provider::kOpenAi,
+       R"({"choices":[{"message":{"content":null,"refusal":"I can't"},"finish_reason":"stop"}]})",
+       FinishReason::kStop},
+      {Provider::kOpenAi,
+       R"({"choices":[{"message":{"content":""},"finish_reason":"content_filter"}]})",
+       FinishReason::kOther},
+      {Provider::kAnthropic, R"({"content":[],"stop_reason":"refusal"})", FinishReason::kOther},
+      {Provider::kGemini, R"({"promptFeedback":{"blockReason":"SAFETY"}})", FinishReason::kOther},
+      {Provider::kGemini, R"({"candidates":[{"finishReason":"SAFETY"}]})", FinishReason::kOther},
+  };
+  for (const auto& a : answers) {
+    const ModelResult r = ParseHttpReply(a.provider, 200, a.body, "");
+    EXPECT_TRUE(r.ok()) << ProviderName(a.provider) << ": " << a.body << ": " << r.error_message;
+    EXPECT_EQ(r.response.text, "") << a.body;
+    EXPECT_EQ(r.finish, a.finish) << a.body;
+  }
 }
 
 TEST(ReplyTest, ErrorMessageCarriesDetailButNeverTheKey) {

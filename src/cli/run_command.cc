@@ -288,6 +288,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   ro.max_tokens = opt.max_tokens;
   ro.temperature = opt.temperature;
   ro.endpoint = endpoint;
+  ro.max_uncommitted = 2 * opt.concurrency;
   ro.stop = &g_stop;
   Runner runner(store, cache, env, ro);
   Progress progress(stderr, Progress::ModeFor(stderr, opt.quiet));

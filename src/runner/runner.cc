@@ -1,5 +1,6 @@
 #include "runner/runner.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -79,7 +80,13 @@ std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& requ
 // One Run(): the queue of samples still to ask, the requests in flight, the open batch.
 class Runner::Loop {
  public:
-  Loop(Runner* runner, Progress* progress) : r_(*runner), progress_(progress) {}
+  Loop(Runner* runner, Progress* progress)
+      : r_(*runner),
+        progress_(progress),
+        batch_results_(runner->options_.max_uncommitted > 0
+                           ? std::clamp(runner->options_.max_uncommitted / 2, 1,
+                                        runner->options_.batch_results)
+                           : runner->options_.batch_results) {}
 
   Status Init() {
     ASSIGN_OR_RETURN(RunCounts counts, r_.store_->Counts());
@@ -150,7 +157,7 @@ class Runner::Loop {
   // Commits the open batch when it is big or old enough (always when `force`).
   Status MaybeCommit(bool force) {
     if (!batch_open_) return Status::Ok();
-    if (!force && pending_results_ < r_.options_.batch_results &&
+    if (!force && pending_results_ < batch_results_ &&
         Clock::now() - batch_started_ < r_.options_.batch_interval) {
       return Status::Ok();
     }
@@ -178,6 +185,7 @@ class Runner::Loop {
   }
 
   RunnerStats& stats() { return stats_; }
+  bool batch_open() const { return batch_open_; }
 
  private:
   Status OpenBatch() {
@@ -191,6 +199,7 @@ class Runner::Loop {
 
   Runner& r_;
   Progress* progress_;
+  const int batch_results_;
   std::deque<StoredSample> queue_;
   int64_t after_ = -1;
   bool exhausted_ = false;
@@ -226,6 +235,8 @@ struct Exchange {
   bool exhausted = false;              // GUARDED_BY(mu): no sample left to fetch
   std::vector<Landed> landed;          // GUARDED_BY(mu): network -> store
   bool net_done = false;               // GUARDED_BY(mu): no more results will come
+  // GUARDED_BY(mu): results put in `landed` and not yet committed by the store thread.
+  size_t uncommitted = 0;
   bool store_failed = false;           // GUARDED_BY(mu)
 };
 
@@ -250,6 +261,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       x.wake_net.notify_all();
     };
     std::vector<Landed> landed;
+    size_t handled = 0;  // results from `x.landed` in the open batch
     for (;;) {
       bool fetch = false, last = false;
       {
@@ -267,6 +279,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
           return fail(s);
         }
       }
+      handled += landed.size();
       landed.clear();
       while (fetch) {
         auto next = loop.Next();
@@ -291,6 +304,12 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
         fetch = x.ready.size() < low_water && !x.net_done;
       }
       if (Status s = loop.MaybeCommit(last); !s.ok()) return fail(s);
+      if (handled > 0 && !loop.batch_open()) {
+        std::lock_guard<std::mutex> lock(x.mu);
+        x.uncommitted -= handled;
+        handled = 0;
+        x.wake_net.notify_all();  // room under max_uncommitted
+      }
       loop.Report();
       if (last) {
         std::lock_guard<std::mutex> lock(x.mu);
@@ -300,6 +319,11 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   });
 
   std::unordered_map<uint64_t, Flight> in_flight;
+  // Whether another request may start under max_uncommitted. REQUIRES: x.mu held.
+  const size_t max_uncommitted = static_cast<size_t>(std::max(0, options_.max_uncommitted));
+  const auto room = [&] {
+    return max_uncommitted == 0 || in_flight.size() + x.uncommitted < max_uncommitted;
+  };
   std::vector<ModelResult> done;
   std::vector<Landed> landed;
   bool interrupted = false;
@@ -318,14 +342,16 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       // waiting to be stored): wait for the store thread.
       if (in_flight.empty() && !interrupted) {
         x.wake_net.wait_for(lock, std::chrono::milliseconds(100), [&] {
-          return x.store_failed || (x.landed.size() < kMaxBacklog && (!x.ready.empty() || x.exhausted));
+          return x.store_failed || (x.landed.size() < kMaxBacklog && room() &&
+                                    (!x.ready.empty() || x.exhausted));
         });
         if (x.store_failed) break;
       }
       // Results the store thread has not taken yet hold their answers in memory: past
       // a bound, wait for it rather than start more.
       const bool backlog = x.landed.size() >= kMaxBacklog;
-      while (!interrupted && !backlog && client->CanStartMore() && !x.ready.empty()) {
+      while (!interrupted && !backlog && room() && client->CanStartMore() &&
+             !x.ready.empty()) {
         Flight f = std::move(x.ready.front());
         x.ready.pop_front();
         if (Status s = client->Start(f.request); !s.ok()) {
@@ -334,6 +360,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
           failed.error = s.message();
           failed.finish = "unknown";
           x.landed.push_back(Landed{std::move(f), std::move(failed)});
+          ++x.uncommitted;
           continue;
         }
         const uint64_t id = f.request.id;
@@ -369,6 +396,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
     if (!landed.empty()) {
       std::lock_guard<std::mutex> lock(x.mu);
       for (Landed& l : landed) x.landed.push_back(std::move(l));
+      x.uncommitted += landed.size();
       x.wake_store.notify_one();
     }
     landed.clear();

@@ -37,6 +37,11 @@ struct RunnerOptions {
   // at most this much work is asked again after a crash.
   int batch_results = 256;
   std::chrono::milliseconds batch_interval{250};
+  // When > 0, at most this many requests are started and not yet committed (in
+  // flight, received, or in the open batch), and a batch is committed once it holds
+  // half as many results: a kill -9 costs at most this many answered requests. The
+  // run command sets it to twice the concurrency. 0: only batch_results bounds it.
+  int max_uncommitted = 0;
   // Set (from a signal handler, say) to stop starting requests; Run() then commits
   // what has come back and returns with `interrupted`. Requests still in flight are
   // dropped and asked again by the next run.

@@ -201,12 +201,12 @@ TEST(CurlClientTest, TruncatedBodyIsRetryable) {
   EXPECT_EQ(r.response.text, "");
 }
 
-TEST(CurlClientTest, MalformedJsonIsFatal) {
+TEST(CurlClientTest, MalformedJsonIsRetryable) {
   FakeHttpServer server(
       [](const FakeHttpRequest&) { return FakeHttpReply{200, {}, R"({"choices": [)"}; });
   ASSERT_TRUE(server.Start().ok());
   const ModelResult r = One(Options(server));
-  EXPECT_EQ(r.error, ErrorKind::kFatal);
+  EXPECT_EQ(r.error, ErrorKind::kRetryable);
   EXPECT_NE(r.error_message.find("malformed response body"), std::string::npos);
 }
 
