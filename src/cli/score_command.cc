@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "core/jsonl.h"
+#include "core/record_io.h"
 #include "report/tally.h"
 #include "structtest/sample.h"
 #include "tasks/registry.h"
@@ -60,7 +61,7 @@ int RunScore(const ScoreOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  auto reader = JsonlReader::Open(opt.input);
+  auto reader = RecordReader::Open(opt.input);
   if (!reader.ok()) {
     PrintError(reader.status().message());
     return kExitFatal;
@@ -88,52 +89,43 @@ int RunScore(const ScoreOptions& opt) {
   };
   std::string explained;
 
-  nlohmann::json line;
+  ScoredRecord record;
   std::string bad;
-  JsonlReader& in = **reader;
+  std::string out;  // the verdict line
+  RecordReader& in = **reader;
   for (;;) {
-    const auto r = in.Next(&line, &bad);
-    if (r == JsonlReader::Result::kEnd) break;
-    if (r == JsonlReader::Result::kBadLine) {
+    const auto r = in.NextRecord(&record, &bad);
+    if (r == RecordReader::Result::kEnd) break;
+    if (r == RecordReader::Result::kBadLine) {
       ++bad_lines;
       problem(bad);
       continue;
     }
-    auto record = RecordFromJson(line);
-    if (!record.ok()) {
-      ++bad_lines;
-      problem(fmt::format("{}:{}: {}", in.path(), in.line_number(), record.status().message()));
-      continue;
-    }
-    const Sample& sample = record->sample;
+    const Sample& sample = record.sample;
     CheckEnv env;
     env.python = &python;
     if (auto ref = FindSubtask(sample.domain, sample.subtask);
         ref.ok() && ref->spec->needs_sentences) {
       env.sentences = splitter.Get();
     }
-    auto verdict = ScoreResponse(sample, record->response.text, *rules, env);
-    nlohmann::json out;
+    auto verdict = ScoreResponse(sample, record.response.text, *rules, env);
+    out.clear();
     if (!verdict.ok()) {
       tally.AddError(sample);
       problem(fmt::format("{}:{}: record '{}' ({}/{}): {}", in.path(), in.line_number(),
                           sample.id, sample.domain, sample.subtask,
                           verdict.status().message()));
-      out = {{"id", sample.id},
-             {"domain", sample.domain},
-             {"subtask", sample.subtask},
-             {"error", verdict.status().message()},
-             {"rules", std::string(RuleSetName(*rules))}};
+      if (writer) AppendScoreErrorLine(sample, verdict.status().message(), *rules, &out);
     } else {
       tally.Add(sample, *verdict);
-      out = VerdictToJson(sample, *verdict);
+      if (writer) AppendVerdictLine(sample, *verdict, &out);
       if (opt.explain && !verdict->pass) {
         explained += fmt::format("FAIL {} {}/{}: {}\n", sample.id, sample.domain,
                                  sample.subtask, verdict->reason);
       }
     }
     if (writer) {
-      if (Status s = writer->Write(out); !s.ok()) {
+      if (Status s = writer->WriteLine(out); !s.ok()) {
         PrintError(s.message());
         return kExitFatal;
       }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -28,66 +29,109 @@ JsonlReader::~JsonlReader() {
   if (owned_) std::fclose(file_);
 }
 
-bool JsonlReader::ReadLine(std::string* line, bool* too_long) {
-  // POSIX getline: returns the true length, so NUL bytes inside a line survive.
-  char* buf = nullptr;
-  size_t cap = 0;
-  errno = 0;
-  const ssize_t n = ::getline(&buf, &cap, file_);
-  if (n < 0) {
-    std::free(buf);
-    if (std::ferror(file_)) {
+bool JsonlReader::Fill() {
+  if (eof_) return false;
+  constexpr size_t kChunk = size_t{1} << 20;
+  if (begin_ > 0) {  // keep the unread tail at the front
+    buf_.erase(0, begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (buf_.size() < end_ + kChunk + kLinePadding) buf_.resize(end_ + kChunk + kLinePadding);
+  // read(2), not fread: a pipe's records are taken as they come.
+  ssize_t n;
+  do {
+    n = ::read(fileno(file_), buf_.data() + end_, kChunk);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    if (n < 0) {
       io_error_ = Status::IoError(fmt::format("{}: read error: {}", path_,
                                               std::strerror(errno)));
     }
+    eof_ = true;
     return false;
   }
-  ++line_;
-  *too_long = static_cast<size_t>(n) > kMaxLineBytes;
-  if (*too_long) {
-    line->clear();
-  } else {
-    line->assign(buf, static_cast<size_t>(n));
-  }
-  std::free(buf);
+  end_ += static_cast<size_t>(n);
   return true;
 }
 
-JsonlReader::Result JsonlReader::Next(nlohmann::json* record, std::string* problem) {
-  std::string line;
+bool JsonlReader::ReadLine(std::string_view* line, bool* too_long) {
+  // Lines are found with memchr, so NUL bytes inside a line survive.
+  *too_long = false;
+  size_t scanned = begin_;
+  for (;;) {
+    const char* nl = static_cast<const char*>(
+        std::memchr(buf_.data() + scanned, '\n', end_ - scanned));
+    if (nl != nullptr) {
+      const size_t e = static_cast<size_t>(nl - buf_.data());
+      ++line_;
+      *line = std::string_view(buf_.data() + begin_, e - begin_);
+      begin_ = e + 1;
+      if (*too_long) *line = {};
+      return true;
+    }
+    if (end_ - begin_ > kMaxLineBytes) {
+      // Drop what was read of the long line and go on to its end.
+      *too_long = true;
+      begin_ = end_ = 0;
+    }
+    const size_t unread = end_ - begin_;
+    if (!Fill()) {
+      if (end_ == begin_ && !*too_long) return false;
+      ++line_;  // a last line without a newline
+      *line = *too_long ? std::string_view() : std::string_view(buf_.data() + begin_, end_ - begin_);
+      begin_ = end_;
+      return true;
+    }
+    scanned = unread;  // Fill() moved the unread bytes to the front
+  }
+}
+
+JsonlReader::Result JsonlReader::NextLine(std::string_view* line, std::string* problem) {
   bool too_long;
-  while (ReadLine(&line, &too_long)) {
+  while (ReadLine(line, &too_long)) {
     if (too_long) {
       *problem = fmt::format("{}:{}: line longer than {} bytes", path_, line_,
                              kMaxLineBytes);
       return Result::kBadLine;
     }
     size_t b = 0;
-    while (b < line.size() && (line[b] == ' ' || line[b] == '\t' || line[b] == '\r' ||
-                               line[b] == '\n')) {
+    while (b < line->size() && ((*line)[b] == ' ' || (*line)[b] == '\t' ||
+                                (*line)[b] == '\r' || (*line)[b] == '\n')) {
       ++b;
     }
-    if (b == line.size()) continue;  // blank line
-    *record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (record->is_discarded()) {
-      // Parse again with exceptions to get the parser's description of the problem.
-      std::string what = "not valid JSON";
-      try {
-        const auto reparsed = nlohmann::json::parse(line);
-        (void)reparsed;
-      } catch (const nlohmann::json::exception& e) {
-        what = e.what();
-        // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-        if (const size_t p = what.find("] "); p != std::string::npos) {
-          what = what.substr(p + 2);
-        }
-      }
-      *problem = fmt::format("{}:{}: invalid JSON: {}", path_, line_, what);
-      return Result::kBadLine;
-    }
+    if (b == line->size()) continue;  // blank line
     return Result::kRecord;
   }
   return Result::kEnd;
+}
+
+std::string JsonlReader::InvalidJsonProblem(std::string_view line) const {
+  // Parse again with exceptions to get the parser's description of the problem.
+  std::string what = "not valid JSON";
+  try {
+    const auto reparsed = nlohmann::json::parse(line);
+    (void)reparsed;
+  } catch (const nlohmann::json::exception& e) {
+    what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
+    if (const size_t p = what.find("] "); p != std::string::npos) {
+      what = what.substr(p + 2);
+    }
+  }
+  return fmt::format("{}:{}: invalid JSON: {}", path_, line_, what);
+}
+
+JsonlReader::Result JsonlReader::Next(nlohmann::json* record, std::string* problem) {
+  std::string_view line;
+  const Result r = NextLine(&line, problem);
+  if (r != Result::kRecord) return r;
+  *record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (record->is_discarded()) {
+    *problem = InvalidJsonProblem(line);
+    return Result::kBadLine;
+  }
+  return Result::kRecord;
 }
 
 StatusOr<std::unique_ptr<JsonlWriter>> JsonlWriter::Open(const std::string& path) {
@@ -105,7 +149,9 @@ JsonlWriter::JsonlWriter(std::string path, FILE* f, bool owned)
     : path_(std::move(path)), file_(f), owned_(owned) {}
 
 JsonlWriter::~JsonlWriter() {
-  if (file_ != nullptr && owned_) std::fclose(file_);
+  if (file_ == nullptr) return;
+  (void)Flush();  // Close() reports errors; a writer dropped without it writes what it has
+  if (owned_) std::fclose(file_);
 }
 
 std::string DumpJsonLine(const nlohmann::json& j) {
@@ -113,9 +159,21 @@ std::string DumpJsonLine(const nlohmann::json& j) {
 }
 
 Status JsonlWriter::Write(const nlohmann::json& record) {
-  buffer_ = DumpJsonLine(record);
+  buffer_ += DumpJsonLine(record);
   buffer_.push_back('\n');
-  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+  return buffer_.size() >= (size_t{1} << 20) ? Flush() : Status::Ok();
+}
+
+Status JsonlWriter::WriteLine(std::string_view line) {
+  buffer_.append(line);
+  return buffer_.size() >= (size_t{1} << 20) ? Flush() : Status::Ok();
+}
+
+Status JsonlWriter::Flush() {
+  const size_t n = buffer_.size();
+  const size_t written = std::fwrite(buffer_.data(), 1, n, file_);
+  buffer_.clear();
+  if (written != n) {
     return Status::IoError(fmt::format("{}: write error: {}", path_, std::strerror(errno)));
   }
   return Status::Ok();
@@ -123,9 +181,11 @@ Status JsonlWriter::Write(const nlohmann::json& record) {
 
 Status JsonlWriter::Close() {
   if (file_ == nullptr) return Status::Ok();
+  const Status flushed = Flush();
   int rc = std::fflush(file_);
   if (owned_ && std::fclose(file_) != 0) rc = EOF;
   file_ = nullptr;
+  if (!flushed.ok()) return flushed;
   if (rc != 0) {
     return Status::IoError(fmt::format("{}: write error: {}", path_, std::strerror(errno)));
   }

@@ -28,6 +28,16 @@ class JsonlReader {
   // error (then io_error() is set).
   Result Next(nlohmann::json* record, std::string* problem);
 
+  // The next non-blank line as it is, without its newline: valid until the next call,
+  // with at least kLinePadding readable bytes after it (what simdjson needs to parse
+  // it in place). kBadLine only for a line longer than kMaxLineBytes.
+  Result NextLine(std::string_view* line, std::string* problem);
+  static constexpr size_t kLinePadding = 64;
+
+  // "FILE:LINE: invalid JSON: what nlohmann's parser says", for the line last
+  // returned, which nlohmann refuses.
+  std::string InvalidJsonProblem(std::string_view line) const;
+
   // 1-based number of the line last returned.
   int64_t line_number() const { return line_; }
   const std::string& path() const { return path_; }
@@ -39,13 +49,21 @@ class JsonlReader {
 
  private:
   JsonlReader(std::string path, FILE* f, bool owned);
-  bool ReadLine(std::string* line, bool* too_long);
+  // The next line (blank ones too) in *line; false at the end or on a read error.
+  bool ReadLine(std::string_view* line, bool* too_long);
+  // Reads more of the file into buf_; false at the end or on an error.
+  bool Fill();
 
   std::string path_;
   FILE* file_;
   bool owned_;
   int64_t line_ = 0;
   Status io_error_;
+  // buf_[begin_, end_) is read and not yet returned; buf_ keeps kLinePadding bytes
+  // beyond end_.
+  std::string buf_;
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
 };
 
 // Writes one JSON value per line. Invalid UTF-8 in strings is replaced by U+FFFD
@@ -56,11 +74,14 @@ class JsonlWriter {
   static StatusOr<std::unique_ptr<JsonlWriter>> Open(const std::string& path);
   ~JsonlWriter();
   Status Write(const nlohmann::json& record);
+  // Writes `line`, which must end in a newline, as it is (buffered).
+  Status WriteLine(std::string_view line);
   // Flushes and closes; reports a write error (disk full) naming the file.
   Status Close();
 
  private:
   JsonlWriter(std::string path, FILE* f, bool owned);
+  Status Flush();
   std::string path_;
   FILE* file_;
   bool owned_;

@@ -74,7 +74,12 @@ double SubtaskTally::Accuracy() const {
 }
 
 SubtaskTally& Tally::Get(const Sample& sample) {
+  // Records mostly come in runs of one subtask.
+  if (last_ != nullptr && last_->subtask == sample.subtask && last_->domain == sample.domain) {
+    return *last_;
+  }
   SubtaskTally& t = by_subtask_[{sample.domain, sample.subtask}];
+  last_ = &t;
   if (t.subtask.empty()) {
     t.domain = sample.domain;
     t.subtask = sample.subtask;

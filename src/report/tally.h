@@ -55,6 +55,22 @@ struct Aggregates {
 
 class Tally {
  public:
+  Tally() = default;
+  // Copies and moves forget last_, which points into one map.
+  Tally(const Tally& o) : by_subtask_(o.by_subtask_), scored_(o.scored_), errors_(o.errors_) {}
+  Tally(Tally&& o) noexcept
+      : by_subtask_(std::move(o.by_subtask_)), scored_(o.scored_), errors_(o.errors_) {
+    o.last_ = nullptr;
+  }
+  Tally& operator=(Tally o) noexcept {
+    by_subtask_.swap(o.by_subtask_);
+    scored_ = o.scored_;
+    errors_ = o.errors_;
+    last_ = nullptr;
+    o.last_ = nullptr;
+    return *this;
+  }
+
   void Add(const Sample& sample, const Verdict& verdict);
   void AddError(const Sample& sample);
 
@@ -67,6 +83,7 @@ class Tally {
  private:
   SubtaskTally& Get(const Sample& sample);
   std::map<std::pair<std::string, std::string>, SubtaskTally> by_subtask_;
+  SubtaskTally* last_ = nullptr;  // the entry Get() returned last (map nodes are stable)
   int64_t scored_ = 0;
   int64_t errors_ = 0;
 };

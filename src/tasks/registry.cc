@@ -73,11 +73,11 @@ std::string DidYouMean(std::string_view name) {
 }
 
 StatusOr<const TaskFamily*> FindFamily(std::string_view domain) {
-  std::vector<std::string_view> names;
   for (const TaskFamily* f : Families()) {
     if (f->domain == domain) return f;
-    names.push_back(f->domain);
   }
+  std::vector<std::string_view> names;
+  for (const TaskFamily* f : Families()) names.push_back(f->domain);
   return Status::NotFound(fmt::format("unknown domain '{}'{}", domain, Suggest(domain, names)));
 }
 

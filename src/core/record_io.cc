@@ -1,0 +1,368 @@
+#include "core/record_io.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+namespace structtest {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+static_assert(JsonlReader::kLinePadding >= simdjson::SIMDJSON_PADDING);
+
+// nlohmann's type_name() for the same value.
+std::string_view TypeName(element e) {
+  switch (e.type()) {
+    case element_type::ARRAY: return "array";
+    case element_type::OBJECT: return "object";
+    case element_type::INT64:
+    case element_type::UINT64:
+    case element_type::DOUBLE: return "number";
+    case element_type::STRING: return "string";
+    case element_type::BOOL: return "boolean";
+    case element_type::NULL_VALUE: return "null";
+  }
+  return "null";
+}
+
+// The value nlohmann's parser gives for the same text: objects keep the last of
+// repeated keys, non-negative integers are unsigned. Depth is bounded by simdjson's
+// (1024), so the recursion is too.
+nlohmann::json ToJson(element e) {
+  switch (e.type()) {
+    case element_type::ARRAY: {
+      nlohmann::json a = nlohmann::json::array();
+      // Held in a variable: a range-for over value_unsafe() of a temporary dangles.
+      const simdjson::dom::array array = e.get_array().value_unsafe();
+      for (element x : array) a.push_back(ToJson(x));
+      return a;
+    }
+    case element_type::OBJECT: {
+      nlohmann::json o = nlohmann::json::object();
+      const simdjson::dom::object object = e.get_object().value_unsafe();
+      for (const auto field : object) {
+        o[std::string(field.key)] = ToJson(field.value);
+      }
+      return o;
+    }
+    case element_type::INT64: {
+      const int64_t i = e.get_int64().value_unsafe();
+      return i >= 0 ? nlohmann::json(static_cast<uint64_t>(i)) : nlohmann::json(i);
+    }
+    case element_type::UINT64: return nlohmann::json(e.get_uint64().value_unsafe());
+    case element_type::DOUBLE: return nlohmann::json(e.get_double().value_unsafe());
+    case element_type::STRING: return nlohmann::json(std::string(e.get_string().value_unsafe()));
+    case element_type::BOOL: return nlohmann::json(e.get_bool().value_unsafe());
+    case element_type::NULL_VALUE: return nlohmann::json(nullptr);
+  }
+  return nlohmann::json(nullptr);
+}
+
+// A field of an object, the last one when the key repeats (as nlohmann keeps it).
+struct Field {
+  bool present = false;
+  element value;
+  bool missing() const { return !present || value.is_null(); }
+};
+
+Field Find(simdjson::dom::object obj, std::string_view key) {
+  Field f;
+  for (const auto field : obj) {
+    if (field.key == key) f = {true, field.value};
+  }
+  return f;
+}
+
+// SampleFromJson's GetString: `key` in messages only.
+Status GetString(const Field& f, const char* key, bool required, std::string* out) {
+  if (f.missing()) {
+    if (required) return Status::InvalidArgument(fmt::format("missing field '{}'", key));
+    return Status::Ok();
+  }
+  if (f.value.is_string()) {
+    out->assign(f.value.get_string().value_unsafe());  // reuses the capacity it has
+    return Status::Ok();
+  }
+  // Ids are sometimes numbers in hand-written files; accept integers for ids only.
+  if (std::strcmp(key, "id") == 0) {
+    if (f.value.type() == element_type::INT64) {
+      *out = std::to_string(f.value.get_int64().value_unsafe());
+      return Status::Ok();
+    }
+    if (f.value.type() == element_type::UINT64) {
+      *out = std::to_string(f.value.get_uint64().value_unsafe());
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument(
+      fmt::format("field '{}' must be a string, found {}", key, TypeName(f.value)));
+}
+
+Status GetObject(const Field& f, const char* key, nlohmann::json* out) {
+  if (f.missing()) return Status::Ok();
+  if (!f.value.is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("field '{}' must be an object, found {}", key, TypeName(f.value)));
+  }
+  *out = ToJson(f.value);
+  return Status::Ok();
+}
+
+// The fields of a record, in one pass over its keys (the last of repeated keys).
+struct RecordFields {
+  Field id, domain, subtask, params, context, target, messages, response, reasoning;
+
+  explicit RecordFields(simdjson::dom::object obj) {
+    for (const auto field : obj) {
+      const std::string_view k = field.key;
+      Field* f = k == "id"          ? &id
+                 : k == "domain"    ? &domain
+                 : k == "subtask"   ? &subtask
+                 : k == "params"    ? &params
+                 : k == "context"   ? &context
+                 : k == "target"    ? &target
+                 : k == "messages"  ? &messages
+                 : k == "response"  ? &response
+                 : k == "reasoning" ? &reasoning
+                                    : nullptr;
+      if (f != nullptr) *f = {true, field.value};
+    }
+  }
+};
+
+void ClearSample(Sample* s) {
+  s->id.clear();
+  s->domain.clear();
+  s->subtask.clear();
+  s->params = nlohmann::json::object();
+  s->context = nlohmann::json::object();
+  s->messages.clear();
+  s->target = nlohmann::json();
+}
+
+// SampleFromJson, field for field and message for message.
+Status ReadSample(const RecordFields& r, Sample* s) {
+  RETURN_IF_ERROR(GetString(r.id, "id", true, &s->id));
+  RETURN_IF_ERROR(GetString(r.domain, "domain", true, &s->domain));
+  RETURN_IF_ERROR(GetString(r.subtask, "subtask", true, &s->subtask));
+  RETURN_IF_ERROR(GetObject(r.params, "params", &s->params));
+  RETURN_IF_ERROR(GetObject(r.context, "context", &s->context));
+  if (r.target.present) s->target = ToJson(r.target.value);
+  if (r.messages.missing()) return Status::Ok();
+  if (!r.messages.value.is_array()) {
+    return Status::InvalidArgument(fmt::format("field 'messages' must be an array, found {}",
+                                               TypeName(r.messages.value)));
+  }
+  const simdjson::dom::array messages = r.messages.value.get_array().value_unsafe();
+  for (element m : messages) {
+    if (!m.is_object()) {
+      return Status::InvalidArgument(fmt::format(
+          "field 'messages' must hold objects with role and content, found {}", TypeName(m)));
+    }
+    const simdjson::dom::object obj = m.get_object().value_unsafe();
+    Message msg;
+    RETURN_IF_ERROR(GetString(Find(obj, "role"), "role", true, &msg.role));
+    RETURN_IF_ERROR(GetString(Find(obj, "content"), "content", true, &msg.content));
+    s->messages.push_back(std::move(msg));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+class RecordReader::Parser {
+ public:
+  // Parses `text` (with JsonlReader::kLinePadding readable bytes after it).
+  bool Parse(std::string_view text, element* root) {
+    return !parser_.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(*root);
+  }
+
+ private:
+  simdjson::dom::parser parser_;
+};
+
+StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<JsonlReader> lines, JsonlReader::Open(path));
+  return std::unique_ptr<RecordReader>(new RecordReader(std::move(lines)));
+}
+
+RecordReader::RecordReader(std::unique_ptr<JsonlReader> lines)
+    : lines_(std::move(lines)), parser_(std::make_unique<Parser>()) {}
+
+RecordReader::~RecordReader() = default;
+
+RecordReader::Result RecordReader::NextRecord(ScoredRecord* record, std::string* problem) {
+  std::string_view line;
+  const Result r = lines_->NextLine(&line, problem);
+  if (r != Result::kRecord) return r;
+  auto field_problem = [&](const Status& s) {
+    *problem = fmt::format("{}:{}: {}", path(), line_number(), s.message());
+    return Result::kBadLine;
+  };
+  element root;
+  if (!parser_->Parse(line, &root)) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      *problem = lines_->InvalidJsonProblem(line);
+      return Result::kBadLine;
+    }
+    auto slow = RecordFromJson(j);
+    if (!slow.ok()) return field_problem(slow.status());
+    *record = std::move(slow).value();
+    return Result::kRecord;
+  }
+  if (!root.is_object()) {
+    return field_problem(Status::InvalidArgument(
+        fmt::format("record must be a JSON object, found {}", TypeName(root))));
+  }
+  const RecordFields fields(root.get_object().value_unsafe());
+  // Cleared field by field rather than replaced, so the strings keep their buffers
+  // from one record to the next.
+  ClearSample(&record->sample);
+  record->response.text.clear();
+  record->response.reasoning.clear();
+  if (Status s = ReadSample(fields, &record->sample); !s.ok()) return field_problem(s);
+  if (Status s = GetString(fields.response, "response", true, &record->response.text); !s.ok()) {
+    return field_problem(s);
+  }
+  if (Status s = GetString(fields.reasoning, "reasoning", false, &record->response.reasoning);
+      !s.ok()) {
+    return field_problem(s);
+  }
+  return Result::kRecord;
+}
+
+RecordReader::Result RecordReader::NextSample(Sample* sample, std::string_view* line,
+                                              std::string* problem) {
+  const Result r = lines_->NextLine(line, problem);
+  if (r != Result::kRecord) return r;
+  auto field_problem = [&](const Status& s) {
+    *problem = fmt::format("{}:{}: {}", path(), line_number(), s.message());
+    return Result::kBadLine;
+  };
+  element root;
+  if (!parser_->Parse(*line, &root)) {
+    nlohmann::json j = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      *problem = lines_->InvalidJsonProblem(*line);
+      return Result::kBadLine;
+    }
+    auto slow = SampleFromJson(std::move(j));
+    if (!slow.ok()) return field_problem(slow.status());
+    *sample = std::move(slow).value();
+    return Result::kRecord;
+  }
+  if (!root.is_object()) {
+    return field_problem(Status::InvalidArgument(
+        fmt::format("record must be a JSON object, found {}", TypeName(root))));
+  }
+  ClearSample(sample);
+  if (Status s = ReadSample(RecordFields(root.get_object().value_unsafe()), sample); !s.ok()) {
+    return field_problem(s);
+  }
+  return Result::kRecord;
+}
+
+bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out) {
+  std::string padded(text);
+  padded.append(JsonlReader::kLinePadding, ' ');
+  simdjson::dom::parser parser;
+  element root;
+  if (!parser.parse(padded.data(), text.size(), false).get(root)) {
+    *out = ToJson(root);
+    return true;
+  }
+  *out = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return !out->is_discarded();
+}
+
+namespace {
+
+void AppendKey(std::string_view key, std::string* out) {
+  out->push_back('"');
+  out->append(key);
+  out->append("\":");
+}
+
+void AppendBool(bool b, std::string* out) { out->append(b ? "true" : "false"); }
+
+}  // namespace
+
+void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out) {
+  // nlohmann's object keys come out sorted.
+  const size_t mark = out->size();
+  out->push_back('{');
+  if (verdict.accuracy) {
+    AppendKey("accuracy", out);
+    AppendBool(*verdict.accuracy, out);
+    out->push_back(',');
+  }
+  AppendKey("domain", out);
+  bool ok = AppendJsonString(sample.domain, out);
+  if (verdict.format) {
+    out->push_back(',');
+    AppendKey("format", out);
+    AppendBool(*verdict.format, out);
+  }
+  out->push_back(',');
+  AppendKey("id", out);
+  ok = ok && AppendJsonString(sample.id, out);
+  out->push_back(',');
+  AppendKey("pass", out);
+  AppendBool(verdict.pass, out);
+  out->push_back(',');
+  AppendKey("reason", out);
+  ok = ok && AppendJsonString(verdict.reason, out);
+  out->push_back(',');
+  AppendKey("rules", out);
+  ok = ok && AppendJsonString(verdict.rules, out);
+  out->push_back(',');
+  AppendKey("rules_version", out);
+  ok = ok && AppendJsonString(verdict.rules_version, out);
+  out->push_back(',');
+  AppendKey("subtask", out);
+  ok = ok && AppendJsonString(sample.subtask, out);
+  out->append("}\n");
+  if (!ok) {  // invalid UTF-8 somewhere: nlohmann's replacement
+    out->resize(mark);
+    out->append(DumpJsonLine(VerdictToJson(sample, verdict)));
+    out->push_back('\n');
+  }
+}
+
+void AppendScoreErrorLine(const Sample& sample, std::string_view error, RuleSet rules,
+                          std::string* out) {
+  const size_t mark = out->size();
+  out->push_back('{');
+  AppendKey("domain", out);
+  bool ok = AppendJsonString(sample.domain, out);
+  out->push_back(',');
+  AppendKey("error", out);
+  ok = ok && AppendJsonString(error, out);
+  out->push_back(',');
+  AppendKey("id", out);
+  ok = ok && AppendJsonString(sample.id, out);
+  out->push_back(',');
+  AppendKey("rules", out);
+  ok = ok && AppendJsonString(RuleSetName(rules), out);
+  out->push_back(',');
+  AppendKey("subtask", out);
+  ok = ok && AppendJsonString(sample.subtask, out);
+  out->append("}\n");
+  if (!ok) {
+    out->resize(mark);
+    const nlohmann::json j = {{"id", sample.id},
+                              {"domain", sample.domain},
+                              {"subtask", sample.subtask},
+                              {"error", std::string(error)},
+                              {"rules", std::string(RuleSetName(rules))}};
+    out->append(DumpJsonLine(j));
+    out->push_back('\n');
+  }
+}
+
+}  // namespace structtest
