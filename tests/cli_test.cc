@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -150,6 +152,92 @@ TEST(CliTest, GenerateIsDeterministicAndExplainsBadArguments) {
   r = Structtest(dir, "generate --size 0 --out '" + a + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
+}
+
+// The lines of a JSONL file, grouped by subtask, in order.
+std::map<std::string, std::vector<std::string>> LinesBySubtask(const std::string& text) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    const std::string line = text.substr(start, end - start);
+    out[nlohmann::json::parse(line).at("subtask").get<std::string>()].push_back(line);
+  }
+  return out;
+}
+
+TEST(CliTest, GenerateLimitGivesTheFirstSamplesOfEachSubtaskByteForByte) {
+  TempDir dir;
+  const std::string full = dir.path() + "/full.jsonl", part = dir.path() + "/part.jsonl";
+  CommandResult r = Structtest(dir, "generate --seed 4 --size 0.05 --out '" + full + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Structtest(dir, "generate --seed 4 --size 0.05 --limit 5 --out '" + part + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" samples, suite default, seed 4"), std::string::npos) << r.out;
+  const auto all = LinesBySubtask(ReadFileOrDie(full));
+  const auto limited = LinesBySubtask(ReadFileOrDie(part));
+  ASSERT_EQ(all.size(), 19u);
+  ASSERT_EQ(limited.size(), all.size());
+  for (const auto& [subtask, lines] : all) {
+    ASSERT_GT(lines.size(), 5u) << subtask;
+    const std::vector<std::string> first(lines.begin(), lines.begin() + 5);
+    EXPECT_EQ(limited.at(subtask), first) << subtask;
+  }
+  // The file is those lines in the suite's order: subtask after subtask.
+  std::string expected;
+  const std::string text = ReadFileOrDie(full);
+  std::map<std::string, int> taken;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    const std::string line = text.substr(start, end - start + 1);
+    if (++taken[nlohmann::json::parse(line).at("subtask").get<std::string>()] <= 5) {
+      expected += line;
+    }
+  }
+  EXPECT_EQ(ReadFileOrDie(part), expected);
+
+  for (const char* bad : {"0", "abc", "1.5", "''", "-3", "99999999999999999999"}) {
+    r = Structtest(dir, std::string("generate --limit ") + bad + " --out '" + part + "'");
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("structtest: error: --limit: "), std::string::npos) << bad << ": "
+                                                                             << r.err;
+  }
+  r = Structtest(dir, "generate --limit 0 --out '" + part + "'");
+  EXPECT_NE(r.err.find("--limit: '0' is not a positive whole number (of samples per "
+                       "subtask)"),
+            std::string::npos)
+      << r.err;
+}
+
+// A run directory records the limit: another --limit (or none) is another run.
+TEST(CliTest, RunLimitIsPartOfTheRun) {
+  TempDir dir;
+  const std::string out = dir.path() + "/run";
+  const std::string run = "run --model builtin/oracle --tasks html --out '" + out + "'";
+  CommandResult r = Structtest(dir, run + " --limit 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(4 samples)"), std::string::npos) << r.out;
+  r = Structtest(dir, run + " --limit 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds another run (limit was 2, now 3)"), std::string::npos) << r.err;
+  r = Structtest(dir, run);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds another run (limit was 2, now null)"), std::string::npos) << r.err;
+  r = Structtest(dir, run + " --limit 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(4 samples)"), std::string::npos) << r.out;
+
+  // With --samples, the first N of each subtask in the file.
+  const std::string samples = dir.path() + "/s.jsonl";
+  r = Structtest(dir, "generate --size 0.05 --tasks html,math --out '" + samples + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Structtest(dir, "run --model builtin/oracle --samples '" + samples + "' --limit 3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(12 samples)"), std::string::npos) << r.out;
+  r = Structtest(dir, "run --model builtin/oracle --limit x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("structtest: error: --limit: 'x' is not a positive whole number"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(CliTest, GeneratedSamplesScoreWithTheirReferenceAnswers) {

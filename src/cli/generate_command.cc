@@ -1,6 +1,7 @@
 // `structtest generate`: writes a test set (samples with prompts and targets) as JSONL.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -19,10 +20,19 @@ struct GenerateOptions {
   std::string out;
   std::string tasks;
   std::string nltk_data;
+  std::optional<std::string> limit;
 };
 
 int RunGenerate(GenerateOptions opt) {
   opt.suite.tasks = SplitList(opt.tasks);
+  if (opt.limit) {
+    auto limit = ParseSampleLimit(*opt.limit);
+    if (!limit.ok()) {
+      PrintError(limit.status().message());
+      return kExitFatal;
+    }
+    opt.suite.limit = *limit;
+  }
   // Loaded documents are split into sentences for the reference answers; the built-in
   // ones carry them, so the model is only needed (and looked for) with --documents.
   std::unique_ptr<SentenceSplitter> splitter;
@@ -93,6 +103,9 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
                   "comma-separated subtasks or domains (default: all); see 'structtest tasks'");
   cmd->add_option("--size", opt->suite.size,
                   "scale of the paper's sample counts (default 1: paper size)");
+  cmd->add_option("--limit", opt->limit,
+                  "at most N samples of each subtask: the first N of the same suite, for a "
+                  "quick smoke test");
   cmd->add_option("--documents", opt->suite.documents,
                   "documents to summarize: JSONL or CSV with a 'text' field, or a folder of "
                   ".txt files");

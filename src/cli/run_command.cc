@@ -11,6 +11,7 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,7 @@ struct RunOptions {
   SuiteOptions suite;
   std::string samples;
   std::string tasks;
+  std::optional<std::string> limit;
   int concurrency = 8;
   int max_tokens = 0;
   std::optional<double> temperature;
@@ -105,6 +107,7 @@ std::string DefaultOutDir(const RunOptions& opt) {
     if (opt.suite.size != 1.0) name += fmt::format("_size{}", opt.suite.size);
     for (const std::string& t : opt.suite.tasks) name += "_" + t;
   }
+  if (opt.suite.limit > 0) name += fmt::format("_limit{}", opt.suite.limit);
   for (char& c : name) {
     const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                       c == '.' || c == '-' || c == '_';
@@ -150,6 +153,8 @@ StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endp
       id[key] = fingerprint;
     }
   }
+  // Null without --limit, which is also what a run stored before --limit existed gives.
+  id["limit"] = opt.suite.limit > 0 ? nlohmann::json(opt.suite.limit) : nlohmann::json();
   return id;
 }
 
@@ -195,6 +200,7 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
     ASSIGN_OR_RETURN(auto reader, JsonlReader::Open(opt.samples));
     nlohmann::json line;
     std::string bad;
+    std::map<std::string, size_t> per_subtask;  // samples taken, for --limit
     for (;;) {
       const auto r = reader->Next(&line, &bad);
       if (r == JsonlReader::Result::kEnd) break;
@@ -210,6 +216,10 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
       }
       if (auto ref = FindSubtask(sample->domain, sample->subtask); !ref.ok()) {
         return ref.status().WithContext(fmt::format("{}: sample '{}'", where, sample->id));
+      }
+      if (opt.suite.limit > 0 &&
+          ++per_subtask[sample->domain + "/" + sample->subtask] > opt.suite.limit) {
+        continue;
       }
       RETURN_IF_ERROR(store->AddSample(index++, *sample).WithContext(where));
     }
@@ -376,6 +386,14 @@ int RunRun(RunOptions opt) {
     return kExitFatal;
   }
   opt.suite.tasks = SplitList(opt.tasks);
+  if (opt.limit) {
+    auto limit = ParseSampleLimit(*opt.limit);
+    if (!limit.ok()) {
+      PrintError(limit.status().message());
+      return kExitFatal;
+    }
+    opt.suite.limit = *limit;
+  }
   if (opt.concurrency < 1 || opt.concurrency > 4096) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
@@ -555,6 +573,9 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", opt->suite.seed, "seed of the generated suite");
   cmd->add_option("--tasks", opt->tasks, "comma-separated subtasks or domains (default: all)");
   cmd->add_option("--size", opt->suite.size, "scale of the paper's sample counts (default 1)");
+  cmd->add_option("--limit", opt->limit,
+                  "at most N samples of each subtask: the first N of the suite (or of "
+                  "--samples), for a quick smoke test");
   cmd->add_option("--documents", opt->suite.documents, "documents (paper suite)");
   cmd->add_option("--mbpp", opt->suite.mbpp, "MBPP-style JSON (paper suite)");
   cmd->add_option("--apps", opt->suite.apps, "APPS-style JSON (paper suite)");

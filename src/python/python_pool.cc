@@ -517,15 +517,23 @@ StatusOr<const SourceAnalysis*> PythonPool::Analyze(std::string_view source) {
       return it->second.get();
     }
   }
+  ASSIGN_OR_RETURN(SourceAnalysis analysis, AnalyzeUncached(source));
+  auto a = std::make_unique<SourceAnalysis>(std::move(analysis));
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  auto [it, inserted] = analyses_.emplace(std::string(source), std::move(a));
+  return it->second.get();
+}
+
+StatusOr<SourceAnalysis> PythonPool::AnalyzeUncached(std::string_view source) {
   nlohmann::json req = {{"op", "analyze"}, {"source", std::string(source)}};
   ASSIGN_OR_RETURN(nlohmann::json reply, Call(req, options_.analysis_timeout_seconds));
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++analysis_requests_;
   }
-  auto a = std::make_unique<SourceAnalysis>();
-  a->parses = BoolField(reply, "parses");
-  a->error = StringField(reply, "syntax_error");
+  SourceAnalysis a;
+  a.parses = BoolField(reply, "parses");
+  a.error = StringField(reply, "syntax_error");
   auto names = [](const nlohmann::json& j, std::vector<std::string>* out) {
     if (auto it = j.find("names"); it != j.end() && it->is_array()) {
       for (const auto& n : *it) {
@@ -534,7 +542,7 @@ StatusOr<const SourceAnalysis*> PythonPool::Analyze(std::string_view source) {
     }
     std::sort(out->begin(), out->end());
   };
-  names(reply, &a->names);
+  names(reply, &a.names);
   if (auto it = reply.find("lines"); it != reply.end() && it->is_array()) {
     for (const auto& l : *it) {
       LineAnalysis la;
@@ -543,14 +551,12 @@ StatusOr<const SourceAnalysis*> PythonPool::Analyze(std::string_view source) {
         la.parses = BoolField(l, "parses");
         names(l, &la.names);
       }
-      a->lines.push_back(std::move(la));
+      a.lines.push_back(std::move(la));
     }
-  } else if (a->parses) {
+  } else if (a.parses) {
     return Status::Internal("python worker: analysis without lines");
   }
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  auto [it, inserted] = analyses_.emplace(std::string(source), std::move(a));
-  return it->second.get();
+  return a;
 }
 
 StatusOr<nlohmann::json> PythonPool::RunJob(nlohmann::json request, double wall_seconds) {

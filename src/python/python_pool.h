@@ -102,6 +102,9 @@ class PythonPool {
   // The analysis of `source`, computed once per distinct source. The pointer stays
   // valid as long as the pool.
   StatusOr<const SourceAnalysis*> Analyze(std::string_view source);
+  // The same analysis without keeping it: for sources looked at once (the programs a
+  // suite prepares), so that the pool's memory does not grow with their number.
+  StatusOr<SourceAnalysis> AnalyzeUncached(std::string_view source);
 
   // Runs one sandboxed job: `request` has "op" ("simulate", "calls", "stdin", "subst";
   // for generating task data "call_values", "stdin_outputs") and its fields (see

@@ -74,6 +74,21 @@ TEST(PythonPoolTest, AnalysisIsCachedPerDistinctSource) {
   EXPECT_NE((*bad)->error.find("SyntaxError"), std::string::npos) << (*bad)->error;
 }
 
+TEST(PythonPoolTest, UncachedAnalysisIsTheSameAndAskedEachTime) {
+  PythonPool pool(TestOptions());
+  const std::string source = "def f(a):\n    x = a\n    return x";
+  auto cached = pool.Analyze(source);
+  ASSERT_TRUE(cached.ok()) << cached.status().message();
+  for (int i = 0; i < 2; ++i) {
+    auto once = pool.AnalyzeUncached(source);
+    ASSERT_TRUE(once.ok()) << once.status().message();
+    EXPECT_EQ(once->names, (*cached)->names);
+    ASSERT_EQ(once->lines.size(), (*cached)->lines.size());
+    EXPECT_EQ(once->lines[1].names, (*cached)->lines[1].names);
+  }
+  EXPECT_EQ(pool.analysis_requests(), 3);
+}
+
 TEST(PythonPoolTest, LineThatDoesNotParseAloneIsMarked) {
   PythonPool pool(TestOptions());
   auto a = pool.Analyze("if x == 1:\n    y = 2");
@@ -185,6 +200,19 @@ TEST(PythonPoolTest, TwoThreadsShareTwoWorkers) {
 }
 
 // What a job sees of its sandbox.
+// A job whose result is larger than the worker accepts says so, instead of "no result".
+TEST(PythonPoolTest, AResultOverTheCapIsNamed) {
+  PythonPool pool(TestOptions());
+  auto r = pool.RunJob({{"op", "subst"}, {"source", std::string(3 << 20, 'x')},
+                        {"mapping", std::vector<std::string>{}}},
+                       20);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->contains("code"));
+  EXPECT_EQ((*r)["sandbox_error"],
+            "the job's result is larger than its limit of 1048576 bytes") << r->dump();
+  EXPECT_EQ((*r)["result_limit"], 1048576);
+}
+
 TEST(PythonPoolTest, JobSandboxLimits) {
   PythonPool pool(TestOptions());
   auto info = pool.Info();

@@ -29,13 +29,16 @@ present because the reference harness's preamble imports it).
 
 import ast
 import ctypes
+import io
 import json
+import mmap
 import os
 import reprlib
 import resource
 import select
 import shutil
 import signal
+import struct
 import sys
 import tempfile
 import time
@@ -63,7 +66,8 @@ FILE_SIZE_LIMIT = 8 << 20    # largest file (and so stdout) a job may write
 TMPFS_SIZE = "32m"           # the worker's private /tmp, which holds the job directories
 NPROC_LIMIT = 64             # processes of the job's uid
 NOFILE_LIMIT = 64
-RESULT_CAP = 1 << 20         # bytes of result a job may send back
+RESULT_CAP = 1 << 20         # bytes of result a job may send back (kJobResultCap in
+                             # program_generator.cc sizes generation jobs to fit)
 REPR_CAP = 300               # characters of a value shown in a reason
 MAX_JOB_SECONDS = 600
 LIMITS = {"memory": 4 << 30}  # address space of a job, set once the worker is loaded
@@ -371,6 +375,9 @@ def _leave_if_forked():
 
 _JOB_PID = [0]
 _RESULT_FD = [None]  # the job's result pipe, which a program run by job_stdin must not see
+# Two ints, shared by the worker and its jobs (an anonymous shared mapping survives
+# fork): where a generation job is, see _mark.
+_PROGRESS = mmap.mmap(-1, 8)
 
 
 def job_stdin(req):
@@ -440,41 +447,102 @@ def _timed(fn, limit):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+# ---- generation jobs: the expected outputs of structtest's own template programs --------
+
+class _OutputLimit(BaseException):
+    """A program printed more than a generation job allows (BaseException, like a
+    time limit, so that the program's own `except Exception` cannot swallow it)."""
+
+
+class _CappedText(io.StringIO):
+    """Captured standard output that stops the program once it passes `cap` characters."""
+
+    def __init__(self, cap):
+        super().__init__()
+        self._cap = cap
+        self._left = cap
+
+    def write(self, text):
+        self._left -= len(text)
+        if self._left < 0:
+            raise _OutputLimit("printed more than %d characters" % self._cap)
+        return super().write(text)
+
+
+def _mark(program, inp):
+    """Notes where a generation job is (program and input numbers, from 0; input -1
+    while the program loads) in memory shared with the worker, so that a job that dies
+    without a result can be reported with the program and input that were running."""
+    struct.pack_into("ii", _PROGRESS, 0, program, inp)
+
+
+def _failure(e, limit):
+    """The result of an input that failed with `e`, naming the limit it hit, if any."""
+    if isinstance(e, _TimeLimit):
+        return {"ok": False, "limit": "time", "error": "more than %g s" % limit}
+    if isinstance(e, MemoryError):
+        return {"ok": False, "limit": "memory", "error": _describe(e)}
+    if isinstance(e, _OutputLimit):
+        return {"ok": False, "limit": "output", "error": str(e)}
+    return {"ok": False, "error": _describe(e)}
+
+
+def _capped(result, cap):
+    """`result`, or an output-limit failure when its JSON takes more than `cap` bytes:
+    every result of a generation job is at most `cap` bytes, so that structtest can put
+    as many programs in one job as fit in the job's RESULT_CAP."""
+    size = len(json.dumps(result))
+    if size <= cap:
+        return result
+    why = "a result of %d bytes of JSON, more than %d" % (size, cap)
+    if "load_error" in result:
+        return {"load_error": "output limit: " + why}
+    return {"ok": False, "limit": "output", "error": why}
+
+
+def _generation_limits(req):
+    return max(0.1, float(req.get("timeout", 1))), max(64, int(req.get("output_cap", 2048)))
+
+
 def job_call_values(req):
     """Expected return values of task functions (structtest generate): for each
     program of "programs" ({"source", "fn_name", "inputs"}, an input being the text of
     an argument list), calls the function twice per input. A result is "ok" with the
     value's "repr" when both calls return equal values whose repr evaluates back to an
-    equal value; else it has "error" (or "timeout")."""
-    limit = max(0.1, float(req.get("timeout", 1)))
+    equal value; else it has "error", and "limit" ("time", "memory", "output") when the
+    input hit one. Each result takes at most "output_cap" bytes of JSON."""
+    limit, cap = _generation_limits(req)
     signal.signal(signal.SIGALRM, _on_alarm)
     out = []
-    for prog in req["programs"]:
+    for i, prog in enumerate(req["programs"]):
+        _mark(i, -1)
         try:
             ns = {"__name__": "tmp_sol"}
             _timed(lambda: exec(compile(prog["source"], "<source>", "exec"), ns), limit)
             fn = ns[prog["fn_name"]]
         except BaseException as e:
             _leave_if_forked()
-            out.append({"load_error": _describe(e)})
+            why = "time limit" if isinstance(e, _TimeLimit) else _describe(e)
+            out.append(_capped({"load_error": why}, cap))
             continue
         results = []
-        for text in prog["inputs"]:
+        for k, text in enumerate(prog["inputs"]):
+            _mark(i, k)
             try:
                 first = _timed(lambda: fn(*eval("[" + text + "]", {})), limit)
                 second = _timed(lambda: fn(*eval("[" + text + "]", {})), limit)
                 _leave_if_forked()
                 r = repr(first)
+                if len(r) > cap:
+                    raise _OutputLimit("a value whose repr has %d characters, more than %d"
+                                       % (len(r), cap))
                 if not (first == second and repr(second) == r and eval(r, {}) == first):
                     results.append({"ok": False, "error": "not deterministic or not a literal"})
                 else:
-                    results.append({"ok": True, "repr": r})
+                    results.append(_capped({"ok": True, "repr": r}, cap))
             except BaseException as e:
                 _leave_if_forked()
-                if isinstance(e, _TimeLimit):
-                    results.append({"ok": False, "timeout": True})
-                else:
-                    results.append({"ok": False, "error": _describe(e)})
+                results.append(_capped(_failure(e, limit), cap))
         out.append({"results": results})
     return {"programs": out}
 
@@ -485,24 +553,27 @@ def job_stdin_outputs(req):
     inside this job's process (these are structtest's own template programs, never
     model text; the job's sandbox is the boundary, and a fork per run would cost ~5 ms).
     A result is "ok" with the printed "stdout" when both runs finish within the time
-    limit, without an error, and print the same; else it has "error" (or "timeout")."""
-    import io
-    limit = max(0.1, float(req.get("timeout", 1)))
+    limit, without an error, and print the same; else it has "error", and "limit"
+    ("time", "memory", "output") when the input hit one. Each result takes at most
+    "output_cap" bytes of JSON."""
+    limit, cap = _generation_limits(req)
     signal.signal(signal.SIGALRM, _on_alarm)
     saved = sys.stdin, sys.stdout, sys.stderr
     out = []
-    for prog in req["programs"]:
+    for i, prog in enumerate(req["programs"]):
+        _mark(i, -1)
         try:
             code = compile(prog["source"], "<program>", "exec")
         except BaseException as e:
-            out.append({"load_error": _describe(e)})
+            out.append(_capped({"load_error": _describe(e)}, cap))
             continue
         results = []
-        for text in prog["inputs"]:
+        for k, text in enumerate(prog["inputs"]):
+            _mark(i, k)
             printed = []
             try:
                 for _ in range(2):
-                    buf = io.StringIO()
+                    buf = _CappedText(cap)
                     sys.stdin, sys.stdout, sys.stderr = io.StringIO(text), buf, buf
                     try:
                         _timed(lambda: exec(code, {"__name__": "__main__",
@@ -517,13 +588,10 @@ def job_stdin_outputs(req):
                 if printed[0] != printed[1]:
                     results.append({"ok": False, "error": "not deterministic"})
                 else:
-                    results.append({"ok": True, "stdout": printed[0]})
+                    results.append(_capped({"ok": True, "stdout": printed[0]}, cap))
             except BaseException as e:
                 _leave_if_forked()
-                if isinstance(e, _TimeLimit):
-                    results.append({"ok": False, "timeout": True})
-                else:
-                    results.append({"ok": False, "error": _describe(e)})
+                results.append(_capped(_failure(e, limit), cap))
         out.append({"results": results})
     return {"programs": out}
 
@@ -693,7 +761,9 @@ def _memory_limit():
 
 def run_job(req):
     """Runs one job in a fresh sandboxed child and returns its result; when the job did
-    not answer (time limit, killed, crashed) the result has "sandbox_error"."""
+    not answer (time limit, killed, crashed, a result larger than RESULT_CAP) the result
+    has "sandbox_error" and, for a generation job, "at_program" and "at_input": the
+    numbers (from 0; input -1 while loading) of the program and input it was running."""
     wall = min(float(req.get("wall_seconds", 30)), MAX_JOB_SECONDS)
     limits = {"cpu": int(wall) + 1, "memory": LIMITS["memory"]}
     job_dir = tempfile.mkdtemp(prefix="job-", dir="/tmp" if SANDBOX["mount_namespace"] else None)
@@ -702,6 +772,7 @@ def run_job(req):
         if SANDBOX["uid"] is not None:
             os.chown(job_dir, SANDBOX["uid"], SANDBOX["uid"])
         r, w = os.pipe()
+        _mark(-1, -1)
         pid = os.fork()
         if pid == 0:
             try:
@@ -753,8 +824,20 @@ def run_job(req):
         result = None
     if not isinstance(result, dict):
         if status == "timeout":
-            return {"sandbox_error": "time limit", "timeout": True, "wall_seconds": wall}
-        return {"sandbox_error": "the job ended without a result (%s)" % (status or "exit status 0")}
+            failure = {"sandbox_error": "time limit", "timeout": True, "wall_seconds": wall}
+        elif len(data) >= RESULT_CAP:
+            failure = {"sandbox_error": "the job's result is larger than its limit of %d bytes"
+                                        % RESULT_CAP, "result_limit": RESULT_CAP}
+        else:
+            if status == "killed by SIGXCPU":
+                status += " (the job's cpu time limit of %d s)" % limits["cpu"]
+            failure = {"sandbox_error": "the job ended without a result (%s)"
+                                        % (status or "exit status 0")}
+        program, inp = struct.unpack_from("ii", _PROGRESS, 0)
+        if program >= 0:  # a generation job: where it was
+            failure["at_program"] = program
+            failure["at_input"] = inp
+        return failure
     if status == "timeout":
         result["late"] = True
     return result

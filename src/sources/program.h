@@ -11,6 +11,7 @@
 
 namespace structtest {
 
+// program_store.cc writes every field to its file: a new field must be added there.
 struct Program {
   std::string id;       // unique within its source, e.g. "fn-0007" or "mbpp-11"
   std::string task_id;  // the task it came from (the MBPP task id); may equal id
@@ -38,6 +39,10 @@ struct Program {
   std::string renamed_source;
 
   bool call_based() const { return !fn_name.empty(); }
+  // The number of the task's own tests: inputs[0..test_count()).
+  size_t test_count() const {
+    return test_inputs == 0 || test_inputs > inputs.size() ? inputs.size() : test_inputs;
+  }
 };
 
 }  // namespace structtest

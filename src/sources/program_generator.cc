@@ -627,57 +627,110 @@ $main())PY",
   return p;
 }
 
-Status RunPrograms(PythonPool* pool, std::vector<Program>* programs,
-                   std::vector<std::pair<size_t, std::string>>* failures,
-                   size_t* sandbox_runs) {
-  if (programs->empty()) return Status::Ok();
-  const bool call_based = programs->front().call_based();
+namespace {
+
+constexpr size_t kJobResultCap = size_t{1} << 20;  // RESULT_CAP of worker.py
+constexpr double kSecondsPerRun = 1.0;
+
+// Bytes of result a program may take in a job: each input's result is at most
+// kProgramOutputCap bytes of JSON (the worker enforces it), plus the JSON around them.
+size_t ResultBudget(const Program& p) { return 32 + p.inputs.size() * (kProgramOutputCap + 2); }
+constexpr size_t kJobResultEnvelope = 64;  // {"programs": [...], "late": true}
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 300);
+}
+
+int64_t IntField(const nlohmann::json& j, const char* key, int64_t otherwise) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : otherwise;
+}
+
+std::string StringField(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// What went wrong with one input ("input 3: time limit (more than 1 s)").
+std::string InputProblem(size_t k, const nlohmann::json& one) {
+  const std::string limit = StringField(one, "limit");
+  const std::string error = StringField(one, "error");
+  if (!limit.empty()) return fmt::format("input {}: {} limit ({})", k + 1, limit, error);
+  return fmt::format("input {}: {}", k + 1, error.empty() ? "failed" : error);
+}
+
+// Why the job of programs [begin, end) gave no usable result, naming the program and
+// input it was running when the worker could tell.
+Status JobProblem(const std::vector<Program>& programs, size_t begin, size_t end,
+                  const nlohmann::json& r, double wall_seconds) {
+  std::string what;
+  if (!r.is_object() || !r.contains("sandbox_error")) {
+    what = "the job's result is malformed: " + Dump(r);
+  } else if (r.value("timeout", false)) {
+    what = fmt::format("time limit ({} s for the job)", wall_seconds);
+  } else if (r.contains("result_limit")) {
+    what = fmt::format("result size limit: {}", StringField(r, "sandbox_error"));
+  } else {
+    what = StringField(r, "sandbox_error");
+  }
+  const int64_t at = r.is_object() ? IntField(r, "at_program", -1) : -1;
+  if (at >= 0 && static_cast<size_t>(at) < end - begin) {
+    const Program& p = programs[begin + static_cast<size_t>(at)];
+    const int64_t input = IntField(r, "at_input", -1);
+    const std::string where =
+        input >= 0 ? fmt::format("input {} of {}", input + 1, p.inputs.size()) : "loading it";
+    return Status::Internal(
+        fmt::format("running program '{}' in the sandbox ({}): {}", p.id, where, what));
+  }
+  return Status::Internal(fmt::format("running programs '{}' to '{}' in the sandbox: {}",
+                                      programs[begin].id, programs[end - 1].id, what));
+}
+
+// Runs programs [begin, end) of `programs` in one sandbox job.
+Status RunJob(PythonPool* pool, std::vector<Program>* programs, size_t begin, size_t end,
+              std::vector<std::pair<size_t, std::string>>* failures, size_t* sandbox_runs) {
+  const bool call_based = (*programs)[begin].call_based();
   nlohmann::json list = nlohmann::json::array();
   size_t runs = 0;
-  for (const Program& p : *programs) {
-    assert(p.call_based() == call_based);
+  for (size_t i = begin; i < end; ++i) {
+    const Program& p = (*programs)[i];
     nlohmann::json inputs = p.inputs;
     runs += p.inputs.size() * 2;  // the worker runs each input twice
     nlohmann::json entry = {{"source", p.source}, {"inputs", std::move(inputs)}};
     if (call_based) entry["fn_name"] = p.fn_name;
     list.push_back(std::move(entry));
   }
-  const double per_input = 1.0;
   nlohmann::json request = {{"op", call_based ? "call_values" : "stdin_outputs"},
-                            {"programs", list},
-                            {"timeout", per_input}};
-  ASSIGN_OR_RETURN(nlohmann::json r,
-                   pool->RunJob(std::move(request), 30 + per_input * static_cast<double>(runs)));
+                            {"programs", std::move(list)},
+                            {"timeout", kSecondsPerRun},
+                            {"output_cap", kProgramOutputCap}};
+  const double wall = 30 + kSecondsPerRun * static_cast<double>(runs);
+  ASSIGN_OR_RETURN(nlohmann::json r, pool->RunJob(std::move(request), wall));
   if (sandbox_runs != nullptr) *sandbox_runs += runs;
-  const auto it = r.find("programs");
-  if (it == r.end() || !it->is_array() || it->size() != programs->size()) {
-    return Status::Internal(fmt::format("running the programs in the sandbox gave no result: {}",
-                                        r.dump(-1, ' ', false,
-                                               nlohmann::json::error_handler_t::replace)
-                                            .substr(0, 300)));
+  const auto it = r.is_object() ? r.find("programs") : r.end();
+  if (it == r.end() || !it->is_array() || it->size() != end - begin) {
+    return JobProblem(*programs, begin, end, r, wall);
   }
-  for (size_t i = 0; i < programs->size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     Program& p = (*programs)[i];
-    const nlohmann::json& res = (*it)[i];
+    const nlohmann::json& res = (*it)[i - begin];
     p.outputs.clear();
     const auto results_it = res.is_object() ? res.find("results") : res.end();
     if (results_it == res.end() || !results_it->is_array()) {
       failures->push_back(
-          {i, "does not load: " + (res.is_object() ? res.value("load_error", "") : "")});
+          {i, "does not load: " + (res.is_object() ? StringField(res, "load_error") : "")});
       continue;
     }
     const nlohmann::json& results = *results_it;
     std::vector<std::string> outs;
     std::string problem;
-    for (size_t k = 0; k < results.size() && problem.empty(); ++k) {
+    for (size_t k = 0; k < results.size(); ++k) {
       const nlohmann::json& one = results[k];
-      if (!one.value("ok", false)) {
-        problem = fmt::format("input {}: {}", k + 1,
-                              one.value("timeout", false) ? "time limit"
-                                                          : one.value("error", "failed"));
+      if (!one.is_object() || !one.value("ok", false)) {
+        problem = InputProblem(k, one.is_object() ? one : nlohmann::json::object());
         break;
       }
-      outs.push_back(one.value(call_based ? "repr" : "stdout", ""));
+      outs.push_back(StringField(one, call_based ? "repr" : "stdout"));
     }
     if (problem.empty() && outs.size() != p.inputs.size()) problem = "missing results";
     if (!problem.empty()) {
@@ -689,46 +742,77 @@ Status RunPrograms(PythonPool* pool, std::vector<Program>* programs,
   return Status::Ok();
 }
 
+}  // namespace
+
+Status RunPrograms(PythonPool* pool, std::vector<Program>* programs,
+                   std::vector<std::pair<size_t, std::string>>* failures,
+                   size_t* sandbox_runs, size_t programs_per_job) {
+  assert(programs_per_job > 0);
+  for (size_t begin = 0; begin < programs->size();) {
+    size_t end = begin;
+    size_t bytes = kJobResultEnvelope;
+    while (end < programs->size() && end - begin < programs_per_job) {
+      const Program& p = (*programs)[end];
+      assert(p.call_based() == (*programs)[begin].call_based());
+      assert(p.inputs.size() <= kMaxProgramInputs);
+      if (end > begin && bytes + ResultBudget(p) > kJobResultCap) break;
+      bytes += ResultBudget(p);
+      ++end;
+    }
+    RETURN_IF_ERROR(RunJob(pool, programs, begin, end, failures, sandbox_runs));
+    begin = end;
+  }
+  return Status::Ok();
+}
+
 namespace {
 
-StatusOr<std::vector<Program>> Build(uint64_t seed, size_t count, PythonPool* pool,
-                                     size_t* sandbox_runs, Program (*candidate)(uint64_t, size_t)) {
-  std::vector<Program> kept;
+// The builders' loop: candidates in order, at most kProgramsPerJob at a time, the clean
+// ones passed on until `count` are. Failures are counted only up to the last candidate
+// needed, so the outcome does not depend on how many ran past it.
+Status Build(uint64_t seed, size_t count, PythonPool* pool, const ProgramSink& keep,
+             size_t* sandbox_runs, Program (*candidate)(uint64_t, size_t)) {
+  size_t kept = 0;
   size_t next = 0;
   size_t failed = 0;
   std::string first_failure;
-  while (kept.size() < count) {
-    const size_t batch = count - kept.size() + 2;
+  while (kept < count) {
+    // A few spare candidates, for the ones that fail.
+    const size_t batch = std::min(kProgramsPerJob, count - kept + 2);
     std::vector<Program> programs;
-    for (size_t i = 0; i < batch; ++i) programs.push_back(candidate(seed, next++));
+    programs.reserve(batch);
+    for (size_t i = 0; i < batch; ++i) programs.push_back(candidate(seed, next + i));
     std::vector<std::pair<size_t, std::string>> failures;
     RETURN_IF_ERROR(RunPrograms(pool, &programs, &failures, sandbox_runs));
-    for (const auto& [i, why] : failures) {
-      if (first_failure.empty()) first_failure = programs[i].id + ": " + why;
-    }
-    failed += failures.size();
-    if (failed > 16 + count / 4) {
-      return Status::Internal(fmt::format(
-          "built-in programs: {} of {} candidates failed in the sandbox (first: {})", failed,
-          next, first_failure));
-    }
-    for (Program& p : programs) {
-      if (!p.outputs.empty() && kept.size() < count) kept.push_back(std::move(p));
+    size_t f = 0;
+    for (size_t i = 0; i < programs.size() && kept < count; ++i, ++next) {
+      if (f < failures.size() && failures[f].first == i) {
+        if (first_failure.empty()) first_failure = programs[i].id + ": " + failures[f].second;
+        ++f;
+        if (++failed > 16 + count / 4) {
+          return Status::Internal(fmt::format(
+              "built-in programs: {} of {} candidates failed in the sandbox (first: {})",
+              failed, next + 1, first_failure));
+        }
+        continue;
+      }
+      RETURN_IF_ERROR(keep(std::move(programs[i])));
+      ++kept;
     }
   }
-  return kept;
+  return Status::Ok();
 }
 
 }  // namespace
 
-StatusOr<std::vector<Program>> BuildFunctionPrograms(uint64_t seed, size_t count,
-                                                     PythonPool* pool, size_t* sandbox_runs) {
-  return Build(seed, count, pool, sandbox_runs, &FunctionProgramCandidate);
+Status BuildFunctionPrograms(uint64_t seed, size_t count, PythonPool* pool,
+                             const ProgramSink& keep, size_t* sandbox_runs) {
+  return Build(seed, count, pool, keep, sandbox_runs, &FunctionProgramCandidate);
 }
 
-StatusOr<std::vector<Program>> BuildStdinPrograms(uint64_t seed, size_t count,
-                                                  PythonPool* pool, size_t* sandbox_runs) {
-  return Build(seed, count, pool, sandbox_runs, &StdinProgramCandidate);
+Status BuildStdinPrograms(uint64_t seed, size_t count, PythonPool* pool,
+                          const ProgramSink& keep, size_t* sandbox_runs) {
+  return Build(seed, count, pool, keep, sandbox_runs, &StdinProgramCandidate);
 }
 
 }  // namespace structtest

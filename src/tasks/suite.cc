@@ -57,6 +57,46 @@ StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& t
   return out;
 }
 
+StatusOr<size_t> ParseSampleLimit(std::string_view text) {
+  size_t n = 0;
+  const bool digits = !text.empty() && text.size() <= 12 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) {
+    for (char c : text) n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  if (!digits || n == 0) {
+    return Status::InvalidArgument(fmt::format(
+        "--limit: '{}' is not a positive whole number (of samples per subtask)", text));
+  }
+  return n;
+}
+
+namespace {
+
+// The sink of the program builders: each program kept is prepared and stored.
+ProgramSink PrepareInto(uint64_t seed, PythonPool* python, ProgramStore* store) {
+  return [seed, python, store](Program p) -> Status {
+    RETURN_IF_ERROR(PrepareCodeProgram(seed, python, &p));
+    return store->Append(p);
+  };
+}
+
+// Prepares and stores the user's programs in order, only as many as the samples draw
+// from: the first `programs` of them, and enough for `test_pairs` simulate_execute
+// samples (all of them when they are fewer). Sample i then gets the same program, or
+// (program, test) pair, as it would from the whole file.
+Status StoreLoaded(uint64_t seed, PythonPool* python, std::vector<Program> loaded,
+                   size_t programs, size_t test_pairs, ProgramStore* store) {
+  for (Program& p : loaded) {
+    if (store->size() >= programs && store->test_pairs() >= test_pairs) break;
+    RETURN_IF_ERROR(PrepareCodeProgram(seed, python, &p));
+    RETURN_IF_ERROR(store->Append(p));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
                                              const SentenceSplitter* sentences,
                                              PythonPool* python) {
@@ -75,13 +115,15 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
   suite->sentences_ = sentences;
   size_t max_docs = 0, max_problems = 0;
   size_t max_functions = 0, max_stdin_programs = 0;
+  size_t max_easy_code = 0, simulate_samples = 0;  // for loaded functions
   for (const SubtaskRef& ref : refs) {
     if (ref.spec->generate == nullptr) {
       suite->skipped_.push_back(std::string(ref.spec->name));
       continue;
     }
-    const size_t count = std::max<size_t>(
+    size_t count = std::max<size_t>(
         1, static_cast<size_t>(std::llround(PaperSampleCount(ref) * options.size)));
+    if (options.limit > 0) count = std::min(count, options.limit);
     suite->subtasks_.push_back({ref, count});
     if (ref.family->domain == "summarization") max_docs = std::max(max_docs, count);
     if (ref.family->domain == "math") max_problems = std::max(max_problems, count);
@@ -90,8 +132,10 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
         max_stdin_programs = std::max(max_stdin_programs, count);
       } else if (ref.spec->name == "simulate_execute") {
         max_functions = std::max(max_functions, CodeProgramsForSimulateSamples(count));
+        simulate_samples = count;
       } else {
         max_functions = std::max(max_functions, count);
+        max_easy_code = std::max(max_easy_code, count);
       }
     }
   }
@@ -142,30 +186,36 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
       python = own_python.get();
     }
     if (max_functions > 0) {
+      ASSIGN_OR_RETURN(suite->functions_, ProgramStore::Create());
       if (!options.mbpp.empty()) {
-        ASSIGN_OR_RETURN(suite->functions_, LoadMbpp(options.mbpp));
+        ASSIGN_OR_RETURN(std::vector<Program> loaded, LoadMbpp(options.mbpp));
+        RETURN_IF_ERROR(StoreLoaded(options.seed, python, std::move(loaded), max_easy_code,
+                                    simulate_samples, suite->functions_.get()));
       } else {
-        ASSIGN_OR_RETURN(suite->functions_, BuildFunctionPrograms(options.seed, max_functions,
-                                                                  python, &suite->sandbox_runs_));
+        RETURN_IF_ERROR(BuildFunctionPrograms(
+            options.seed, max_functions, python,
+            PrepareInto(options.seed, python, suite->functions_.get()), &suite->sandbox_runs_));
       }
-      RETURN_IF_ERROR(PrepareCodePrograms(options.seed, python, &suite->functions_));
     }
     if (max_stdin_programs > 0) {
+      ASSIGN_OR_RETURN(suite->stdin_programs_, ProgramStore::Create());
       if (!options.apps.empty()) {
-        ASSIGN_OR_RETURN(suite->stdin_programs_, LoadApps(options.apps));
+        ASSIGN_OR_RETURN(std::vector<Program> loaded, LoadApps(options.apps));
+        RETURN_IF_ERROR(StoreLoaded(options.seed, python, std::move(loaded), max_stdin_programs,
+                                    0, suite->stdin_programs_.get()));
       } else {
-        ASSIGN_OR_RETURN(suite->stdin_programs_,
-                         BuildStdinPrograms(options.seed, max_stdin_programs, python,
-                                            &suite->sandbox_runs_));
+        RETURN_IF_ERROR(BuildStdinPrograms(
+            options.seed, max_stdin_programs, python,
+            PrepareInto(options.seed, python, suite->stdin_programs_.get()),
+            &suite->sandbox_runs_));
       }
-      RETURN_IF_ERROR(PrepareCodePrograms(options.seed, python, &suite->stdin_programs_));
     }
   }
   suite->sources_.generated_seed = options.seed;
   suite->sources_.documents = suite->documents_;
   suite->sources_.math_problems = suite->math_problems_;
-  suite->sources_.functions = suite->functions_;
-  suite->sources_.stdin_programs = suite->stdin_programs_;
+  suite->sources_.functions = suite->functions_.get();
+  suite->sources_.stdin_programs = suite->stdin_programs_.get();
   return suite;
 }
 

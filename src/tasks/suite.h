@@ -7,11 +7,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sources/document.h"
 #include "sources/math_problem.h"
-#include "sources/program.h"
+#include "sources/program_store.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 #include "tasks/registry.h"
@@ -26,6 +27,10 @@ struct SuiteOptions {
   std::vector<std::string> tasks;
   // Scale of the paper's sample counts (1 = paper size); at least one sample each.
   double size = 1.0;
+  // At most this many samples of each subtask, 0: no limit. They are the first ones of
+  // the same suite without the limit, byte for byte, and only the sources they draw
+  // from are prepared (a quick smoke test of a big suite).
+  size_t limit = 0;
   // The user's data (required by `paper`, optional for `default`).
   std::string documents;  // JSONL/CSV with a text column, or a folder of .txt files
   std::string mbpp;       // MBPP-style JSON
@@ -34,6 +39,9 @@ struct SuiteOptions {
 };
 
 class PythonPool;
+
+// The value of --limit: a positive whole number of samples. Errors say why not.
+StatusOr<size_t> ParseSampleLimit(std::string_view text);
 
 struct PlannedSubtask {
   SubtaskRef ref;
@@ -57,7 +65,9 @@ class Suite {
   // documents then fails per sample with a clear error. The code subtasks need python3
   // to prepare their programs (built-in programs are run in the sandbox for their
   // outputs): `python` when given (not owned, must outlive the call), else the suite
-  // starts a pool of its own, only when code subtasks are selected.
+  // starts a pool of its own, only when code subtasks are selected. Only the programs
+  // the samples draw from are prepared, a batch at a time, and they are kept in a
+  // temporary file (sources/program_store.h), so memory does not grow with --size.
   static StatusOr<std::unique_ptr<Suite>> Plan(const SuiteOptions& options,
                                                const SentenceSplitter* sentences,
                                                PythonPool* python = nullptr);
@@ -83,8 +93,8 @@ class Suite {
   std::vector<std::string> skipped_;
   std::vector<Document> documents_;
   std::vector<MathProblem> math_problems_;
-  std::vector<Program> functions_;
-  std::vector<Program> stdin_programs_;
+  std::unique_ptr<ProgramStore> functions_;
+  std::unique_ptr<ProgramStore> stdin_programs_;
   size_t sandbox_runs_ = 0;
   SourceSet sources_;
 };

@@ -19,7 +19,7 @@ class PythonPool;
 class SentenceSplitter;
 struct Document;
 struct MathProblem;
-struct Program;
+class ProgramStore;
 
 // What a checker may use besides the sample and the response. Not owned.
 struct CheckEnv {
@@ -50,10 +50,11 @@ struct SourceSet {
   uint64_t generated_seed = 0;
   size_t generated_documents = 0;
   size_t generated_math_problems = 0;
-  // Code: functions for the Easy subtasks, stdin programs for the Hard ones, with
-  // their outputs and printed_source filled in (PrepareCodePrograms, code/generator.h).
-  std::span<const Program> functions;
-  std::span<const Program> stdin_programs;
+  // Code: functions for the Easy subtasks, stdin programs for the Hard ones, prepared
+  // (PrepareCodeProgram, code/generator.h) and read back one at a time when a sample
+  // needs one, so that a suite holds none of them in memory either. Null: none.
+  const ProgramStore* functions = nullptr;
+  const ProgramStore* stdin_programs = nullptr;
 };
 
 struct GenerateRequest {

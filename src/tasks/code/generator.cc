@@ -10,6 +10,7 @@
 #include "core/pytext.h"
 #include "core/rng.h"
 #include "python/python_pool.h"
+#include "sources/program_store.h"
 #include "tasks/code/rules.h"
 #include "tasks/generate_util.h"
 
@@ -134,19 +135,25 @@ StatusOr<std::string> Renamed(PythonPool* pool, const Program& p) {
 
 // ---- generators ------------------------------------------------------------------------
 
-StatusOr<const Program*> GetProgram(const GenerateRequest& request, bool call_based) {
-  if (request.sources == nullptr) {
-    return Status::InvalidArgument("code needs programs (none were given)");
+// The programs of the request's split. Errors: there are none.
+StatusOr<const ProgramStore*> Programs(const GenerateRequest& request, bool call_based) {
+  const ProgramStore* programs = nullptr;
+  if (request.sources != nullptr) {
+    programs = call_based ? request.sources->functions : request.sources->stdin_programs;
   }
-  const auto& programs =
-      call_based ? request.sources->functions : request.sources->stdin_programs;
-  if (programs.empty()) {
+  if (programs == nullptr || programs->empty()) {
     return Status::InvalidArgument(call_based
                                        ? "the Easy code subtasks need functions (none were given)"
                                        : "the Hard code subtasks need stdin programs (none were "
                                          "given)");
   }
-  return &programs[request.index % programs.size()];
+  return programs;
+}
+
+// Sample `index` draws from program `index` (wrapping around).
+StatusOr<Program> GetProgram(const GenerateRequest& request, bool call_based) {
+  ASSIGN_OR_RETURN(const ProgramStore* programs, Programs(request, call_based));
+  return programs->Get(request.index % programs->size());
 }
 
 // MBPP task ids are numbers in the paper's data; keep them numbers.
@@ -174,9 +181,9 @@ std::string CodeBlock(std::string_view code) { return fmt::format("```python\n{}
 
 StatusOr<Sample> AddPrint(const GenerateRequest& request, std::string_view subtask,
                           bool call_based) {
-  ASSIGN_OR_RETURN(const Program* p, GetProgram(request, call_based));
-  if (p->printed_source.empty()) {
-    return Status::Internal(fmt::format("program '{}' was not prepared", p->id));
+  ASSIGN_OR_RETURN(const Program p, GetProgram(request, call_based));
+  if (p.printed_source.empty()) {
+    return Status::Internal(fmt::format("program '{}' was not prepared", p.id));
   }
   const std::string prompt = fmt::format(
       "Here is a {}.\n\n{}\n\nAdd print statements to it: directly after every line that "
@@ -187,42 +194,42 @@ StatusOr<Sample> AddPrint(const GenerateRequest& request, std::string_view subta
       "`print(\"a: \", str(a), \"b: \", str(b))`. Keep every other line of the code "
       "exactly as it is.\n\nWrite the whole modified code, in a ```python code block, "
       "between {} and {}.",
-      What(*p), CodeBlock(p->source), kStartTag, kEndTag);
-  Sample s = Start(request, subtask, *p, prompt);
-  s.context["source_code"] = p->source;
-  s.target = {{"answer", fmt::format("{}\n{}\n{}", kStartTag, CodeBlock(p->printed_source),
+      What(p), CodeBlock(p.source), kStartTag, kEndTag);
+  Sample s = Start(request, subtask, p, prompt);
+  s.context["source_code"] = p.source;
+  s.target = {{"answer", fmt::format("{}\n{}\n{}", kStartTag, CodeBlock(p.printed_source),
                                      kEndTag)}};
   return s;
 }
 
 StatusOr<Sample> Rename(const GenerateRequest& request, std::string_view subtask,
                         bool call_based) {
-  ASSIGN_OR_RETURN(const Program* p, GetProgram(request, call_based));
-  if (p->var_mapping.empty() || p->renamed_source.empty()) {
-    return Status::Internal(fmt::format("program '{}' has no var_mapping", p->id));
+  ASSIGN_OR_RETURN(const Program p, GetProgram(request, call_based));
+  if (p.var_mapping.empty() || p.renamed_source.empty()) {
+    return Status::Internal(fmt::format("program '{}' has no var_mapping", p.id));
   }
   std::string list;
-  for (const auto& [o, n] : Renamings(p->var_mapping)) list += fmt::format("- {} -> {}\n", o, n);
+  for (const auto& [o, n] : Renamings(p.var_mapping)) list += fmt::format("- {} -> {}\n", o, n);
   const std::string prompt = fmt::format(
       "Here is a {}.\n\n{}\n\nRename its variables as follows (old name -> new name), "
       "applying the renamings in this order:\n{}\nReplace every occurrence of an old name "
       "as a whole word, except where it follows a dot (an attribute), and change nothing "
       "else.\n\nWrite the whole modified code, in a ```python code block, between {} and "
       "{}.",
-      What(*p), CodeBlock(p->source), list, kStartTag, kEndTag);
-  Sample s = Start(request, subtask, *p, prompt);
-  s.context["source_code"] = p->source;
-  s.context["var_mapping"] = p->var_mapping;
-  s.target = {{"answer", fmt::format("{}\n{}\n{}", kStartTag, CodeBlock(p->renamed_source),
+      What(p), CodeBlock(p.source), list, kStartTag, kEndTag);
+  Sample s = Start(request, subtask, p, prompt);
+  s.context["source_code"] = p.source;
+  s.context["var_mapping"] = p.var_mapping;
+  s.target = {{"answer", fmt::format("{}\n{}\n{}", kStartTag, CodeBlock(p.renamed_source),
                                      kEndTag)}};
   return s;
 }
 
 StatusOr<Sample> TestInputs(const GenerateRequest& request, std::string_view subtask,
                             bool call_based) {
-  ASSIGN_OR_RETURN(const Program* p, GetProgram(request, call_based));
+  ASSIGN_OR_RETURN(const Program p, GetProgram(request, call_based));
   std::vector<std::string> usable;
-  for (const std::string& in : p->inputs) {
+  for (const std::string& in : p.inputs) {
     if (call_based ? in.find_first_of("\r\n") == std::string::npos
                    : in.find("<SPLIT>") == std::string::npos && !PyStrip(in).empty()) {
       usable.push_back(in);
@@ -230,7 +237,7 @@ StatusOr<Sample> TestInputs(const GenerateRequest& request, std::string_view sub
   }
   if (usable.empty()) {
     return Status::InvalidArgument(fmt::format(
-        "program '{}': no input can serve as a known-good test input", p->id));
+        "program '{}': no input can serve as a known-good test input", p.id));
   }
   std::string prompt, answer;
   if (call_based) {
@@ -239,7 +246,7 @@ StatusOr<Sample> TestInputs(const GenerateRequest& request, std::string_view sub
         "it on which it runs without raising an error. Write each input on its own line "
         "as a Python list of the arguments of one call (for a function of two arguments: "
         "[first, second]), one line per input and nothing else, all between {} and {}.",
-        p->fn_name, CodeBlock(p->source), kGenN, kStartTag, kEndTag);
+        p.fn_name, CodeBlock(p.source), kGenN, kStartTag, kEndTag);
     for (int i = 0; i < kGenN; ++i) answer += "[" + usable[i % usable.size()] + "]\n";
   } else {
     prompt = fmt::format(
@@ -247,23 +254,19 @@ StatusOr<Sample> TestInputs(const GenerateRequest& request, std::string_view sub
         "Write {} different inputs for it on which it runs without an error. Write each "
         "input exactly as the program reads it from standard input, separate consecutive "
         "inputs by the marker <SPLIT>, and put all of them between {} and {}.",
-        CodeBlock(p->source), kGenN, kStartTag, kEndTag);
+        CodeBlock(p.source), kGenN, kStartTag, kEndTag);
     for (int i = 0; i < kGenN; ++i) {
       if (i) answer += "<SPLIT>";
       answer += usable[i % usable.size()];
     }
   }
-  Sample s = Start(request, subtask, *p, prompt);
-  s.context["source_code"] = p->source;
-  if (call_based) s.context["fn_name"] = p->fn_name;
+  Sample s = Start(request, subtask, p, prompt);
+  s.context["source_code"] = p.source;
+  if (call_based) s.context["fn_name"] = p.fn_name;
   s.context["gen_n"] = kGenN;
   s.context["call_based"] = call_based;
   s.target = {{"answer", fmt::format("{}\n{}{}", kStartTag, answer, kEndTag)}};
   return s;
-}
-
-size_t TestsOf(const Program& p) {
-  return p.test_inputs == 0 ? p.inputs.size() : std::min(p.test_inputs, p.inputs.size());
 }
 
 }  // namespace
@@ -272,24 +275,22 @@ size_t CodeProgramsForSimulateSamples(size_t samples) {
   return (samples + kBuiltinTestInputs - 1) / kBuiltinTestInputs;
 }
 
-Status PrepareCodePrograms(uint64_t seed, PythonPool* pool, std::vector<Program>* programs) {
-  for (Program& p : *programs) {
-    ASSIGN_OR_RETURN(const SourceAnalysis* analysis, pool->Analyze(p.source));
-    if (!analysis->parses) {
-      return Status::InvalidArgument(
-          fmt::format("program '{}': the source does not parse as Python ({})", p.id,
-                      analysis->error));
-    }
-    p.printed_source = PrintedSource(p.source, *analysis);
-    if (p.var_mapping.empty()) {
-      ASSIGN_OR_RETURN(p.var_mapping, DeriveMapping(seed, p, *analysis));
-    }
-    if (p.var_mapping.empty()) {
-      return Status::InvalidArgument(
-          fmt::format("program '{}': no variable to rename (no plain assignment)", p.id));
-    }
-    ASSIGN_OR_RETURN(p.renamed_source, Renamed(pool, p));
+Status PrepareCodeProgram(uint64_t seed, PythonPool* pool, Program* program) {
+  Program& p = *program;
+  ASSIGN_OR_RETURN(const SourceAnalysis analysis, pool->AnalyzeUncached(p.source));
+  if (!analysis.parses) {
+    return Status::InvalidArgument(fmt::format(
+        "program '{}': the source does not parse as Python ({})", p.id, analysis.error));
   }
+  p.printed_source = PrintedSource(p.source, analysis);
+  if (p.var_mapping.empty()) {
+    ASSIGN_OR_RETURN(p.var_mapping, DeriveMapping(seed, p, analysis));
+  }
+  if (p.var_mapping.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("program '{}': no variable to rename (no plain assignment)", p.id));
+  }
+  ASSIGN_OR_RETURN(p.renamed_source, Renamed(pool, p));
   return Status::Ok();
 }
 
@@ -317,54 +318,44 @@ StatusOr<Sample> GenerateTestCaseInputsGenV2(const GenerateRequest& request) {
 // One sample per (function, test input), functions in order: sample `index` is the
 // index-th pair, wrapping around.
 StatusOr<Sample> GenerateSimulateExecute(const GenerateRequest& request) {
-  if (request.sources == nullptr || request.sources->functions.empty()) {
-    return Status::InvalidArgument("the Easy code subtasks need functions (none were given)");
+  ASSIGN_OR_RETURN(const ProgramStore* programs, Programs(request, true));
+  if (programs->test_pairs() == 0) {
+    return Status::InvalidArgument("the functions have no test inputs");
   }
-  const auto& programs = request.sources->functions;
-  size_t pairs = 0;
-  for (const Program& p : programs) pairs += TestsOf(p);
-  if (pairs == 0) return Status::InvalidArgument("the functions have no test inputs");
-  size_t at = request.index % pairs;
-  const Program* p = nullptr;
-  for (const Program& q : programs) {
-    if (at < TestsOf(q)) {
-      p = &q;
-      break;
-    }
-    at -= TestsOf(q);
-  }
-  const std::string call = fmt::format("{}({})", p->fn_name, p->inputs[at]);
+  const auto [i, at] = programs->TestPair(request.index % programs->test_pairs());
+  ASSIGN_OR_RETURN(const Program p, programs->Get(i));
+  const std::string call = fmt::format("{}({})", p.fn_name, p.inputs[at]);
   const std::string prompt = fmt::format(
       "Here is a Python function.\n\n{}\n\nWhat does the call `{}` return? Work it out "
       "step by step if you like, then write the returned value as a Python literal (as "
       "repr() would show it) between {} and {}, with nothing else between those tags.",
-      CodeBlock(p->source), call, kStartTag, kEndTag);
-  Sample s = Start(request, "simulate_execute", *p, prompt);
+      CodeBlock(p.source), call, kStartTag, kEndTag);
+  Sample s = Start(request, "simulate_execute", p, prompt);
   s.context["test_index"] = at;
-  s.context["fn_name"] = p->fn_name;
-  s.context["inputs"] = p->inputs[at];
-  s.context["expected_output"] = p->outputs[at];
+  s.context["fn_name"] = p.fn_name;
+  s.context["inputs"] = p.inputs[at];
+  s.context["expected_output"] = p.outputs[at];
   s.context["call_based"] = true;
-  s.context["source_code"] = p->source;
-  s.target = {{"answer", fmt::format("{}{}{}", kStartTag, p->outputs[at], kEndTag)}};
+  s.context["source_code"] = p.source;
+  s.target = {{"answer", fmt::format("{}{}{}", kStartTag, p.outputs[at], kEndTag)}};
   return s;
 }
 
 StatusOr<Sample> GenerateSimulateExecuteV2(const GenerateRequest& request) {
-  ASSIGN_OR_RETURN(const Program* p, GetProgram(request, false));
+  ASSIGN_OR_RETURN(const Program p, GetProgram(request, false));
   const std::string prompt = fmt::format(
       "Here is a Python program that reads standard input.\n\n{}\n\nIts standard input "
       "is:\n```\n{}\n```\n\nWhat exactly does it print? Work it out step by step if you "
       "like, then write its exact output between {} and {}, with nothing else between "
       "those tags.",
-      CodeBlock(p->source), PyStrip(p->inputs[0]), kStartTag, kEndTag);
-  Sample s = Start(request, "simulate_execute_v2", *p, prompt);
+      CodeBlock(p.source), PyStrip(p.inputs[0]), kStartTag, kEndTag);
+  Sample s = Start(request, "simulate_execute_v2", p, prompt);
   s.context["test_index"] = 0;
-  s.context["inputs"] = p->inputs[0];
-  s.context["expected_output"] = p->outputs[0];
+  s.context["inputs"] = p.inputs[0];
+  s.context["expected_output"] = p.outputs[0];
   s.context["call_based"] = false;
-  s.context["source_code"] = p->source;
-  s.target = {{"answer", fmt::format("{}\n{}\n{}", kStartTag, PyStrip(p->outputs[0]), kEndTag)}};
+  s.context["source_code"] = p.source;
+  s.target = {{"answer", fmt::format("{}\n{}\n{}", kStartTag, PyStrip(p.outputs[0]), kEndTag)}};
   return s;
 }
 

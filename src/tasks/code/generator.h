@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "sources/program.h"
 #include "structtest/sample.h"
@@ -22,12 +21,13 @@ class PythonPool;
 // test input; built-in functions have 3 tests each), for sizing the built-in source.
 size_t CodeProgramsForSimulateSamples(size_t samples);
 
-// Makes `programs` ready for the generators: printed_source (the add_print_statements
-// answer, from Python's ast through `pool`) and, where the data gives none, a
-// var_mapping of 1-3 (functions) or 2-4 (stdin programs) assigned variables, drawn
-// from (seed, program id). Errors name the program: its source does not parse, or a
-// given var_mapping is not plain identifiers.
-Status PrepareCodePrograms(uint64_t seed, PythonPool* pool, std::vector<Program>* programs);
+// Makes `program` ready for the generators: printed_source (the add_print_statements
+// answer, from Python's ast through `pool`; the analysis is not kept in the pool),
+// where the data gives none a var_mapping of 1-3 (functions) or 2-4 (stdin programs)
+// assigned variables drawn from (seed, program id), and renamed_source. Errors name
+// the program: its source does not parse, it assigns no variable, or a given
+// var_mapping cannot be applied.
+Status PrepareCodeProgram(uint64_t seed, PythonPool* pool, Program* program);
 
 namespace code_internal {
 

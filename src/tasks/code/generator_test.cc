@@ -1,5 +1,6 @@
 #include "tasks/code/generator.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "python/python_pool.h"
 #include "sources/program_generator.h"
 #include "sources/program_loader.h"
+#include "sources/program_store.h"
 #include "tasks/code/family.h"
 #include "testing/test_support.h"
 
@@ -28,8 +30,34 @@ int CountOf(std::string_view text, std::string_view what) {
   return n;
 }
 
+// Prepares each program into a store, as Suite::Plan does.
+struct Prepared {
+  std::vector<Program> programs;
+  std::unique_ptr<ProgramStore> store;
+};
+
 class CodeGeneratorTest : public ::testing::Test {
  protected:
+  // The first `count` built-in functions (or stdin programs) of `seed`, prepared, as a
+  // list and in a store.
+  Prepared Build(uint64_t seed, size_t count, bool functions) {
+    Prepared out;
+    auto store = ProgramStore::Create();
+    EXPECT_TRUE(store.ok()) << store.status().message();
+    if (!store.ok()) return out;
+    out.store = std::move(store).value();
+    ProgramSink keep = [&](Program p) -> Status {
+      RETURN_IF_ERROR(PrepareCodeProgram(seed, &pool_, &p));
+      out.programs.push_back(p);
+      return out.store->Append(p);
+    };
+    const Status s = functions ? BuildFunctionPrograms(seed, count, &pool_, keep)
+                               : BuildStdinPrograms(seed, count, &pool_, keep);
+    EXPECT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(out.programs.size(), count);
+    return out;
+  }
+
   void SetUp() override {
     auto info = pool_.Info();
     if (!info.ok()) GTEST_SKIP() << "no usable python3: " << info.status().message();
@@ -68,13 +96,9 @@ class CodeGeneratorTest : public ::testing::Test {
 };
 
 TEST_F(CodeGeneratorTest, BuiltInTargetsAreNonTrivial) {
-  auto functions = BuildFunctionPrograms(2, 40, &pool_);
-  ASSERT_TRUE(functions.ok()) << functions.status().message();
-  auto programs = BuildStdinPrograms(2, 15, &pool_);
-  ASSERT_TRUE(programs.ok()) << programs.status().message();
-  ASSERT_TRUE(PrepareCodePrograms(2, &pool_, &*functions).ok());
-  ASSERT_TRUE(PrepareCodePrograms(2, &pool_, &*programs).ok());
-  for (const auto* list : {&*functions, &*programs}) {
+  const Prepared functions = Build(2, 40, true);
+  const Prepared programs = Build(2, 15, false);
+  for (const auto* list : {&functions.programs, &programs.programs}) {
     for (const Program& p : *list) {
       EXPECT_GT(CountOf(p.printed_source, "print(\""), CountOf(p.source, "print(\"")) << p.source;
       EXPECT_FALSE(p.var_mapping.empty()) << p.id;
@@ -83,24 +107,23 @@ TEST_F(CodeGeneratorTest, BuiltInTargetsAreNonTrivial) {
     }
   }
   // Same seed, same preparation.
-  auto again = BuildFunctionPrograms(2, 40, &pool_);
-  ASSERT_TRUE(again.ok());
-  ASSERT_TRUE(PrepareCodePrograms(2, &pool_, &*again).ok());
-  for (size_t i = 0; i < again->size(); ++i) {
-    EXPECT_EQ((*again)[i].var_mapping, (*functions)[i].var_mapping);
-    EXPECT_EQ((*again)[i].printed_source, (*functions)[i].printed_source);
-    EXPECT_EQ((*again)[i].outputs, (*functions)[i].outputs);
+  const Prepared again = Build(2, 40, true);
+  ASSERT_EQ(again.programs.size(), functions.programs.size());
+  for (size_t i = 0; i < again.programs.size(); ++i) {
+    EXPECT_EQ(again.programs[i].var_mapping, functions.programs[i].var_mapping);
+    EXPECT_EQ(again.programs[i].printed_source, functions.programs[i].printed_source);
+    EXPECT_EQ(again.programs[i].outputs, functions.programs[i].outputs);
   }
 }
 
 TEST_F(CodeGeneratorTest, PrintsFollowTheCheckersRules) {
-  std::vector<Program> programs(1);
-  programs[0].id = "p";
-  programs[0].source =
+  Program p;
+  p.id = "p";
+  p.source =
       "def f(a, b):\n    x = y = a\n    a[0] = 1\n    t, u = 1, 2\n    if x == y:\n"
       "        return x\n    z += 1\n    w = 3\n    q = x == y\n    a[1] = 2";
-  ASSERT_TRUE(PrepareCodePrograms(1, &pool_, &programs).ok());
-  EXPECT_EQ(programs[0].printed_source,
+  ASSERT_TRUE(PrepareCodeProgram(1, &pool_, &p).ok());
+  EXPECT_EQ(p.printed_source,
             "def f(a, b):\n    x = y = a\n    print(\"x: \", str(x), \"y: \", str(y))\n"
             "    a[0] = 1\n    t, u = 1, 2\n    if x == y:\n        return x\n    z += 1\n"
             "    w = 3\n    print(\"w: \", str(w))\n    q = x == y\n    print(\"q: \", str(q))\n"
@@ -108,14 +131,12 @@ TEST_F(CodeGeneratorTest, PrintsFollowTheCheckersRules) {
 }
 
 TEST_F(CodeGeneratorTest, OraclePassesOnBuiltInPrograms) {
-  auto functions = BuildFunctionPrograms(4, 12, &pool_);
-  auto programs = BuildStdinPrograms(4, 6, &pool_);
-  ASSERT_TRUE(functions.ok() && programs.ok());
-  ASSERT_TRUE(PrepareCodePrograms(4, &pool_, &*functions).ok());
-  ASSERT_TRUE(PrepareCodePrograms(4, &pool_, &*programs).ok());
+  const Prepared functions = Build(4, 12, true);
+  const Prepared programs = Build(4, 6, false);
+  ASSERT_TRUE(functions.store && programs.store);
   SourceSet sources;
-  sources.functions = *functions;
-  sources.stdin_programs = *programs;
+  sources.functions = functions.store.get();
+  sources.stdin_programs = programs.store.get();
   for (std::string_view t : {"add_print_statements", "replace_variables", "test_case_inputs_gen",
                              "simulate_execute"}) {
     ExpectOraclePasses(t, sources, 12);
@@ -143,9 +164,14 @@ TEST_F(CodeGeneratorTest, OraclePassesOnThePapersMbppData) {
   auto functions =
       LoadMbpp(::structtest::testing::SharedDir() + "/conformance/data/mbpp_structtest.json");
   ASSERT_TRUE(functions.ok()) << functions.status().message();
-  ASSERT_TRUE(PrepareCodePrograms(0, &pool_, &*functions).ok());
+  auto store = ProgramStore::Create();
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  for (Program& p : *functions) {
+    ASSERT_TRUE(PrepareCodeProgram(0, &pool_, &p).ok()) << p.id;
+    ASSERT_TRUE((*store)->Append(p).ok());
+  }
   SourceSet sources;
-  sources.functions = *functions;
+  sources.functions = store->get();
   ExpectOraclePasses("add_print_statements", sources, 240);
   ExpectOraclePasses("replace_variables", sources, 240);
   ExpectOraclePasses("test_case_inputs_gen", sources, 240, 7);
