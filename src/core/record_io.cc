@@ -1,6 +1,9 @@
 #include "core/record_io.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -62,6 +65,53 @@ nlohmann::json ToJson(element e) {
   return nlohmann::json(nullptr);
 }
 
+// *out = ToJson(e), reusing the nodes and string buffers *out already has: records of
+// one file mostly share their shape, so reading the next one allocates next to nothing.
+void AssignJson(element e, nlohmann::json* out) {
+  switch (e.type()) {
+    case element_type::OBJECT: {
+      if (!out->is_object()) *out = nlohmann::json::object();
+      auto& obj = out->get_ref<nlohmann::json::object_t&>();
+      // The entries this object has; any other (left from the last record) goes.
+      std::vector<nlohmann::json::object_t::iterator> seen;
+      const simdjson::dom::object object = e.get_object().value_unsafe();
+      for (const auto field : object) {
+        auto it = obj.find(field.key);
+        if (it == obj.end()) it = obj.emplace(std::string(field.key), nlohmann::json()).first;
+        AssignJson(field.value, &it->second);
+        if (std::find(seen.begin(), seen.end(), it) == seen.end()) seen.push_back(it);
+      }
+      if (seen.size() != obj.size()) {
+        for (auto it = obj.begin(); it != obj.end();) {
+          it = std::find(seen.begin(), seen.end(), it) == seen.end() ? obj.erase(it) : std::next(it);
+        }
+      }
+      return;
+    }
+    case element_type::ARRAY: {
+      if (!out->is_array()) *out = nlohmann::json::array();
+      auto& arr = out->get_ref<nlohmann::json::array_t&>();
+      size_t n = 0;
+      const simdjson::dom::array array = e.get_array().value_unsafe();
+      for (element x : array) {
+        if (n == arr.size()) arr.emplace_back();
+        AssignJson(x, &arr[n++]);
+      }
+      arr.resize(n);
+      return;
+    }
+    case element_type::STRING:
+      if (out->is_string()) {
+        out->get_ref<std::string&>().assign(e.get_string().value_unsafe());
+      } else {
+        *out = std::string(e.get_string().value_unsafe());
+      }
+      return;
+    default:
+      *out = ToJson(e);
+  }
+}
+
 // A field of an object, the last one when the key repeats (as nlohmann keeps it).
 struct Field {
   bool present = false;
@@ -102,13 +152,17 @@ Status GetString(const Field& f, const char* key, bool required, std::string* ou
       fmt::format("field '{}' must be a string, found {}", key, TypeName(f.value)));
 }
 
+// *out becomes the object (an empty one when the field is missing or null).
 Status GetObject(const Field& f, const char* key, nlohmann::json* out) {
-  if (f.missing()) return Status::Ok();
+  if (f.missing()) {
+    *out = nlohmann::json::object();
+    return Status::Ok();
+  }
   if (!f.value.is_object()) {
     return Status::InvalidArgument(
         fmt::format("field '{}' must be an object, found {}", key, TypeName(f.value)));
   }
-  *out = ToJson(f.value);
+  AssignJson(f.value, out);
   return Status::Ok();
 }
 
@@ -134,14 +188,12 @@ struct RecordFields {
   }
 };
 
+// Params, context and target are replaced by ReadSample, in place.
 void ClearSample(Sample* s) {
   s->id.clear();
   s->domain.clear();
   s->subtask.clear();
-  s->params = nlohmann::json::object();
-  s->context = nlohmann::json::object();
   s->messages.clear();
-  s->target = nlohmann::json();
 }
 
 // SampleFromJson, field for field and message for message.
@@ -151,7 +203,11 @@ Status ReadSample(const RecordFields& r, Sample* s) {
   RETURN_IF_ERROR(GetString(r.subtask, "subtask", true, &s->subtask));
   RETURN_IF_ERROR(GetObject(r.params, "params", &s->params));
   RETURN_IF_ERROR(GetObject(r.context, "context", &s->context));
-  if (r.target.present) s->target = ToJson(r.target.value);
+  if (r.target.present) {
+    AssignJson(r.target.value, &s->target);
+  } else {
+    s->target = nlohmann::json();
+  }
   if (r.messages.missing()) return Status::Ok();
   if (!r.messages.value.is_array()) {
     return Status::InvalidArgument(fmt::format("field 'messages' must be an array, found {}",
