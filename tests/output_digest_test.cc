@@ -1,0 +1,118 @@
+// What structtest writes must not change by accident: the verdict files of `score` on
+// every file of the dev conformance corpus, and the export and report.json of runs of
+// the built-in responders on a generated suite, are compared with digests recorded in
+// tests/testdata/output_digests.txt (FNV-1a 64 and size of each output). The digests
+// were made before the JSON fast path (issue 10) replaced nlohmann on these paths, by
+// the build of that time (report.json's again after the manifest gained "limit", its
+// only difference); a change that alters an output on purpose (a rules version, a
+// new field) records them again with
+//   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
+// (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
+// build's outputs). Needs ../shared; skipped with a message without it.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/hash.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+namespace fs = std::filesystem;
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::TempDir;
+
+std::string Binary() {
+  const char* other = std::getenv("STRUCTTEST_DIGEST_BINARY");
+  return other != nullptr ? other : STRUCTTEST_BINARY;
+}
+
+// Runs `args` through the shell (paths here are the test's own, without quotes).
+void Structtest(const std::string& args) {
+  const std::string cmd = Binary() + " " + args + " >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  // score exits 1 when some records cannot be scored; that is part of the output.
+  ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) <= 1) << cmd << ": status " << rc;
+}
+
+std::string Digest(const std::string& path) {
+  const std::string bytes = ReadFileOrDie(path);
+  return fmt::format("{:016x} {}", Fnv1a(bytes), bytes.size());
+}
+
+TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
+  const fs::path shared = ::structtest::testing::SharedDir();  // "" when absent
+  if (shared.empty() || !fs::exists(shared / "conformance" / "dev")) {
+    GTEST_SKIP() << "needs " << shared.string() << "/conformance (not found)";
+  }
+  const std::string nltk = (shared / "nltk_data").string();
+  TempDir dir;
+  std::map<std::string, std::string> digests;  // name -> digest
+
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(shared / "conformance" / "dev")) {
+    if (e.path().extension() == ".jsonl") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  for (const fs::path& f : files) {
+    const std::string name =
+        "score " + f.parent_path().filename().string() + "/" + f.filename().string();
+    const std::string out = dir.path() + "/verdicts.jsonl";
+    Structtest(fmt::format("score -i {} -o {} --nltk-data {}", f.string(), out, nltk));
+    digests[name] = Digest(out);
+  }
+
+  const std::string samples = dir.path() + "/samples.jsonl";
+  Structtest(fmt::format("generate --suite default --seed 3 --size 0.05 --out {} --nltk-data {}",
+                  samples, nltk));
+  digests["generate default seed 3 size 0.05"] = Digest(samples);
+  for (const char* responder : {"oracle", "echo"}) {
+    const std::string run = dir.path() + "/run-" + responder;
+    Structtest(fmt::format("run --model builtin/{} --samples {} --out {} --no-cache --quiet "
+                    "--nltk-data {}",
+                    responder, samples, run, nltk));
+    const std::string exported = dir.path() + "/export.jsonl";
+    Structtest(fmt::format("export {} --all --output {}", run, exported));
+    digests[fmt::format("export builtin/{}", responder)] = Digest(exported);
+    digests[fmt::format("report.json builtin/{}", responder)] = Digest(run + "/report.json");
+  }
+
+  const std::string recorded =
+      ::structtest::testing::SourceDir() + "/tests/testdata/output_digests.txt";
+  if (std::getenv("STRUCTTEST_UPDATE_DIGESTS") != nullptr) {
+    std::ofstream out(recorded);
+    for (const auto& [name, d] : digests) out << d << " " << name << "\n";
+    std::printf("recorded %zu digests in %s\n", digests.size(), recorded.c_str());
+    return;
+  }
+  std::map<std::string, std::string> expected;
+  std::istringstream lines(ReadFileOrDie(recorded));
+  for (std::string line; std::getline(lines, line);) {
+    // "<fnv> <size> <name>"
+    const size_t a = line.find(' '), b = line.find(' ', a + 1);
+    ASSERT_NE(b, std::string::npos) << recorded << ": " << line;
+    expected[line.substr(b + 1)] = line.substr(0, b);
+  }
+  EXPECT_EQ(expected.size(), digests.size());
+  for (const auto& [name, d] : digests) {
+    const auto it = expected.find(name);
+    if (it == expected.end()) {
+      ADD_FAILURE() << name << ": no recorded digest";
+      continue;
+    }
+    EXPECT_EQ(d, it->second) << name << " differs from the recorded output";
+  }
+}
+
+}  // namespace
+}  // namespace structtest
