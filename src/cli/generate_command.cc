@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "core/jsonl.h"
+#include "core/record_io.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -60,6 +61,7 @@ int RunGenerate(GenerateOptions opt) {
   }
   std::string table = fmt::format("{:<14} {:<24} {:<5} {:>7}\n", "domain", "subtask", "split",
                                   "samples");
+  std::string line;
   for (const PlannedSubtask& planned : (*suite)->subtasks()) {
     for (size_t i = 0; i < planned.count; ++i) {
       auto sample = (*suite)->Generate(planned, i);
@@ -68,7 +70,10 @@ int RunGenerate(GenerateOptions opt) {
                                sample.status().message()));
         return kExitFatal;
       }
-      if (Status s = (*writer)->Write(SampleToJson(*sample)); !s.ok()) {
+      line.clear();
+      AppendSampleJson(*sample, &line);
+      line.push_back('\n');
+      if (Status s = (*writer)->WriteLine(line); !s.ok()) {
         PrintError(s.message());
         return kExitFatal;
       }

@@ -26,6 +26,7 @@
 #include "cli/commands.h"
 #include "core/hash.h"
 #include "core/jsonl.h"
+#include "core/record_io.h"
 #include "python/python_pool.h"
 #include "report/tally.h"
 #include "runner/runner.h"
@@ -197,31 +198,31 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
   RETURN_IF_ERROR(store->Begin());
   int64_t index = 0;
   if (!opt.samples.empty()) {
-    ASSIGN_OR_RETURN(auto reader, JsonlReader::Open(opt.samples));
-    nlohmann::json line;
+    ASSIGN_OR_RETURN(auto reader, RecordReader::Open(opt.samples));
+    Sample read;
+    std::string_view line;
     std::string bad;
     std::map<std::string, size_t> per_subtask;  // samples taken, for --limit
     for (;;) {
-      const auto r = reader->Next(&line, &bad);
-      if (r == JsonlReader::Result::kEnd) break;
-      if (r == JsonlReader::Result::kBadLine) return Status::InvalidArgument(bad);
-      const std::string where = fmt::format("{}:{}", reader->path(), reader->line_number());
-      auto sample = SampleFromJson(std::move(line));
-      if (!sample.ok()) return sample.status().WithContext(where);
+      const auto r = reader->NextSample(&read, &line, &bad);
+      if (r == RecordReader::Result::kEnd) break;
+      if (r == RecordReader::Result::kBadLine) return Status::InvalidArgument(bad);
+      const Sample* sample = &read;
+      const auto where = [&] { return fmt::format("{}:{}", reader->path(), reader->line_number()); };
       if (sample->messages.empty()) {
         return Status::InvalidArgument(fmt::format(
             "{}: sample '{}' has no messages to send (write samples with 'structtest "
             "generate')",
-            where, sample->id));
+            where(), sample->id));
       }
       if (auto ref = FindSubtask(sample->domain, sample->subtask); !ref.ok()) {
-        return ref.status().WithContext(fmt::format("{}: sample '{}'", where, sample->id));
+        return ref.status().WithContext(fmt::format("{}: sample '{}'", where(), sample->id));
       }
       if (opt.suite.limit > 0 &&
           ++per_subtask[sample->domain + "/" + sample->subtask] > opt.suite.limit) {
         continue;
       }
-      RETURN_IF_ERROR(store->AddSample(index++, *sample).WithContext(where));
+      RETURN_IF_ERROR(store->AddSample(index++, *sample, line).WithContext(where()));
     }
     RETURN_IF_ERROR(reader->io_error());
     if (index == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));

@@ -323,6 +323,31 @@ RecordReader::Result RecordReader::NextSample(Sample* sample, std::string_view* 
   return Result::kRecord;
 }
 
+StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json) {
+  if (not_json != nullptr) *not_json = false;
+  // One parser and buffer per thread: rows are read one after another.
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  padded.assign(text);
+  padded.append(JsonlReader::kLinePadding, ' ');
+  element root;
+  if (parser.parse(padded.data(), text.size(), false).get(root)) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      if (not_json != nullptr) *not_json = true;
+      return Status::InvalidArgument("not valid JSON");
+    }
+    return SampleFromJson(std::move(j));
+  }
+  if (!root.is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("record must be a JSON object, found {}", TypeName(root)));
+  }
+  Sample s;
+  RETURN_IF_ERROR(ReadSample(RecordFields(root.get_object().value_unsafe()), &s));
+  return s;
+}
+
 bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out) {
   std::string padded(text);
   padded.append(JsonlReader::kLinePadding, ' ');
@@ -347,6 +372,37 @@ void AppendKey(std::string_view key, std::string* out) {
 void AppendBool(bool b, std::string* out) { out->append(b ? "true" : "false"); }
 
 }  // namespace
+
+void AppendSampleJson(const Sample& sample, std::string* out) {
+  // SampleToJson's keys in nlohmann's (sorted) order.
+  const size_t mark = out->size();
+  out->append("{\"context\":");
+  out->append(DumpJsonLine(sample.context));
+  out->append(",\"domain\":");
+  bool ok = AppendJsonString(sample.domain, out);
+  out->append(",\"id\":");
+  ok = ok && AppendJsonString(sample.id, out);
+  out->append(",\"messages\":[");
+  for (size_t i = 0; ok && i < sample.messages.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->append("{\"content\":");
+    ok = AppendJsonString(sample.messages[i].content, out);
+    out->append(",\"role\":");
+    ok = ok && AppendJsonString(sample.messages[i].role, out);
+    out->push_back('}');
+  }
+  out->append("],\"params\":");
+  out->append(DumpJsonLine(sample.params));
+  out->append(",\"subtask\":");
+  ok = ok && AppendJsonString(sample.subtask, out);
+  out->append(",\"target\":");
+  out->append(DumpJsonLine(sample.target));
+  out->push_back('}');
+  if (!ok) {  // invalid UTF-8 somewhere: nlohmann's replacement
+    out->resize(mark);
+    out->append(DumpJsonLine(SampleToJson(sample)));
+  }
+}
 
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out) {
   // nlohmann's object keys come out sorted.

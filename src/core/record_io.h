@@ -52,6 +52,14 @@ class RecordReader {
 // not JSON. For tests that compare the two paths.
 bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out);
 
+// A sample from its JSON text (a stored row, say), as SampleFromJson reads it; text that
+// is not JSON sets *not_json (when given) and returns InvalidArgument.
+StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json = nullptr);
+
+// Appends DumpJsonLine(SampleToJson(sample)) to *out (no newline): the messages, which
+// hold the documents and programs, go through the fast string writer.
+void AppendSampleJson(const Sample& sample, std::string* out);
+
 // Appends DumpJsonLine(VerdictToJson(sample, verdict)) and a newline to *out.
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out);
 

@@ -1,5 +1,7 @@
 #include "store/run_store.h"
 
+#include "core/record_io.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -74,9 +76,9 @@ std::optional<int64_t> FromBool(std::optional<bool> b) {
 }
 
 StatusOr<Sample> ParseSample(std::string_view json, const std::string& where) {
-  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::IoError(where + ": stored sample is not valid JSON");
-  auto sample = SampleFromJson(std::move(j));
+  bool not_json = false;
+  auto sample = SampleFromJsonText(json, &not_json);
+  if (not_json) return Status::IoError(where + ": stored sample is not valid JSON");
   if (!sample.ok()) return sample.status().WithContext(where + ": stored sample");
   return sample;
 }
@@ -204,14 +206,18 @@ Status RunStore::Commit() {
   return s;
 }
 
-Status RunStore::AddSample(int64_t index, const Sample& sample) {
+Status RunStore::AddSample(int64_t index, const Sample& sample, std::string_view json) {
   assert(in_batch_ && "AddSample() outside a batch");
+  if (json.empty()) {
+    sample_json_.clear();
+    AppendSampleJson(sample, &sample_json_);
+    json = sample_json_;
+  }
   Status s = add_sample_->Bind(1, index)
                  .Bind(2, sample.id)
                  .Bind(3, sample.domain)
                  .Bind(4, sample.subtask)
-                 .Bind(5, SampleToJson(sample).dump(-1, ' ', false,
-                                                    nlohmann::json::error_handler_t::replace))
+                 .Bind(5, json)
                  .Run();
   if (!s.ok() && add_sample_->last_error() == SQLITE_CONSTRAINT_UNIQUE) {
     return Status::InvalidArgument(fmt::format("sample id '{}' appears twice", sample.id));

@@ -104,7 +104,9 @@ class RunStore {
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
   // response. Errors: a sample id already in the run ("sample id 'x' appears twice").
-  Status AddSample(int64_t index, const Sample& sample);
+  // `json`, when given, is the sample's JSON text as read (a line of a samples file),
+  // stored as it is; otherwise the sample is written out.
+  Status AddSample(int64_t index, const Sample& sample, std::string_view json = {});
   // Replaces the sample's response (an error is replaced by the answer of a retry) and
   // drops its verdicts, which belonged to the old response.
   Status PutResponse(int64_t index, const StoredResponse& response);
@@ -138,6 +140,7 @@ class RunStore {
   bool in_batch_ = false;
   // Prepared once; see run_store.cc.
   std::optional<sqlite::Stmt> add_sample_, put_response_, drop_verdicts_, put_verdict_;
+  std::string sample_json_;  // AddSample's buffer
 };
 
 }  // namespace structtest
