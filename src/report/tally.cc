@@ -10,18 +10,6 @@ namespace structtest {
 
 namespace {
 
-// Position of a subtask in the registry, for a stable report order.
-int RegistryRank(std::string_view domain, std::string_view subtask) {
-  int rank = 0;
-  for (const TaskFamily* f : Families()) {
-    for (const SubtaskSpec& s : f->subtasks) {
-      if (f->domain == domain && s.name == subtask) return rank;
-      ++rank;
-    }
-  }
-  return 1 << 20;
-}
-
 std::string Pct(std::optional<double> v) {
   return v ? fmt::format("{:6.2f}", *v) : std::string("     -");
 }
@@ -121,6 +109,17 @@ std::string NoSpreadNote(const std::vector<Stratum>& strata) {
 
 }  // namespace
 
+int ReportRank(std::string_view domain, std::string_view subtask) {
+  int rank = 0;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& s : f->subtasks) {
+      if (f->domain == domain && s.name == subtask) return rank;
+      ++rank;
+    }
+  }
+  return 1 << 20;
+}
+
 std::string SourceItem(const Sample& sample) {
   if (!sample.context.is_object()) return "";
   for (const char* field : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
@@ -208,7 +207,7 @@ std::vector<const SubtaskTally*> Tally::Subtasks() const {
   std::vector<const SubtaskTally*> out;
   for (const auto& [key, t] : by_subtask_) out.push_back(&t);
   std::stable_sort(out.begin(), out.end(), [](const SubtaskTally* a, const SubtaskTally* b) {
-    return RegistryRank(a->domain, a->subtask) < RegistryRank(b->domain, b->subtask);
+    return ReportRank(a->domain, a->subtask) < ReportRank(b->domain, b->subtask);
   });
   return out;
 }

@@ -63,6 +63,9 @@ struct SubtaskTally {
 // (task_id). "" when it names none (html): the sample stands alone.
 std::string SourceItem(const Sample& sample);
 
+// Where a subtask goes in a report: registry order, unknown subtasks last.
+int ReportRank(std::string_view domain, std::string_view subtask);
+
 class Tally {
  public:
   void Add(const Sample& sample, const Verdict& verdict);
