@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   SetupExport(app, &exit_code);
   SetupReport(app, &exit_code);
   SetupCompare(app, &exit_code);
+  SetupCorrelate(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
   try {

@@ -1,7 +1,8 @@
-// `structtest compare` as a user runs it: the real binary on runs of the built-in
-// responders and of scripted models behind a loopback server. The flips are checked
-// against the runs' exported verdicts, McNemar's and Holm's p-values against python3
-// (testing/stats_oracle.py), and the refusals by their messages and exit status.
+// `structtest compare` and `structtest correlate` as a user runs them: the real binary
+// on runs of the built-in responders and of scripted models behind a loopback server.
+// The flips are checked against the runs' exported verdicts, McNemar's and Holm's
+// p-values and Table 4's correlations against python3 (testing/stats_oracle.py), and the
+// refusals by their messages and exit status.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -328,6 +329,81 @@ TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {
   r = Structtest(dir, fmt::format("compare '{}' '{}' --format yaml", a, a));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--format yaml: expected text, markdown or json"), std::string::npos);
+}
+
+TEST(CorrelateCliTest, Table4IsTheExampleAndMatchesPython) {
+  TempDir dir;
+  Result r = Structtest(dir, "correlate --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json oracle = nlohmann::json::parse(
+      ReadFileOrDie(SourceDir() + "/src/report/testdata/stats_oracle.json"))["table4"];
+  EXPECT_EQ(j["models"].size(), 14u);
+  ASSERT_EQ(j["pairs"].size(), oracle.size());
+  for (size_t i = 0; i < oracle.size(); ++i) {
+    const nlohmann::json& got = j["pairs"][i];
+    const nlohmann::json& want = oracle[i];
+    EXPECT_EQ(got["x"], want["x"]);
+    EXPECT_EQ(got["y"], want["y"]);
+    EXPECT_EQ(got["n"], want["n"]);
+    EXPECT_NEAR(got["pearson"]["value"].get<double>(), want["pearson"].get<double>(), 1e-12);
+    EXPECT_NEAR(got["pearson"]["low"].get<double>(), want["pearson_ci"][0].get<double>(), 1e-12);
+    EXPECT_NEAR(got["pearson"]["high"].get<double>(), want["pearson_ci"][1].get<double>(), 1e-12);
+    EXPECT_NEAR(got["spearman"]["value"].get<double>(), want["spearman"].get<double>(), 1e-12);
+    EXPECT_NEAR(got["spearman"]["low"].get<double>(), want["spearman_ci"][0].get<double>(), 1e-12);
+    EXPECT_NEAR(got["spearman"]["high"].get<double>(), want["spearman_ci"][1].get<double>(), 1e-12);
+  }
+  // The text names n and shows the figures README reports next to the paper's.
+  r = Structtest(dir, "correlate");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("14 models; numeric columns: structtest arena mmlu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("structtest  arena   14      0.910  [ 0.733,  0.971]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("structtest  mmlu    14      0.970  [ 0.905,  0.991]"), std::string::npos) << r.out;
+  // The same table from the data file gives the same figures.
+  const Result from_file = Structtest(dir, "correlate '" + SourceDir() + "/data/paper/table4_correlation.csv'");
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_EQ(from_file.out.substr(from_file.out.find("\n")), r.out.substr(r.out.find("\n")));
+}
+
+TEST(CorrelateCliTest, RunsAddTheirScoresAsColumns) {
+  TempDir dir;
+  const std::string oracle = dir.path() + "/oracle", null = dir.path() + "/null";
+  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, oracle)).exit_code, 0);
+  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/null {} --out '{}' --quiet", kSuite, null)).exit_code, 0);
+  const std::string csv = dir.path() + "/models.csv";
+  testing::WriteFileOrDie(csv, "model,elo,size\nbig,1300,70\nsmall,1000,7\nmid,1150,\n");
+  Result r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run SMALL='{}' --format json",
+                                         csv, oracle, null));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["models"], (nlohmann::json{"big", "small", "mid"}));  // SMALL is small's row
+  ASSERT_EQ(j["columns"].size(), 2u + 11u);
+  EXPECT_EQ(j["columns"][2], "run_all");
+  for (const nlohmann::json& p : j["pairs"]) {
+    if (p["x"] == "elo" && p["y"] == "size") EXPECT_EQ(p["n"], 2);  // mid has no size
+    if (p["x"] == "elo" && p["y"] == "run_html_easy") EXPECT_EQ(p["n"], 2);
+  }
+  r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run small='{}' --run mid='{}'",
+                                  csv, oracle, null, oracle));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("elo            run_html_easy    3      0.866"), std::string::npos) << r.out;
+
+  r = Structtest(dir, "correlate /nonexistent/models.csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "structtest: error: /nonexistent/models.csv: No such file or directory\n");
+  r = Structtest(dir, fmt::format("correlate '{}' --run big", csv));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "structtest: error: --run big: expected MODEL=RUN_DIR\n");
+  r = Structtest(dir, fmt::format("correlate '{}' --run big=/nonexistent/run", csv));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "structtest: error: /nonexistent/run: no run here (no run.db)\n");
+  r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run BIG='{}'", csv, oracle, null));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("big already has a run's scores"), std::string::npos) << r.err;
+  testing::WriteFileOrDie(csv, "name,elo\nbig,1300\n");
+  r = Structtest(dir, fmt::format("correlate '{}'", csv));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, fmt::format("structtest: error: {}:1: no 'model' column in the header\n", csv));
 }
 
 }  // namespace
