@@ -22,6 +22,8 @@ void SetupGenerate(CLI::App& app, int* exit_code);
 void SetupRun(CLI::App& app, int* exit_code);
 void SetupExport(CLI::App& app, int* exit_code);
 void SetupReport(CLI::App& app, int* exit_code);
+void SetupCompare(CLI::App& app, int* exit_code);
+void SetupCorrelate(CLI::App& app, int* exit_code);
 
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.

@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   SetupGenerate(app, &exit_code);
   SetupExport(app, &exit_code);
   SetupReport(app, &exit_code);
+  SetupCompare(app, &exit_code);
+  SetupCorrelate(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
   try {

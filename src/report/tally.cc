@@ -10,30 +10,12 @@ namespace structtest {
 
 namespace {
 
-// The paper's four domains: the overall scores are only defined when all are there.
-constexpr std::string_view kPaperDomains[] = {"summarization", "code", "html", "math"};
-
-// Position of a subtask in the registry, for a stable report order.
-int RegistryRank(std::string_view domain, std::string_view subtask) {
-  int rank = 0;
-  for (const TaskFamily* f : Families()) {
-    for (const SubtaskSpec& s : f->subtasks) {
-      if (f->domain == domain && s.name == subtask) return rank;
-      ++rank;
-    }
-  }
-  return 1 << 20;
-}
-
-std::optional<double> Mean(const std::vector<double>& v) {
-  if (v.empty()) return std::nullopt;
-  double sum = 0;
-  for (double x : v) sum += x;
-  return sum / static_cast<double>(v.size());
-}
-
 std::string Pct(std::optional<double> v) {
   return v ? fmt::format("{:6.2f}", *v) : std::string("     -");
+}
+
+std::string Ci(std::optional<Interval> i) {
+  return i ? fmt::format("[{:6.2f}, {:6.2f}]", i->low, i->high) : std::string("-");
 }
 
 // The notes column: math's format and answer rates, per-task counts, errors.
@@ -53,7 +35,100 @@ std::string Notes(const SubtaskTally& t) {
   return notes;
 }
 
+// Everything a renderer shows, computed once.
+struct Figures {
+  std::vector<const SubtaskTally*> subtasks;  // report order
+  std::vector<std::optional<Interval>> subtask_ci;  // parallel to subtasks
+  std::vector<double> design_effect;               // parallel to subtasks
+  std::vector<Stratum> strata;                     // in Compute's order
+  Aggregates agg;
+  AggregateIntervals agg_ci;
+};
+
+Figures ComputeFigures(const Tally& tally) {
+  Figures f;
+  f.subtasks = tally.Subtasks();
+  for (const SubtaskTally* t : f.subtasks) {
+    const Stratum s = t->ToStratum();
+    f.subtask_ci.push_back(SubtaskInterval(s));
+    f.design_effect.push_back(DesignEffect(s));
+  }
+  f.strata = tally.Strata();
+  f.agg = tally.Compute();
+  f.agg_ci = BootstrapAggregates(f.strata);
+  return f;
+}
+
+std::optional<Interval> Find(const std::map<std::string, Interval>& m, const std::string& key) {
+  const auto it = m.find(key);
+  return it == m.end() ? std::nullopt : std::optional<Interval>(it->second);
+}
+
+// The units and passes an aggregate is computed from: the strata it takes in.
+std::pair<int64_t, int64_t> UnitsOf(const std::vector<Stratum>& strata,
+                                    std::optional<std::string_view> domain,
+                                    std::optional<Split> split) {
+  int64_t n = 0, k = 0;
+  for (const Stratum& s : strata) {
+    if (!s.split || (split && *s.split != *split)) continue;
+    if (domain ? s.domain != *domain
+               : std::find(std::begin(kPaperDomains), std::end(kPaperDomains), s.domain) ==
+                     std::end(kPaperDomains)) {
+      continue;
+    }
+    n += s.Units();
+    k += s.PassedA();
+  }
+  return {n, k};
+}
+
+nlohmann::json CiJson(std::pair<int64_t, int64_t> nk, std::optional<double> estimate,
+                      std::optional<Interval> ci, std::string_view method) {
+  if (!estimate || !ci) return nlohmann::json();
+  return {{"n", nk.first},     {"k", nk.second},    {"estimate", *estimate},
+          {"low", ci->low},    {"high", ci->high},  {"method", method}};
+}
+
+constexpr std::string_view kIntervalNote =
+    "95% CI: Wilson per subtask (over tasks where it counts tasks); the aggregates by a "
+    "stratified bootstrap that resamples samples of one source item together";
+
+// Where every subtask of an aggregate is at 0% or 100%, resampling cannot move it: said,
+// so that a zero-width interval is not read as certainty.
+std::string NoSpreadNote(const std::vector<Stratum>& strata) {
+  bool any = false;
+  for (const Stratum& s : strata) {
+    if (!s.split) continue;
+    if (s.PassedA() != 0 && s.PassedA() != s.Units()) return "";
+    any = true;
+  }
+  return any ? "; every subtask is at 0% or 100%, so the aggregates' intervals have no "
+               "width: the subtasks' Wilson intervals show what n allows"
+             : "";
+}
+
 }  // namespace
+
+int ReportRank(std::string_view domain, std::string_view subtask) {
+  int rank = 0;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& s : f->subtasks) {
+      if (f->domain == domain && s.name == subtask) return rank;
+      ++rank;
+    }
+  }
+  return 1 << 20;
+}
+
+std::string SourceItem(const Sample& sample) {
+  if (!sample.context.is_object()) return "";
+  for (const char* field : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
+    const auto it = sample.context.find(field);
+    if (it == sample.context.end() || it->is_null()) continue;
+    return std::string(field) + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
+  }
+  return "";
+}
 
 int64_t SubtaskTally::TasksSolved() const {
   int64_t n = 0;
@@ -96,6 +171,17 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
   ++t.scored;
   ++scored_;
   if (verdict.pass) ++t.passed;
+  if (!t.per_task()) {
+    const std::string item = SourceItem(sample);
+    if (item.empty()) {
+      ++t.single_scored;
+      t.single_passed += verdict.pass;
+    } else {
+      auto& [scored, passed] = t.items[item];
+      ++scored;
+      passed += verdict.pass;
+    }
+  }
   if (t.per_task()) {
     using State = SubtaskTally::TaskState;
     const State state = verdict.pass ? State::kSolved : State::kFailed;
@@ -126,62 +212,72 @@ std::vector<const SubtaskTally*> Tally::Subtasks() const {
   std::vector<const SubtaskTally*> out;
   for (const auto& [key, t] : by_subtask_) out.push_back(&t);
   std::stable_sort(out.begin(), out.end(), [](const SubtaskTally* a, const SubtaskTally* b) {
-    return RegistryRank(a->domain, a->subtask) < RegistryRank(b->domain, b->subtask);
+    return ReportRank(a->domain, a->subtask) < ReportRank(b->domain, b->subtask);
   });
   return out;
 }
 
+Stratum SubtaskTally::ToStratum() const {
+  Stratum s;
+  s.domain = domain;
+  s.subtask = subtask;
+  if (scored > 0) s.split = split;
+  std::map<std::pair<int64_t, int64_t>, int64_t> kinds;  // (units, passed) -> clusters
+  if (per_task()) {
+    for (const auto& [task, state] : tasks) {
+      if (state != TaskState::kIncomplete) ++kinds[{1, state == TaskState::kSolved}];
+    }
+  } else {
+    for (const auto& [item, counts] : items) ++kinds[counts];
+    if (single_passed > 0) kinds[{1, 1}] += single_passed;
+    if (single_scored > single_passed) kinds[{1, 0}] += single_scored - single_passed;
+  }
+  for (const auto& [kind, count] : kinds) {
+    s.kinds.push_back({kind.first, kind.second, 0, count});
+  }
+  return s;
+}
+
+std::vector<Stratum> Tally::Strata() const {
+  std::vector<Stratum> out;
+  for (const auto& [key, t] : by_subtask_) out.push_back(t.ToStratum());
+  return out;
+}
+
 Aggregates Tally::Compute() const {
-  Aggregates agg;
-  std::map<std::string, std::vector<double>> easy, hard;
+  std::vector<SubtaskScore> scores;
   for (const auto& [key, t] : by_subtask_) {
     if (!t.split || t.scored == 0) continue;
-    (*t.split == Split::kEasy ? easy : hard)[t.domain].push_back(t.Accuracy());
+    scores.push_back({t.domain, *t.split, t.Accuracy()});
   }
-  std::vector<double> domain_easy, domain_hard;
-  for (std::string_view d : kPaperDomains) {
-    const std::string domain(d);
-    agg.easy[domain] = easy.count(domain) ? Mean(easy[domain]) : std::nullopt;
-    agg.hard[domain] = hard.count(domain) ? Mean(hard[domain]) : std::nullopt;
-    if (agg.easy[domain]) {
-      domain_easy.push_back(*agg.easy[domain]);
-    } else {
-      agg.missing_easy.push_back(domain);
-    }
-    if (agg.hard[domain]) {
-      domain_hard.push_back(*agg.hard[domain]);
-    } else {
-      agg.missing_hard.push_back(domain);
-    }
-  }
-  if (agg.missing_easy.empty()) agg.overall_easy = Mean(domain_easy);
-  if (agg.missing_hard.empty()) agg.overall_hard = Mean(domain_hard);
-  if (agg.overall_easy && agg.overall_hard) {
-    agg.all = (*agg.overall_easy + *agg.overall_hard) / 2;
-  }
-  return agg;
+  return ComputeAggregates(scores);
 }
 
 std::string RenderTextReport(const Tally& tally, RuleSet rules) {
+  const Figures fig = ComputeFigures(tally);
   std::string out;
   out += fmt::format("rules: {}", RuleSetName(rules));
   for (const TaskFamily* f : Families()) {
     out += fmt::format("  {} {}", f->domain, f->rules_version);
   }
   out += "\n\n";
-  out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {}\n", "domain", "subtask", "split",
-                     "scored", "pass%", "notes");
-  for (const SubtaskTally* t : tally.Subtasks()) {
-    const std::string notes = Notes(*t);
-    out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {}\n", t->domain, t->subtask,
+  out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {:<16}  {}\n", "domain", "subtask",
+                     "split", "scored", "pass%", "95% CI", "notes");
+  for (size_t i = 0; i < fig.subtasks.size(); ++i) {
+    const SubtaskTally* t = fig.subtasks[i];
+    out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {:<16}  {}\n", t->domain, t->subtask,
                        t->split ? SplitName(*t->split) : "?", t->scored,
-                       t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-", notes);
+                       t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-",
+                       Ci(fig.subtask_ci[i]), Notes(*t));
   }
-  const Aggregates agg = tally.Compute();
-  out += fmt::format("\n{:<14} {:>6} {:>6}\n", "domain", "Easy", "Hard");
+  const Aggregates& agg = fig.agg;
+  out += fmt::format("\n{:<14} {:>6} {:>6}  {:<16}  {}\n", "domain", "Easy", "Hard",
+                     "Easy 95% CI", "Hard 95% CI");
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
-    out += fmt::format("{:<14} {} {}\n", domain, Pct(agg.easy.at(domain)), Pct(agg.hard.at(domain)));
+    out += fmt::format("{:<14} {} {}  {:<16}  {}\n", domain, Pct(agg.easy.at(domain)),
+                       Pct(agg.hard.at(domain)), Ci(Find(fig.agg_ci.easy, domain)),
+                       Ci(Find(fig.agg_ci.hard, domain)));
   }
   auto missing = [](const std::vector<std::string>& v) {
     std::string s;
@@ -189,25 +285,32 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
     return s;
   };
   out += "\n";
-  out += agg.overall_easy ? fmt::format("overall Easy  {:6.2f}\n", *agg.overall_easy)
+  out += agg.overall_easy ? fmt::format("overall Easy  {:6.2f}  {}\n", *agg.overall_easy,
+                                        Ci(fig.agg_ci.overall_easy))
                           : fmt::format("overall Easy       -  (no Easy samples of: {})\n",
                                         missing(agg.missing_easy));
-  out += agg.overall_hard ? fmt::format("overall Hard  {:6.2f}\n", *agg.overall_hard)
+  out += agg.overall_hard ? fmt::format("overall Hard  {:6.2f}  {}\n", *agg.overall_hard,
+                                        Ci(fig.agg_ci.overall_hard))
                           : fmt::format("overall Hard       -  (no Hard samples of: {})\n",
                                         missing(agg.missing_hard));
-  out += agg.all ? fmt::format("All           {:6.2f}\n", *agg.all)
+  out += agg.all ? fmt::format("All           {:6.2f}  {}\n", *agg.all, Ci(fig.agg_ci.all))
                  : std::string("All                -  (needs overall Easy and Hard)\n");
+  out += fmt::format("\n{} ({} replicates, seed {}){}\n", kIntervalNote, kBootstrapReplicates,
+                     kBootstrapSeed, NoSpreadNote(fig.strata));
   return out;
 }
 
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
+  const Figures fig = ComputeFigures(tally);
   const auto pct = [](std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   nlohmann::json out = {{"rules", RuleSetName(rules)}};
   nlohmann::json versions = nlohmann::json::object();
   for (const TaskFamily* f : Families()) versions[std::string(f->domain)] = f->rules_version;
   out["rules_versions"] = std::move(versions);
   nlohmann::json subtasks = nlohmann::json::array();
-  for (const SubtaskTally* t : tally.Subtasks()) {
+  for (size_t i = 0; i < fig.subtasks.size(); ++i) {
+    const SubtaskTally* t = fig.subtasks[i];
+    const Stratum s = t->ToStratum();
     nlohmann::json j = {{"domain", t->domain},
                         {"subtask", t->subtask},
                         {"split", t->split ? nlohmann::json(SplitName(*t->split)) : nlohmann::json()},
@@ -215,6 +318,10 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
                         {"passed", t->passed},
                         {"errors", t->errors},
                         {"accuracy", t->scored ? nlohmann::json(t->Accuracy()) : nlohmann::json()}};
+    j["ci"] = CiJson({s.Units(), s.PassedA()},
+                     s.Units() ? std::optional<double>(s.AccuracyA()) : std::nullopt,
+                     fig.subtask_ci[i], "wilson");
+    if (fig.design_effect[i] > 1) j["ci"]["design_effect"] = fig.design_effect[i];
     if (t->has_math_parts && t->scored > 0) {
       j["format_accuracy"] = 100.0 * t->format_passed / t->scored;
       j["answer_accuracy"] = 100.0 * t->accuracy_passed / t->scored;
@@ -227,44 +334,72 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
     subtasks.push_back(std::move(j));
   }
   out["subtasks"] = std::move(subtasks);
-  const Aggregates agg = tally.Compute();
+  const Aggregates& agg = fig.agg;
   nlohmann::json domains = nlohmann::json::object();
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
-    domains[domain] = {{"easy", pct(agg.easy.at(domain))}, {"hard", pct(agg.hard.at(domain))}};
+    domains[domain] = {
+        {"easy", pct(agg.easy.at(domain))},
+        {"hard", pct(agg.hard.at(domain))},
+        {"easy_ci", CiJson(UnitsOf(fig.strata, d, Split::kEasy), agg.easy.at(domain),
+                           Find(fig.agg_ci.easy, domain), "bootstrap")},
+        {"hard_ci", CiJson(UnitsOf(fig.strata, d, Split::kHard), agg.hard.at(domain),
+                           Find(fig.agg_ci.hard, domain), "bootstrap")}};
   }
   out["domains"] = std::move(domains);
   out["overall_easy"] = pct(agg.overall_easy);
   out["overall_hard"] = pct(agg.overall_hard);
   out["all"] = pct(agg.all);
+  out["overall_easy_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, Split::kEasy),
+                                  agg.overall_easy, fig.agg_ci.overall_easy, "bootstrap");
+  out["overall_hard_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, Split::kHard),
+                                  agg.overall_hard, fig.agg_ci.overall_hard, "bootstrap");
+  out["all_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, std::nullopt), agg.all,
+                         fig.agg_ci.all, "bootstrap");
+  out["intervals"] = {
+      {"confidence", 0.95},
+      {"subtasks", "wilson score interval; over tasks where a subtask counts tasks; n / "
+                   "design effect where samples share a source item"},
+      {"aggregates", "percentile bootstrap, stratified by subtask, clustered by source item"},
+      {"replicates", kBootstrapReplicates},
+      {"seed", kBootstrapSeed}};
   return out;
 }
 
 std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
+  const Figures fig = ComputeFigures(tally);
   const auto cell = [](std::optional<double> v) {
     return v ? fmt::format("{:.2f}", *v) : std::string("-");
   };
-  std::string out = "| domain | subtask | split | scored | pass % | notes |\n"
-                    "|---|---|---|---:|---:|---|\n";
-  for (const SubtaskTally* t : tally.Subtasks()) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t->domain, t->subtask,
+  const auto ci = [](std::optional<Interval> i) {
+    return i ? fmt::format("{:.2f}–{:.2f}", i->low, i->high) : std::string("-");
+  };
+  std::string out = "| domain | subtask | split | scored | pass % | 95% CI | notes |\n"
+                    "|---|---|---|---:|---:|---:|---|\n";
+  for (size_t i = 0; i < fig.subtasks.size(); ++i) {
+    const SubtaskTally* t = fig.subtasks[i];
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", t->domain, t->subtask,
                        t->split ? SplitName(*t->split) : "?", t->scored,
-                       t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-", Notes(*t));
+                       t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-",
+                       ci(fig.subtask_ci[i]), Notes(*t));
   }
-  const Aggregates agg = tally.Compute();
-  out += "\n| domain | Easy | Hard |\n|---|---:|---:|\n";
+  const Aggregates& agg = fig.agg;
+  out += "\n| domain | Easy | Easy 95% CI | Hard | Hard 95% CI |\n|---|---:|---:|---:|---:|\n";
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
-    out += fmt::format("| {} | {} | {} |\n", domain, cell(agg.easy.at(domain)),
-                       cell(agg.hard.at(domain)));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", domain, cell(agg.easy.at(domain)),
+                       ci(Find(fig.agg_ci.easy, domain)), cell(agg.hard.at(domain)),
+                       ci(Find(fig.agg_ci.hard, domain)));
   }
-  out += fmt::format("| **overall** | **{}** | **{}** |\n", cell(agg.overall_easy),
-                     cell(agg.overall_hard));
-  out += fmt::format("\n**All: {}** (rules: {}", cell(agg.all), RuleSetName(rules));
+  out += fmt::format("| **overall** | **{}** | {} | **{}** | {} |\n", cell(agg.overall_easy),
+                     ci(fig.agg_ci.overall_easy), cell(agg.overall_hard),
+                     ci(fig.agg_ci.overall_hard));
+  out += fmt::format("\n**All: {}** (95% CI {}; rules: {}", cell(agg.all), ci(fig.agg_ci.all),
+                     RuleSetName(rules));
   for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->rules_version);
-  out += ")\n";
+  out += fmt::format(")\n\n{} ({} replicates, seed {}){}.\n", kIntervalNote,
+                     kBootstrapReplicates, kBootstrapSeed, NoSpreadNote(fig.strata));
   return out;
 }
 
 }  // namespace structtest
-

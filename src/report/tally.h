@@ -1,7 +1,7 @@
 // Accumulates verdicts per subtask and computes the paper's aggregates (Table 1):
 // subtask accuracy; domain Easy/Hard = mean of its subtasks; overall Easy/Hard = mean
-// of the four domains; All = mean of overall Easy and Hard. Memory is per subtask, not
-// per record.
+// of the four domains; All = mean of overall Easy and Hard; each with its 95% interval
+// (stats.h). Memory is per subtask and per source item (SourceItem), not per record.
 #ifndef STRUCTTEST_REPORT_TALLY_H_
 #define STRUCTTEST_REPORT_TALLY_H_
 
@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/aggregates.h"
+#include "report/stats.h"
 #include "structtest/sample.h"
 #include "tasks/task.h"
 
@@ -36,6 +38,12 @@ struct SubtaskTally {
   enum class TaskState { kSolved, kFailed, kIncomplete };
   std::map<std::string, TaskState> tasks;
 
+  // Scored samples by the source item they were made from (other subtasks): -> (scored,
+  // passed). Samples without a source item are counted in `single_*` instead.
+  std::map<std::string, std::pair<int64_t, int64_t>> items;
+  int64_t single_scored = 0;
+  int64_t single_passed = 0;
+
   bool per_task() const { return spec != nullptr && spec->task_key != nullptr; }
   double SampleAccuracy() const { return scored == 0 ? 0.0 : 100.0 * passed / scored; }
   int64_t TasksSolved() const;
@@ -43,15 +51,20 @@ struct SubtaskTally {
   // The subtask's score as the paper reports it: per task where it counts tasks,
   // otherwise per sample.
   double Accuracy() const;
+  // Its clusters, for the statistics: tasks (one unit each, solved or not) where it
+  // counts tasks, otherwise the scored samples by source item. `split` is set when the
+  // subtask enters the aggregates.
+  Stratum ToStratum() const;
 };
 
-struct Aggregates {
-  // domain -> mean accuracy of its Easy / Hard subtasks (only present ones).
-  std::map<std::string, std::optional<double>> easy, hard;
-  std::optional<double> overall_easy, overall_hard, all;
-  // Domains of the paper without any scored subtask of a split, named in the report.
-  std::vector<std::string> missing_easy, missing_hard;
-};
+// The source item a sample was made from, which samples of one subtask may share: the
+// GSM8K question of a math sample (context.gsm8k_index or problem_id), the document of
+// a summarization sample (document_id), the MBPP task or program of a code sample
+// (task_id). "" when it names none (html): the sample stands alone.
+std::string SourceItem(const Sample& sample);
+
+// Where a subtask goes in a report: registry order, unknown subtasks last.
+int ReportRank(std::string_view domain, std::string_view subtask);
 
 class Tally {
  public:
@@ -77,6 +90,8 @@ class Tally {
   // Subtasks in registry order (unknown ones last, by name).
   std::vector<const SubtaskTally*> Subtasks() const;
   Aggregates Compute() const;
+  // Every subtask as a stratum, in the order Compute adds them.
+  std::vector<Stratum> Strata() const;
   int64_t scored() const { return scored_; }
   int64_t errors() const { return errors_; }
 
@@ -88,14 +103,22 @@ class Tally {
   int64_t errors_ = 0;
 };
 
-// The plain-text table printed by `structtest score`.
+// The plain-text table printed by `structtest score`, `run` and `report`, with a 95%
+// interval for every figure: Wilson (over tasks where a subtask counts tasks; with the
+// effective sample size where samples share a source item) for a subtask, the
+// stratified cluster bootstrap (kBootstrapReplicates, kBootstrapSeed) for the
+// aggregates.
 std::string RenderTextReport(const Tally& tally, RuleSet rules);
 
 // The same figures for programs: {"rules", "rules_versions", "subtasks": [{"domain",
-// "subtask", "split", "scored", "passed", "errors", "accuracy", and where they apply
-// "format_accuracy", "answer_accuracy", "tasks_solved", "tasks_counted",
-// "sample_accuracy"}], "domains": {"code": {"easy", "hard"}, ...}, "overall_easy",
-// "overall_hard", "all"}. Percentages; null where there is nothing to average.
+// "subtask", "split", "scored", "passed", "errors", "accuracy", "ci", and where they
+// apply "format_accuracy", "answer_accuracy", "tasks_solved", "tasks_counted",
+// "sample_accuracy"}], "domains": {"code": {"easy", "hard", "easy_ci", "hard_ci"}, ...},
+// "overall_easy", "overall_hard", "all", "overall_easy_ci", "overall_hard_ci",
+// "all_ci", "intervals"}. Percentages; null where there is nothing to average. A "ci"
+// is {"n", "k", "estimate", "low", "high", "method"}: the units (samples, or tasks)
+// and passes it comes from, the figure and its 95% bounds; "intervals" names the
+// methods, the replicates and the seed.
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
 
 // The same as GitHub-flavoured Markdown tables, to paste next to the paper's.

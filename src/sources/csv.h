@@ -2,7 +2,8 @@
 // fields that may hold commas, doubled quotes and line breaks, records ended by "\r\n",
 // "\n" or "\r". Lenient where Python's csv module is (a quote inside an unquoted field
 // is kept as a character); strict where the file is surely broken (an unterminated
-// quoted field, text right after a closing quote). Internal to src/sources.
+// quoted field, text right after a closing quote). Internal to src/sources, and to
+// report/correlate.cc, which reads tables of figures per model.
 #ifndef STRUCTTEST_SOURCES_CSV_H_
 #define STRUCTTEST_SOURCES_CSV_H_
 

@@ -1,0 +1,71 @@
+// `structtest compare RUN_A RUN_B [RUN...]`: each run against the first, on the samples
+// they share: per subtask, domain split and All, B - A with a paired bootstrap interval,
+// the flips and McNemar's exact test with Holm's correction (report/compare.h). Only
+// reads the stores.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "report/compare.h"
+
+namespace structtest::cli {
+
+namespace {
+
+struct CompareCliOptions {
+  std::vector<std::string> runs;
+  std::string format = "text";
+  std::string rules = "paper";
+  bool flips = false;
+};
+
+int RunCompare(const CompareCliOptions& opt) {
+  if (opt.format != "text" && opt.format != "markdown" && opt.format != "json") {
+    PrintError(fmt::format("--format {}: expected text, markdown or json", opt.format));
+    return kExitFatal;
+  }
+  if (opt.runs.size() < 2) {
+    PrintError("compare: expected two run directories or more");
+    return kExitFatal;
+  }
+  auto rules = ParseRuleSet(opt.rules);
+  if (!rules.ok()) {
+    PrintError(rules.status().message());
+    return kExitFatal;
+  }
+  CompareOptions options;
+  options.rules = *rules;
+  options.flips = opt.flips;
+  auto comparisons = CompareRuns(opt.runs, options);
+  if (!comparisons.ok()) {
+    PrintError(comparisons.status().message());
+    return kExitFatal;
+  }
+  const std::string out =
+      opt.format == "json"       ? RenderCompareJson(*comparisons, *rules, opt.flips).dump(2) + "\n"
+      : opt.format == "markdown" ? RenderCompareMarkdown(*comparisons, *rules, opt.flips)
+                                 : RenderCompareText(*comparisons, *rules, opt.flips);
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+void SetupCompare(CLI::App& app, int* exit_code) {
+  auto opt = std::make_shared<CompareCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare stored runs on the samples they share: B - A per subtask, domain "
+                 "and All with 95% intervals, flips, McNemar's test");
+  cmd->add_option("runs", opt->runs, "run directories: RUN_A RUN_B [RUN...] (each against RUN_A)")
+      ->required();
+  cmd->add_option("--format", opt->format, "text (default), markdown or json");
+  cmd->add_option("--rules", opt->rules, "whose stored verdicts to compare (default paper)");
+  cmd->add_flag("--flips", opt->flips, "list every flipped sample with both reasons");
+  cmd->callback([opt, exit_code]() { *exit_code = RunCompare(*opt); });
+}
+
+}  // namespace structtest::cli

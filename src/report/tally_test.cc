@@ -1,0 +1,185 @@
+// The tally's clusters and the intervals the renderers show.
+#include "report/tally.h"
+
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace structtest {
+namespace {
+
+Sample Make(std::string domain, std::string subtask, std::string id,
+            nlohmann::json context = nlohmann::json::object()) {
+  Sample s;
+  s.id = std::move(id);
+  s.domain = std::move(domain);
+  s.subtask = std::move(subtask);
+  s.context = std::move(context);
+  return s;
+}
+
+Verdict Pass(bool pass) {
+  Verdict v;
+  v.pass = pass;
+  return v;
+}
+
+const ClusterKind* FindKind(const Stratum& s, int64_t units, int64_t passed) {
+  for (const ClusterKind& k : s.kinds) {
+    if (k.units == units && k.pass_a == passed) return &k;
+  }
+  return nullptr;
+}
+
+TEST(TallyTest, SourceItemNamesTheQuestionDocumentOrTask) {
+  EXPECT_EQ(SourceItem(Make("math", "math_easy", "3", {{"gsm8k_index", 3}})), "gsm8k_index=3");
+  EXPECT_EQ(SourceItem(Make("math", "math_hard", "x", {{"problem_id", "math-0007"}})),
+            "problem_id=math-0007");
+  EXPECT_EQ(SourceItem(Make("summarization", "length", "x", {{"document_id", "doc-1"}})),
+            "document_id=doc-1");
+  EXPECT_EQ(SourceItem(Make("code", "replace_variables", "x", {{"task_id", 11}})), "task_id=11");
+  EXPECT_EQ(SourceItem(Make("html", "html_easy", "x", {{"start_tag", "<html>"}})), "");
+}
+
+TEST(TallyTest, MathSamplesOfOneQuestionAreOneCluster) {
+  Tally tally;
+  // Question 1 asked three times (all pass), question 2 twice (one passes), and two
+  // html samples that stand alone.
+  for (int i = 0; i < 3; ++i) {
+    tally.Add(Make("math", "math_easy", "a" + std::to_string(i), {{"gsm8k_index", 1}}), Pass(true));
+  }
+  tally.Add(Make("math", "math_easy", "b0", {{"gsm8k_index", 2}}), Pass(true));
+  tally.Add(Make("math", "math_easy", "b1", {{"gsm8k_index", 2}}), Pass(false));
+  tally.Add(Make("html", "html_easy", "h0"), Pass(true));
+  tally.Add(Make("html", "html_easy", "h1"), Pass(false));
+  std::vector<Stratum> strata = tally.Strata();
+  ASSERT_EQ(strata.size(), 2u);
+  const Stratum& html = strata[0].domain == "html" ? strata[0] : strata[1];
+  const Stratum& math = strata[0].domain == "math" ? strata[0] : strata[1];
+  EXPECT_EQ(math.Units(), 5);
+  EXPECT_EQ(math.PassedA(), 4);
+  ASSERT_NE(FindKind(math, 3, 3), nullptr);
+  ASSERT_NE(FindKind(math, 2, 1), nullptr);
+  EXPECT_EQ(html.Units(), 2);
+  ASSERT_NE(FindKind(html, 1, 1), nullptr);
+  EXPECT_EQ(FindKind(html, 1, 1)->count, 1);
+  EXPECT_EQ(math.split, Split::kEasy);
+}
+
+TEST(TallyTest, SimulateExecuteIsResampledByTask) {
+  Tally tally;
+  // Task 11: both inputs pass; task 12: one fails; task 13: one could not be scored.
+  const auto sample = [](int task, int k) {
+    return Make("code", "simulate_execute", std::to_string(task) + "_" + std::to_string(k),
+                {{"task_id", task}});
+  };
+  tally.Add(sample(11, 0), Pass(true));
+  tally.Add(sample(11, 1), Pass(true));
+  tally.Add(sample(12, 0), Pass(true));
+  tally.Add(sample(12, 1), Pass(false));
+  tally.Add(sample(13, 0), Pass(true));
+  tally.AddError(sample(13, 1));
+  const std::vector<Stratum> strata = tally.Strata();
+  ASSERT_EQ(strata.size(), 1u);
+  EXPECT_EQ(strata[0].Units(), 2);  // tasks counted: 11 and 12
+  EXPECT_EQ(strata[0].PassedA(), 1);
+  EXPECT_EQ(strata[0].AccuracyA(), tally.Subtasks()[0]->Accuracy());
+  const nlohmann::json j = RenderJsonReport(tally, RuleSet::kPaper);
+  const nlohmann::json& ci = j["subtasks"][0]["ci"];
+  EXPECT_EQ(ci["n"], 2);
+  EXPECT_EQ(ci["k"], 1);
+  EXPECT_EQ(ci["estimate"], 50.0);
+  EXPECT_EQ(ci["method"], "wilson");
+}
+
+// A tally over all four domains, both splits.
+Tally Everything() {
+  Tally tally;
+  int id = 0;
+  const auto add = [&](const char* domain, const char* subtask, int n, int pass) {
+    for (int i = 0; i < n; ++i) {
+      tally.Add(Make(domain, subtask, std::to_string(id++)), Pass(i < pass));
+    }
+  };
+  add("summarization", "bullet_points", 40, 30);
+  add("summarization", "indented_bullet_points", 40, 10);
+  add("code", "add_print_statements", 30, 20);
+  add("code", "add_print_statements_v2", 30, 5);
+  add("html", "html_easy", 30, 27);
+  add("html", "html_hard", 30, 12);
+  add("math", "math_easy", 50, 40);
+  add("math", "math_hard", 50, 15);
+  return tally;
+}
+
+TEST(TallyTest, JsonKeepsItsFieldsAndAddsIntervals) {
+  const Tally tally = Everything();
+  const nlohmann::json j = RenderJsonReport(tally, RuleSet::kPaper);
+  const Aggregates agg = tally.Compute();
+  // Today's fields, unchanged.
+  EXPECT_EQ(j["all"], *agg.all);
+  EXPECT_EQ(j["overall_easy"], *agg.overall_easy);
+  EXPECT_EQ(j["domains"]["code"]["easy"], *agg.easy.at("code"));
+  EXPECT_EQ(j["subtasks"][0]["accuracy"], 75.0);
+  // And the intervals beside them.
+  for (const nlohmann::json* ci : {&j["all_ci"], &j["overall_easy_ci"], &j["overall_hard_ci"],
+                                   &j["domains"]["code"]["easy_ci"], &j["subtasks"][0]["ci"]}) {
+    ASSERT_TRUE(ci->is_object()) << j.dump(1);
+    EXPECT_LE((*ci)["low"].get<double>(), (*ci)["estimate"].get<double>());
+    EXPECT_GE((*ci)["high"].get<double>(), (*ci)["estimate"].get<double>());
+    EXPECT_LT((*ci)["low"].get<double>(), (*ci)["high"].get<double>());
+  }
+  EXPECT_EQ(j["all_ci"]["estimate"], *agg.all);
+  EXPECT_EQ(j["all_ci"]["n"], 300);
+  EXPECT_EQ(j["all_ci"]["k"], 159);
+  EXPECT_EQ(j["domains"]["code"]["easy_ci"]["n"], 30);
+  EXPECT_EQ(j["domains"]["code"]["easy_ci"]["method"], "bootstrap");
+  EXPECT_EQ(j["intervals"]["replicates"], kBootstrapReplicates);
+  // The same bytes every time.
+  EXPECT_EQ(RenderJsonReport(tally, RuleSet::kPaper).dump(), j.dump());
+  EXPECT_EQ(RenderTextReport(tally, RuleSet::kPaper), RenderTextReport(tally, RuleSet::kPaper));
+}
+
+TEST(TallyTest, TextAndMarkdownShowTheIntervals) {
+  const Tally tally = Everything();
+  const nlohmann::json j = RenderJsonReport(tally, RuleSet::kPaper);
+  const auto bounds = [](const nlohmann::json& ci) {
+    return fmt::format("[{:6.2f}, {:6.2f}]", ci["low"].get<double>(), ci["high"].get<double>());
+  };
+  const std::string text = RenderTextReport(tally, RuleSet::kPaper);
+  EXPECT_NE(text.find(fmt::format("bullet_points            easy      40   75.00  {}",
+                                  bounds(j["subtasks"][0]["ci"]))),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("All           {:6.2f}  {}", j["all"].get<double>(),
+                                  bounds(j["all_ci"]))),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("code            66.67  16.67  {}  {}",
+                                  bounds(j["domains"]["code"]["easy_ci"]),
+                                  bounds(j["domains"]["code"]["hard_ci"]))),
+            std::string::npos)
+      << text;
+  const std::string md = RenderMarkdownReport(tally, RuleSet::kPaper);
+  EXPECT_NE(md.find(fmt::format("| code | 66.67 | {:.2f}–{:.2f} |",
+                                j["domains"]["code"]["easy_ci"]["low"].get<double>(),
+                                j["domains"]["code"]["easy_ci"]["high"].get<double>())),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(text.find("no width"), std::string::npos);
+}
+
+TEST(TallyTest, AllPassingSaysWhyTheAggregatesHaveNoWidth) {
+  Tally tally;
+  tally.Add(Make("html", "html_easy", "1"), Pass(true));
+  const std::string text = RenderTextReport(tally, RuleSet::kPaper);
+  EXPECT_NE(text.find("html           100.00      -  [100.00, 100.00]  -"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("have no width"), std::string::npos) << text;
+  // n = 1 at 100%: Wilson's lower bound is far below.
+  EXPECT_NE(text.find("[ 20.65, 100.00]"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace structtest

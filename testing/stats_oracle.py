@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""The test oracle of src/report/stats.h, in python3 with the standard library only.
+
+  python3 testing/stats_oracle.py            rewrites src/report/testdata/stats_oracle.json
+  python3 testing/stats_oracle.py mcnemar B C   prints McNemar's exact p for B and C
+  python3 testing/stats_oracle.py holm P...     prints Holm's adjusted p-values
+
+The closed forms are computed another way than in C++, where there is one: Wilson's
+interval by solving the score test's inequality by bisection, McNemar's p with exact
+integers (math.comb), Pearson's r with statistics.correlation, the design effect from
+the units one by one. The bootstraps cannot be computed another way and give the same
+numbers, so they are the documented algorithm (stats.h) done again: the project's Rng
+(xoshiro256** seeded by SplitMix64, core/rng.cc), the same draws in the same order and
+numpy's default percentile. The unit test compares its figures with these.
+"""
+
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+from fractions import Fraction
+
+MASK = (1 << 64) - 1
+Z95 = 1.959963984540054
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def fnv1a(text):
+    h = 0xCBF29CE484222325
+    for byte in text.encode():
+        h ^= byte
+        h = (h * 0x100000001B3) & MASK
+    return h
+
+
+def rotl(x, k):
+    return ((x << k) | (x >> (64 - k))) & MASK
+
+
+class Rng:
+    """core/rng.cc: xoshiro256** seeded through SplitMix64."""
+
+    def __init__(self, seed):
+        x = seed & MASK
+        self.s = []
+        for _ in range(4):
+            x = (x + 0x9E3779B97F4A7C15) & MASK
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+            self.s.append(z ^ (z >> 31))
+
+    def fork(self, name):
+        copy = Rng(0)
+        copy.s = list(self.s)
+        return Rng(copy.next() ^ fnv1a(name))
+
+    def next(self):
+        s = self.s
+        result = (rotl((s[1] * 5) & MASK, 7) * 9) & MASK
+        t = (s[1] << 17) & MASK
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        return result
+
+    def uniform_int(self, lo, hi):
+        n = hi - lo + 1
+        limit = MASK - (MASK % n)
+        while True:
+            x = self.next()
+            if x < limit:
+                return lo + x % n
+
+
+# --- closed forms, computed independently -------------------------------------------
+
+def wilson_by_bisection(k, n, z=Z95):
+    """The p whose score test just accepts k/n: (k/n - p)^2 = z^2 p (1 - p) / n."""
+    phat = k / n
+
+    def accepted(p):
+        return (phat - p) ** 2 <= z * z * p * (1 - p) / n
+
+    def edge(inside, outside):
+        for _ in range(200):
+            mid = (inside + outside) / 2
+            if accepted(mid):
+                inside = mid
+            else:
+                outside = mid
+        return inside
+
+    low = 0.0 if accepted(0.0) else edge(phat, 0.0)
+    high = 1.0 if accepted(1.0) else edge(phat, 1.0)
+    return low, high
+
+
+def design_effect(clusters):
+    """clusters: lists of 0/1 unit outcomes."""
+    units = [x for c in clusters for x in c]
+    n = len(units)
+    p = sum(units) / n
+    if p in (0.0, 1.0) or all(len(c) == 1 for c in clusters):
+        return 1.0
+    var_clustered = sum(sum(x - p for x in c) ** 2 for c in clusters) / n ** 2
+    var_independent = p * (1 - p) / n
+    return max(1.0, var_clustered / var_independent)
+
+
+def mcnemar(b, c):
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = Fraction(sum(math.comb(n, i) for i in range(min(b, c) + 1)), 2 ** n)
+    return float(min(Fraction(1), 2 * tail))
+
+
+def holm(p):
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    running = 0.0
+    for j, i in enumerate(order):
+        running = max(running, min(1.0, (m - j) * p[i]))
+        out[i] = running
+    return out
+
+
+def average_ranks(v):
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    ranks = [0.0] * len(v)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+            j += 1
+        for t in range(i, j + 1):
+            ranks[order[t]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def fisher(r, n, z=Z95):
+    if n < 4:
+        return None
+    if abs(r) == 1:
+        return [r, r]
+    f = math.atanh(r)
+    se = 1 / math.sqrt(n - 3)
+    return [math.tanh(f - z * se), math.tanh(f + z * se)]
+
+
+# --- the bootstraps, as documented in stats.h ----------------------------------------
+
+def percentile(values, confidence):
+    v = sorted(values)
+    tail = (1 - confidence) / 2
+
+    def at(q):
+        h = (len(v) - 1) * q
+        lo = math.floor(h)
+        hi = min(lo + 1, len(v) - 1)
+        return v[lo] + (h - lo) * (v[hi] - v[lo])
+
+    return [at(tail), at(1 - tail)]
+
+
+def containing(interval, estimate):
+    return [min(interval[0], estimate), max(interval[1], estimate)]
+
+
+def pearson_plain(x, y):
+    """Pearson's r as stats.cc adds it up (for the bootstrap replicates)."""
+    n = len(x)
+    mx = 0.0
+    my = 0.0
+    for i in range(n):
+        mx += x[i]
+        my += y[i]
+    mx /= n
+    my /= n
+    sxy = sxx = syy = 0.0
+    for i in range(n):
+        sxy += (x[i] - mx) * (y[i] - my)
+        sxx += (x[i] - mx) * (x[i] - mx)
+        syy += (y[i] - my) * (y[i] - my)
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+
+
+def spearman_bootstrap(x, y, stream, replicates, seed, confidence=0.95):
+    rho = pearson_plain(average_ranks(x), average_ranks(y))
+    rng = Rng(seed).fork(stream)
+    n = len(x)
+    values = []
+    for _ in range(replicates):
+        idx = [rng.uniform_int(0, n - 1) for _ in range(n)]
+        rx = [x[j] for j in idx]
+        ry = [y[j] for j in idx]
+        if len(set(rx)) == 1 or len(set(ry)) == 1:
+            continue
+        values.append(pearson_plain(average_ranks(rx), average_ranks(ry)))
+    return containing(percentile(values, confidence), rho), len(values)
+
+
+PAPER_DOMAINS = ["summarization", "code", "html", "math"]
+
+
+def aggregates(strata, acc):
+    """aggregates.cc: names -> value, present ones only."""
+    easy, hard = {}, {}
+    for s, a in zip(strata, acc):
+        if s["split"] is None:
+            continue
+        (easy if s["split"] == "easy" else hard).setdefault(s["domain"], []).append(a)
+    out = {}
+    de, dh = [], []
+    for d in PAPER_DOMAINS:
+        if d in easy:
+            out["easy:" + d] = sum(easy[d]) / len(easy[d])
+            de.append(out["easy:" + d])
+        if d in hard:
+            out["hard:" + d] = sum(hard[d]) / len(hard[d])
+            dh.append(out["hard:" + d])
+    if len(de) == 4:
+        out["overall_easy"] = sum(de) / 4
+    if len(dh) == 4:
+        out["overall_hard"] = sum(dh) / 4
+    if "overall_easy" in out and "overall_hard" in out:
+        out["all"] = (out["overall_easy"] + out["overall_hard"]) / 2
+    return out
+
+
+def accuracy(units, passed):
+    return 0.0 if units == 0 else 100.0 * passed / units
+
+
+def resample(strata, replicates, seed):
+    """Per stratum, per replicate: (accuracy A, accuracy B)."""
+    out = []
+    for s in strata:
+        kinds = sorted(s["kinds"], key=lambda k: (k[0], k[1], k[2]))
+        clusters = [k[:3] for k in kinds for _ in range(k[3])]
+        reps = []
+        if not clusters:
+            out.append([(0.0, 0.0)] * replicates)
+            continue
+        rng = Rng(seed).fork(s["domain"] + "/" + s["subtask"])
+        c = len(clusters)
+        for _ in range(replicates):
+            u = a = b = 0
+            for _ in range(c):
+                k = clusters[rng.uniform_int(0, c - 1)]
+                u += k[0]
+                a += k[1]
+                b += k[2]
+            reps.append((accuracy(u, a), accuracy(u, b)))
+        out.append(reps)
+    return out
+
+
+def stratum_accuracy(s, which):
+    units = sum(k[0] * k[3] for k in s["kinds"])
+    passed = sum(k[which] * k[3] for k in s["kinds"])
+    return accuracy(units, passed)
+
+
+def bootstrap(strata, replicates, seed, paired, confidence=0.95):
+    reps = resample(strata, replicates, seed)
+    est_a = aggregates(strata, [stratum_accuracy(s, 1) for s in strata])
+    est_b = aggregates(strata, [stratum_accuracy(s, 2) for s in strata])
+    estimate = {k: (est_b[k] - v if paired else v) for k, v in est_a.items()}
+    values = {}
+    for r in range(replicates):
+        a = aggregates(strata, [reps[s][r][0] for s in range(len(strata))])
+        if paired:
+            b = aggregates(strata, [reps[s][r][1] for s in range(len(strata))])
+            a = {k: b[k] - v for k, v in a.items()}
+        for k, v in a.items():
+            values.setdefault(k, []).append(v)
+    result = {"aggregates": {k: containing(percentile(v, confidence), estimate[k])
+                             for k, v in values.items()}}
+    if paired:
+        result["strata"] = []
+        for i, s in enumerate(strata):
+            if sum(k[0] * k[3] for k in s["kinds"]) == 0:
+                result["strata"].append(None)
+                continue
+            d = [reps[i][r][1] - reps[i][r][0] for r in range(replicates)]
+            est = stratum_accuracy(s, 2) - stratum_accuracy(s, 1)
+            result["strata"].append(containing(percentile(d, confidence), est))
+    return result
+
+
+# --- the cases -----------------------------------------------------------------------
+
+def strata_case():
+    """Every paper domain, both splits, one clustered subtask (math questions asked
+    three times) and one subtask that enters no aggregate. kinds: [units, pass_a,
+    pass_b, count]."""
+    def s(domain, subtask, split, kinds):
+        return {"domain": domain, "subtask": subtask, "split": split, "kinds": kinds}
+    return [
+        s("code", "add_print_statements", "easy", [[1, 1, 1, 20], [1, 0, 1, 5], [1, 1, 0, 3], [1, 0, 0, 4]]),
+        s("code", "simulate_execute", "easy", [[1, 1, 1, 6], [1, 0, 0, 6], [1, 1, 0, 2]]),
+        s("code", "add_print_statements_v2", "hard", [[1, 0, 0, 20], [1, 1, 1, 3], [1, 0, 1, 7]]),
+        s("html", "html_easy", "easy", [[1, 1, 1, 25], [1, 0, 0, 5]]),
+        s("html", "html_hard", "hard", [[1, 1, 0, 9], [1, 0, 0, 21]]),
+        s("math", "math_easy", "easy", [[3, 3, 3, 8], [3, 0, 1, 4], [3, 2, 2, 3], [3, 1, 3, 2]]),
+        s("math", "math_hard", "hard", [[1, 1, 1, 11], [1, 0, 0, 14], [1, 0, 1, 5]]),
+        s("summarization", "bullet_points", "easy", [[1, 1, 1, 30], [1, 0, 0, 10]]),
+        s("summarization", "length", "hard", [[1, 1, 0, 12], [1, 0, 0, 18], [1, 0, 1, 2]]),
+        s("other", "mystery", None, [[1, 1, 1, 2]]),
+    ]
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "mcnemar":
+        print(repr(mcnemar(int(sys.argv[2]), int(sys.argv[3]))))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "holm":
+        print(" ".join(repr(p) for p in holm([float(a) for a in sys.argv[2:]])))
+        return
+
+    out = {"generated_by": "testing/stats_oracle.py"}
+    out["wilson"] = []
+    for k, n in [(0, 1), (1, 1), (0, 10), (10, 10), (3, 10), (7, 12), (50, 100), (1, 1319),
+                 (1200, 1319), (0.5, 2.5)]:
+        lo, hi = wilson_by_bisection(k, n)
+        out["wilson"].append({"k": k, "n": n, "low": lo, "high": hi})
+
+    # Subtask intervals: clusters of units, as the design effect sees them.
+    out["design_effect"] = []
+    for clusters in [
+        [[1], [0], [1], [1]],
+        [[1, 1, 1], [0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]],
+        [[1, 1], [0, 0], [1, 1], [0, 0], [1, 0]],
+        [[1, 1, 1, 1]] * 5 + [[0, 0, 0, 0]] * 5,
+        [[1, 0], [0, 1], [1, 0], [0, 1]],  # negatively correlated: clamped at 1
+    ]:
+        deff = design_effect(clusters)
+        n = sum(len(c) for c in clusters)
+        k = sum(sum(c) for c in clusters)
+        lo, hi = wilson_by_bisection(k / deff, n / deff)
+        kinds = {}
+        for c in clusters:
+            kinds[(len(c), sum(c))] = kinds.get((len(c), sum(c)), 0) + 1
+        out["design_effect"].append({
+            "kinds": [[u, p, 0, count] for (u, p), count in sorted(kinds.items())],
+            "design_effect": deff, "low": 100 * lo, "high": 100 * hi})
+
+    out["mcnemar"] = [{"a_only": b, "b_only": c, "p": mcnemar(b, c)}
+                      for b, c in [(0, 0), (0, 1), (1, 0), (3, 3), (0, 10), (2, 9), (9, 2),
+                                   (25, 40), (100, 140), (700, 760), (0, 1319), (500, 2000)]]
+    holm_in = [0.01, 0.04, 0.03, 0.005, 0.5, 0.04, 1.0, 0.0]
+    out["holm"] = {"p": holm_in, "adjusted": holm(holm_in)}
+
+    # Pearson and Spearman, with ties and the degenerate cases.
+    out["correlation"] = []
+    for x, y in [([1, 2, 3, 4, 5], [2, 4, 5, 4, 5]),
+                 ([1, 2, 3], [3, 2, 1]),
+                 ([1, 2, 2, 3, 4, 4, 4, 7], [10, 9, 9, 7, 8, 3, 5, 1]),
+                 ([0.5, 1.5, 2.5, 3.5], [1, 2, 3, 4])]:
+        r = statistics.correlation(x, y)
+        rho = statistics.correlation(average_ranks(x), average_ranks(y))
+        out["correlation"].append({"x": x, "y": y, "pearson": r, "pearson_ci": fisher(r, len(x)),
+                                   "spearman": rho})
+
+    # Table 4: the paper's figures, every pair of columns.
+    with open(os.path.join(ROOT, "data", "paper", "table4_correlation.csv")) as f:
+        rows = list(csv.DictReader(f))
+    columns = [c for c in rows[0] if c != "model"]
+    out["table4"] = []
+    for i, a in enumerate(columns):
+        for b in columns[i + 1:]:
+            x = [float(r[a]) for r in rows]
+            y = [float(r[b]) for r in rows]
+            r = statistics.correlation(x, y)
+            rho = statistics.correlation(average_ranks(x), average_ranks(y))
+            ci, used = spearman_bootstrap(x, y, a + "/" + b, 2000, 12)
+            out["table4"].append({"x": a, "y": b, "n": len(x), "pearson": r,
+                                  "pearson_ci": fisher(r, len(x)), "spearman": rho,
+                                  "spearman_ci": ci, "spearman_replicates_used": used})
+
+    strata = strata_case()
+    out["bootstrap"] = {"strata": strata, "replicates": 400, "seed": 12,
+                        "aggregates": bootstrap(strata, 400, 12, paired=False)["aggregates"],
+                        "paired": bootstrap(strata, 400, 12, paired=True)}
+
+    path = os.path.join(ROOT, "src", "report", "testdata", "stats_oracle.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print("wrote", os.path.relpath(path, ROOT))
+
+
+if __name__ == "__main__":
+    main()
