@@ -3,8 +3,8 @@
 // the built-in responders on a generated suite, are compared with digests recorded in
 // tests/testdata/output_digests.txt (FNV-1a 64 and size of each output). The digests
 // were made before the JSON fast path (issue 10) replaced nlohmann on these paths, by
-// the build of that time (report.json's again after the manifest gained "limit", its
-// only difference); a change that alters an output on purpose (a rules version, a
+// the build of that time (report.json's again after it gained the manifest's "limit"
+// and the intervals, fields added with every other field unchanged); a change that alters an output on purpose (a rules version, a
 // new field) records them again with
 //   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
 // (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
