@@ -213,7 +213,9 @@ run_wrk() {
 
 # --- structtest -------------------------------------------------------------
 
-# run_structtest C SIZE: run structtest, print "REQ_PER_S RSS_MB SENT".
+# run_structtest C SIZE: run structtest, print "REQ_PER_S RSS_MB SENT WALL_S LOOP_S":
+# the whole process's wall time (reading the samples, storing, scoring, reporting
+# included) next to its request loop's.
 run_structtest() {
   local c=$1 size=$2 dir rc=0 line
   dir=$(mktemp -d "$TMP/st.c$c.s$size.XXXXXX")
@@ -223,7 +225,7 @@ run_structtest() {
     "$STRUCTTEST" generate --tasks "$TASKS" --size "$size" --out "$samples" >/dev/null ||
       die "structtest generate (size $size) failed"
   fi
-  /usr/bin/time -f %M -o "$dir/rss_kb" \
+  /usr/bin/time -f '%M %e' -o "$dir/rss_kb" \
     "$STRUCTTEST" run --model openai/bench --base-url "http://127.0.0.1:$PORT/v1" \
       --samples "$samples" --concurrency "$c" --out "$dir/out" \
       --no-cache --quiet >"$dir/stdout" 2>"$dir/stderr" || rc=$?
@@ -242,11 +244,13 @@ run_structtest() {
     note "structtest (concurrency $c, size $size): ${BASH_REMATCH[1]} requests errored"
   fi
   # "... 0.52 s, 10146.2 req/s" -> rate; the first number is the sent count.
-  awk -v line="$line" -v kb="$(tail -n 1 "$dir/rss_kb")" 'BEGIN {
+  awk -v line="$line" -v usage="$(tail -n 1 "$dir/rss_kb")" 'BEGIN {
+    split(usage, u, " ")
     n = split(line, f, /[ ,]+/)
     for (i = 2; i <= n; i++) if (f[i] == "req/s") rate = f[i - 1]
+    for (i = 2; i <= n; i++) if (f[i] == "s") loop = f[i - 1]
     for (i = 1; i < n; i++) if (f[i + 1] == "sent") sent = f[i]
-    printf "%s %.1f %s\n", rate, kb / 1024, sent
+    printf "%s %.1f %s %s %s\n", rate, u[1] / 1024, sent, u[2], loop
   }'
 }
 
@@ -268,8 +272,8 @@ run_client_bench() {
 # --- main -------------------------------------------------------------------
 
 failed=()
-printf '\n%-12s %14s %18s %8s %14s %16s %16s\n' concurrency "wrk req/s" "structtest req/s" ratio \
-  "peak RSS" "libcurl req/s" "client req/s"
+printf '\n%-12s %14s %18s %8s %14s %16s %16s %10s %10s\n' concurrency "wrk req/s" \
+  "structtest req/s" ratio "peak RSS" "libcurl req/s" "client req/s" "wall s" "loop s"
 for c in $CONCURRENCY; do
   wrk_rate=$(run_wrk "$c")
   if [[ $WRK_ONLY == 1 ]]; then
@@ -277,12 +281,12 @@ for c in $CONCURRENCY; do
     continue
   fi
   result=$(run_structtest "$c" "$SIZE")
-  read -r st_rate rss_mb _ <<<"$result"
+  read -r st_rate rss_mb _ wall_s loop_s <<<"$result"
   ratio=$(awk -v a="$st_rate" -v b="$wrk_rate" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
   # The transport ceilings under it: bare libcurl, and structtest's client alone.
   read -r curl_rate client_rate < <(run_client_bench "$c")
-  printf '%-12s %14.0f %18.0f %7s%% %11s MB %16s %16s\n' "$c" "$wrk_rate" "$st_rate" "$ratio" \
-    "$rss_mb" "$curl_rate" "$client_rate"
+  printf '%-12s %14.0f %18.0f %7s%% %11s MB %16s %16s %10s %10s\n' "$c" "$wrk_rate" \
+    "$st_rate" "$ratio" "$rss_mb" "$curl_rate" "$client_rate" "$wall_s" "$loop_s"
   if ! awk -v r="$ratio" -v t="$TARGET_PCT" 'BEGIN { exit !(r >= t) }'; then
     failed+=("concurrency $c: structtest at $ratio% of wrk (target $TARGET_PCT%)")
   fi
@@ -293,7 +297,7 @@ if [[ $WRK_ONLY == 0 ]]; then
   printf '%-8s %10s %12s %14s\n' size requests "req/s" "peak RSS"
   for size in $MEM_SIZES; do
     result=$(run_structtest "$MEM_CONCURRENCY" "$size")
-    read -r st_rate rss_mb sent <<<"$result"
+    read -r st_rate rss_mb sent _ _ <<<"$result"
     printf '%-8s %10s %12.0f %11s MB\n' "$size" "${sent:-?}" "$st_rate" "$rss_mb"
   done
 fi

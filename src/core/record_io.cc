@@ -197,12 +197,13 @@ void ClearSample(Sample* s) {
 }
 
 // SampleFromJson, field for field and message for message.
-Status ReadSample(const RecordFields& r, Sample* s) {
+Status ReadSample(const RecordFields& r, Sample* s, bool with_prompt = true) {
   RETURN_IF_ERROR(GetString(r.id, "id", true, &s->id));
   RETURN_IF_ERROR(GetString(r.domain, "domain", true, &s->domain));
   RETURN_IF_ERROR(GetString(r.subtask, "subtask", true, &s->subtask));
   RETURN_IF_ERROR(GetObject(r.params, "params", &s->params));
   RETURN_IF_ERROR(GetObject(r.context, "context", &s->context));
+  if (!with_prompt) return Status::Ok();
   if (r.target.present) {
     AssignJson(r.target.value, &s->target);
   } else {
@@ -323,7 +324,7 @@ RecordReader::Result RecordReader::NextSample(Sample* sample, std::string_view* 
   return Result::kRecord;
 }
 
-StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json) {
+StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json, bool with_prompt) {
   if (not_json != nullptr) *not_json = false;
   // One parser and buffer per thread: rows are read one after another.
   thread_local simdjson::dom::parser parser;
@@ -344,7 +345,7 @@ StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json) {
         fmt::format("record must be a JSON object, found {}", TypeName(root)));
   }
   Sample s;
-  RETURN_IF_ERROR(ReadSample(RecordFields(root.get_object().value_unsafe()), &s));
+  RETURN_IF_ERROR(ReadSample(RecordFields(root.get_object().value_unsafe()), &s, with_prompt));
   return s;
 }
 

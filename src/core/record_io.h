@@ -53,8 +53,11 @@ class RecordReader {
 bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out);
 
 // A sample from its JSON text (a stored row, say), as SampleFromJson reads it; text that
-// is not JSON sets *not_json (when given) and returns InvalidArgument.
-StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json = nullptr);
+// is not JSON sets *not_json (when given) and returns InvalidArgument. Without
+// `with_prompt` the messages and the target are left out (they are most of a
+// summarization sample, and tallies do not need them).
+StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json = nullptr,
+                                    bool with_prompt = true);
 
 // Appends DumpJsonLine(SampleToJson(sample)) to *out (no newline): the messages, which
 // hold the documents and programs, go through the fast string writer.

@@ -11,7 +11,8 @@
 
 namespace structtest {
 
-// `on_row`, when given, sees every row (for listing failures).
+// `on_row`, when given, sees every row (for listing failures), light: without the
+// prompt, the answer and the reasoning (RunStore::ForEach).
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
                          const std::function<void(const RunRow&)>& on_row = nullptr);
 

@@ -55,7 +55,7 @@ Figures ComputeFigures(const Tally& tally) {
   }
   f.strata = tally.Strata();
   f.agg = tally.Compute();
-  f.agg_ci = BootstrapAggregates(f.strata);
+  f.agg_ci = tally.BootstrapIntervals();
   return f;
 }
 
@@ -166,7 +166,13 @@ SubtaskTally& Tally::Get(const Sample& sample) {
   return t;
 }
 
+const AggregateIntervals& Tally::BootstrapIntervals() const {
+  if (!bootstrap_) bootstrap_ = BootstrapAggregates(Strata());
+  return *bootstrap_;
+}
+
 void Tally::Add(const Sample& sample, const Verdict& verdict) {
+  bootstrap_.reset();
   SubtaskTally& t = Get(sample);
   ++t.scored;
   ++scored_;
@@ -197,6 +203,7 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
 }
 
 void Tally::AddError(const Sample& sample) {
+  bootstrap_.reset();
   SubtaskTally& t = Get(sample);
   ++t.errors;
   if (t.per_task()) {

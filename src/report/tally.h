@@ -70,15 +70,19 @@ class Tally {
  public:
   Tally() = default;
   // Copies and moves forget last_, which points into one map.
-  Tally(const Tally& o) : by_subtask_(o.by_subtask_), scored_(o.scored_), errors_(o.errors_) {}
+  Tally(const Tally& o)
+      : by_subtask_(o.by_subtask_), scored_(o.scored_), errors_(o.errors_),
+        bootstrap_(o.bootstrap_) {}
   Tally(Tally&& o) noexcept
-      : by_subtask_(std::move(o.by_subtask_)), scored_(o.scored_), errors_(o.errors_) {
+      : by_subtask_(std::move(o.by_subtask_)), scored_(o.scored_), errors_(o.errors_),
+        bootstrap_(std::move(o.bootstrap_)) {
     o.last_ = nullptr;
   }
   Tally& operator=(Tally o) noexcept {
     by_subtask_.swap(o.by_subtask_);
     scored_ = o.scored_;
     errors_ = o.errors_;
+    bootstrap_ = std::move(o.bootstrap_);
     last_ = nullptr;
     o.last_ = nullptr;
     return *this;
@@ -92,6 +96,9 @@ class Tally {
   Aggregates Compute() const;
   // Every subtask as a stratum, in the order Compute adds them.
   std::vector<Stratum> Strata() const;
+  // BootstrapAggregates(Strata()), computed on the first call after the last Add, so
+  // that the text and json renderers of one tally draw it once. Not thread-safe.
+  const AggregateIntervals& BootstrapIntervals() const;
   int64_t scored() const { return scored_; }
   int64_t errors() const { return errors_; }
 
@@ -101,6 +108,7 @@ class Tally {
   SubtaskTally* last_ = nullptr;  // the entry Get() returned last (map nodes are stable)
   int64_t scored_ = 0;
   int64_t errors_ = 0;
+  mutable std::optional<AggregateIntervals> bootstrap_;  // reset by Add and AddError
 };
 
 // The plain-text table printed by `structtest score`, `run` and `report`, with a 95%

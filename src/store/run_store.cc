@@ -75,9 +75,10 @@ std::optional<int64_t> FromBool(std::optional<bool> b) {
   return *b ? 1 : 0;
 }
 
-StatusOr<Sample> ParseSample(std::string_view json, const std::string& where) {
+StatusOr<Sample> ParseSample(std::string_view json, const std::string& where,
+                             bool with_prompt = true) {
   bool not_json = false;
-  auto sample = SampleFromJsonText(json, &not_json);
+  auto sample = SampleFromJsonText(json, &not_json, with_prompt);
   if (not_json) return Status::IoError(where + ": stored sample is not valid JSON");
   if (!sample.ok()) return sample.status().WithContext(where + ": stored sample");
   return sample;
@@ -323,16 +324,19 @@ constexpr const char* kRowColumns =
     "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
     "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error";
 
-StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q) {
+StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, bool light) {
   RunRow row;
   row.index = q.Int(0);
-  ASSIGN_OR_RETURN(row.sample,
-                   ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), row.index)));
+  ASSIGN_OR_RETURN(row.sample, ParseSample(q.Text(1),
+                                           fmt::format("{} sample {}", db_->path(), row.index),
+                                           /*with_prompt=*/!light));
   if (!q.IsNull(2)) {
     StoredResponse& r = row.response.emplace();
     r.ok = q.Int(2) != 0;
-    r.text = q.Text(3);
-    r.reasoning = q.Text(4);
+    if (!light) {
+      r.text = q.Text(3);
+      r.reasoning = q.Text(4);
+    }
     r.finish = q.Text(5);
     r.finish_raw = q.Text(6);
     r.input_tokens = q.Int(7);
@@ -368,12 +372,13 @@ StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
     if (!more) return out;
-    ASSIGN_OR_RETURN(RunRow row, ReadRow(q));
+    ASSIGN_OR_RETURN(RunRow row, ReadRow(q, /*light=*/false));
     out.push_back(std::move(row));
   }
 }
 
-Status RunStore::ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn) {
+Status RunStore::ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
+                         bool light) {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format(
                        "SELECT {} FROM samples s LEFT JOIN responses r ON r.idx = s.idx LEFT "
@@ -383,7 +388,7 @@ Status RunStore::ForEach(std::string_view rules, const std::function<Status(cons
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
     if (!more) return Status::Ok();
-    ASSIGN_OR_RETURN(RunRow row, ReadRow(q));
+    ASSIGN_OR_RETURN(RunRow row, ReadRow(q, light));
     RETURN_IF_ERROR(fn(row));
   }
 }

@@ -126,13 +126,16 @@ class RunStore {
   StatusOr<std::vector<std::pair<std::string, std::string>>> Subtasks();
   // Calls `fn` for every sample in index order, with its response and its verdict
   // under `rules`. Rows stream from the database: memory does not grow with the run.
-  Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn);
+  // `light` rows leave out what tallies do not need: the sample's messages and target,
+  // the answer and the reasoning.
+  Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
+                 bool light = false);
 
  private:
   RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd);
   Status Prepare();
   // Reads the row at `q`'s cursor: the columns of kRowColumns.
-  StatusOr<RunRow> ReadRow(const sqlite::Stmt& q);
+  StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, bool light);
 
   std::string dir_;
   std::unique_ptr<sqlite::Db> db_;
