@@ -195,7 +195,7 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
 // Fills a new store with the samples of the run, all in one transaction.
 Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
                   const SentenceSplitter* sentences, PythonPool* python, RunStore* store) {
-  RETURN_IF_ERROR(store->Begin());
+  RETURN_IF_ERROR(store->BeginBulk());
   int64_t index = 0;
   if (!opt.samples.empty()) {
     ASSIGN_OR_RETURN(auto reader, RecordReader::Open(opt.samples));

@@ -199,11 +199,22 @@ Status RunStore::Begin() {
   return Status::Ok();
 }
 
+Status RunStore::BeginBulk() {
+  RETURN_IF_ERROR(db_->Exec("PRAGMA journal_mode=DELETE"));
+  bulk_ = true;
+  return Begin();
+}
+
 Status RunStore::Commit() {
   assert(in_batch_ && "Commit() without Begin()");
   in_batch_ = false;
   Status s = db_->Exec("COMMIT");
   if (!s.ok()) (void)db_->Exec("ROLLBACK");
+  if (bulk_) {
+    bulk_ = false;
+    const Status wal = db_->Exec("PRAGMA journal_mode=WAL");
+    if (s.ok()) s = wal;
+  }
   return s;
 }
 

@@ -101,6 +101,9 @@ class RunStore {
   // back, which is what a crash does too.
   Status Begin();
   Status Commit();
+  // A batch that fills a new run with its samples: written once, under a rollback
+  // journal, instead of to the write-ahead log and then again into the database.
+  Status BeginBulk();
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
   // response. Errors: a sample id already in the run ("sample id 'x' appears twice").
@@ -144,6 +147,7 @@ class RunStore {
   // Prepared once; see run_store.cc.
   std::optional<sqlite::Stmt> add_sample_, put_response_, drop_verdicts_, put_verdict_;
   std::string sample_json_;  // AddSample's buffer
+  bool bulk_ = false;        // in a BeginBulk() batch
 };
 
 }  // namespace structtest

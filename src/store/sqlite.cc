@@ -25,8 +25,13 @@ StatusOr<std::unique_ptr<Db>> Db::Open(const std::string& path, bool read_only) 
     // WAL: a crash (kill -9) at any moment leaves the last committed transaction
     // intact; synchronous=NORMAL may lose the newest commits on power loss, never on
     // a process crash, and avoids an fsync per batch.
-    RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-8192;"));
+    // page_size only takes on a new database (before WAL): samples of several KB then
+    // fit in one or two pages instead of a chain of 4 KB overflow pages.
+    RETURN_IF_ERROR(db->Exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; "
+                             "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-8192;"));
   }
+  // Reads through a memory map rather than a pread per page.
+  RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size=1073741824;"));
   RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON;"));
   return db;
 }

@@ -191,6 +191,45 @@ TEST(RunStoreTest, AnUncommittedBatchIsLostWholeWhenTheProcessDies) {
   EXPECT_EQ(PendingIndexes(**store), (std::vector<int64_t>{1, 2, 3}));
 }
 
+// The samples of a new run go in under a rollback journal (BeginBulk): a process that
+// dies while adding them leaves a run without samples, which the next open of the
+// store reads in write-ahead mode as before and fills again.
+TEST(RunStoreTest, ABulkLoadIsLostWholeWhenTheProcessDiesAndTheStoreGoesOn) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/run";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = RunStore::Open(run);
+    if (!store.ok() || !(*store)->BeginBulk().ok()) _exit(3);
+    for (int i = 0; i < 2000; ++i) {
+      if (!(*store)->AddSample(i, MakeSample(i)).ok()) _exit(4);
+    }
+    kill(getpid(), SIGKILL);  // dies before the bulk batch commits
+    _exit(6);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto counts = (*store)->Counts();
+    ASSERT_TRUE(counts.ok());
+    EXPECT_EQ(counts->samples, 0);
+    ASSERT_TRUE((*store)->BeginBulk().ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*store)->AddSample(i, MakeSample(i)).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->PutResponse(0, Answer("a")).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto store = RunStore::Open(run);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  EXPECT_EQ(PendingIndexes(**store), (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(std::filesystem::exists(run + "/run.db-wal"));  // back in write-ahead mode
+}
+
 TEST(RunStoreTest, ASecondWriterIsRefusedWithAClearError) {
   testing::TempDir dir;
   auto first = RunStore::Open(dir.path());
