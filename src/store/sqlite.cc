@@ -30,8 +30,6 @@ StatusOr<std::unique_ptr<Db>> Db::Open(const std::string& path, bool read_only) 
     RETURN_IF_ERROR(db->Exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; "
                              "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-8192;"));
   }
-  // Reads through a memory map rather than a pread per page.
-  RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size=1073741824;"));
   RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON;"));
   return db;
 }
