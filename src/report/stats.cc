@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <string_view>
 #include <tuple>
@@ -259,6 +260,47 @@ Interval PercentileInterval(std::vector<double> values, double confidence) {
   };
   const double tail = (1 - confidence) / 2;
   return {at(tail), at(1 - tail)};
+}
+
+AggregateIntervals ExactVarianceAggregates(std::span<const Stratum> strata, double z) {
+  std::vector<double> est;
+  std::vector<double> variance;  // percent squared
+  for (const Stratum& s : strata) {
+    est.push_back(s.AccuracyA());
+    const int64_t n = s.Units();
+    const double p = n == 0 ? 0.0 : static_cast<double>(s.PassedA()) / static_cast<double>(n);
+    variance.push_back(n == 0 ? 0.0
+                              : 1e4 * p * (1 - p) / static_cast<double>(n) * DesignEffect(s));
+  }
+  const std::map<std::string, double> estimate = Named(AggregatesOf(strata, est));
+  // The aggregates are linear in the subtask accuracies: stratum s's weight in each is
+  // what a unit more of its accuracy adds.
+  std::map<std::string, double> agg_variance;
+  for (size_t s = 0; s < strata.size(); ++s) {
+    std::vector<double> bumped = est;
+    bumped[s] += 1;
+    for (const auto& [name, v] : Named(AggregatesOf(strata, bumped))) {
+      const double w = v - estimate.at(name);
+      agg_variance[name] += w * w * variance[s];
+    }
+  }
+  AggregateIntervals out;
+  for (const auto& [name, e] : estimate) {
+    const double half = z * std::sqrt(agg_variance[name]);
+    const Interval i{std::max(0.0, e - half), std::min(100.0, e + half)};
+    if (name.starts_with("easy:")) {
+      out.easy[name.substr(5)] = i;
+    } else if (name.starts_with("hard:")) {
+      out.hard[name.substr(5)] = i;
+    } else if (name == "overall_easy") {
+      out.overall_easy = i;
+    } else if (name == "overall_hard") {
+      out.overall_hard = i;
+    } else {
+      out.all = i;
+    }
+  }
+  return out;
 }
 
 AggregateIntervals BootstrapAggregates(std::span<const Stratum> strata,

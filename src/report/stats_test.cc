@@ -259,3 +259,42 @@ TEST(StatsTest, PairedDifferencesOfIdenticalRunsAreZeroAndOfShiftedRunsExcludeZe
 
 }  // namespace
 }  // namespace structtest
+
+namespace structtest {
+namespace {
+
+// The exact variance of the aggregates, against the closed form worked out by hand for
+// eight strata of one design: each domain's Easy figure is one subtask (its own
+// binomial variance), overall Easy the mean of four (variance / 4), All the mean of
+// overall Easy and Hard (variance / 8).
+TEST(StatsTest, ExactVarianceAggregatesFollowTheWeightedMean) {
+  const double z = 1.959964;
+  for (double p : {0.3, 0.5, 0.9}) {
+    for (int64_t size : {1, 4}) {
+      const auto strata = Uniform(400, p, size);
+      const AggregateIntervals ci = ExactVarianceAggregates(strata, z);
+      const double deff = DesignEffect(strata[0]);
+      EXPECT_NEAR(deff, size == 1 ? 1.0 : 4.0, 1e-9);  // clusters all pass or all fail
+      const double var = 1e4 * p * (1 - p) / 400 * deff;
+      const double est = 100 * p;
+      ASSERT_TRUE(ci.easy.contains("code"));
+      EXPECT_NEAR(ci.easy.at("code").high - est, z * std::sqrt(var), 1e-9);
+      EXPECT_NEAR(ci.overall_easy->high - est, z * std::sqrt(var / 4), 1e-9);
+      EXPECT_NEAR(est - ci.all->low, z * std::sqrt(var / 8), 1e-9);
+      // The bootstrap of the same strata agrees within its own noise.
+      const AggregateIntervals boot = BootstrapAggregates(strata);
+      const double w = ci.all->high - ci.all->low, bw = boot.all->high - boot.all->low;
+      EXPECT_NEAR(w, bw, 0.15 * w) << "p " << p << " size " << size;
+    }
+  }
+  // Bounded to [0, 100], and no width where nothing can vary.
+  const auto all_pass = Uniform(10, 1.0);
+  const AggregateIntervals full = ExactVarianceAggregates(all_pass);
+  EXPECT_EQ(full.all->low, 100.0);
+  EXPECT_EQ(full.all->high, 100.0);
+  const AggregateIntervals near = ExactVarianceAggregates(Uniform(10, 0.9));
+  EXPECT_LE(near.easy.at("code").high, 100.0);
+}
+
+}  // namespace
+}  // namespace structtest

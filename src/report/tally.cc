@@ -55,7 +55,7 @@ Figures ComputeFigures(const Tally& tally) {
   }
   f.strata = tally.Strata();
   f.agg = tally.Compute();
-  f.agg_ci = tally.BootstrapIntervals();
+  f.agg_ci = tally.AggregateCi();
   return f;
 }
 
@@ -90,10 +90,10 @@ nlohmann::json CiJson(std::pair<int64_t, int64_t> nk, std::optional<double> esti
 }
 
 constexpr std::string_view kIntervalNote =
-    "95% CI: Wilson per subtask (over tasks where it counts tasks); the aggregates by a "
-    "stratified bootstrap that resamples samples of one source item together";
+    "95% CI: Wilson per subtask (over tasks where it counts tasks); the aggregates from the "
+    "exact variance of their means, samples of one source item counted together";
 
-// Where every subtask of an aggregate is at 0% or 100%, resampling cannot move it: said,
+// Where every subtask of an aggregate is at 0% or 100%, its variance is 0: said,
 // so that a zero-width interval is not read as certainty.
 std::string NoSpreadNote(const std::vector<Stratum>& strata) {
   bool any = false;
@@ -166,13 +166,13 @@ SubtaskTally& Tally::Get(const Sample& sample) {
   return t;
 }
 
-const AggregateIntervals& Tally::BootstrapIntervals() const {
-  if (!bootstrap_) bootstrap_ = BootstrapAggregates(Strata());
-  return *bootstrap_;
+const AggregateIntervals& Tally::AggregateCi() const {
+  if (!aggregate_ci_) aggregate_ci_ = ExactVarianceAggregates(Strata());
+  return *aggregate_ci_;
 }
 
 void Tally::Add(const Sample& sample, const Verdict& verdict) {
-  bootstrap_.reset();
+  aggregate_ci_.reset();
   SubtaskTally& t = Get(sample);
   ++t.scored;
   ++scored_;
@@ -203,7 +203,7 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
 }
 
 void Tally::AddError(const Sample& sample) {
-  bootstrap_.reset();
+  aggregate_ci_.reset();
   SubtaskTally& t = Get(sample);
   ++t.errors;
   if (t.per_task()) {
@@ -302,8 +302,7 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
                                         missing(agg.missing_hard));
   out += agg.all ? fmt::format("All           {:6.2f}  {}\n", *agg.all, Ci(fig.agg_ci.all))
                  : std::string("All                -  (needs overall Easy and Hard)\n");
-  out += fmt::format("\n{} ({} replicates, seed {}){}\n", kIntervalNote, kBootstrapReplicates,
-                     kBootstrapSeed, NoSpreadNote(fig.strata));
+  out += fmt::format("\n{}{}\n", kIntervalNote, NoSpreadNote(fig.strata));
   return out;
 }
 
@@ -349,27 +348,26 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
         {"easy", pct(agg.easy.at(domain))},
         {"hard", pct(agg.hard.at(domain))},
         {"easy_ci", CiJson(UnitsOf(fig.strata, d, Split::kEasy), agg.easy.at(domain),
-                           Find(fig.agg_ci.easy, domain), "bootstrap")},
+                           Find(fig.agg_ci.easy, domain), "exact variance")},
         {"hard_ci", CiJson(UnitsOf(fig.strata, d, Split::kHard), agg.hard.at(domain),
-                           Find(fig.agg_ci.hard, domain), "bootstrap")}};
+                           Find(fig.agg_ci.hard, domain), "exact variance")}};
   }
   out["domains"] = std::move(domains);
   out["overall_easy"] = pct(agg.overall_easy);
   out["overall_hard"] = pct(agg.overall_hard);
   out["all"] = pct(agg.all);
   out["overall_easy_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, Split::kEasy),
-                                  agg.overall_easy, fig.agg_ci.overall_easy, "bootstrap");
+                                  agg.overall_easy, fig.agg_ci.overall_easy, "exact variance");
   out["overall_hard_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, Split::kHard),
-                                  agg.overall_hard, fig.agg_ci.overall_hard, "bootstrap");
+                                  agg.overall_hard, fig.agg_ci.overall_hard, "exact variance");
   out["all_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, std::nullopt), agg.all,
-                         fig.agg_ci.all, "bootstrap");
+                         fig.agg_ci.all, "exact variance");
   out["intervals"] = {
       {"confidence", 0.95},
       {"subtasks", "wilson score interval; over tasks where a subtask counts tasks; n / "
                    "design effect where samples share a source item"},
-      {"aggregates", "percentile bootstrap, stratified by subtask, clustered by source item"},
-      {"replicates", kBootstrapReplicates},
-      {"seed", kBootstrapSeed}};
+      {"aggregates", "estimate +- 1.96 standard errors from the exact variance of the "
+                     "weighted mean of subtask accuracies, clustered by source item"}};
   return out;
 }
 
@@ -404,8 +402,7 @@ std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
   out += fmt::format("\n**All: {}** (95% CI {}; rules: {}", cell(agg.all), ci(fig.agg_ci.all),
                      RuleSetName(rules));
   for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->rules_version);
-  out += fmt::format(")\n\n{} ({} replicates, seed {}){}.\n", kIntervalNote,
-                     kBootstrapReplicates, kBootstrapSeed, NoSpreadNote(fig.strata));
+  out += fmt::format(")\n\n{}{}.\n", kIntervalNote, NoSpreadNote(fig.strata));
   return out;
 }
 

@@ -72,17 +72,17 @@ class Tally {
   // Copies and moves forget last_, which points into one map.
   Tally(const Tally& o)
       : by_subtask_(o.by_subtask_), scored_(o.scored_), errors_(o.errors_),
-        bootstrap_(o.bootstrap_) {}
+        aggregate_ci_(o.aggregate_ci_) {}
   Tally(Tally&& o) noexcept
       : by_subtask_(std::move(o.by_subtask_)), scored_(o.scored_), errors_(o.errors_),
-        bootstrap_(std::move(o.bootstrap_)) {
+        aggregate_ci_(std::move(o.aggregate_ci_)) {
     o.last_ = nullptr;
   }
   Tally& operator=(Tally o) noexcept {
     by_subtask_.swap(o.by_subtask_);
     scored_ = o.scored_;
     errors_ = o.errors_;
-    bootstrap_ = std::move(o.bootstrap_);
+    aggregate_ci_ = std::move(o.aggregate_ci_);
     last_ = nullptr;
     o.last_ = nullptr;
     return *this;
@@ -96,9 +96,9 @@ class Tally {
   Aggregates Compute() const;
   // Every subtask as a stratum, in the order Compute adds them.
   std::vector<Stratum> Strata() const;
-  // BootstrapAggregates(Strata()), computed on the first call after the last Add, so
-  // that the text and json renderers of one tally draw it once. Not thread-safe.
-  const AggregateIntervals& BootstrapIntervals() const;
+  // ExactVarianceAggregates(Strata()), computed on the first call after the last Add,
+  // for the renderers. Not thread-safe.
+  const AggregateIntervals& AggregateCi() const;
   int64_t scored() const { return scored_; }
   int64_t errors() const { return errors_; }
 
@@ -108,13 +108,13 @@ class Tally {
   SubtaskTally* last_ = nullptr;  // the entry Get() returned last (map nodes are stable)
   int64_t scored_ = 0;
   int64_t errors_ = 0;
-  mutable std::optional<AggregateIntervals> bootstrap_;  // reset by Add and AddError
+  mutable std::optional<AggregateIntervals> aggregate_ci_;  // reset by Add and AddError
 };
 
 // The plain-text table printed by `structtest score`, `run` and `report`, with a 95%
 // interval for every figure: Wilson (over tasks where a subtask counts tasks; with the
 // effective sample size where samples share a source item) for a subtask, the
-// stratified cluster bootstrap (kBootstrapReplicates, kBootstrapSeed) for the
+// exact variance of the weighted means (ExactVarianceAggregates) for the
 // aggregates.
 std::string RenderTextReport(const Tally& tally, RuleSet rules);
 
