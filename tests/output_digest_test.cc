@@ -5,8 +5,8 @@
 // were made before the JSON fast path (issue 10) replaced nlohmann on these paths, by
 // the build of that time (report.json's again after it gained the manifest's "limit"
 // and the intervals, fields added with every other field unchanged; again when the
-// aggregates' intervals moved to the exact variance); a change that alters an output on purpose (a rules version, a
-// new field) records them again with
+// aggregates' intervals moved to the exact variance); a change that alters an output
+// on purpose (a rules version, a new field) records them again with
 //   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
 // (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
 // build's outputs). Needs ../shared; skipped with a message without it.
