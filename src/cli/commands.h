@@ -4,11 +4,16 @@
 #ifndef STRUCTTEST_CLI_COMMANDS_H_
 #define STRUCTTEST_CLI_COMMANDS_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+namespace structtest {
+struct SuiteOptions;
+}  // namespace structtest
 
 namespace structtest::cli {
 
@@ -28,6 +33,10 @@ void SetupCorrelate(CLI::App& app, int* exit_code);
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.
 std::vector<std::string> SplitList(const std::string& list);
+
+// Sets suite->limit from --limit when it was given; false (with the error printed)
+// when it is not a positive whole number.
+bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

@@ -26,14 +26,7 @@ struct GenerateOptions {
 
 int RunGenerate(GenerateOptions opt) {
   opt.suite.tasks = SplitList(opt.tasks);
-  if (opt.limit) {
-    auto limit = ParseSampleLimit(*opt.limit);
-    if (!limit.ok()) {
-      PrintError(limit.status().message());
-      return kExitFatal;
-    }
-    opt.suite.limit = *limit;
-  }
+  if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
   // Loaded documents are split into sentences for the reference answers; the built-in
   // ones carry them, so the model is only needed (and looked for) with --documents.
   std::unique_ptr<SentenceSplitter> splitter;

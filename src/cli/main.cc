@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "tasks/suite.h"
 
 namespace structtest::cli {
 
@@ -27,6 +28,17 @@ std::vector<std::string> SplitList(const std::string& list) {
     start = end + 1;
   }
   return out;
+}
+
+bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite) {
+  if (!limit) return true;
+  auto n = ParseSampleLimit(*limit);
+  if (!n.ok()) {
+    PrintError(n.status().message());
+    return false;
+  }
+  suite->limit = *n;
+  return true;
 }
 
 void PrintWarning(std::string_view message) {

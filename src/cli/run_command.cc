@@ -387,14 +387,7 @@ int RunRun(RunOptions opt) {
     return kExitFatal;
   }
   opt.suite.tasks = SplitList(opt.tasks);
-  if (opt.limit) {
-    auto limit = ParseSampleLimit(*opt.limit);
-    if (!limit.ok()) {
-      PrintError(limit.status().message());
-      return kExitFatal;
-    }
-    opt.suite.limit = *limit;
-  }
+  if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
   if (opt.concurrency < 1 || opt.concurrency > 4096) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;

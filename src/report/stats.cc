@@ -113,6 +113,21 @@ Interval Containing(Interval i, double estimate) {
   return {std::min(i.low, estimate), std::max(i.high, estimate)};
 }
 
+// Files the interval of the aggregate named as Named() names it.
+void Put(const std::string& name, Interval i, AggregateIntervals* out) {
+  if (name.starts_with("easy:")) {
+    out->easy[name.substr(5)] = i;
+  } else if (name.starts_with("hard:")) {
+    out->hard[name.substr(5)] = i;
+  } else if (name == "overall_easy") {
+    out->overall_easy = i;
+  } else if (name == "overall_hard") {
+    out->overall_hard = i;
+  } else {
+    out->all = i;
+  }
+}
+
 // Percentile intervals of the named aggregate values over the replicates; `diff`: of
 // B - A.
 AggregateIntervals IntervalsOf(std::span<const Stratum> strata, const Replicates& reps,
@@ -145,17 +160,7 @@ AggregateIntervals IntervalsOf(std::span<const Stratum> strata, const Replicates
   for (auto& [name, v] : values) {
     const Interval i = Containing(PercentileInterval(std::move(v), options.confidence),
                                   estimate.at(name));
-    if (name.starts_with("easy:")) {
-      out.easy[name.substr(5)] = i;
-    } else if (name.starts_with("hard:")) {
-      out.hard[name.substr(5)] = i;
-    } else if (name == "overall_easy") {
-      out.overall_easy = i;
-    } else if (name == "overall_hard") {
-      out.overall_hard = i;
-    } else {
-      out.all = i;
-    }
+    Put(name, i, &out);
   }
   return out;
 }
@@ -288,17 +293,7 @@ AggregateIntervals ExactVarianceAggregates(std::span<const Stratum> strata, doub
   for (const auto& [name, e] : estimate) {
     const double half = z * std::sqrt(agg_variance[name]);
     const Interval i{std::max(0.0, e - half), std::min(100.0, e + half)};
-    if (name.starts_with("easy:")) {
-      out.easy[name.substr(5)] = i;
-    } else if (name.starts_with("hard:")) {
-      out.hard[name.substr(5)] = i;
-    } else if (name == "overall_easy") {
-      out.overall_easy = i;
-    } else if (name == "overall_hard") {
-      out.overall_hard = i;
-    } else {
-      out.all = i;
-    }
+    Put(name, i, &out);
   }
   return out;
 }
