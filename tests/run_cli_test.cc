@@ -292,6 +292,25 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
                                   ReadFileOrDie(run + "/report.json")}) {
     EXPECT_EQ(text.find("0123456789abcdef"), std::string::npos);
   }
+
+  // The run wrote its HTML page; `report --format html` writes the same page of one or
+  // more runs to --output (tests/browser/report_test.mjs opens it in Chromium). Its
+  // data is compressed, so the key check above is left to report.json and run.db, which
+  // hold what the page's data is made of (html_report_test.cc).
+  const std::string page = dir.path() + "/page.html";
+  const Finished html = Exec(dir, {"report", run, run, "--format", "html", "--output", page}, "html");
+  EXPECT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(ReadFileOrDie(page).find("<title>structtest report</title>"), std::string::npos);
+  EXPECT_NE(ReadFileOrDie(run + "/report.html").find("<title>structtest report</title>"),
+            std::string::npos);
+  const Finished no_output = Exec(dir, {"report", run, "--format", "html"}, "html-no-output");
+  EXPECT_EQ(no_output.exit_code, 2);
+  EXPECT_NE(no_output.err.find("structtest: error: --format html: needs --output FILE"),
+            std::string::npos) << no_output.err;
+  const Finished two = Exec(dir, {"report", run, run, "--format", "json"}, "json-two");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("structtest: error: --format json: takes one run"), std::string::npos)
+      << two.err;
 }
 
 // What a kill -9 costs is bounded: the resumed run asks again at most twice the

@@ -1,0 +1,147 @@
+// Browser test of the HTML report (html_report.h), in real headless Chromium through
+// puppeteer-core: run by ctest (tests/CMakeLists.txt) as
+//   node report_test.mjs STRUCTTEST_BINARY WORK_DIR
+// It makes two runs (builtin/oracle and builtin/echo on html,math at size 0.05), writes
+// their report, opens it from file:// and checks: no request leaves the page (and none
+// but the file itself is made), no console error, every figure of the score table equals
+// report.json's, the verdict filter "fail" of a run lists exactly its failing samples, a
+// #sample= link opens that sample, and run's own report.html opens too. Exits 77 (ctest's
+// skip) with a message when Chromium or web/node_modules is missing.
+import {execFileSync} from 'node:child_process';
+import {existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import path from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const web = path.join(here, '..', '..', 'web');
+const [binary, work] = process.argv.slice(2);
+if (!binary || !work) {
+  console.error('usage: node report_test.mjs STRUCTTEST_BINARY WORK_DIR');
+  process.exit(2);
+}
+
+function skip(why) {
+  console.log(`SKIPPED: ${why}`);
+  process.exit(77);
+}
+const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+if (!chromium) skip('no chromium (scripts/install-deps --test installs Debian\'s chromium)');
+let puppeteer;
+try {
+  puppeteer = createRequire(path.join(web, 'package.json'))('puppeteer-core');
+} catch (e) {
+  skip(`puppeteer-core is not installed in web/node_modules (run scripts/install-deps --test): ${e.message}`);
+}
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (!ok) failures++;
+}
+
+rmSync(work, {recursive: true, force: true});
+mkdirSync(work, {recursive: true});
+const runs = [['oracle', path.join(work, 'oracle')], ['echo', path.join(work, 'echo')]];
+for (const [model, dir] of runs) {
+  try {
+    execFileSync(binary, ['run', '--model', `builtin/${model}`, '--tasks', 'html,math',
+                          '--size', '0.05', '--out', dir, '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']});
+  } catch (e) {
+    // Exit 1: finished with failures, still a run.
+    if (e.status !== 1) throw e;
+  }
+}
+const reportFile = path.join(work, 'report.html');
+execFileSync(binary, ['report', runs[0][1], runs[1][1], '--format', 'html', '--output', reportFile]);
+const reportJson = runs.map(([, dir]) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
+
+const browser = await puppeteer.launch({
+  executablePath: chromium, headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+
+async function open(file) {
+  const page = await browser.newPage();
+  const requests = [], errors = [];
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    requests.push(req.url());
+    // Anything but the page itself would be a request the report must not make.
+    if (req.url() === pathToFileURL(file).href) req.continue(); else req.abort();
+  });
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const t0 = Date.now();
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector('body[data-ready]', {timeout: 30000});
+  return {page, requests, errors, ms: Date.now() - t0};
+}
+
+try {
+  const {page, requests, errors, ms} = await open(reportFile);
+  console.log(`report of 2 runs painted in ${ms} ms (page's own count ${await page.$eval('body', (b) => b.dataset.ready)} ms)`);
+  check(requests.length === 1, `only the file itself is requested (requests: ${JSON.stringify(requests)})`);
+  check(errors.length === 0, `no console error (${JSON.stringify(errors)})`);
+
+  // Every figure of the score table against report.json.
+  const cells = await page.$$eval('#scores-grid td.acc', (tds) => tds.map((td) =>
+      ({run: Number(td.dataset.run), key: td.dataset.key, text: td.textContent})));
+  let compared = 0, wrong = [];
+  for (const c of cells) {
+    const rep = reportJson[c.run];
+    let v;
+    if (c.key.includes('/')) {
+      v = rep.subtasks.find((s) => `${s.domain}/${s.subtask}` === c.key).accuracy;
+    } else if (c.key.includes(':')) {
+      const [d, part] = c.key.split(':');
+      v = rep.domains[d][part];
+    } else {
+      v = rep[c.key];
+    }
+    compared++;
+    if (v.toFixed(2) !== c.text) wrong.push(`${c.run} ${c.key}: page ${c.text}, report.json ${v}`);
+  }
+  const expected = reportJson.reduce((n, r) => n + r.subtasks.filter((s) => s.accuracy !== null).length, 0);
+  check(compared >= expected && wrong.length === 0,
+        `${compared} table figures equal report.json (${wrong.join('; ')})`);
+
+  // The failures filter of the echo run: exactly its failing samples.
+  const failing = reportJson[1].subtasks.reduce((n, s) => n + s.scored - s.passed, 0);
+  await page.select('#f-run', '1');
+  await page.select('#f-verdict', 'fail');
+  const count = Number(await page.$eval('#browser-count', (p) => p.dataset.count));
+  check(count === failing && failing > 0, `"fail" lists ${count} samples of run 2, report.json counts ${failing} failing`);
+  const badges = await page.$$eval('#list .row', (rows) => rows.map((r) => r.querySelectorAll('.badge')[1].textContent));
+  check(badges.length > 0 && badges.every((b) => b === 'fail'), `the rows drawn are failing in run 2 (${badges.length} drawn)`);
+  check(badges.length < count || count < 30, 'only the visible rows are in the document');
+
+  // Search narrows to answers holding the text.
+  await page.select('#f-verdict', '');
+  await page.type('#f-search', 'zzqx-no-such-text');
+  check(Number(await page.$eval('#browser-count', (p) => p.dataset.count)) === 0, 'a search for absent text lists nothing');
+
+  // A sample link opens that sample.
+  const anId = await page.evaluate(() => D.samples[7].id);
+  await page.goto(pathToFileURL(reportFile).href + `#sample=${encodeURIComponent(anId)}`);
+  await page.waitForSelector('body[data-ready]');
+  const title = await page.$eval('#sample-title', (h) => h.textContent).catch(() => '');
+  check(title.startsWith(`sample ${anId}:`), `#sample=${anId} opens it (${title})`);
+  const answers = await page.$$eval('#detail .answer', (a) => a.length);
+  check(answers === 2, `both runs' answers side by side (${answers})`);
+  await page.close();
+
+  // run's own report.html, of one run.
+  const own = await open(path.join(runs[0][1], 'report.html'));
+  check(own.errors.length === 0 && own.requests.length === 1, `run's report.html opens with no request and no error (${JSON.stringify(own.errors)})`);
+  const easy = await own.page.$eval('#scores-grid td.acc[data-key="html:easy"]', (td) => td.textContent);
+  check(easy === reportJson[0].domains.html.easy.toFixed(2), `its html Easy is report.json's (${easy})`);
+  await own.page.close();
+} finally {
+  await browser.close();
+}
+if (failures) {
+  console.log(`${failures} check(s) failed`);
+  process.exit(1);
+}
+console.log('all checks passed');
