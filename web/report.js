@@ -309,7 +309,7 @@ function answerLength(x) {
   return Math.max(0, n - 2);
 }
 
-// Per subtask: every scalar param (and n_points × sentences per point as total sentences).
+// Per subtask: every scalar param, and the length of every list param.
 function paramGroups() {
   const groups = new Map();
   D.runs.forEach((r, i) => {
@@ -352,8 +352,6 @@ function paramsOf(s) {
     if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') o[k] = v;
     else if (Array.isArray(v)) o[`${k} (count)`] = v.length;
   }
-  const per = s.params && (s.params.n_sentences_per_point ?? s.params.sentences_per_point);
-  if (typeof s.params?.n_points === 'number' && typeof per === 'number') o['total sentences'] = s.params.n_points * per;
   return o;
 }
 

@@ -144,7 +144,11 @@ StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs
     ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, RunStore::OpenReadOnly(dir));
     nlohmann::json rows = nlohmann::json::array();
     ASSIGN_OR_RETURN(Tally tally, TallyRun(*store, rules, [&](const RunRow& row) {
-      std::string key = SampleToJson(row.sample).dump();
+      // The same sample as compare.h's pairing: the target does not count (the first
+      // run's is shown).
+      nlohmann::json key_json = SampleToJson(row.sample);
+      key_json.erase("target");
+      std::string key = key_json.dump();
       auto [it, added] = sample_index.try_emplace(std::move(key), samples.size());
       if (added) {
         nlohmann::json messages = nlohmann::json::array();

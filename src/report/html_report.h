@@ -30,7 +30,9 @@ namespace structtest {
 // as CSV}. A text is an array of paragraphs joined by "\n\n", each a string or the
 // index of a chunk. status is "pass", "fail", "error" (the request failed),
 // "unscored" (answered, no verdict) or "unasked". Samples equal in several runs are
-// stored once. Errors: a directory without a run, an unreadable store.
+// stored once (the same id, domain, subtask, params, context and prompt, as compare.h
+// pairs them; the first run's target is kept). Errors: a directory without a run, an
+// unreadable store.
 StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs,
                                         RuleSet rules);
 
