@@ -391,6 +391,36 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, clean_run));
 }
 
+// Ctrl-C: the run stops, exit 130, and report.html shows what is there so far.
+TEST_F(RunCliTest, AnInterruptedRunWritesTheReportOfWhatItHas) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::atomic<int> asked{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    ++asked;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/run";
+  const Child child = Spawn(dir, RunArgs(server.base_url() + "/v1", suite, run,
+                                         {"--concurrency", "2"}),
+                            "interrupted");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (asked < 10) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the run never got going";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(kill(child.pid, SIGINT), 0);
+  const Finished stopped = Wait(child);
+  EXPECT_EQ(stopped.exit_code, 130) << stopped.err;
+  EXPECT_NE(stopped.err.find("interrupted"), std::string::npos) << stopped.err;
+  const std::string page = ReadFileOrDie(run + "/report.html");
+  EXPECT_NE(page.find("<title>structtest report</title>"), std::string::npos);
+}
+
 TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {
   TempDir dir;
   const Suite suite = MakeSuite(dir);

@@ -86,8 +86,9 @@ function scoreRows() {
     }
   }
   const rows = [...seen.values()].map((s) => ({...s, agg: false,
-      value: (rep) => { const t = s.get(rep); return t ? [t.accuracy, t.ci, t.scored] : null; }}));
-  const domains = [...new Set(D.runs.flatMap((r) => Object.keys(r.report.domains || {})))];
+      value: (rep) => { const t = s.get(rep); return t ? [t.accuracy, t.ci, t.ci ? t.ci.n : t.scored] : null; }}));
+  // Domains in the order of their subtasks (the registry's), not the JSON's key order.
+  const domains = [...new Set([...seen.keys()].map((k) => k.split('/')[0]))];
   for (const d of domains) {
     if (D.runs.every((r) => !r.report.domains[d] || (r.report.domains[d].easy === null && r.report.domains[d].hard === null))) continue;
     for (const part of ['easy', 'hard']) {
@@ -123,7 +124,8 @@ function drawScores() {
   $('scores-table').innerHTML = h + '</table>' +
       `<p class="note">Intervals (${esc(iv.confidence * 100)}%): subtasks, ${esc(iv.subtasks)}; aggregates, ` +
       `${esc(iv.aggregates)} (${esc(iv.replicates)} replicates, seed ${esc(iv.seed)}). ` +
-      'n counts the units: samples, or tasks where a subtask counts tasks. Overall and All appear ' +
+      'n counts the units the interval is over: samples, or tasks where a subtask counts tasks. ' +
+      'Overall and All appear ' +
       'when a run covers all four domains.</p>';
   drawCompareChooser();
 }
@@ -397,16 +399,37 @@ function splitTable() {
   return o;
 }
 
-let searchIndex = null;  // per item, per run: lower-cased answer + reason
-function searchText(it, i) {
-  if (!searchIndex) searchIndex = new Map();
-  let a = searchIndex.get(it);
-  if (!a) { a = new Array(D.runs.length); searchIndex.set(it, a); }
+// Search: the query comes from a one-line input, so a match never spans the blank line
+// between two paragraphs of a text, and a shared paragraph (a chunk) is searched once per
+// query whichever answers hold it. Per run and row: the chunks of its answer, and its
+// short paragraphs and reason lower-cased in one string.
+let chunkLower = null;
+const rowSearch = new Map();  // item -> per run [chunk refs, inline text]
+function rowSearchOf(it, i) {
+  let a = rowSearch.get(it);
+  if (!a) { a = new Array(D.runs.length); rowSearch.set(it, a); }
   if (a[i] === undefined) {
     const x = it.rows[i];
-    a[i] = x ? (text(x[R.answer]) + '\n' + x[R.reason]).toLowerCase() : '';
+    if (!x) { a[i] = [[], '']; return a[i]; }
+    const refs = [], inline = [];
+    for (const p of x[R.answer]) (typeof p === 'number' ? refs : inline).push(p);
+    inline.push(x[R.reason]);
+    a[i] = [refs, inline.join('\u0001').toLowerCase()];
   }
   return a[i];
+}
+let lastQuery = null, chunkHit = null;
+function matches(it, i, q) {
+  if (q !== lastQuery) {
+    if (!chunkLower) chunkLower = D.chunks.map((c) => c.toLowerCase());
+    chunkHit = new Uint8Array(chunkLower.length);
+    for (let k = 0; k < chunkLower.length; k++) chunkHit[k] = chunkLower[k].includes(q) ? 1 : 0;
+    lastQuery = q;
+  }
+  const [refs, inline] = rowSearchOf(it, i);
+  if (inline.includes(q)) return true;
+  for (const r of refs) if (chunkHit[r]) return true;
+  return false;
 }
 
 function applyFilters() {
@@ -437,7 +460,7 @@ function applyFilters() {
       const st = new Set(it.rows.map((x) => x ? x[R.status] : 'absent'));
       if (st.size < 2) return false;
     }
-    if (q && !runs.some((i) => searchText(it, i).includes(q))) return false;
+    if (q && !runs.some((i) => matches(it, i, q))) return false;
     return true;
   });
   $('browser-count').textContent = `${shown.length} of ${items.length} samples`;
