@@ -29,10 +29,15 @@ function text(parts) {
   return parts.map((p) => typeof p === 'number' ? D.chunks[p] : p).join('\n\n');
 }
 
+// "run 2: MODEL", with the directory's name where another run has the same model.
 function runLabel(i) {
-  const m = D.runs[i].report.manifest || {};
-  return `run ${i + 1}: ${m.model || D.runs[i].dir}`;
+  const model = (r) => (r.report.manifest || {}).model || r.dir;
+  const m = model(D.runs[i]);
+  const twice = D.runs.some((r, k) => k !== i && model(r) === m);
+  return `run ${i + 1}: ${m}${twice ? ` (${D.runs[i].dir.split('/').filter(Boolean).pop()})` : ''}`;
 }
+const range = (ci) => ci ? `${fmt(ci.low)} to ${fmt(ci.high)}` : '';
+const pValue = (p) => p === null || p === undefined ? '—' : p >= 0.001 ? p.toFixed(4) : p.toExponential(1);
 
 function percentile(sorted, q) {
   if (sorted.length === 0) return null;
@@ -116,7 +121,7 @@ function drawScores() {
       if (!v || v[0] === null || v[0] === undefined) { h += '<td>—</td><td></td><td></td>'; return; }
       const ci = v[1];
       h += `<td class="acc" data-run="${i}" data-key="${esc(row.key)}">${fmt(v[0])}</td>` +
-          `<td class="ci">${ci ? `${fmt(ci.low)}–${fmt(ci.high)}` : ''}</td><td>${v[2] ?? (ci ? ci.n : '')}</td>`;
+          `<td class="ci">${range(ci)}</td><td>${v[2] ?? (ci ? ci.n : '')}</td>`;
     });
     h += '</tr>';
   }
@@ -150,9 +155,9 @@ function drawCompare() {
     const ci = x.ci;
     return `<tr class="${agg ? 'agg' : ''}"><td class="l">${esc(label)}</td>` +
         `<td>${agg ? '' : `${x.n} ${esc(x.unit)}s`}</td><td>${fmt(x.a)}</td><td>${fmt(x.b)}</td>` +
-        `<td class="diff">${fmt(x.difference)}</td><td class="ci">${ci ? `${fmt(ci.low)}–${fmt(ci.high)}` : ''}</td>` +
+        `<td class="diff">${fmt(x.difference)}</td><td class="ci">${range(ci)}</td>` +
         (agg ? '<td></td><td></td><td></td>' :
-            `<td>${x.pass_to_fail}</td><td>${x.fail_to_pass}</td><td>${fmt(x.holm_p, 4)}</td>`) + '</tr>';
+            `<td>${x.pass_to_fail}</td><td>${x.fail_to_pass}</td><td>${pValue(x.holm_p)}</td>`) + '</tr>';
   };
   let h = '';
   for (const c of entry.result.comparisons) {
