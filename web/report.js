@@ -235,7 +235,7 @@ function drawPaper() {
         o[n] = t ? t.accuracy : null;
       }
       return o;
-    });
+    }).filter((o) => names.some((n) => o[n] !== null));  // runs without these subtasks: left out
     return [...paper, ...runs];
   };
   const t2cols = Object.keys(parseCsv(D.paper.table2)[0]);
@@ -280,7 +280,7 @@ async function drawPlots() {
   const hist = (field, title) => ({
     width: 260, height: 140, mark: 'bar',
     encoding: {x: {field, bin: {maxbins: 40}, title}, y: {aggregate: 'count', title: 'answers'},
-               color: {field: 'run', type: 'nominal'}, xOffset: {field: 'run'}},
+               color: {field: 'run', type: 'nominal'}},  // stacked by run
   });
   jobs.push(vegaEmbed('#plot-distributions', {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: dist},
@@ -316,7 +316,8 @@ function answerLength(x) {
   return Math.max(0, n - 2);
 }
 
-// Per subtask: every scalar param, and the length of every list param.
+// Per subtask: every scalar param, the length of every list param, and the total of
+// every object of counts.
 function paramGroups() {
   const groups = new Map();
   D.runs.forEach((r, i) => {
@@ -341,12 +342,27 @@ function paramGroups() {
   for (const [key, g] of groups) {
     const params = [];
     for (const [name, cells] of g) {
-      const values = [...cells.values()].map((c) => ({...c, value: typeof c.value === 'string' ? c.value : c.value,
-                                                       rate: 100 * c.failed / c.n}));
-      const distinct = new Set(values.map((v) => String(v.value))).size;
-      const numeric = values.every((v) => typeof v.value === 'number');
+      let list = [...cells.values()];
+      const distinct = new Set(list.map((v) => String(v.value))).size;
+      const numeric = list.every((v) => typeof v.value === 'number');
       if (!numeric && distinct > 30) continue;
-      params.push({name, numeric, values});
+      // Many distinct numbers (tag totals): ten bins, each shown at its lower edge.
+      if (numeric && distinct > 12) {
+        const lo = Math.min(...list.map((c) => c.value)), hi = Math.max(...list.map((c) => c.value));
+        const width = (hi - lo) / 10;
+        const bins = new Map();
+        for (const c of list) {
+          const edge = lo + width * Math.min(9, Math.floor((c.value - lo) / width));
+          const k = `${c.run}\u0000${edge}`;
+          const b = bins.get(k) || {run: c.run, value: edge, n: 0, failed: 0};
+          b.n += c.n;
+          b.failed += c.failed;
+          bins.set(k, b);
+        }
+        list = [...bins.values()];
+      }
+      const values = list.map((c) => ({...c, rate: 100 * c.failed / c.n}));
+      params.push({name: numeric && distinct > 12 ? `${name} (binned)` : name, numeric, values});
     }
     if (params.length) out.push([key, {params}]);
   }
@@ -358,6 +374,11 @@ function paramsOf(s) {
   for (const [k, v] of Object.entries(s.params || {})) {
     if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') o[k] = v;
     else if (Array.isArray(v)) o[`${k} (count)`] = v.length;
+    // Counts by kind (html's tags): their total.
+    else if (v && typeof v === 'object' && Object.values(v).length &&
+             Object.values(v).every((x) => typeof x === 'number')) {
+      o[`${k} (total)`] = Object.values(v).reduce((a, b) => a + b, 0);
+    }
   }
   return o;
 }

@@ -27,7 +27,7 @@ namespace structtest {
 // "rows": [[sample, status, answer, reasoning, reason, finish, input_tokens,
 // output_tokens, reasoning_tokens, latency_ms]]}], "compare": [{"baseline": run index,
 // "result": RenderCompareJson's, or "error"}], "paper": {"table1", "table2", "table3"}
-// as CSV}. A text is an array of paragraphs joined by "\n\n", each a string or the
+// as CSV}, "chart_libraries": their versions}. A text is an array of paragraphs joined by "\n\n", each a string or the
 // index of a chunk. status is "pass", "fail", "error" (the request failed),
 // "unscored" (answered, no verdict) or "unasked". Samples equal in several runs are
 // stored once (the same id, domain, subtask, params, context and prompt, as compare.h
