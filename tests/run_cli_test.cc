@@ -292,6 +292,25 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
                                   ReadFileOrDie(run + "/report.json")}) {
     EXPECT_EQ(text.find("0123456789abcdef"), std::string::npos);
   }
+
+  // The run wrote its HTML page; `report --format html` writes the same page of one or
+  // more runs to --output (tests/browser/report_test.mjs opens it in Chromium). Its
+  // data is compressed, so the key check above is left to report.json and run.db, which
+  // hold what the page's data is made of (html_report_test.cc).
+  const std::string page = dir.path() + "/page.html";
+  const Finished html = Exec(dir, {"report", run, run, "--format", "html", "--output", page}, "html");
+  EXPECT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(ReadFileOrDie(page).find("<title>structtest report</title>"), std::string::npos);
+  EXPECT_NE(ReadFileOrDie(run + "/report.html").find("<title>structtest report</title>"),
+            std::string::npos);
+  const Finished no_output = Exec(dir, {"report", run, "--format", "html"}, "html-no-output");
+  EXPECT_EQ(no_output.exit_code, 2);
+  EXPECT_NE(no_output.err.find("structtest: error: --format html: needs --output FILE"),
+            std::string::npos) << no_output.err;
+  const Finished two = Exec(dir, {"report", run, run, "--format", "json"}, "json-two");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("structtest: error: --format json: takes one run"), std::string::npos)
+      << two.err;
 }
 
 // What a kill -9 costs is bounded: the resumed run asks again at most twice the
@@ -370,6 +389,36 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   const std::string clean_run = dir.path() + "/clean";
   ASSERT_EQ(Exec(dir, RunArgs(url, suite, clean_run, {"--concurrency", "4"}), "clean").exit_code, 0);
   EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, clean_run));
+}
+
+// Ctrl-C: the run stops, exit 130, and report.html shows what is there so far.
+TEST_F(RunCliTest, AnInterruptedRunWritesTheReportOfWhatItHas) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::atomic<int> asked{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    ++asked;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/run";
+  const Child child = Spawn(dir, RunArgs(server.base_url() + "/v1", suite, run,
+                                         {"--concurrency", "2"}),
+                            "interrupted");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (asked < 10) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the run never got going";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(kill(child.pid, SIGINT), 0);
+  const Finished stopped = Wait(child);
+  EXPECT_EQ(stopped.exit_code, 130) << stopped.err;
+  EXPECT_NE(stopped.err.find("interrupted"), std::string::npos) << stopped.err;
+  const std::string page = ReadFileOrDie(run + "/report.html");
+  EXPECT_NE(page.find("<title>structtest report</title>"), std::string::npos);
 }
 
 TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {

@@ -1,14 +1,19 @@
 // `structtest report RUN`: the table of a stored run, from its stored verdicts, without
 // asking or scoring anything: as text, Markdown (to paste next to the paper's tables)
-// or JSON. --explain lists every failing sample with its reason. It only reads, so it
-// also shows a run still in progress.
+// or JSON, or as one self-contained HTML page of one or more runs (html_report.h).
+// --explain lists every failing sample with its reason. It only reads, so it also shows a
+// run still in progress.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "report/html_report.h"
 #include "report/run_report.h"
 #include "report/tally.h"
 #include "store/run_store.h"
@@ -18,15 +23,37 @@ namespace structtest::cli {
 namespace {
 
 struct ReportOptions {
-  std::string run;
+  std::vector<std::string> runs;
+  std::string run;  // runs[0]
   std::string format = "text";
+  std::string output;
   std::string rules = "paper";
   bool explain = false;
 };
 
-int RunReport(const ReportOptions& opt) {
-  if (opt.format != "text" && opt.format != "markdown" && opt.format != "json") {
-    PrintError(fmt::format("--format {}: expected text, markdown or json", opt.format));
+int RunHtmlReport(const ReportOptions& opt, RuleSet rules) {
+  if (opt.output.empty()) {
+    PrintError("--format html: needs --output FILE (the page is several megabytes)");
+    return kExitFatal;
+  }
+  auto html = RenderHtmlReport(opt.runs, rules);
+  if (!html.ok()) {
+    PrintError(html.status().message());
+    return kExitFatal;
+  }
+  std::FILE* f = std::fopen(opt.output.c_str(), "wb");
+  if (f == nullptr || std::fwrite(html->data(), 1, html->size(), f) != html->size() ||
+      std::fclose(f) != 0) {
+    PrintError(fmt::format("{}: cannot write: {}", opt.output, std::strerror(errno)));
+    return kExitFatal;
+  }
+  return kExitOk;
+}
+
+int RunReport(ReportOptions opt) {
+  if (opt.format != "text" && opt.format != "markdown" && opt.format != "json" &&
+      opt.format != "html") {
+    PrintError(fmt::format("--format {}: expected text, markdown, json or html", opt.format));
     return kExitFatal;
   }
   auto rules = ParseRuleSet(opt.rules);
@@ -34,6 +61,14 @@ int RunReport(const ReportOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
+  if (opt.format == "html") return RunHtmlReport(opt, *rules);
+  if (opt.runs.size() != 1) {
+    PrintError(fmt::format("--format {}: takes one run (html shows several; 'structtest "
+                           "compare' compares them)",
+                           opt.format));
+    return kExitFatal;
+  }
+  opt.run = opt.runs[0];
   auto store = RunStore::OpenReadOnly(opt.run);
   if (!store.ok()) {
     PrintError(store.status().message());
@@ -88,9 +123,13 @@ void SetupReport(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Print the table of a stored run (text, markdown or json) from its verdicts, "
-                "without asking or scoring; also while it runs");
-  cmd->add_option("run", opt->run, "run directory (the --out of 'structtest run')")->required();
-  cmd->add_option("--format", opt->format, "text (default), markdown or json");
+                "or write an HTML page of one or more runs, without asking or scoring; "
+                "also while it runs");
+  cmd->add_option("run", opt->runs,
+                  "run directory (the --out of 'structtest run'); several for --format html")
+      ->required();
+  cmd->add_option("--format", opt->format, "text (default), markdown, json or html");
+  cmd->add_option("--output,-o", opt->output, "where --format html writes the page");
   cmd->add_option("--rules", opt->rules, "whose stored verdicts to use (default paper)");
   cmd->add_flag("--explain", opt->explain,
                 "also list every failing, errored or unscored sample with its reason");

@@ -28,6 +28,7 @@
 #include "core/jsonl.h"
 #include "core/record_io.h"
 #include "python/python_pool.h"
+#include "report/html_report.h"
 #include "report/tally.h"
 #include "runner/runner.h"
 #include "store/response_cache.h"
@@ -95,6 +96,12 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
     return s;
   }
   return Status::Ok();
+}
+
+// DIR/report.html: the run's self-contained page (html_report.h).
+Status WriteHtmlReport(const std::string& dir, RuleSet rules) {
+  ASSIGN_OR_RETURN(std::string html, RenderHtmlReport({dir}, rules));
+  return WriteFileAtomically(dir + "/report.html", html);
 }
 
 // A default run directory named after what defines the run, so the same command finds
@@ -314,6 +321,8 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
         kGiveUpAfter, out.stats.gave_up, store->dir()));
   }
   if (out.stats.interrupted) {
+    // What is there so far; the next run writes it again.
+    if (!in_memory) RETURN_IF_ERROR(WriteHtmlReport(store->dir(), rules));
     PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
                           "same command again to continue",
                           out.counts.answered, out.counts.samples, store->dir()));
@@ -330,6 +339,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     report["errored"] = out.counts.errored;
     report["truncated"] = out.counts.truncated;
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
+    RETURN_IF_ERROR(WriteHtmlReport(store->dir(), rules));
   }
   std::string text = fmt::format("== {} on {} ({} samples)\n", label,
                                  opt.samples.empty() ? fmt::format("suite {} (seed {})",
@@ -373,7 +383,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                           out.counts.errored, store->dir()));
   }
   if (!in_memory && !opt.quiet) {
-    PrintNote(fmt::format("stored in {} (report.json; every answer with 'structtest export {}')",
+    PrintNote(fmt::format("stored in {} (report.json, report.html; every answer with 'structtest export {}')",
                           store->dir(), store->dir()));
   }
   if (tally.errors() > 0) out.exit_code = kExitFailures;

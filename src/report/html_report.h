@@ -1,0 +1,48 @@
+// The self-contained HTML report of one or more stored runs (`structtest report
+// --format html`, and report.html in every run directory): one file that opens from disk
+// with no server and no network request. It holds the page's script and style
+// (web/report.js, web/report.css) and the chart libraries (Vega, Vega-Lite, vega-embed
+// from web/node_modules), all compiled into the binary, and the runs' data as one
+// gzip-compressed, base64-encoded JSON document that the page inflates with the
+// browser's DecompressionStream. In that document every text (prompt message, answer,
+// reasoning) is cut at blank lines and each long paragraph is stored once, so the
+// documents the summarization prompts share, and answers that repeat the prompt, cost
+// their size once. The paper's Tables 1-3 (data/paper) come along, for the ranks.
+#ifndef STRUCTTEST_REPORT_HTML_REPORT_H_
+#define STRUCTTEST_REPORT_HTML_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "structtest/sample.h"
+#include "structtest/status.h"
+
+namespace structtest {
+
+// The report's data before compression: {"rules", "chunks": [paragraph...], "samples":
+// [{"id", "domain", "subtask", "params", "messages": [[role, text]], "target"}], "runs":
+// [{"dir", "date", "report": the figures of report.json with the manifest and counts,
+// "rows": [[sample, status, answer, reasoning, reason, finish, input_tokens,
+// output_tokens, reasoning_tokens, latency_ms]]}], "compare": [{"baseline": run index,
+// "result": RenderCompareJson's, or "error"}], "paper": {"table1", "table2", "table3"}
+// as CSV}, "chart_libraries": their versions}. A text is an array of paragraphs joined by "\n\n", each a string or the
+// index of a chunk. status is "pass", "fail", "error" (the request failed),
+// "unscored" (answered, no verdict) or "unasked". Samples equal in several runs are
+// stored once (the same id, domain, subtask, params, context and prompt, as compare.h
+// pairs them; the first run's target is kept). Errors: a directory without a run, an
+// unreadable store.
+StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs,
+                                        RuleSet rules);
+
+// The whole page for `data` (HtmlReportData's). Errors: compression failed.
+StatusOr<std::string> RenderHtmlReport(const nlohmann::json& data);
+
+// Both: the page of the runs in `run_dirs`, in that order.
+StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
+                                       RuleSet rules);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_REPORT_HTML_REPORT_H_

@@ -1,0 +1,158 @@
+// The HTML report's data and page on stores written here: every status, paragraphs
+// shared between prompts and answers stored once, samples shared between runs stored
+// once, and a page whose embedded data inflates back to exactly HtmlReportData's.
+#include "report/html_report.h"
+
+#include <zlib.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "store/run_store.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+const std::string kDocument(300, 'd');  // a long paragraph, shared by two prompts
+
+Sample Summary(const std::string& id, int n_points) {
+  Sample s;
+  s.id = id;
+  s.domain = "summarization";
+  s.subtask = "bullet_points";
+  s.params = {{"n_points", n_points}, {"symbol", "*"}};
+  s.messages = {{"user", kDocument + "\n\nSummarize in " + std::to_string(n_points) + " points."}};
+  return s;
+}
+
+// Four samples: passed, failed, errored request, answered but not scored; a fifth unasked.
+void Write(const std::string& dir, bool first_passes) {
+  auto store = RunStore::Open(dir);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE((*store)->AddSample(i, Summary("s" + std::to_string(i), i + 1)).ok());
+  }
+  for (int i = 0; i < 4; ++i) {
+    StoredResponse r;
+    r.ok = i != 2;
+    r.text = i == 1 ? kDocument : "* a point";  // an answer repeating the document
+    r.error = r.ok ? "" : "HTTP 500";
+    r.latency_ms = 10 * i;
+    ASSERT_TRUE((*store)->PutResponse(i, r).ok());
+    if (i >= 2) continue;
+    StoredVerdict v;
+    v.pass = i == 0 ? first_passes : false;
+    v.reason = v.pass ? "ok" : "expected more points";
+    v.rules_version = "paper-1";
+    ASSERT_TRUE((*store)->PutVerdict(i, "paper", v).ok());
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+}
+
+std::string Gunzip(const std::string& in) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  std::string out;
+  char buf[1 << 14];
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  } while (rc == Z_OK);
+  EXPECT_EQ(rc, Z_STREAM_END);
+  inflateEnd(&z);
+  return out;
+}
+
+std::string Unbase64(const std::string& in) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else break;  // '='
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+TEST(HtmlReportTest, RowsCarryEveryStatusAndSharedTextIsStoredOnce) {
+  testing::TempDir dir;
+  const std::string a = dir.path() + "/a", b = dir.path() + "/b";
+  Write(a, true);
+  Write(b, false);
+  auto data = HtmlReportData({a, b}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const nlohmann::json& d = *data;
+  // The same five samples in both runs: stored once.
+  EXPECT_EQ(d["samples"].size(), 5u);
+  ASSERT_EQ(d["runs"].size(), 2u);
+  std::vector<std::string> statuses;
+  for (const auto& row : d["runs"][0]["rows"]) statuses.push_back(row[1]);
+  EXPECT_EQ(statuses, (std::vector<std::string>{"pass", "fail", "error", "unscored", "unasked"}));
+  EXPECT_EQ(d["runs"][1]["rows"][0][1], "fail");
+  EXPECT_EQ(d["runs"][0]["rows"][2][4], "HTTP 500");
+  EXPECT_EQ(d["runs"][0]["rows"][1][4], "expected more points");
+  // The document: one chunk, referenced by every prompt and by the answer repeating it.
+  ASSERT_EQ(d["chunks"].size(), 1u);
+  EXPECT_EQ(d["chunks"][0], kDocument);
+  EXPECT_EQ(d["samples"][3]["messages"][0][1], nlohmann::json::parse(R"([0, "Summarize in 4 points."])"));
+  EXPECT_EQ(d["runs"][1]["rows"][1][2], nlohmann::json::parse("[0]"));
+  // The figures are report.json's.
+  EXPECT_EQ(d["runs"][0]["report"]["subtasks"][0]["passed"], 1);
+  EXPECT_EQ(d["runs"][1]["report"]["subtasks"][0]["passed"], 0);
+  EXPECT_EQ(d["runs"][0]["report"]["errored"], 1);
+  // Both runs as baseline.
+  ASSERT_EQ(d["compare"].size(), 2u);
+  EXPECT_EQ(d["compare"][1]["baseline"], 1);
+  EXPECT_TRUE(d["compare"][0].contains("result")) << d["compare"][0].dump();
+  EXPECT_EQ(d["paper"]["table1"].get<std::string>().rfind("model,all,easy,hard", 0), 0u);
+}
+
+TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
+  testing::TempDir dir;
+  Write(dir.path() + "/a", true);
+  auto data = HtmlReportData({dir.path() + "/a"}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  auto page = RenderHtmlReport(*data);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  EXPECT_EQ(page->find("{{"), std::string::npos) << "a placeholder was left";
+  EXPECT_NE(page->find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
+  EXPECT_NE(page->find("vegaEmbed"), std::string::npos);
+  EXPECT_EQ(page->find("<script src"), std::string::npos);
+  const std::string open = "<script type=\"application/octet-stream\" id=\"report-data\">";
+  const size_t at = page->find(open);
+  ASSERT_NE(at, std::string::npos);
+  const size_t start = at + open.size();
+  const std::string b64 = page->substr(start, page->find("</script>", start) - start);
+  EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+}
+
+TEST(HtmlReportTest, ADirectoryWithoutARunIsRefused) {
+  testing::TempDir dir;
+  auto data = HtmlReportData({dir.path() + "/nothing"}, RuleSet::kPaper);
+  ASSERT_FALSE(data.ok());
+  EXPECT_NE(data.status().message().find(dir.path() + "/nothing"), std::string::npos)
+      << data.status().message();
+}
+
+}  // namespace
+}  // namespace structtest

@@ -1,0 +1,220 @@
+// Browser test of the HTML report (html_report.h), in real headless Chromium through
+// puppeteer-core: run by ctest (tests/CMakeLists.txt) as
+//   node report_test.mjs STRUCTTEST_BINARY WORK_DIR
+// It makes two runs of builtin/oracle on 162 html and math samples, the second with
+// wrong and missing targets, writes their report, opens it from file:// and checks: no
+// request leaves the page (none but the file itself is made), no console error, every
+// figure of the score table equals report.json's, the verdict filters "fail" and "error"
+// and "different verdicts" list exactly those samples of `structtest export`, search
+// finds answers and reasons, a #sample= link opens that sample with both runs' answers,
+// and run's own report.html opens too. Exits 77 (ctest's
+// skip) with a message when Chromium or web/node_modules is missing. Where Firefox is
+// installed, the page is opened there too (no console error, the same figures, plots).
+import {execFileSync} from 'node:child_process';
+import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import path from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const web = path.join(here, '..', '..', 'web');
+const [binary, work] = process.argv.slice(2);
+if (!binary || !work) {
+  console.error('usage: node report_test.mjs STRUCTTEST_BINARY WORK_DIR');
+  process.exit(2);
+}
+
+function skip(why) {
+  console.log(`SKIPPED: ${why}`);
+  process.exit(77);
+}
+const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+if (!chromium) skip('no chromium (scripts/install-deps --test installs Debian\'s chromium)');
+let puppeteer;
+try {
+  puppeteer = createRequire(path.join(web, 'package.json'))('puppeteer-core');
+} catch (e) {
+  skip(`puppeteer-core is not installed in web/node_modules (run scripts/install-deps --test): ${e.message}`);
+}
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (!ok) failures++;
+}
+
+// Every figure of the score table against report.json.
+async function checkTable(page, browserName) {
+  const cells = await page.$$eval('#scores-grid td.acc', (tds) => tds.map((td) =>
+      ({run: Number(td.dataset.run), key: td.dataset.key, text: td.textContent})));
+  let compared = 0;
+  const wrong = [];
+  for (const c of cells) {
+    const rep = reportJson[c.run];
+    let v;
+    if (c.key.includes('/')) {
+      v = rep.subtasks.find((s) => `${s.domain}/${s.subtask}` === c.key).accuracy;
+    } else if (c.key.includes(':')) {
+      const [d, part] = c.key.split(':');
+      v = rep.domains[d][part];
+    } else {
+      v = rep[c.key];
+    }
+    compared++;
+    if (v.toFixed(2) !== c.text) wrong.push(`${c.run} ${c.key}: page ${c.text}, report.json ${v}`);
+  }
+  // Every subtask and the html and math Easy and Hard, of both runs.
+  const expected = reportJson.reduce((n, r) => n + r.subtasks.length + 4, 0);
+  check(compared === expected && wrong.length === 0,
+        `${browserName}: ${compared} table figures (of ${expected}) equal report.json (${wrong.join('; ')})`);
+}
+
+rmSync(work, {recursive: true, force: true});
+mkdirSync(work, {recursive: true});
+// Run 1: builtin/oracle on a generated samples file (every sample passes). Run 2: the
+// oracle on the same samples with a third of the targets made wrong (those fail) and a
+// tenth removed (the oracle has nothing to return: request errors), so the run mixes
+// pass, fail and error.
+const samples = path.join(work, 'samples.jsonl'), mixed = path.join(work, 'mixed.jsonl');
+execFileSync(binary, ['generate', '--tasks', 'html,math', '--size', '0.05', '--out', samples],
+             {stdio: ['ignore', 'ignore', 'inherit']});
+writeFileSync(mixed, readFileSync(samples, 'utf8').trim().split('\n').map((line, i) => {
+  const s = JSON.parse(line);
+  if (i % 3 === 1) s.target.answer = 'not the answer';
+  if (i % 10 === 5) delete s.target.answer;
+  return JSON.stringify(s);
+}).join('\n') + '\n');
+const runs = [[samples, path.join(work, 'oracle')], [mixed, path.join(work, 'mixed')]];
+for (const [file, dir] of runs) {
+  try {
+    execFileSync(binary, ['run', '--model', 'builtin/oracle', '--samples', file, '--out', dir, '--quiet'],
+                 {stdio: ['ignore', 'ignore', 'inherit']});
+  } catch (e) {
+    // Exit 1: finished with errors, still a run.
+    if (e.status !== 1) throw e;
+  }
+}
+// Run 2's verdicts, from `structtest export --all`.
+const exported = execFileSync(binary, ['export', runs[1][1], '--all'], {stdio: ['ignore', 'pipe', 'ignore']})
+    .toString().trim().split('\n').map((l) => JSON.parse(l));
+const idsWhere = (f) => exported.filter(f).map((r) => r.id).sort();
+const failingIds = idsWhere((r) => r.verdict && !r.verdict.pass);
+const erroredIds = idsWhere((r) => r.status === 'error');
+const reportFile = path.join(work, 'report.html');
+execFileSync(binary, ['report', runs[0][1], runs[1][1], '--format', 'html', '--output', reportFile]);
+const reportJson = runs.map(([, dir]) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
+
+const browser = await puppeteer.launch({
+  executablePath: chromium, headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+
+async function open(file) {
+  const page = await browser.newPage();
+  const requests = [], errors = [];
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    requests.push(req.url());
+    // Anything but the page itself would be a request the report must not make.
+    if (req.url() === pathToFileURL(file).href) req.continue(); else req.abort();
+  });
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const t0 = Date.now();
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector('body[data-ready]', {timeout: 30000});
+  return {page, requests, errors, ms: Date.now() - t0};
+}
+
+try {
+  const {page, requests, errors, ms} = await open(reportFile);
+  console.log(`report of 2 runs painted in ${ms} ms (page's own count ${await page.$eval('body', (b) => b.dataset.ready)} ms)`);
+  check(requests.length === 1, `only the file itself is requested (requests: ${JSON.stringify(requests)})`);
+  check(errors.length === 0, `no console error (${JSON.stringify(errors)})`);
+
+  await checkTable(page, 'chromium');
+
+  // The failures filter of run 2: exactly its failing samples.
+  const failing = reportJson[1].subtasks.reduce((n, s) => n + s.scored - s.passed, 0);
+  await page.select('#f-run', '1');
+  await page.select('#f-verdict', 'fail');
+  const count = Number(await page.$eval('#browser-count', (p) => p.dataset.count));
+  const listed = await page.evaluate(() => shown.map((it) => D.samples[it.s].id).sort());
+  check(count === failing && failing > 0 && failing < reportJson[1].samples,
+        `"fail" lists ${count} samples of run 2, report.json counts ${failing} failing of ${reportJson[1].samples}`);
+  check(JSON.stringify(listed) === JSON.stringify(failingIds), 'they are the samples export gives a failing verdict');
+  const badges = await page.$$eval('#list .row', (rows) => rows.map((r) => r.querySelectorAll('.badge')[1].textContent));
+  check(badges.length > 0 && badges.every((b) => b === 'fail'), `the rows drawn are failing in run 2 (${badges.length} drawn)`);
+  check(badges.length < count, `only the visible rows are in the document (${badges.length} of ${count})`);
+  await page.select('#f-verdict', 'error');
+  const errored = await page.evaluate(() => shown.map((it) => D.samples[it.s].id).sort());
+  check(errored.length > 0 && JSON.stringify(errored) === JSON.stringify(erroredIds),
+        `"error" lists the ${erroredIds.length} errored samples`);
+  // "different": where run 1 (all pass) and run 2 disagree, its failures and errors.
+  await page.select('#f-run', '');
+  await page.select('#f-verdict', '');
+  await page.click('#f-different');
+  const different = await page.evaluate(() => shown.map((it) => D.samples[it.s].id).sort());
+  check(JSON.stringify(different) === JSON.stringify([...failingIds, ...erroredIds].sort()),
+        `"different verdicts" lists the ${different.length} samples run 2 did not pass`);
+  await page.click('#f-different');
+  await page.select('#f-run', '1');
+  // Search finds text of an answer and of a reason, and nothing for absent text.
+  const search = async (q) => {
+    await page.$eval('#f-search', (el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }, q);
+    return Number(await page.$eval('#browser-count', (p) => p.dataset.count));
+  };
+  const wrongAnswers = exported.filter((r) => r.response === 'not the answer').length;
+  check(wrongAnswers > 0 && await search('not the answer') === wrongAnswers,
+        'a search for an answer\'s text lists the samples with that answer');
+  check(await search('no target.answer') === erroredIds.length, 'a search for a reason\'s text lists those samples');
+  await search('');
+  // Search narrows to answers holding the text.
+  await page.type('#f-search', 'zzqx-no-such-text');
+  check(Number(await page.$eval('#browser-count', (p) => p.dataset.count)) === 0, 'a search for absent text lists nothing');
+
+  // A sample link opens that sample.
+  const anId = await page.evaluate(() => D.samples[7].id);
+  await page.goto(pathToFileURL(reportFile).href + `#sample=${encodeURIComponent(anId)}`);
+  await page.waitForSelector('body[data-ready]');
+  const title = await page.$eval('#sample-title', (h) => h.textContent).catch(() => '');
+  check(title.startsWith(`sample ${anId}:`), `#sample=${anId} opens it (${title})`);
+  const answers = await page.$$eval('#detail .answer', (a) => a.length);
+  check(answers === 2, `both runs' answers side by side (${answers})`);
+  await page.close();
+
+  // run's own report.html, of one run.
+  const own = await open(path.join(runs[0][1], 'report.html'));
+  check(own.errors.length === 0 && own.requests.length === 1, `run's report.html opens with no request and no error (${JSON.stringify(own.errors)})`);
+  const easy = await own.page.$eval('#scores-grid td.acc[data-key="html:easy"]', (td) => td.textContent);
+  check(easy === reportJson[0].domains.html.easy.toFixed(2), `its html Easy is report.json's (${easy})`);
+  await own.page.close();
+} finally {
+  await browser.close();
+}
+// The same page in Firefox, where it is installed (puppeteer-core over WebDriver BiDi).
+const firefox = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p));
+if (!firefox) {
+  console.log('SKIPPED (firefox part): no firefox-esr (scripts/install-deps --test installs it)');
+} else {
+  const ff = await puppeteer.launch({browser: 'firefox', executablePath: firefox, headless: true});
+  try {
+    const page = await ff.newPage();
+    const errors = [];
+    page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(pathToFileURL(reportFile).href);
+    await page.waitForSelector('body[data-ready]', {timeout: 30000});
+    check(errors.length === 0, `firefox: no console error (${JSON.stringify(errors)})`);
+    await checkTable(page, 'firefox');
+    const plots = await page.$$eval('#plots svg', (s) => s.length);
+    check(plots > 2, `firefox: the plots are drawn (${plots} svg)`);
+  } finally {
+    await ff.close();
+  }
+}
+if (failures) {
+  console.log(`${failures} check(s) failed`);
+  process.exit(1);
+}
+console.log('all checks passed');

@@ -1,0 +1,571 @@
+// structtest's HTML report: inflates the data structtest embedded (html_report.h), then
+// draws the runs, the score table with intervals, the paper's tables, the plots (Vega-Lite
+// through vega-embed, embedded too) and the sample browser. Nothing is fetched.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g,
+    (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]));
+const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x)) ? '—' : Number(x).toFixed(d);
+const STATUSES = ['pass', 'fail', 'error', 'unscored', 'unasked'];
+// Row fields (html_report.h).
+const R = {sample: 0, status: 1, answer: 2, reasoning: 3, reason: 4, finish: 5, input: 6,
+           output: 7, reasoning_tokens: 8, latency: 9};
+
+async function inflate() {
+  const b64 = $('report-data').textContent.trim();
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return JSON.parse(await new Response(stream).text());
+}
+
+let D;  // the data
+const textCache = new Map();
+function text(parts) {
+  if (!parts || parts.length === 0) return '';
+  if (parts.length === 1) return typeof parts[0] === 'number' ? D.chunks[parts[0]] : parts[0];
+  return parts.map((p) => typeof p === 'number' ? D.chunks[p] : p).join('\n\n');
+}
+
+// "run 2: MODEL", with the directory's name where another run has the same model.
+function runLabel(i) {
+  const model = (r) => (r.report.manifest || {}).model || r.dir;
+  const m = model(D.runs[i]);
+  const twice = D.runs.some((r, k) => k !== i && model(r) === m);
+  return `run ${i + 1}: ${m}${twice ? ` (${D.runs[i].dir.split('/').filter(Boolean).pop()})` : ''}`;
+}
+const range = (ci) => ci ? `${fmt(ci.low)} to ${fmt(ci.high)}` : '';
+const pValue = (p) => p === null || p === undefined ? '—' : p >= 0.001 ? p.toFixed(4) : p.toExponential(1);
+
+function percentile(sorted, q) {
+  if (sorted.length === 0) return null;
+  const at = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[at];
+}
+
+// ---- Runs
+function drawRuns() {
+  const fields = [
+    ['model', (r, m) => m.model], ['endpoint', (r, m) => m.endpoint],
+    ['structtest', (r, m) => m.structtest_version], ['rules', () => D.rules],
+    ['checker versions', (r, m) => Object.entries(m.rules_versions || {}).map(([k, v]) => `${k} ${v}`).join(', ')],
+    ['suite', (r, m) => m.samples ? `samples file ${m.samples}` :
+        `${m.suite} (size ${m.size}${m.limit ? `, limit ${m.limit}` : ''}; tasks ${(m.tasks || []).join(',') || 'all'})`],
+    ['seed', (r, m) => m.seed], ['directory', (r) => r.dir], ['date (run.db last written)', (r) => r.date],
+    ['samples', (r) => r.report.samples], ['answered', (r) => r.report.answered],
+    ['coverage', (r) => fmt(r.report.samples ? 100 * r.report.answered / r.report.samples : 0) + '%'],
+    ['errored requests', (r) => r.report.errored],
+    ['answered, not scored', (r) => r.rows.filter((x) => x[R.status] === 'unscored').length],
+    ['not asked yet', (r) => r.rows.filter((x) => x[R.status] === 'unasked').length],
+    ['cut off by the token limit', (r) => r.report.truncated],
+    ['input tokens', (r) => sum(r.rows, R.input)], ['output tokens', (r) => sum(r.rows, R.output)],
+    ['reasoning tokens', (r) => sum(r.rows, R.reasoning_tokens)],
+    ['latency p50 / p90 / p99 (ms)', (r) => {
+      const l = r.rows.filter((x) => x[R.status] !== 'unasked' && x[R.status] !== 'error')
+          .map((x) => x[R.latency]).sort((a, b) => a - b);
+      return l.length ? [0.5, 0.9, 0.99].map((q) => percentile(l, q)).join(' / ') : '—';
+    }],
+  ];
+  let h = '<table id="runs-info"><tr><th class="l"></th>' +
+      D.runs.map((r, i) => `<th class="l">${esc(runLabel(i))}</th>`).join('') + '</tr>';
+  for (const [name, f] of fields) {
+    h += `<tr><th class="l">${esc(name)}</th>` +
+        D.runs.map((r) => `<td class="l">${esc(f(r, r.report.manifest || {}))}</td>`).join('') + '</tr>';
+  }
+  $('runs-table').innerHTML = h + '</table>' +
+      `<p class="note">Charts: ${esc(D.chart_libraries)}.</p>`;
+}
+function sum(rows, k) { let s = 0; for (const x of rows) s += x[k] || 0; return s; }
+
+// ---- Scores
+function scoreRows() {
+  // Union of subtasks in the order of the first run that has them.
+  const seen = new Map();
+  for (const r of D.runs) {
+    for (const s of r.report.subtasks) {
+      const key = `${s.domain}/${s.subtask}`;
+      if (!seen.has(key)) seen.set(key, {key, label: key, split: s.split, get: (rep) =>
+          rep.subtasks.find((t) => `${t.domain}/${t.subtask}` === key)});
+    }
+  }
+  const rows = [...seen.values()].map((s) => ({...s, agg: false,
+      value: (rep) => { const t = s.get(rep); return t ? [t.accuracy, t.ci, t.ci ? t.ci.n : t.scored] : null; }}));
+  // Domains in the order of their subtasks (the registry's), not the JSON's key order.
+  const domains = [...new Set([...seen.keys()].map((k) => k.split('/')[0]))];
+  for (const d of domains) {
+    if (D.runs.every((r) => !r.report.domains[d] || (r.report.domains[d].easy === null && r.report.domains[d].hard === null))) continue;
+    for (const part of ['easy', 'hard']) {
+      rows.push({key: `${d}:${part}`, label: `${d} ${part}`, agg: true,
+                 value: (rep) => rep.domains && rep.domains[d] ?
+                     [rep.domains[d][part], rep.domains[d][part + '_ci'], null] : null});
+    }
+  }
+  for (const [k, label] of [['overall_easy', 'overall easy'], ['overall_hard', 'overall hard'], ['all', 'All']]) {
+    if (D.runs.every((r) => r.report[k] === null)) continue;
+    rows.push({key: k, label, agg: true, value: (rep) => [rep[k], rep[k + '_ci'], null]});
+  }
+  return rows;
+}
+
+function drawScores() {
+  const rows = scoreRows();
+  let h = '<table id="scores-grid"><tr><th class="l" rowspan="2">subtask</th><th rowspan="2">split</th>' +
+      D.runs.map((r, i) => `<th colspan="3">${esc(runLabel(i))}</th>`).join('') + '</tr><tr>' +
+      D.runs.map(() => '<th>%</th><th>95% interval</th><th>n</th>').join('') + '</tr>';
+  for (const row of rows) {
+    h += `<tr class="${row.agg ? 'agg' : ''}"><td class="l">${esc(row.label)}</td><td>${esc(row.split || '')}</td>`;
+    D.runs.forEach((r, i) => {
+      const v = row.value(r.report);
+      if (!v || v[0] === null || v[0] === undefined) { h += '<td>—</td><td></td><td></td>'; return; }
+      const ci = v[1];
+      h += `<td class="acc" data-run="${i}" data-key="${esc(row.key)}">${fmt(v[0])}</td>` +
+          `<td class="ci">${range(ci)}</td><td>${v[2] ?? (ci ? ci.n : '')}</td>`;
+    });
+    h += '</tr>';
+  }
+  const iv = D.runs[0].report.intervals || {};
+  $('scores-table').innerHTML = h + '</table>' +
+      `<p class="note">Intervals (${esc(iv.confidence * 100)}%): subtasks, ${esc(iv.subtasks)}; aggregates, ` +
+      `${esc(iv.aggregates)} (${esc(iv.replicates)} replicates, seed ${esc(iv.seed)}). ` +
+      'n counts the units the interval is over: samples, or tasks where a subtask counts tasks. ' +
+      'Overall and All appear ' +
+      'when a run covers all four domains.</p>';
+  drawCompareChooser();
+}
+
+function drawCompareChooser() {
+  if (D.runs.length < 2) { $('compare').innerHTML = ''; return; }
+  $('compare').innerHTML = '<h3>Compared with a baseline</h3><label>baseline <select id="baseline">' +
+      D.runs.map((r, i) => `<option value="${i}">${esc(runLabel(i))}</option>`).join('') +
+      '</select></label><div id="compare-table"></div>';
+  $('baseline').addEventListener('change', drawCompare);
+  drawCompare();
+}
+
+function drawCompare() {
+  const base = Number($('baseline').value);
+  const entry = D.compare.find((c) => c.baseline === base);
+  if (!entry) { $('compare-table').innerHTML = ''; return; }
+  if (entry.error) {
+    $('compare-table').innerHTML = `<p class="error">${esc(entry.error)}</p>`; return;
+  }
+  const diffRow = (label, x, agg) => {
+    const ci = x.ci;
+    return `<tr class="${agg ? 'agg' : ''}"><td class="l">${esc(label)}</td>` +
+        `<td>${agg ? '' : `${x.n} ${esc(x.unit)}s`}</td><td>${fmt(x.a)}</td><td>${fmt(x.b)}</td>` +
+        `<td class="diff">${fmt(x.difference)}</td><td class="ci">${range(ci)}</td>` +
+        (agg ? '<td></td><td></td><td></td>' :
+            `<td>${x.pass_to_fail}</td><td>${x.fail_to_pass}</td><td>${pValue(x.holm_p)}</td>`) + '</tr>';
+  };
+  let h = '';
+  for (const c of entry.result.comparisons) {
+    h += `<p>A = ${esc(c.a.model || c.a.dir)}, B = ${esc(c.b.model || c.b.dir)}: ${c.paired} paired ` +
+        `samples (scored in both) of ${c.shared} shared; ${c.only_a} only in A, ${c.only_b} only in B, ` +
+        `${c.differing} with the same id but another sample.</p>`;
+    h += '<table class="cmp"><tr><th class="l"></th><th>units</th><th>A %</th><th>B %</th>' +
+        '<th>B − A</th><th>95% interval</th><th>pass→fail</th><th>fail→pass</th><th>McNemar p (Holm)</th></tr>';
+    for (const sub of c.subtasks) h += diffRow(`${sub.domain}/${sub.subtask}`, sub, false);
+    for (const [d, parts] of Object.entries(c.domains)) {
+      for (const part of ['easy', 'hard']) if (parts[part].a !== null) h += diffRow(`${d} ${part}`, parts[part], true);
+    }
+    for (const [k, label] of [['overall_easy', 'overall easy'], ['overall_hard', 'overall hard'], ['all', 'All']]) {
+      if (c[k] && c[k].a !== null) h += diffRow(label, c[k], true);
+    }
+    h += '</table>';
+  }
+  $('compare-table').innerHTML = h;
+}
+
+// ---- The paper's tables
+function parseCsv(csv) {
+  const lines = csv.trim().split(/\r?\n/);
+  const head = lines[0].split(',');
+  return lines.slice(1).map((l) => {
+    const cells = l.split(',');
+    const o = {};
+    head.forEach((h, i) => { o[h] = i === 0 ? cells[i] : Number(cells[i]); });
+    return o;
+  });
+}
+
+function paperSuiteNote(i) {
+  const m = D.runs[i].report.manifest || {};
+  if (m.suite === 'paper' && !m.samples && m.size === 1 && !m.limit) {
+    return `${esc(runLabel(i))}: suite paper at full size, the paper's test set built from the data files given to it.`;
+  }
+  return `<span class="warn">${esc(runLabel(i))}: its suite (${esc(m.samples ? 'samples file' :
+      `${m.suite}, size ${m.size}${m.limit ? `, limit ${m.limit}` : ''}`)}) is not the paper's ` +
+      `test set: its rank compares scores on other questions.</span>`;
+}
+
+function drawPaper() {
+  const t1 = parseCsv(D.paper.table1);
+  const mine = D.runs.map((r, i) => {
+    const rep = r.report, d = rep.domains || {};
+    const o = {model: runLabel(i), mine: true, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard};
+    for (const dom of ['summarization', 'code', 'html', 'math']) {
+      o[`${dom}_easy`] = d[dom] ? d[dom].easy : null;
+      o[`${dom}_hard`] = d[dom] ? d[dom].hard : null;
+    }
+    return o;
+  });
+  const cols = Object.keys(t1[0]);
+  const table = (title, rows, columns, rankBy) => {
+    const sorted = rankBy ? [...rows].sort((a, b) => (b[rankBy] ?? -1) - (a[rankBy] ?? -1)) : rows;
+    let h = `<h3>${esc(title)}</h3><table class="paper"><tr>${rankBy ? '<th>rank</th>' : ''}` +
+        columns.map((c) => `<th class="${c === 'model' ? 'l' : ''}">${esc(c)}</th>`).join('') + '</tr>';
+    let rank = 0;
+    for (const r of sorted) {
+      if (!r.mine) rank++;
+      // A run's rank: the place it would take among the paper's models.
+      const shown = r.mine ? sorted.filter((x) => !x.mine && (x[rankBy] ?? -1) > (r[rankBy] ?? -1)).length + 1 : rank;
+      h += `<tr class="${r.mine ? 'mine' : ''}" ${r.mine ? `data-rank="${shown}"` : ''}>${rankBy ? `<td>${shown}</td>` : ''}` +
+          columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">${c === 'model' ? esc(r[c]) : fmt(r[c])}</td>`).join('') + '</tr>';
+    }
+    return h + '</table>';
+  };
+  const sub = (csv, names) => {
+    const paper = parseCsv(csv);
+    const runs = D.runs.map((r, i) => {
+      const o = {model: runLabel(i), mine: true};
+      for (const n of names) {
+        const t = r.report.subtasks.find((s) => s.subtask === n);
+        o[n] = t ? t.accuracy : null;
+      }
+      return o;
+    }).filter((o) => names.some((n) => o[n] !== null));  // runs without these subtasks: left out
+    return [...paper, ...runs];
+  };
+  const t2cols = Object.keys(parseCsv(D.paper.table2)[0]);
+  const t3cols = Object.keys(parseCsv(D.paper.table3)[0]);
+  $('paper-notes').innerHTML = D.runs.map((r, i) => `<p>${paperSuiteNote(i)}</p>`).join('');
+  $('paper-tables').innerHTML =
+      table('Table 1: overview, ranked by All', [...t1, ...mine], cols, 'all') +
+      table('Table 2: summarization subtasks', sub(D.paper.table2, t2cols.slice(1)), t2cols, null) +
+      table('Table 3: code subtasks (_v2: Hard)', sub(D.paper.table3, t3cols.slice(1)), t3cols, null);
+}
+
+// ---- Plots
+const embedOpts = {actions: false, renderer: 'svg'};
+async function drawPlots() {
+  const acc = [];
+  D.runs.forEach((r, i) => {
+    for (const s of r.report.subtasks) {
+      if (!s.ci) continue;
+      acc.push({run: runLabel(i), subtask: `${s.domain}/${s.subtask}`, accuracy: s.accuracy,
+                low: s.ci.low, high: s.ci.high});
+    }
+  });
+  const order = [...new Set(acc.map((a) => a.subtask))];
+  const jobs = [vegaEmbed('#plot-accuracy', {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: acc},
+    width: Math.max(600, order.length * 18 * Math.max(1, D.runs.length / 2)), height: 220,
+    encoding: {x: {field: 'subtask', type: 'nominal', sort: order, axis: {labelAngle: -45}},
+               xOffset: {field: 'run'}, color: {field: 'run', type: 'nominal'}},
+    layer: [{mark: 'rule', encoding: {y: {field: 'low', type: 'quantitative', title: 'accuracy %',
+                                             scale: {domain: [0, 100]}}, y2: {field: 'high'}}},
+            {mark: {type: 'point', filled: true}, encoding: {y: {field: 'accuracy', type: 'quantitative'},
+                                                          tooltip: [{field: 'run'}, {field: 'subtask'}, {field: 'accuracy'}, {field: 'low'}, {field: 'high'}]}}],
+  }, embedOpts)];
+
+  const dist = [];
+  D.runs.forEach((r, i) => {
+    for (const x of r.rows) {
+      if (x[R.status] === 'unasked' || x[R.status] === 'error') continue;
+      dist.push({run: runLabel(i), chars: answerLength(x), tokens: x[R.output], latency: x[R.latency]});
+    }
+  });
+  const hist = (field, title) => ({
+    width: 260, height: 140, mark: 'bar',
+    encoding: {x: {field, bin: {maxbins: 40}, title}, y: {aggregate: 'count', title: 'answers'},
+               color: {field: 'run', type: 'nominal'}},  // stacked by run
+  });
+  jobs.push(vegaEmbed('#plot-distributions', {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: dist},
+    hconcat: [hist('chars', 'answer length (characters)'), hist('tokens', 'output tokens'),
+              hist('latency', 'latency (ms)')],
+  }, embedOpts));
+
+  // Error rate (fail / scored) against every parameter of every subtask.
+  const holder = $('plot-params');
+  for (const [key, group] of paramGroups()) {
+    const div = document.createElement('div');
+    div.className = 'plot';
+    holder.appendChild(div);
+    const charts = group.params.map((p) => ({
+      title: p.name, width: 160, height: 110,
+      data: {values: p.values},
+      mark: p.numeric ? {type: 'line', point: true} : 'bar',
+      encoding: {x: {field: 'value', type: p.numeric ? 'quantitative' : 'nominal', title: p.name},
+                 y: {field: 'rate', type: 'quantitative', title: 'error rate %', scale: {domain: [0, 100]}},
+                 color: {field: 'run', type: 'nominal'},
+                 ...(p.numeric ? {} : {xOffset: {field: 'run'}}),
+                 tooltip: [{field: 'run'}, {field: 'value'}, {field: 'rate'}, {field: 'n'}]},
+    }));
+    jobs.push(vegaEmbed(div, {$schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+                              title: key, hconcat: charts}, embedOpts));
+  }
+  await Promise.all(jobs);
+}
+
+function answerLength(x) {
+  let n = 0;
+  for (const p of x[R.answer]) n += (typeof p === 'number' ? D.chunks[p].length : p.length) + 2;
+  return Math.max(0, n - 2);
+}
+
+// Per subtask: every scalar param, the length of every list param, and the total of
+// every object of counts.
+function paramGroups() {
+  const groups = new Map();
+  D.runs.forEach((r, i) => {
+    for (const x of r.rows) {
+      const st = x[R.status];
+      if (st !== 'pass' && st !== 'fail') continue;
+      const s = D.samples[x[R.sample]];
+      const key = `${s.domain}/${s.subtask}`;
+      if (!groups.has(key)) groups.set(key, new Map());
+      const g = groups.get(key);
+      for (const [name, v] of Object.entries(paramsOf(s))) {
+        if (!g.has(name)) g.set(name, new Map());
+        const k = `${i}\u0000${typeof v === 'number' ? v : JSON.stringify(v)}`;
+        const cell = g.get(name).get(k) || {run: runLabel(i), value: v, n: 0, failed: 0};
+        cell.n++;
+        if (st === 'fail') cell.failed++;
+        g.get(name).set(k, cell);
+      }
+    }
+  });
+  const out = [];
+  for (const [key, g] of groups) {
+    const params = [];
+    for (const [name, cells] of g) {
+      let list = [...cells.values()];
+      const distinct = new Set(list.map((v) => String(v.value))).size;
+      const numeric = list.every((v) => typeof v.value === 'number');
+      if (!numeric && distinct > 30) continue;
+      // Many distinct numbers (tag totals): ten bins, each shown at its lower edge.
+      if (numeric && distinct > 12) {
+        const lo = Math.min(...list.map((c) => c.value)), hi = Math.max(...list.map((c) => c.value));
+        const width = (hi - lo) / 10;
+        const bins = new Map();
+        for (const c of list) {
+          const edge = lo + width * Math.min(9, Math.floor((c.value - lo) / width));
+          const k = `${c.run}\u0000${edge}`;
+          const b = bins.get(k) || {run: c.run, value: edge, n: 0, failed: 0};
+          b.n += c.n;
+          b.failed += c.failed;
+          bins.set(k, b);
+        }
+        list = [...bins.values()];
+      }
+      const values = list.map((c) => ({...c, rate: 100 * c.failed / c.n}));
+      params.push({name: numeric && distinct > 12 ? `${name} (binned)` : name, numeric, values});
+    }
+    if (params.length) out.push([key, {params}]);
+  }
+  return out;
+}
+
+function paramsOf(s) {
+  const o = {};
+  for (const [k, v] of Object.entries(s.params || {})) {
+    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') o[k] = v;
+    else if (Array.isArray(v)) o[`${k} (count)`] = v.length;
+    // Counts by kind (html's tags): their total.
+    else if (v && typeof v === 'object' && Object.values(v).length &&
+             Object.values(v).every((x) => typeof x === 'number')) {
+      o[`${k} (total)`] = Object.values(v).reduce((a, b) => a + b, 0);
+    }
+  }
+  return o;
+}
+
+// ---- Sample browser
+let items = [];     // [{s: sample index, rows: [row or undefined per run]}]
+let shown = [];     // filtered items
+const ROW_H = 24;
+
+function buildItems() {
+  const bySample = new Map();
+  D.runs.forEach((r, i) => {
+    for (const x of r.rows) {
+      let it = bySample.get(x[R.sample]);
+      if (!it) { it = {s: x[R.sample], rows: new Array(D.runs.length)}; bySample.set(x[R.sample], it); items.push(it); }
+      it.rows[i] = x;
+    }
+  });
+}
+
+function options(values) { return values.map((v) => `<option value="${esc(v)}">${esc(v)}</option>`).join(''); }
+
+function drawFilters() {
+  const uniq = (f) => [...new Set(items.map(f))];
+  const splitOf = splitTable();
+  let h = `<label>run <select id="f-run"><option value="">any</option>${D.runs.map((r, i) =>
+      `<option value="${i}">${esc(runLabel(i))}</option>`).join('')}</select></label>` +
+      `<label>domain <select id="f-domain"><option value="">any</option>${options(uniq((it) => D.samples[it.s].domain))}</select></label>` +
+      `<label>subtask <select id="f-subtask"><option value="">any</option>${options(uniq((it) => D.samples[it.s].subtask))}</select></label>` +
+      `<label>split <select id="f-split"><option value="">any</option>${options([...new Set(Object.values(splitOf))])}</select></label>` +
+      `<label>verdict <select id="f-verdict"><option value="">any</option>${options(STATUSES)}</select></label>` +
+      `<label>params <input id="f-params" placeholder="n_points=5 symbol=*" size="18"></label>` +
+      `<label>search <input id="f-search" placeholder="in answers and reasons" size="24"></label>`;
+  if (D.runs.length >= 2) h += '<label><input type="checkbox" id="f-different"> different verdicts</label>';
+  $('filters').innerHTML = h;
+  for (const el of $('filters').querySelectorAll('select, input')) {
+    el.addEventListener(el.tagName === 'INPUT' && el.type !== 'checkbox' ? 'input' : 'change', applyFilters);
+  }
+}
+
+function splitTable() {
+  const o = {};
+  for (const r of D.runs) for (const s of r.report.subtasks) o[`${s.domain}/${s.subtask}`] = s.split;
+  return o;
+}
+
+// Search: the query comes from a one-line input, so a match never spans the blank line
+// between two paragraphs of a text, and a shared paragraph (a chunk) is searched once per
+// query whichever answers hold it. Per run and row: the chunks of its answer, and its
+// short paragraphs and reason lower-cased in one string.
+let chunkLower = null;
+const rowSearch = new Map();  // item -> per run [chunk refs, inline text]
+function rowSearchOf(it, i) {
+  let a = rowSearch.get(it);
+  if (!a) { a = new Array(D.runs.length); rowSearch.set(it, a); }
+  if (a[i] === undefined) {
+    const x = it.rows[i];
+    if (!x) { a[i] = [[], '']; return a[i]; }
+    const refs = [], inline = [];
+    for (const p of x[R.answer]) (typeof p === 'number' ? refs : inline).push(p);
+    inline.push(x[R.reason]);
+    a[i] = [refs, inline.join('\u0001').toLowerCase()];
+  }
+  return a[i];
+}
+let lastQuery = null, chunkHit = null;
+function matches(it, i, q) {
+  if (q !== lastQuery) {
+    if (!chunkLower) chunkLower = D.chunks.map((c) => c.toLowerCase());
+    chunkHit = new Uint8Array(chunkLower.length);
+    for (let k = 0; k < chunkLower.length; k++) chunkHit[k] = chunkLower[k].includes(q) ? 1 : 0;
+    lastQuery = q;
+  }
+  const [refs, inline] = rowSearchOf(it, i);
+  if (inline.includes(q)) return true;
+  for (const r of refs) if (chunkHit[r]) return true;
+  return false;
+}
+
+function applyFilters() {
+  const t0 = performance.now();
+  const run = $('f-run').value === '' ? null : Number($('f-run').value);
+  const domain = $('f-domain').value, subtask = $('f-subtask').value, split = $('f-split').value;
+  const verdict = $('f-verdict').value;
+  const q = $('f-search').value.trim().toLowerCase();
+  const different = $('f-different') && $('f-different').checked;
+  const splitOf = splitTable();
+  const params = $('f-params').value.trim().split(/\s+/).filter(Boolean).map((p) => {
+    const at = p.indexOf('=');
+    return at < 0 ? [p, null] : [p.slice(0, at), p.slice(at + 1)];
+  });
+  const runs = run === null ? D.runs.map((r, i) => i) : [run];
+  shown = items.filter((it) => {
+    const s = D.samples[it.s];
+    if (domain && s.domain !== domain) return false;
+    if (subtask && s.subtask !== subtask) return false;
+    if (split && splitOf[`${s.domain}/${s.subtask}`] !== split) return false;
+    if (run !== null && !it.rows[run]) return false;
+    for (const [k, v] of params) {
+      const pv = paramsOf(s)[k];
+      if (pv === undefined || (v !== null && String(pv) !== v)) return false;
+    }
+    if (verdict && !runs.some((i) => it.rows[i] && it.rows[i][R.status] === verdict)) return false;
+    if (different) {
+      const st = new Set(it.rows.map((x) => x ? x[R.status] : 'absent'));
+      if (st.size < 2) return false;
+    }
+    if (q && !runs.some((i) => matches(it, i, q))) return false;
+    return true;
+  });
+  $('browser-count').textContent = `${shown.length} of ${items.length} samples`;
+  $('browser-count').dataset.count = shown.length;
+  $('browser-count').dataset.ms = (performance.now() - t0).toFixed(1);
+  $('list-spacer').style.height = `${shown.length * ROW_H}px`;
+  $('list').scrollTop = 0;
+  drawVisibleRows();
+}
+
+// Only the rows in view are in the document.
+function drawVisibleRows() {
+  const list = $('list');
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW_H) - 5);
+  const last = Math.min(shown.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW_H) + 5);
+  let h = '';
+  for (let k = first; k < last; k++) {
+    const it = shown[k], s = D.samples[it.s];
+    const badges = it.rows.map((x) => x ? `<span class="badge b-${x[R.status]}">${x[R.status]}</span>` :
+        '<span class="badge b-unasked">—</span>').join('');
+    const reason = (it.rows.find((x) => x && x[R.status] !== 'pass') || it.rows.find((x) => x) || [])[R.reason] || '';
+    h += `<div class="row" style="top:${k * ROW_H}px" data-sample="${esc(s.id)}">${badges}` +
+        `<b>${esc(s.id)}</b> ${esc(s.domain)}/${esc(s.subtask)} <span class="ci">${esc(reason.slice(0, 160))}</span></div>`;
+  }
+  $('list-spacer').innerHTML = h;
+}
+
+function showSample(id) {
+  const found = items.filter((it) => D.samples[it.s].id === id);
+  if (!found.length) { $('detail').innerHTML = `<p class="error">no sample ${esc(id)} in this report</p>`; return; }
+  let h = '';
+  for (const it of found) {
+    const s = D.samples[it.s];
+    h += `<h3 id="sample-title">sample ${esc(s.id)}: ${esc(s.domain)}/${esc(s.subtask)}</h3>` +
+        `<p>params: <code>${esc(JSON.stringify(s.params))}</code> · <a href="#sample=${encodeURIComponent(s.id)}">link</a></p>` +
+        '<details open><summary>prompt</summary>' +
+        s.messages.map((m) => `<div class="msg-role">${esc(m[0])}</div><pre>${esc(text(m[1]))}</pre>`).join('') +
+        '</details><div class="side">';
+    it.rows.forEach((x, i) => {
+      if (!x) return;
+      h += `<div class="answer" data-run="${i}"><h4>${esc(runLabel(i))}: <span class="badge b-${x[R.status]}">${x[R.status]}</span></h4>` +
+          `<p class="verdict-reason">${esc(x[R.reason])}</p><div>answer:</div><pre class="answer-text">${esc(text(x[R.answer]))}</pre>` +
+          (x[R.reasoning].length && text(x[R.reasoning]) ? `<details><summary>reasoning</summary><pre>${esc(text(x[R.reasoning]))}</pre></details>` : '') +
+          `<p class="ci">finish ${esc(x[R.finish])} · ${x[R.input]} in / ${x[R.output]} out tokens · ${x[R.latency]} ms</p></div>`;
+    });
+    h += `</div><div>target answer:</div><pre class="target">${esc(typeof s.target === 'string' ? s.target : JSON.stringify(s.target, null, 1))}</pre>`;
+  }
+  $('detail').innerHTML = h;
+}
+
+function onHash() {
+  const m = location.hash.match(/^#sample=(.*)$/);
+  if (!m) return;
+  showSample(decodeURIComponent(m[1]));
+  $('detail').scrollIntoView();
+}
+
+async function main() {
+  const t0 = performance.now();
+  D = await inflate();
+  drawRuns();
+  drawScores();
+  drawPaper();
+  buildItems();
+  drawFilters();
+  applyFilters();
+  $('list').addEventListener('scroll', () => requestAnimationFrame(drawVisibleRows));
+  $('list').addEventListener('click', (e) => {
+    const row = e.target.closest('.row');
+    if (row) location.hash = `sample=${encodeURIComponent(row.dataset.sample)}`;
+  });
+  window.addEventListener('hashchange', onHash);
+  await drawPlots();
+  onHash();
+  $('status').textContent = '';
+  document.body.dataset.ready = (performance.now() - t0).toFixed(0);
+}
+
+main().catch((e) => {
+  $('status').innerHTML = `<span class="error">structtest report: ${esc(e && e.stack || e)}</span>`;
+  console.error(e);
+});
