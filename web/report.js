@@ -128,7 +128,7 @@ function drawScores() {
   const iv = D.runs[0].report.intervals || {};
   $('scores-table').innerHTML = h + '</table>' +
       `<p class="note">Intervals (${esc(iv.confidence * 100)}%): subtasks, ${esc(iv.subtasks)}; aggregates, ` +
-      `${esc(iv.aggregates)} (${esc(iv.replicates)} replicates, seed ${esc(iv.seed)}). ` +
+      `${esc(iv.aggregates)}. ` +
       'n counts the units the interval is over: samples, or tasks where a subtask counts tasks. ' +
       'Overall and All appear ' +
       'when a run covers all four domains.</p>';

@@ -22,7 +22,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
     v.accuracy = row.verdict->accuracy;
     tally.Add(row.sample, v);
     return Status::Ok();
-  }, /*light=*/true));
+  }, /*light=*/!on_row));
   return tally;
 }
 

@@ -11,8 +11,9 @@
 
 namespace structtest {
 
-// `on_row`, when given, sees every row (for listing failures), light: without the
-// prompt, the answer and the reasoning (RunStore::ForEach).
+// `on_row`, when given, sees every row whole (for listing failures, or the HTML
+// report); without it the rows are read light, without the prompt, the answer and the
+// reasoning (RunStore::ForEach).
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
                          const std::function<void(const RunRow&)>& on_row = nullptr);
 
