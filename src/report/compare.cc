@@ -27,21 +27,6 @@ Outcome OutcomeOf(const RunRow& row) {
   return row.verdict->pass ? Outcome::kPass : Outcome::kFail;
 }
 
-// Whether two rows hold the same sample: everything that defines it, not only its id.
-uint64_t Fingerprint(const Sample& s) {
-  uint64_t h = kFnv1aOffset;
-  for (const std::string& part : {s.domain, s.subtask, s.params.dump(), s.context.dump()}) {
-    h = Fnv1a(part, h);
-    h = Fnv1a(std::string_view("\0", 1), h);
-  }
-  for (const Message& m : s.messages) {
-    h = Fnv1a(m.role, h);
-    h = Fnv1a(std::string_view("\0", 1), h);
-    h = Fnv1a(m.content, h);
-    h = Fnv1a(std::string_view("\0", 1), h);
-  }
-  return h;
-}
 
 // What compare keeps of one sample of a run.
 struct Row {
@@ -82,7 +67,7 @@ Row RowOf(const RunRow& r, SubtaskCache& subtasks) {
   row.id = r.sample.id;
   row.domain = r.sample.domain;
   row.subtask = r.sample.subtask;
-  row.fingerprint = Fingerprint(r.sample);
+  row.fingerprint = SampleFingerprint(r.sample);
   row.outcome = OutcomeOf(r);
   row.no_verdict = r.response && r.response->ok && !r.verdict;
   if (r.verdict) {
@@ -641,6 +626,21 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
                       {"seed", kBootstrapSeed},
                       {"test", "McNemar exact (two-sided binomial), Holm across subtasks"}};
   return out;
+}
+
+uint64_t SampleFingerprint(const Sample& s) {
+  uint64_t h = kFnv1aOffset;
+  for (const std::string& part : {s.domain, s.subtask, s.params.dump(), s.context.dump()}) {
+    h = Fnv1a(part, h);
+    h = Fnv1a(std::string_view("\0", 1), h);
+  }
+  for (const Message& m : s.messages) {
+    h = Fnv1a(m.role, h);
+    h = Fnv1a(std::string_view("\0", 1), h);
+    h = Fnv1a(m.content, h);
+    h = Fnv1a(std::string_view("\0", 1), h);
+  }
+  return h;
 }
 
 }  // namespace structtest

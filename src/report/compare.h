@@ -26,6 +26,10 @@
 
 namespace structtest {
 
+// What makes two rows the same sample beyond their id (domain, subtask, params, context,
+// prompt; not the target): FNV-1a 64 over them, for matching samples across runs.
+uint64_t SampleFingerprint(const Sample& sample);
+
 struct ComparedRun {
   std::string dir;
   std::string model;  // from the manifest; "" when it names none

@@ -138,7 +138,9 @@ StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs
                                         RuleSet rules) {
   Chunks chunks;
   nlohmann::json samples = nlohmann::json::array();
-  std::unordered_map<std::string, size_t> sample_index;  // sample's JSON -> index
+  // (id, SampleFingerprint) -> index: the pairing of compare.h, without holding every
+  // sample's text as a key.
+  std::map<std::pair<std::string, uint64_t>, size_t> sample_index;
   nlohmann::json runs = nlohmann::json::array();
   for (const std::string& dir : run_dirs) {
     ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, RunStore::OpenReadOnly(dir));
@@ -146,10 +148,8 @@ StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs
     ASSIGN_OR_RETURN(Tally tally, TallyRun(*store, rules, [&](const RunRow& row) {
       // The same sample as compare.h's pairing: the target does not count (the first
       // run's is shown).
-      nlohmann::json key_json = SampleToJson(row.sample);
-      key_json.erase("target");
-      std::string key = key_json.dump();
-      auto [it, added] = sample_index.try_emplace(std::move(key), samples.size());
+      auto [it, added] = sample_index.try_emplace(
+          std::make_pair(row.sample.id, SampleFingerprint(row.sample)), samples.size());
       if (added) {
         nlohmann::json messages = nlohmann::json::array();
         for (const Message& m : row.sample.messages) {
