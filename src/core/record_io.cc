@@ -405,43 +405,55 @@ void AppendSampleJson(const Sample& sample, std::string* out) {
   }
 }
 
+namespace {
+
+// Writes one JSON object's members, in the order given (nlohmann's sorted order is the
+// caller's to keep), remembering whether every string was valid UTF-8.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::string* out) : out_(out), mark_(out->size()) { out_->push_back('{'); }
+  void String(std::string_view key, std::string_view value) {
+    Key(key);
+    ok_ = ok_ && AppendJsonString(value, out_);
+  }
+  void Bool(std::string_view key, bool value) {
+    Key(key);
+    AppendBool(value, out_);
+  }
+  // Closes the object and a line; false, with what was written taken back, when a
+  // string was not valid UTF-8 (the caller then writes nlohmann's replacement).
+  bool CloseLine() {
+    out_->append("}\n");
+    if (!ok_) out_->resize(mark_);
+    return ok_;
+  }
+
+ private:
+  void Key(std::string_view key) {
+    if (!first_) out_->push_back(',');
+    first_ = false;
+    AppendKey(key, out_);
+  }
+  std::string* out_;
+  size_t mark_;
+  bool first_ = true;
+  bool ok_ = true;
+};
+
+}  // namespace
+
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out) {
-  // nlohmann's object keys come out sorted.
-  const size_t mark = out->size();
-  out->push_back('{');
-  if (verdict.accuracy) {
-    AppendKey("accuracy", out);
-    AppendBool(*verdict.accuracy, out);
-    out->push_back(',');
-  }
-  AppendKey("domain", out);
-  bool ok = AppendJsonString(sample.domain, out);
-  if (verdict.format) {
-    out->push_back(',');
-    AppendKey("format", out);
-    AppendBool(*verdict.format, out);
-  }
-  out->push_back(',');
-  AppendKey("id", out);
-  ok = ok && AppendJsonString(sample.id, out);
-  out->push_back(',');
-  AppendKey("pass", out);
-  AppendBool(verdict.pass, out);
-  out->push_back(',');
-  AppendKey("reason", out);
-  ok = ok && AppendJsonString(verdict.reason, out);
-  out->push_back(',');
-  AppendKey("rules", out);
-  ok = ok && AppendJsonString(verdict.rules, out);
-  out->push_back(',');
-  AppendKey("rules_version", out);
-  ok = ok && AppendJsonString(verdict.rules_version, out);
-  out->push_back(',');
-  AppendKey("subtask", out);
-  ok = ok && AppendJsonString(sample.subtask, out);
-  out->append("}\n");
-  if (!ok) {  // invalid UTF-8 somewhere: nlohmann's replacement
-    out->resize(mark);
+  ObjectWriter w(out);  // VerdictToJson's keys in nlohmann's (sorted) order
+  if (verdict.accuracy) w.Bool("accuracy", *verdict.accuracy);
+  w.String("domain", sample.domain);
+  if (verdict.format) w.Bool("format", *verdict.format);
+  w.String("id", sample.id);
+  w.Bool("pass", verdict.pass);
+  w.String("reason", verdict.reason);
+  w.String("rules", verdict.rules);
+  w.String("rules_version", verdict.rules_version);
+  w.String("subtask", sample.subtask);
+  if (!w.CloseLine()) {  // invalid UTF-8 somewhere: nlohmann's replacement
     out->append(DumpJsonLine(VerdictToJson(sample, verdict)));
     out->push_back('\n');
   }
@@ -449,25 +461,13 @@ void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string
 
 void AppendScoreErrorLine(const Sample& sample, std::string_view error, RuleSet rules,
                           std::string* out) {
-  const size_t mark = out->size();
-  out->push_back('{');
-  AppendKey("domain", out);
-  bool ok = AppendJsonString(sample.domain, out);
-  out->push_back(',');
-  AppendKey("error", out);
-  ok = ok && AppendJsonString(error, out);
-  out->push_back(',');
-  AppendKey("id", out);
-  ok = ok && AppendJsonString(sample.id, out);
-  out->push_back(',');
-  AppendKey("rules", out);
-  ok = ok && AppendJsonString(RuleSetName(rules), out);
-  out->push_back(',');
-  AppendKey("subtask", out);
-  ok = ok && AppendJsonString(sample.subtask, out);
-  out->append("}\n");
-  if (!ok) {
-    out->resize(mark);
+  ObjectWriter w(out);
+  w.String("domain", sample.domain);
+  w.String("error", error);
+  w.String("id", sample.id);
+  w.String("rules", RuleSetName(rules));
+  w.String("subtask", sample.subtask);
+  if (!w.CloseLine()) {
     const nlohmann::json j = {{"id", sample.id},
                               {"domain", sample.domain},
                               {"subtask", sample.subtask},
