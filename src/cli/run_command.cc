@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "backends/builtin.h"
+#include "tasks/responders.h"
 #include "backends/http/curl_client.h"
 #include "backends/rate_limit_client.h"
 #include "backends/retry_client.h"
@@ -170,7 +170,11 @@ nlohmann::json Manifest(const RunOptions& opt, const nlohmann::json& identity) {
   nlohmann::json m = identity;
   m["structtest_version"] = STRUCTTEST_VERSION;
   nlohmann::json versions = nlohmann::json::object();
-  for (const TaskFamily* f : Families()) versions[f->domain] = f->rules_version;
+  // The checker versions of the rule set this command scores with (a run directory may
+  // hold verdicts of both; each verdict names its own).
+  const auto parsed = ParseRuleSet(opt.rules);
+  const RuleSet rules = parsed.ok() ? *parsed : RuleSet::kPaper;
+  for (const TaskFamily* f : Families()) versions[f->domain] = f->version(rules);
   m["rules_versions"] = std::move(versions);
   return m;
 }
@@ -428,9 +432,10 @@ int RunRun(RunOptions opt) {
     const std::string name = opt.model.substr(8);
     const auto names = BuiltinResponderNames();
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      PrintError(fmt::format("--model {}: unknown built-in responder (builtin/oracle, "
-                             "builtin/null or builtin/echo)",
-                             opt.model));
+      std::string known;
+      for (std::string_view n : names) known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
+      PrintError(fmt::format("--model {}: unknown built-in responder (expected one of {})",
+                             opt.model, known));
       return kExitFatal;
     }
     builtins.push_back(name);
