@@ -36,15 +36,8 @@ int RunHtmlReport(const ReportOptions& opt, RuleSet rules) {
     PrintError("--format html: needs --output FILE (the page is several megabytes)");
     return kExitFatal;
   }
-  auto html = RenderHtmlReport(opt.runs, rules);
-  if (!html.ok()) {
-    PrintError(html.status().message());
-    return kExitFatal;
-  }
-  std::FILE* f = std::fopen(opt.output.c_str(), "wb");
-  if (f == nullptr || std::fwrite(html->data(), 1, html->size(), f) != html->size() ||
-      std::fclose(f) != 0) {
-    PrintError(fmt::format("{}: cannot write: {}", opt.output, std::strerror(errno)));
+  if (const Status written = WriteHtmlReport(opt.runs, rules, opt.output); !written.ok()) {
+    PrintError(written.message());
     return kExitFatal;
   }
   return kExitOk;

@@ -99,9 +99,8 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
 }
 
 // DIR/report.html: the run's self-contained page (html_report.h).
-Status WriteHtmlReport(const std::string& dir, RuleSet rules) {
-  ASSIGN_OR_RETURN(std::string html, RenderHtmlReport({dir}, rules));
-  return WriteFileAtomically(dir + "/report.html", html);
+Status WriteRunHtmlReport(const std::string& dir, RuleSet rules) {
+  return WriteHtmlReport({dir}, rules, dir + "/report.html");
 }
 
 // A default run directory named after what defines the run, so the same command finds
@@ -355,7 +354,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   }
   if (out.stats.interrupted) {
     // What is there so far; the next run writes it again.
-    if (!in_memory) RETURN_IF_ERROR(WriteHtmlReport(store->dir(), rules));
+    if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
     PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
                           "same command again to continue",
                           out.counts.answered, out.counts.samples, store->dir()));
@@ -373,7 +372,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     report["errored"] = out.counts.errored;
     report["truncated"] = out.counts.truncated;
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
-    RETURN_IF_ERROR(WriteHtmlReport(store->dir(), rules));
+    RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
   }
   std::string text = fmt::format("== {} on {} ({} samples)\n", label,
                                  opt.samples.empty() ? fmt::format("suite {} (seed {})",

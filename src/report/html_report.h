@@ -5,9 +5,12 @@
 // from web/node_modules), all compiled into the binary, and the runs' data as one
 // gzip-compressed, base64-encoded JSON document that the page inflates with the
 // browser's DecompressionStream. In that document every text (prompt message, answer,
-// reasoning) is cut at blank lines and each long paragraph is stored once, so the
-// documents the summarization prompts share, and answers that repeat the prompt, cost
-// their size once. The paper's Tables 1-3 (data/paper) come along, for the ranks.
+// reasoning) is cut at blank lines and each long paragraph of the prompts is stored
+// once, so the documents the summarization prompts share, and answers that repeat the
+// prompt, cost their size once. The paper's Tables 1-3 (data/paper) come along, for the
+// ranks. The document is written as it is read from the stores, straight into the
+// compressor: memory holds the compressed page and the prompts' distinct paragraphs,
+// not the runs' data.
 #ifndef STRUCTTEST_REPORT_HTML_REPORT_H_
 #define STRUCTTEST_REPORT_HTML_REPORT_H_
 
@@ -28,20 +31,24 @@ namespace structtest {
 // output_tokens, reasoning_tokens, latency_ms]]}], "compare": [{"baseline": run index,
 // "result": RenderCompareJson's, or "error"}], "paper": {"table1", "table2", "table3"}
 // as CSV}, "chart_libraries": their versions}. A text is an array of paragraphs joined by "\n\n", each a string or the
-// index of a chunk. status is "pass", "fail", "error" (the request failed),
+// index of a chunk (chunks hold the prompts' long paragraphs). status is "pass", "fail", "error" (the request failed),
 // "unscored" (answered, no verdict) or "unasked". Samples equal in several runs are
 // stored once (the same id, domain, subtask, params, context and prompt, as compare.h
 // pairs them; the first run's target is kept). Errors: a directory without a run, an
-// unreadable store.
+// unreadable store. For tests and tools: the page never builds it.
 StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs,
                                         RuleSet rules);
 
-// The whole page for `data` (HtmlReportData's). Errors: compression failed.
-StatusOr<std::string> RenderHtmlReport(const nlohmann::json& data);
-
-// Both: the page of the runs in `run_dirs`, in that order.
+// The page of the runs in `run_dirs`, in that order, with HtmlReportData's document
+// embedded. Errors: those of HtmlReportData, compression failed.
 StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
                                        RuleSet rules);
+
+// The same page written to `path` as it is made (PATH.tmp, renamed when complete, so a
+// reader never sees half a page and an old page stays until the new one is whole).
+// Errors: those of RenderHtmlReport, the file cannot be written.
+Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
+                       const std::string& path);
 
 }  // namespace structtest
 

@@ -132,7 +132,7 @@ TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
   Write(dir.path() + "/a", true);
   auto data = HtmlReportData({dir.path() + "/a"}, RuleSet::kPaper);
   ASSERT_TRUE(data.ok()) << data.status().message();
-  auto page = RenderHtmlReport(*data);
+  auto page = RenderHtmlReport({dir.path() + "/a"}, RuleSet::kPaper);
   ASSERT_TRUE(page.ok()) << page.status().message();
   EXPECT_EQ(page->find("{{"), std::string::npos) << "a placeholder was left";
   EXPECT_NE(page->find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
@@ -144,6 +144,55 @@ TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
   const size_t start = at + open.size();
   const std::string b64 = page->substr(start, page->find("</script>", start) - start);
   EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+}
+
+// Enough data (megabytes, many distinct long paragraphs, invalid UTF-8) to go through
+// the compressor and the chunk store many times: the page and the file written as it
+// is made hold exactly the document HtmlReportData gives.
+TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/big";
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int i = 0; i < 3000; ++i) {
+      Sample s = Summary("s" + std::to_string(i), 3);
+      // 300 distinct documents, each in ten prompts.
+      s.messages[0].content = std::string(200, static_cast<char>('a' + i % 300 % 26)) +
+                              std::to_string(i % 300) + "\n\nSummarize.";
+      ASSERT_TRUE((*store)->AddSample(i, s).ok());
+      StoredResponse r;
+      r.ok = true;
+      r.text = "* point " + std::to_string(i) + std::string(400 + i % 97, 'x') +
+               (i % 500 == 0 ? "\xff\xfe bad" : "") + "\n\n" + s.messages[0].content;
+      ASSERT_TRUE((*store)->PutResponse(i, r).ok());
+    }
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto data = HtmlReportData({run}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ((*data)["samples"].size(), 3000u);
+  EXPECT_EQ((*data)["chunks"].size(), 300u);
+  const std::string path = dir.path() + "/report.html";
+  ASSERT_TRUE(WriteHtmlReport({run}, RuleSet::kPaper, path).ok());
+  auto page = RenderHtmlReport({run}, RuleSet::kPaper);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  EXPECT_EQ(testing::ReadFileOrDie(path), *page);
+  const std::string open = "<script type=\"application/octet-stream\" id=\"report-data\">";
+  const size_t start = page->find(open) + open.size();
+  const std::string b64 = page->substr(start, page->find("</script>", start) - start);
+  EXPECT_GT(data->dump().size(), size_t{2} << 20);  // many buffers through the compressor
+  EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+}
+
+TEST(HtmlReportTest, AnUnwritablePathIsAnErrorNamingIt) {
+  testing::TempDir dir;
+  Write(dir.path() + "/a", true);
+  const Status s = WriteHtmlReport({dir.path() + "/a"}, RuleSet::kPaper,
+                                   dir.path() + "/no/such/dir/report.html");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no/such/dir/report.html"), std::string::npos) << s.message();
 }
 
 TEST(HtmlReportTest, ADirectoryWithoutARunIsRefused) {
