@@ -141,15 +141,18 @@ std::string ShownName(std::string_view raw) {
 // What the model wrote after its reasoning: the text after the last `</think>`; a
 // `<think>` never closed hides everything after it. (The paper's off-by-one cut is
 // a quirk of the reference, not something a grader would do.)
-std::string_view AnswerText(std::string_view response) {
+std::string_view AnswerText(std::string_view response, bool* cut_think) {
+  *cut_think = false;
   const size_t close = RFind(response, "</think>");
   if (close != kNpos) return response.substr(close + 8);
   const size_t open = FindSubstring(response, "<think>");
-  if (open != kNpos) return response.substr(0, open);
-  return response;
+  if (open == kNpos) return response;
+  *cut_think = true;
+  return response.substr(0, open);
 }
 
-// Builds the element tree from the tag events and stops at the first rule broken.
+// Builds the element tree from the tag events and stops at the first rule broken
+// (a wrong count of children excepted, see count_problem_).
 class TreeChecker : public TagVisitor {
  public:
   explicit TreeChecker(const Shape& shape) : TagVisitor(/*wants_text=*/true), shape_(shape) {}
@@ -181,8 +184,16 @@ class TreeChecker : public TagVisitor {
     }
     Frame& top = stack_.back();
     if (kParent[t] != top.tag) {
-      Fail(fmt::format("placement: {} directly under {}, expected under {}", kTagNames[t], Path(),
-                       kTagNames[kParent[t]]));
+      // When the right parent is open further up, the element in between was most
+      // likely left open: say so, it is what the writer has to fix.
+      std::string hint;
+      for (size_t i = 0; i + 1 < stack_.size(); ++i) {
+        if (stack_[i].tag == kParent[t]) {
+          hint = fmt::format(" ({} not closed?)", kTagNames[stack_[i + 1].tag]);
+        }
+      }
+      Fail(fmt::format("placement: {} directly under {}, expected under {}{}", kTagNames[t], Path(),
+                       kTagNames[kParent[t]], hint));
       return;
     }
     const int64_t index = ++top.children[t];
@@ -210,11 +221,10 @@ class TreeChecker : public TagVisitor {
                               kTagNames[t]));
       return;
     }
-    for (int c = kHead; c < kNumTags; ++c) {
+    for (int c = kHead; c < kNumTags && count_problem_.empty(); ++c) {
       if (kParent[c] != t || top.children[c] == shape_.per_parent[c]) continue;
-      Fail(fmt::format("children-count: {} has {} {}, expected {}", Path(), top.children[c],
-                       kTagNames[c], shape_.per_parent[c]));
-      return;
+      count_problem_ = fmt::format("children-count: {} has {} {}, expected {}", Path(),
+                                   top.children[c], kTagNames[c], shape_.per_parent[c]);
     }
     stack_.pop_back();
     if (stack_.empty()) state_ = State::kAfter;
@@ -226,8 +236,9 @@ class TreeChecker : public TagVisitor {
     Fail(fmt::format("stray-text: '{}' directly inside {}", Excerpt(text), Path()));
   }
 
-  // The verdict once the scan is over.
-  Verdict Finish(const ScanResult& scan) const {
+  // The verdict once the scan is over. `cut_think`: an unclosed <think> hid the rest
+  // of the response.
+  Verdict Finish(const ScanResult& scan, bool cut_think) const {
     Verdict v;
     if (!problem_.empty()) {
       v.reason = problem_;
@@ -239,11 +250,16 @@ class TreeChecker : public TagVisitor {
                             scan.what);
     }
     if (state_ == State::kBefore) {
-      v.reason = "document: no <html> element in the response" + stopped;
+      v.reason = "document: no <html> element in the response" +
+                 std::string(cut_think ? " outside its unclosed <think> block" : "") + stopped;
       return v;
     }
     if (state_ == State::kIn) {
       v.reason = fmt::format("well-formed: the answer ends with {} still open{}", Path(), stopped);
+      return v;
+    }
+    if (!count_problem_.empty()) {
+      v.reason = count_problem_;
       return v;
     }
     v.pass = true;
@@ -280,7 +296,12 @@ class TreeChecker : public TagVisitor {
   // The open elements. Only the asked parent-child pairs are pushed, so it never
   // grows past html > body > div > leaf.
   std::vector<Frame> stack_;
-  std::string problem_;  // the first rule broken, as a reason
+  // The first rule broken, as a reason; the scan ignores everything after it.
+  std::string problem_;
+  // The first wrong count of children. The scan goes on, and any other problem found
+  // is reported instead: a wrong count is often only the consequence of a misplaced or
+  // unclosed element, and the misplacement is what the writer has to fix.
+  std::string count_problem_;
 };
 
 // The asked tree, written out; `divs_per_body` (one entry per body) and `filler`
@@ -358,9 +379,11 @@ uint64_t StableHash(std::string_view s) {
 StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view response,
                                   const CheckEnv&) {
   ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+  bool cut_think;
+  const std::string_view answer = AnswerText(response, &cut_think);
   TreeChecker checker(shape);
-  const ScanResult scan = ScanTags(AnswerText(response), &checker);
-  return checker.Finish(scan);
+  const ScanResult scan = ScanTags(answer, &checker);
+  return checker.Finish(scan, cut_think);
 }
 
 StatusOr<std::string> HtmlSkeleton(const Sample& sample) {
