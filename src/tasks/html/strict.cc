@@ -155,10 +155,12 @@ std::string_view AnswerText(std::string_view response, bool* cut_think) {
 // (a wrong count of children excepted, see count_problem_).
 class TreeChecker : public TagVisitor {
  public:
-  explicit TreeChecker(const Shape& shape) : TagVisitor(/*wants_text=*/true), shape_(shape) {}
+  // `answer` is the text being scanned.
+  TreeChecker(const Shape& shape, std::string_view answer)
+      : TagVisitor(/*wants_text=*/true), shape_(shape), answer_(answer) {}
 
-  void OnStartTag(std::string_view name, size_t) override {
-    if (!problem_.empty()) return;
+  void OnStartTag(std::string_view name, size_t pos) override {
+    if (!problem_.empty() || IsMention(pos)) return;
     const int t = Lookup(name);
     if (state_ == State::kBefore) {
       if (t != kHtml) {
@@ -200,8 +202,8 @@ class TreeChecker : public TagVisitor {
     stack_.push_back(Frame{t, index, {}});
   }
 
-  void OnEndTag(std::string_view name, size_t) override {
-    if (!problem_.empty()) return;
+  void OnEndTag(std::string_view name, size_t pos) override {
+    if (!problem_.empty() || IsMention(pos)) return;
     const int t = Lookup(name);
     if (state_ != State::kIn) {
       Fail(fmt::format("outside-html: </{}> {}", ShownName(name),
@@ -291,7 +293,15 @@ class TreeChecker : public TagVisitor {
   }
   void Fail(std::string reason) { problem_ = std::move(reason); }
 
+  // Outside the document, a tag right after a backtick is prose naming a tag in an
+  // inline code span ("each `<div>` holds ..."), not markup. Inside it, a backtick is
+  // stray text anyway.
+  bool IsMention(size_t pos) const {
+    return state_ != State::kIn && pos > 0 && pos <= answer_.size() && answer_[pos - 1] == '`';
+  }
+
   const Shape& shape_;
+  const std::string_view answer_;
   State state_ = State::kBefore;
   // The open elements. Only the asked parent-child pairs are pushed, so it never
   // grows past html > body > div > leaf.
@@ -381,7 +391,7 @@ StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view respons
   ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
   bool cut_think;
   const std::string_view answer = AnswerText(response, &cut_think);
-  TreeChecker checker(shape);
+  TreeChecker checker(shape, answer);
   const ScanResult scan = ScanTags(answer, &checker);
   return checker.Finish(scan, cut_think);
 }
