@@ -515,7 +515,9 @@ Steps ScanMarkedSteps(std::string_view region, StepStyle style) {
 
 // Styles D, E: the first ```json block before the answer, as Python's json.loads reads
 // it (strict: the prompt asks for JSON, so JSON that Python rejects is not JSON).
-Steps ScanJsonSteps(std::string_view region, std::string_view lower_region, StepStyle style) {
+// `whole`: the response, of which `region` is the start.
+Steps ScanJsonSteps(std::string_view whole, std::string_view region,
+                    std::string_view lower_region, StepStyle style) {
   Steps s;
   const size_t open = lower_region.find("```json");
   if (open == kNpos) {
@@ -525,7 +527,11 @@ Steps ScanJsonSteps(std::string_view region, std::string_view lower_region, Step
   const size_t body = open + 7;
   const size_t close = region.find("```", body);
   if (close == kNpos) {
-    s.problem = "step-format: the ```json block is not closed before the answer";
+    // The answer phrase inside the steps, and no answer after them.
+    s.problem = region.size() < whole.size() && whole.find("```", body) != kNpos
+                    ? "answer-line: the final answer is inside the ```json block, not on its "
+                      "own line after it"
+                    : "step-format: the ```json block is not closed";
     return s;
   }
   const std::string_view json = region.substr(body, close - body);
@@ -538,6 +544,14 @@ Steps ScanJsonSteps(std::string_view region, std::string_view lower_region, Step
   }
   for (const std::string& text : s.json_texts) s.texts.push_back(text);
   return s;
+}
+
+// A computation stated as an equation ("3y = 18", "P = 70."): content, however few
+// its words.
+bool IsEquation(std::string_view text) {
+  const size_t eq = text.find('=');
+  return eq != kNpos && std::any_of(text.begin() + static_cast<std::ptrdiff_t>(eq), text.end(),
+                                    [](char c) { return IsDigit(c); });
 }
 
 // A step that only stands in for one: an empty template or a filler word.
@@ -593,6 +607,22 @@ StatusOr<Parsed> ParseSample(const Sample& sample) {
   }
   ASSIGN_OR_RETURN(p.gold, GetString(sample.context, "context", "gold_answer"));
   return p;
+}
+
+// Text after a closed answer form is prose outside the answer ("\boxed{50} miles in
+// 7 hours"), unless it offers another answer: "or" followed by a number ("\boxed{18}
+// (or 20)").
+bool IsHedge(std::string_view trailing) {
+  bool after_or = false, hedge = false;
+  ForEachWord(trailing, [&](std::string_view w) {
+    if (after_or && IsDigit(w[0])) {
+      hedge = true;
+      return false;
+    }
+    if (w.size() == 2 && LowerAscii(w[0]) == 'o' && LowerAscii(w[1]) == 'r') after_or = true;
+    return true;
+  });
+  return hedge;
 }
 
 // Rules on the final answer shared by both subtasks, in order: answer-line,
@@ -658,8 +688,8 @@ AnswerCheck CheckAnswer(std::string_view t, const std::vector<Occurrence>& occs,
                             others + 1, Quote(Strip(t.substr(first->at, le - first->at))));
     return a;
   }
-  if (std::any_of(st.trailing.begin(), st.trailing.end(), [](char c) { return IsDigit(c); })) {
-    a.failure = fmt::format("one-final-answer: another number follows the answer: {}",
+  if (IsHedge(st.trailing)) {
+    a.failure = fmt::format("one-final-answer: a second answer follows the final one: {}",
                             Quote(st.trailing));
     return a;
   }
@@ -704,15 +734,17 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
   const size_t region_end = st.found ? st.occ.at : t.size();
   const std::string_view region = t.substr(0, region_end);
   const bool json = f.style == StepStyle::kJsonList || f.style == StepStyle::kJsonObject;
-  Steps steps = json ? ScanJsonSteps(region, lower.substr(0, region_end), f.style)
+  Steps steps = json ? ScanJsonSteps(t, region, lower.substr(0, region_end), f.style)
                      : ScanMarkedSteps(region, f.style);
   if (!steps.problem.empty()) return Fail(steps.problem, false, a.accurate);
-  // The final answer written as a last step of its own ("### 4\nThe answer is: 18") is
-  // the answer, not an empty step: dropped, when nothing but line breaks (no blank
-  // line) stand between the step's marker and the answer.
+  // The final answer written as a last step of its own ("### 4\nThe answer is: 18",
+  // "### 4. Final result\n\boxed{8}", "**Step 3** \boxed{6}") is the answer, not a
+  // step: dropped, when at most a short label (fewer than kMinStepWords words) and
+  // no blank line stand between the step's marker and the answer.
   if (!json && st.found && steps.texts.size() > 1) {
     const std::string_view last = steps.texts.back();
-    if (CountWords(last, 1) == 0 && std::count(last.begin(), last.end(), '\n') <= 1 &&
+    if (CountWords(last, kMinStepWords) < kMinStepWords &&
+        std::count(last.begin(), last.end(), '\n') <= 1 &&
         last.data() + last.size() == region.data() + region.size()) {
       steps.texts.pop_back();
     }
@@ -737,7 +769,7 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
                               Quote(Strip(text))),
                   false, a.accurate);
     }
-    if (words < kMinStepWords) {
+    if (words < kMinStepWords && !IsEquation(text)) {
       return Fail(fmt::format("step-content: step {} has {} word{} (at least {} asked): {}",
                               i + 1, words, words == 1 ? "" : "s", kMinStepWords,
                               Quote(Strip(text))),
@@ -815,8 +847,8 @@ size_t TargetSteps(const MathFormat& f, std::string_view answer) {
   const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
   const size_t end = occs.empty() ? answer.size() : occs.back().at;
   const bool json = f.style == StepStyle::kJsonList || f.style == StepStyle::kJsonObject;
-  const Steps s = json ? ScanJsonSteps(answer.substr(0, end), std::string_view(lower).substr(0, end),
-                                       f.style)
+  const Steps s = json ? ScanJsonSteps(answer, answer.substr(0, end),
+                                       std::string_view(lower).substr(0, end), f.style)
                        : ScanMarkedSteps(answer.substr(0, end), f.style);
   return std::max<size_t>(s.texts.size(), static_cast<size_t>(kMinSteps));
 }

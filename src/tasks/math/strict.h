@@ -28,7 +28,8 @@ inline constexpr std::string_view kStrictRulesVersion = "strict-1";
 inline constexpr size_t kMinReasoningWords = 5;
 
 // A math_hard step must say something: "9 * 2 = 18" has three words (numbers count);
-// an empty header, "Step", "Compute" or "..." has fewer.
+// an empty header, "Step", "Compute" or "..." has fewer. An equation with a number
+// ("3y = 18", "P = 70.") counts as content whatever its words.
 inline constexpr size_t kMinStepWords = 3;
 
 // An occurrence of "###", "####" or "The final answer is" is read as an answer (and

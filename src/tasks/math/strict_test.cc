@@ -113,6 +113,8 @@ TEST(MathStrictEasyTest, HarmlessVariationsPass) {
             "pass");
   EXPECT_EQ(Rule(Strict(Easy(5), std::string(kWork) + "So she makes \\boxed{18} dollars.")),
             "pass");
+  EXPECT_EQ(Rule(Strict(Easy(5), std::string(kWork) + "Rosie runs \\boxed{18} miles in 7 hours.")),
+            "pass");
   EXPECT_EQ(Rule(Strict(Easy(6), std::string(kWork) + "Result: $18$.")), "pass");
   EXPECT_EQ(Rule(Strict(Easy(6), std::string(kWork) + "Result: $$18$$")), "pass");
   EXPECT_EQ(Rule(Strict(Easy(7), std::string(kWork) + "<result>18</result>")), "pass");
@@ -157,6 +159,10 @@ TEST(MathStrictHardTest, StepsInEachStyle) {
   // The answer under a step marker of its own is the answer, not a step.
   EXPECT_EQ(Strict(Hard(1), steps_a + "\n\n### 4\nThe answer is: 18").reason,
             "3 '### N' steps, one final answer 18 in 'The answer is: N'");
+  EXPECT_EQ(Strict(Hard(4), steps_a + "\n\n### 4. Final result\n\\boxed{18}").reason,
+            "3 '### N' steps, one final answer 18 in '\\boxed{N}'");
+  // A terse equation is a step with content.
+  EXPECT_EQ(Rule(Strict(Hard(1), steps_a + "\n\n### 4\n2x = 36\n\nThe answer is: 18")), "pass");
 }
 
 TEST(MathStrictHardTest, StepRules) {
@@ -197,6 +203,10 @@ TEST(MathStrictHardTest, AnswerRules) {
   EXPECT_EQ(Rule(Strict(Hard(13), "```json\n[\"Ducks lay 16 eggs.\", \"She uses 7 eggs.\", "
                                   "\"The answer is: 18\"]\n```\nThe answer is: 18")),
             "one-final-answer");
+  EXPECT_EQ(Strict(Hard(16), "```json\n[\"Ducks lay 16 eggs.\", \"She uses 7 eggs.\", "
+                             "\"So she makes \\\\boxed{18}.\"]\n```").reason,
+            "answer-line: the final answer is inside the ```json block, not on its own line "
+            "after it");
 }
 
 TEST(MathStrictCheatTest, CheatersPassPaperFailStrict) {
