@@ -739,25 +739,22 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
   if (!steps.problem.empty()) return Fail(steps.problem, false, a.accurate);
   // The final answer written as a last step of its own ("### 4\nThe answer is: 18",
   // "### 4. Final result\n\boxed{8}", "**Step 3** \boxed{6}") is the answer, not a
-  // step: dropped, when at most a short label (fewer than kMinStepWords words) and
-  // no blank line stand between the step's marker and the answer.
+  // step: dropped when at most a short label (fewer than kMinStepWords words, not an
+  // equation) stands between the step's marker and the answer. Steps that say
+  // nothing before it still fail: they are counted and checked on their own.
   if (!json && st.found && steps.texts.size() > 1) {
     const std::string_view last = steps.texts.back();
-    if (CountWords(last, kMinStepWords) < kMinStepWords &&
-        std::count(last.begin(), last.end(), '\n') <= 1 &&
-        last.data() + last.size() == region.data() + region.size()) {
+    if (CountWords(last, kMinStepWords) < kMinStepWords && !IsEquation(last)) {
       steps.texts.pop_back();
     }
   }
   const size_t n = steps.texts.size();
   const std::string_view style_name = kStyleNames[static_cast<int>(f.style)];
-  if (n < static_cast<size_t>(kMinSteps) || n > static_cast<size_t>(kMaxSteps)) {
-    return Fail(fmt::format("step-count: {} {} step{} ({} to {} asked)", n, style_name,
-                            n == 1 ? "" : "s", kMinSteps, kMaxSteps),
-                false, a.accurate);
-  }
-  std::vector<std::string> normalized(n);
-  for (size_t i = 0; i < n; ++i) {
+  // Content first (what an empty skeleton fails), over at most kMaxSteps steps so
+  // that the pairwise comparison stays small; then the count.
+  const size_t checked = std::min(n, static_cast<size_t>(kMaxSteps));
+  std::vector<std::string> normalized(checked);
+  for (size_t i = 0; i < checked; ++i) {
     const std::string_view text = steps.texts[i];
     const size_t words = CountWords(text, kMinStepWords);
     if (words == 0) {
@@ -782,6 +779,11 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
                     false, a.accurate);
       }
     }
+  }
+  if (n < static_cast<size_t>(kMinSteps) || n > static_cast<size_t>(kMaxSteps)) {
+    return Fail(fmt::format("step-count: {} {} step{} ({} to {} asked)", n, style_name,
+                            n == 1 ? "" : "s", kMinSteps, kMaxSteps),
+                false, a.accurate);
   }
   if (!a.failure.empty()) return Fail(a.failure, false, a.accurate);
   return Finish(a, AnswerForm(f.phrase), fmt::format("{} {} steps, ", n, style_name));
