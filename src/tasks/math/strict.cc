@@ -251,6 +251,9 @@ std::string_view NotBareWhy(std::string_view v) {
       v.find("\u00A5") != kNpos) {
     return "a currency sign where a bare number was asked";
   }
+  if (!v.empty() && v.find_first_not_of("0123456789,.+-") == kNpos) {
+    return "not a well-formed number (thousands go in groups of three)";
+  }
   if (!v.empty() && (IsDigit(v[0]) || ((v[0] == '-' || v[0] == '+') && v.size() > 1 &&
                                        IsDigit(v[1])))) {
     return "more than a bare number (units or words)";
