@@ -425,7 +425,6 @@ Statement ReadStatement(std::string_view t, std::string_view lower, const Answer
 
 struct StepSpan {
   int64_t number = 0;
-  size_t line = 0;   // where its marker's line starts
   size_t begin = 0;  // its text: after the marker
   size_t end = 0;    // up to the next step or the answer
 };
@@ -487,7 +486,7 @@ struct Steps {
 // Styles A-C: a line that starts like a step starts the next one (steps need not be
 // separated by blank lines: markdown shows them the same); it must carry the next
 // number. Text before the first step is a preamble. `region` ends where the final
-// answer starts; `answer_at` is that position (kNpos: no answer).
+// answer starts (the whole response when there is none).
 Steps ScanMarkedSteps(std::string_view region, StepStyle style) {
   Steps s;
   std::vector<StepSpan> spans;
@@ -503,7 +502,7 @@ Steps ScanMarkedSteps(std::string_view region, StepStyle style) {
         return s;
       }
       if (!spans.empty()) spans.back().end = ls;
-      spans.push_back({number, ls, text_begin, region.size()});
+      spans.push_back({number, text_begin, region.size()});
     }
     if (le >= region.size()) break;
     ls = le + 1;
