@@ -25,10 +25,10 @@ namespace {
 // verdicts, so it needs a new kStrictRulesVersion.
 
 constexpr int64_t kMaxCount = 1000;  // sanity bound for counts in params, as paper
-// Fewest words in a point, a sub-point or a sentence: "Yes." or "Point two." says
-// nothing, while the shortest real summary sentences ("Results vary widely.") have
-// three.
-constexpr size_t kMinItemWords = 3;
+// Fewest words in a point, a sub-point or a sentence: "Yes." says nothing, while real
+// summaries have two-word sentences ("Abe agrees."). Placeholders of two words ("Point
+// two.") fail the content-word rule instead.
+constexpr size_t kMinItemWords = 2;
 // Fewest words in an answer to one of the five questions: "CERN." could answer
 // "Where?", but a one-word answer is the loophole's shape; "At CERN." has two.
 constexpr size_t kMinAnswerWords = 2;
@@ -41,13 +41,10 @@ constexpr double kMinDocumentShare = 0.5;
 // Words are compared by their first kStemChars code points (after "-ies"/"-ied" ->
 // "-y"), so "investigate"/"investigation" and "study"/"studies" match.
 constexpr size_t kStemChars = 5;
-// Two items nearly repeat each other when they share this share of the content words
-// of the longer one, both having at least kNearDuplicateMinWords of them.
-constexpr double kNearDuplicateShare = 0.9;
-constexpr size_t kNearDuplicateMinWords = 5;
-// Near repeats are looked for among at most this many items (pairs: its square);
-// exact repeats among any number.
-constexpr size_t kMaxNearDuplicateItems = 200;
+// Abbreviations after which a Punkt split is undone (Punkt's English model misses
+// them in citations and references: "et al. (1990)", "see Fig. 3").
+constexpr std::string_view kJoinAfter[] = {"et al.", "e.g.", "i.e.", "cf.", "vs.", "Fig.",
+                                           "Figs.", "Eq.", "Eqs.", "Ref.", "Refs."};
 // A tab indents to the next multiple of this many columns.
 constexpr int kTabWidth = 4;
 // Code points of a line quoted in a reason.
@@ -110,6 +107,38 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
+// The last kQuoteChars code points of `text`, stripped, in quotes after "...".
+std::string QuoteEnd(std::string_view text) {
+  text = PyStrip(text);
+  size_t begin = text.size(), chars = 0;
+  while (begin > 0 && chars < kQuoteChars) {
+    begin = PrevCodePointStart(text, begin);
+    ++chars;
+  }
+  std::string out = begin > 0 ? "'..." : "'";
+  for (char c : text.substr(begin)) out.push_back(c == '\n' || c == '\t' ? ' ' : c);
+  return out + "'";
+}
+
+// Does `text` (stripped) end the way a sentence or a list item ends: a full stop, a
+// question or exclamation mark, an ellipsis, or one of those inside a closing quote or
+// bracket?
+bool EndsSentence(std::string_view text) {
+  text = PyStrip(text);
+  constexpr std::string_view kClosers[] = {"\"", "'", ")", "]", "*", "\u201d", "\u2019"};
+  for (bool again = true; again && !text.empty();) {
+    again = false;
+    for (std::string_view c : kClosers) {
+      if (text.ends_with(c)) {
+        text.remove_suffix(c.size());
+        again = true;
+      }
+    }
+  }
+  return text.ends_with('.') || text.ends_with('!') || text.ends_with('?') ||
+         text.ends_with("\u2026");
+}
+
 bool IsInvalidAt(std::string_view s, size_t pos, size_t* len) {
   return DecodeUtf8(s, pos, len) == kInvalidCodePoint && *len == 1;
 }
@@ -160,31 +189,53 @@ struct Extracted {
   std::optional<Verdict> fail;  // set when there is no summary to judge
 };
 
-// The summary is the text between exactly one start tag and one end tag after it:
-// text outside is harmless (an intro sentence), a missing or doubled tag is not (the
-// answer is cut off, or given twice).
+// The summary is the text between the start tag and the end tag after it: text outside
+// is harmless (an intro sentence), a missing start tag is not (the answer is not where
+// the prompt asked for it). Several pairs, one after another, hold one summary between
+// them (one block per bullet point is still one list; a list given twice then fails
+// `items-distinct`); tags that do not pair up fail.
 StatusOr<Extracted> Extract(const Sample& sample, std::string_view response) {
   ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
   const std::string text = NormalizeNewlines(response);
+  const std::string_view all(text);
   Extracted out;
-  const size_t starts = CountOccurrences(text, tags.start);
-  const size_t ends = CountOccurrences(text, tags.end);
-  const size_t s = text.find(tags.start);
-  const size_t e = s == std::string::npos ? s : text.find(tags.end, s + tags.start.size());
+  const size_t starts = CountOccurrences(all, tags.start);
+  const size_t ends = CountOccurrences(all, tags.end);
   if (starts == 0) {
     out.fail = Fail(fmt::format("summary-tags: no {} tag: the prompt asks for the summary "
                                 "between {} and {}",
                                 tags.start, tags.start, tags.end));
-  } else if (e == std::string::npos) {
-    out.fail = Fail(fmt::format("summary-tags: no {} after {} (the summary is not closed)",
-                                tags.end, tags.start));
-  } else if (starts > 1 || ends > 1) {
-    out.fail = Fail(fmt::format("summary-tags: {} {} and {} {} tags; one summary is asked",
-                                starts, tags.start, ends, tags.end));
+    return out;
   }
-  if (out.fail) return out;
-  const std::string_view body =
-      std::string_view(text).substr(s + tags.start.size(), e - s - tags.start.size());
+  // The blocks: start, end, start, end, ... in that order, the last end optional.
+  std::vector<std::string_view> blocks;
+  bool open_at_end = false;
+  for (size_t pos = 0;;) {
+    const size_t s = all.find(tags.start, pos);
+    const size_t stray = all.find(tags.end, pos);
+    if (stray < s) break;  // an end tag where a start tag should come: mispaired
+    if (s == std::string_view::npos) break;
+    const size_t from = s + tags.start.size();
+    const size_t e = all.find(tags.end, from);
+    if (all.find(tags.start, from) < e) break;  // a start tag inside a block
+    if (e == std::string_view::npos) {
+      blocks.push_back(all.substr(from));
+      open_at_end = true;
+      break;
+    }
+    blocks.push_back(all.substr(from, e - from));
+    pos = e + tags.end.size();
+  }
+  if (blocks.size() != starts || blocks.size() - open_at_end != ends) {
+    out.fail = Fail(fmt::format("summary-tags: {} {} and {} {} tags that do not pair up",
+                                starts, tags.start, ends, tags.end));
+    return out;
+  }
+  std::string body;
+  for (std::string_view b : blocks) {
+    if (!body.empty()) body.push_back('\n');
+    body.append(b);
+  }
   for (size_t pos = 0; pos < body.size();) {
     size_t len;
     if (body[pos] == '\0') {
@@ -202,7 +253,15 @@ StatusOr<Extracted> Extract(const Sample& sample, std::string_view response) {
                                 tags.end));
     return out;
   }
-  out.body = std::string(body);
+  // An answer that opens the summary and ends without closing it is delimited all the
+  // same (runs stopped at the end tag look like this), unless it stops mid-sentence:
+  // then it was cut off.
+  if (open_at_end && !EndsSentence(blocks.back())) {
+    out.fail = Fail(fmt::format("summary-tags: no {}, and the answer stops mid-sentence ({})",
+                                tags.end, QuoteEnd(blocks.back())));
+    return out;
+  }
+  out.body = std::move(body);
   return out;
 }
 
@@ -264,6 +323,10 @@ Marked Classify(std::string_view content, std::string_view symbol) {
   if (!symbol.empty() && content.starts_with(symbol) &&
       (symbol != "*" || SpaceOrEnd(content.substr(1)))) {
     return {Mark::kSymbol, 0, PyStrip(content.substr(symbol.size())), symbol};
+  }
+  // "\* text" is the Markdown escape of the asked '*': it shows as the bullet.
+  if (symbol == "*" && content.starts_with("\\*") && SpaceOrEnd(content.substr(2))) {
+    return {Mark::kSymbol, 0, PyStrip(content.substr(2)), content.substr(0, 2)};
   }
   for (std::string_view b : kBulletMarkers) {
     if (content.starts_with(b) && SpaceOrEnd(content.substr(b.size()))) {
@@ -448,37 +511,27 @@ std::string ContentProblem(const Unit& u) {
   return "";
 }
 
-// `items-distinct`: no unit repeats an earlier one, word for word or nearly.
+// `items-distinct`: no unit repeats an earlier one word for word, or with the same
+// words in another order ("originality and user-friendliness" / "user-friendliness
+// and originality"). Anything more lenient fails real parallel points: "with an LCD"
+// and "without an LCD", "the first solution" and "the second solution" differ in one
+// word and say different things.
 std::string RepeatProblem(const std::vector<Unit>& units) {
   std::map<std::string_view, size_t> seen;
+  std::map<std::string, size_t> seen_sorted;
   for (size_t i = 0; i < units.size(); ++i) {
     const auto [it, inserted] = seen.emplace(units[i].analysis.key, i);
     if (!inserted) {
       return fmt::format("items-distinct: {} repeats {}", units[i].name, units[it->second].name);
     }
-  }
-  if (units.size() > kMaxNearDuplicateItems) return "";
-  std::vector<std::vector<std::string>> sets;
-  for (const Unit& u : units) {
-    std::vector<std::string> s = u.analysis.content;
-    std::sort(s.begin(), s.end());
-    s.erase(std::unique(s.begin(), s.end()), s.end());
-    sets.push_back(std::move(s));
-  }
-  for (size_t j = 1; j < units.size(); ++j) {
-    if (sets[j].size() < kNearDuplicateMinWords) continue;
-    for (size_t i = 0; i < j; ++i) {
-      if (sets[i].size() < kNearDuplicateMinWords) continue;
-      std::vector<std::string> both;
-      std::set_intersection(sets[i].begin(), sets[i].end(), sets[j].begin(), sets[j].end(),
-                            std::back_inserter(both));
-      const double share =
-          static_cast<double>(both.size()) / std::max(sets[i].size(), sets[j].size());
-      if (share >= kNearDuplicateShare) {
-        return fmt::format("items-distinct: {} nearly repeats {} ({:.0f}% of their content "
-                           "words are shared)",
-                           units[j].name, units[i].name, 100 * share);
-      }
+    std::vector<std::string_view> words = SplitChar(units[i].analysis.key, ' ');
+    std::sort(words.begin(), words.end());
+    std::string sorted;
+    for (std::string_view w : words) (sorted += w) += ' ';
+    const auto [jt, new_words] = seen_sorted.emplace(std::move(sorted), i);
+    if (!new_words) {
+      return fmt::format("items-distinct: {} repeats {} with its words reordered", units[i].name,
+                         units[jt->second].name);
     }
   }
   return "";
@@ -556,11 +609,33 @@ Verdict JudgeContent(const std::vector<Unit>& units, const DocumentWords& doc,
 
 // Sentences of `text` by Punkt as it is (no digit-dot-space deletion: "in table 3.
 // Next" is two sentences), empty ones dropped.
+// Two more changes to what Punkt gives: a piece with no letter or digit is no sentence
+// (the closing '*' of an italic point, a lone "--"), and a split right after one of
+// kJoinAfter is undone when the next piece does not start with a capital letter, since
+// Punkt's English model splits "Menten et al. (1990)" and "Hagberg et al. introduced".
 std::vector<std::string_view> Sentences(const SentenceSplitter& splitter, std::string_view text) {
   std::vector<std::string_view> out;
+  const char* joined_begin = nullptr;  // start of the sentence to extend, when joining
   for (const auto& span : splitter.Split(text)) {
     const std::string_view s = PyStrip(text.substr(span.begin, span.end - span.begin));
-    if (!s.empty()) out.push_back(s);
+    bool has_word = false;
+    ForEachWord(s, [&](const std::string&) { has_word = true; });
+    if (!has_word) continue;
+    // "... by Smith et al. The model ..." does end a sentence: join only when the next
+    // piece does not start with a capital letter.
+    if (joined_begin != nullptr && !(s[0] >= 'A' && s[0] <= 'Z')) {
+      out.back() = std::string_view(joined_begin, s.data() + s.size() - joined_begin);
+    } else {
+      out.push_back(s);
+    }
+    joined_begin = nullptr;
+    for (std::string_view a : kJoinAfter) {
+      const std::string_view last = out.back();
+      if (last.size() > a.size() && last.ends_with(a)) {
+        const char before = last[last.size() - a.size() - 1];
+        if (before == ' ' || before == '(') joined_begin = last.data();
+      }
+    }
   }
   return out;
 }
@@ -801,6 +876,7 @@ StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view respons
   std::string answers[kCount];
   int times[kCount] = {};
   int current = -1;
+  std::string extra;  // the first line that is neither a question nor an answer
   for (const Line& line : Lines(x.body)) {
     size_t prefix = 0;
     const int q = question_of(line.content, &prefix);
@@ -820,23 +896,39 @@ StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view respons
       current = q;
       continue;
     }
+    // A missing question is the bigger fault (prose in the tags, answers outside them),
+    // so an extra line is reported only once all five are found.
     if (current < 0) {
-      return Fail(fmt::format("only-answers: line {} ({}) comes before the first question",
-                              line.number, Quote(line.content)));
+      if (extra.empty()) {
+        extra = fmt::format("only-answers: line {} ({}) comes before the first question",
+                            line.number, Quote(line.content));
+      }
+      continue;
     }
     if (line.after_blank && !answers[current].empty()) {
-      return Fail(fmt::format("only-answers: line {} ({}) after a blank line is not one of the "
-                              "five questions",
-                              line.number, Quote(line.content)));
+      if (extra.empty()) {
+        extra = fmt::format("only-answers: line {} ({}) after a blank line is not one of the "
+                            "five questions",
+                            line.number, Quote(line.content));
+      }
+      continue;
     }
     if (!answers[current].empty()) answers[current].push_back(' ');
     answers[current].append(line.content);
   }
   for (size_t q = 0; q < kCount; ++q) {
-    if (times[q] == 0) {
-      return Fail(fmt::format("questions: no line starts with [{}]", kSummaryQuestions[q]));
+    if (times[q] != 0) continue;
+    // Answers written before the tags, with something else inside them, are not the
+    // summary asked for; say so, since it is what a reader sees first.
+    bool outside = false;
+    for (const Line& line : Lines(NormalizeNewlines(response))) {
+      size_t prefix;
+      outside = outside || question_of(line.content, &prefix) == static_cast<int>(q);
     }
+    return Fail(fmt::format("questions: no line of the summary starts with [{}]{}",
+                            kSummaryQuestions[q], outside ? " (it is answered outside the tags)" : ""));
   }
+  if (!extra.empty()) return Fail(std::move(extra));
   std::vector<Unit> units;
   for (size_t q = 0; q < kCount; ++q) {
     units.push_back(MakeUnit(fmt::format("the answer to [{}]", kSummaryQuestions[q]),
