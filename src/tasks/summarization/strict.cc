@@ -921,7 +921,8 @@ StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view respons
     // Answers written before the tags, with something else inside them, are not the
     // summary asked for; say so, since it is what a reader sees first.
     bool outside = false;
-    for (const Line& line : Lines(NormalizeNewlines(response))) {
+    const std::string whole = NormalizeNewlines(response);
+    for (const Line& line : Lines(whole)) {
       size_t prefix;
       outside = outside || question_of(line.content, &prefix) == static_cast<int>(q);
     }
