@@ -231,6 +231,17 @@ StatusOr<Extracted> Extract(const Sample& sample, std::string_view response) {
                                 starts, tags.start, ends, tags.end));
     return out;
   }
+  if (open_at_end) {
+    // A run stopped inside the end tag leaves its first characters ("</"): not text.
+    std::string_view last = PyRStrip(blocks.back());
+    for (size_t k = tags.end.size() - 1; k > 0; --k) {
+      if (last.ends_with(tags.end.substr(0, k))) {
+        last.remove_suffix(k);
+        break;
+      }
+    }
+    blocks.back() = last;
+  }
   std::string body;
   for (std::string_view b : blocks) {
     if (!body.empty()) body.push_back('\n');
@@ -727,7 +738,7 @@ StatusOr<Verdict> CheckFlatList(const Sample& sample, std::string_view response,
   }
   const std::string what = spec.want == Mark::kNumber
                                ? Plural(n, "numbered point")
-                               : fmt::format("{} '{}' points", n, spec.symbol);
+                               : Plural(n, fmt::format("'{}' point", spec.symbol));
   return JudgeContent(units, GetDocument(sample), what);
 }
 
@@ -777,7 +788,7 @@ StatusOr<Verdict> CheckFlatListLength(const Sample& sample, std::string_view res
   const std::string what =
       fmt::format("{} of {} each", spec.want == Mark::kNumber
                                        ? Plural(p.points, "numbered point")
-                                       : fmt::format("{} '{}' points", p.points, spec.symbol),
+                                       : Plural(p.points, fmt::format("'{}' point", spec.symbol)),
                   Plural(p.per_point, "sentence"));
   return JudgeContent(units, GetDocument(sample), what);
 }
