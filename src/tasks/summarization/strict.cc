@@ -50,24 +50,37 @@ constexpr int kTabWidth = 4;
 // Code points of a line quoted in a reason.
 constexpr size_t kQuoteChars = 50;
 
-// English function words (NLTK's stopword list plus a few modal verbs): they make no
-// item say something, and a document contains them whatever it is about.
+// English function words, by word class: they make no item say something, and a
+// document contains them whatever it is about. Words are runs of letters and digits,
+// so contractions arrive in pieces ("don't" -> "don", "t"): the pieces are listed too.
 constexpr std::string_view kStopwords[] = {
-    "a", "about", "above", "after", "again", "against", "ain", "all", "also", "am", "an",
-    "and", "any", "are", "aren", "as", "at", "be", "because", "been", "before", "being",
-    "below", "between", "both", "but", "by", "can", "could", "couldn", "d", "did", "didn",
-    "do", "does", "doesn", "doing", "don", "down", "during", "each", "few", "for", "from",
-    "further", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here",
-    "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "isn",
-    "it", "its", "itself", "just", "ll", "m", "ma", "may", "me", "might", "mightn", "more",
-    "most", "must", "mustn", "my", "myself", "needn", "no", "nor", "not", "now", "o", "of",
-    "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over",
-    "own", "re", "s", "same", "shall", "shan", "she", "should", "shouldn", "so", "some",
-    "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
-    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
-    "up", "upon", "ve", "very", "via", "was", "wasn", "we", "were", "weren", "what", "when",
-    "where", "which", "while", "who", "whom", "why", "will", "with", "within", "without",
-    "won", "would", "wouldn", "y", "you", "your", "yours", "yourself", "yourselves"};
+    // articles and determiners
+    "a", "an", "the", "this", "that", "these", "those", "each", "every", "either", "neither",
+    "some", "any", "no", "all", "both", "few", "many", "much", "more", "most", "other",
+    "another", "such", "same", "own", "several", "less", "least",
+    // pronouns
+    "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "you", "your",
+    "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
+    "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves", "who",
+    "whom", "whose", "which", "what", "whatever", "whoever",
+    // prepositions
+    "about", "above", "across", "after", "against", "along", "among", "around", "at",
+    "before", "behind", "below", "beneath", "beside", "besides", "between", "beyond", "by",
+    "despite", "down", "during", "for", "from", "in", "inside", "into", "near", "of", "off",
+    "on", "onto", "out", "outside", "over", "per", "since", "through", "throughout", "to",
+    "toward", "towards", "under", "until", "up", "upon", "via", "with", "within", "without",
+    // conjunctions and connecting adverbs
+    "and", "but", "or", "nor", "so", "yet", "if", "because", "although", "though", "while",
+    "whereas", "whether", "unless", "than", "as", "also", "then", "thus", "hence", "however",
+    "when", "where", "why", "how", "here", "there", "now", "once", "again", "further",
+    "just", "only", "very", "too", "even", "not",
+    // auxiliaries and modals
+    "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having",
+    "do", "does", "did", "doing", "will", "would", "shall", "should", "can", "could",
+    "cannot", "may", "might", "must",
+    // pieces of contractions
+    "s", "t", "d", "ll", "m", "re", "ve", "don", "doesn", "didn", "isn", "aren", "wasn",
+    "weren", "hasn", "haven", "hadn", "won", "wouldn", "couldn", "shouldn", "mustn"};
 
 // Words about the summary itself, and placeholders: an item made of them only says
 // nothing about a subject ("The text discusses the main point.", "Point one here.").
