@@ -624,8 +624,15 @@ SHOW = 60  # characters of a line or value shown in a detail
 
 
 def _show(text):
-    text = " ".join(str(text).split()) if "\n" in str(text) else str(text)
-    return repr(text[:SHOW] + ("..." if len(text) > SHOW else ""))
+    """'text' cut to SHOW characters, control characters escaped (as structtest's
+    Excerpt does)."""
+    text = str(text)
+    cut = text[:SHOW].translate(_CONTROL_ESCAPES)
+    return "'" + cut + ("..." if len(text) > SHOW else "") + "'"
+
+
+_CONTROL_ESCAPES = {c: "\\x%02x" % c for c in list(range(32)) + [127]}
+_CONTROL_ESCAPES.update({10: "\\n", 9: "\\t"})
 
 
 def _verdict(passed, rule, detail):
@@ -748,7 +755,7 @@ class _PrintAligner:
     def block(self, src, ans, parent):
         i = 0
         anchor = None
-        for a in ans:
+        for j, a in enumerate(ans):
             if i < len(src) and self.header_equal(src[i], a):
                 self.node(src[i], a)
                 anchor = src[i]
@@ -764,6 +771,14 @@ class _PrintAligner:
                 if anchor is not None:
                     self.printed.setdefault(id(anchor), []).extend(names)
                 continue
+            if i + 1 < len(src) and self.header_equal(src[i + 1], a):
+                raise _Mismatch("program-unchanged", "line %d %s of the source is missing"
+                                % (src[i].lineno, _show(_line_text(self.src_lines, src[i]))))
+            later = ans[j + 1] if j + 1 < len(ans) else None
+            if i < len(src) and later is not None and self.header_equal(src[i], later):
+                raise _Mismatch("program-unchanged", "the answer adds %s (its line %d), which "
+                                "is not in the source"
+                                % (_show(_line_text(self.ans_lines, a)), a.lineno))
             if i < len(src):
                 raise _Mismatch("program-unchanged",
                                 "line %d %s of the source was changed (the answer has %s at "
@@ -859,6 +874,10 @@ def job_strict_add_print(req):
             return _verdict(False, "print-after-assignment", "no print of %s after line %d %s"
                             % (", ".join("'%s'" % n for n in missing), line,
                                _show(src_lines[line - 1].strip())))
+    if required == 0:
+        return _verdict(True, "", "the source with %d print%s inserted and nothing else changed "
+                        "(no assignment needs one)"
+                        % (aligner.inserted, "" if aligner.inserted == 1 else "s"))
     return _verdict(True, "", "the source with a print after each of its %d assignment%s "
                     "(%d print%s inserted), nothing else changed"
                     % (required, "" if required == 1 else "s", aligner.inserted,
@@ -893,21 +912,37 @@ class _TreeDiff:
                 if not isinstance(y, list):
                     return stmt_e, stmt_a, None
                 zs = z if isinstance(z, list) and len(z) == len(x) else [None] * len(x)
+                if len(x) != len(y) and (x and isinstance(x[0], ast.stmt) or
+                                         y and isinstance(y[0], ast.stmt)):
+                    return self.diff_stmts(x, y, zs, stmt_e, stmt_a)
                 for p, q, r in zip(x, y, zs):
                     d = self.diff_value(p, q, r, stmt_e, stmt_a)
                     if d is not None:
                         return d
                 if len(x) != len(y):
-                    if x and isinstance(x[0], ast.stmt) or y and isinstance(y[0], ast.stmt):
-                        k = min(len(x), len(y))
-                        return (x[k] if k < len(x) else None), (y[k] if k < len(y) else None), \
-                            "extra" if len(y) > len(x) else "missing"
                     return stmt_e, stmt_a, None
                 continue
             d = self.diff_value(x, y, z, stmt_e, stmt_a)
             if d is not None:
                 return d
         return None
+
+    def diff_stmts(self, x, y, zs, stmt_e, stmt_a):
+        """Statement lists of different lengths: the first statement that differs, and
+        whether it is missing from the answer or added by it."""
+        for k in range(min(len(x), len(y))):
+            d = self.diff(x[k], y[k], zs[k], stmt_e, stmt_a)
+            if d is None:
+                continue
+            if len(x) > len(y) and self.diff(x[k + 1], y[k], zs[k + 1], stmt_e, stmt_a) is None:
+                return x[k], None, "missing"
+            if len(y) > len(x) and self.diff(x[k], y[k + 1], zs[k], stmt_e, stmt_a) is None:
+                return None, y[k], "extra"
+            return d
+        k = min(len(x), len(y))
+        if len(y) > len(x):
+            return None, y[k], "extra"
+        return x[k], None, "missing"
 
     def diff_value(self, x, y, z, stmt_e, stmt_a):
         if isinstance(x, ast.AST):
@@ -974,7 +1009,17 @@ def _literal(node):
 
 
 def _kind(node):
-    """What an expression that is not a literal is, for a reason."""
+    """What the first part of an expression that is not a literal is, for a reason."""
+    parts = []
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        parts = node.elts
+    elif isinstance(node, ast.Dict):
+        parts = [k for k in node.keys if k is not None] + node.values
+    for part in parts:
+        try:
+            _literal(part)
+        except BaseException:
+            return _kind(part)
     if isinstance(node, ast.Call):
         return "a call"
     if isinstance(node, ast.Name):

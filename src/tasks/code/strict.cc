@@ -313,10 +313,9 @@ StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, std::string_
 
 namespace {
 
-// A stdin input as strict compares and feeds it: Windows line endings are gone
-// already; trailing whitespace of each line and blank lines around it removed, one
-// final newline (a program reading lines expects one).
-std::string NormalizeStdin(std::string_view item) {
+// A stdin input as strict compares it: Windows line endings are gone already;
+// trailing whitespace of each line and blank lines around it do not count.
+std::string StdinKey(std::string_view item) {
   std::string out;
   for (std::string_view line : SplitChar(TrimBlankLines(item), '\n')) {
     out.append(PyRStrip(line));
@@ -325,10 +324,28 @@ std::string NormalizeStdin(std::string_view item) {
   return out;
 }
 
+// A stdin input as strict feeds it to the program: without the blank lines before it
+// (the line break after <ans> or <SPLIT> is layout, and would be the program's first
+// line), ending in a newline; what follows its last line is kept (a program may read
+// an empty last line).
+std::string StdinFeed(std::string_view item) {
+  size_t start = 0;
+  for (size_t i = 0; i < item.size(); ++i) {
+    if (item[i] == '\n') {
+      start = i + 1;
+    } else if (!(item[i] == ' ' || item[i] == '\t' || item[i] == '\f' || item[i] == '\v')) {
+      break;
+    }
+  }
+  std::string out(item.substr(std::min(start, item.size())));
+  if (out.empty() || out.back() != '\n') out += '\n';
+  return out;
+}
+
 StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view answer,
                                          PythonPool* pool, int64_t n) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, keys;
   size_t start = 0;
   for (;;) {
     const size_t at = answer.find(kSplitMarker, start);
@@ -342,7 +359,8 @@ StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view 
     }
     if (!PyStrip(item).empty()) {
       if (static_cast<int64_t>(inputs.size()) > n) break;  // the count fails anyway
-      inputs.push_back(NormalizeStdin(item));
+      inputs.push_back(StdinFeed(item));
+      keys.push_back(StdinKey(item));
     }
     if (at == std::string_view::npos) break;
     start = at + kSplitMarker.size();
@@ -357,7 +375,7 @@ StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view 
   }
   for (size_t k = 1; k < inputs.size(); ++k) {
     for (size_t j = 0; j < k; ++j) {
-      if (inputs[k] == inputs[j]) {
+      if (keys[k] == keys[j]) {
         return Fail("inputs-distinct", fmt::format("input {} {} repeats input {}", k + 1,
                                                    Quote(PyStrip(inputs[k]), 40), j + 1));
       }
