@@ -620,23 +620,24 @@ StatusOr<std::string> SkeletonSimulate(const Sample& sample) {
     }
     return fmt::format("<ans>\n{}\n</ans>", out);
   }
-  // A placeholder literal of the expected value's kind.
+  // A placeholder literal of the expected value's kind, with filler for content (a
+  // bool or None has no filler that is not a possible answer: `None` and 'None').
   const std::string_view e = PyStrip(*expected);
-  std::string_view placeholder = "0";
-  if (e.empty()) {
+  std::string_view placeholder = "123456789";
+  if (e.empty() || e == "True" || e == "False") {
     placeholder = "None";
+  } else if (e == "None") {
+    placeholder = "'None'";
   } else if (e[0] == '\'' || e[0] == '"') {
-    placeholder = "''";
+    placeholder = "'placeholder'";
   } else if (e[0] == '[') {
-    placeholder = "[]";
+    placeholder = "['placeholder']";
   } else if (e[0] == '(') {
-    placeholder = "()";
+    placeholder = "('placeholder',)";
   } else if (e[0] == '{') {
-    placeholder = "{}";
-  } else if (e == "True" || e == "False") {
-    placeholder = "None";
+    placeholder = "{'placeholder': None}";
   } else if (e.find_first_of(".eE") != std::string_view::npos) {
-    placeholder = "0.0";
+    placeholder = "0.123456789";
   }
   return fmt::format("<ans>{}</ans>", placeholder);
 }
