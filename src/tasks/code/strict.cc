@@ -507,10 +507,20 @@ StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, std::string_v
     value = PyStrip(value.substr(1, value.size() - 2));
   }
   ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
-  ASSIGN_OR_RETURN(nlohmann::json r, pool->RunJob({{"op", "strict_simulate"},
-                                                   {"answer", value},
-                                                   {"expected", *expected_text}},
-                                                  kCodeEvalSeconds));
+  nlohmann::json request = {{"op", "strict_simulate"},
+                            {"answer", value},
+                            {"expected", *expected_text},
+                            {"timeout", kCodeInputSeconds}};
+  // The task's function and inputs, when the sample has them, give the returned
+  // value's exact types (an expected output from a test assertion may not).
+  for (const char* key : {"source_code", "fn_name", "inputs"}) {
+    const auto it = sample.context.find(key);
+    if (it != sample.context.end() && it->is_string()) {
+      request[std::string_view(key) == "source_code" ? "source" : key] = *it;
+    }
+  }
+  ASSIGN_OR_RETURN(nlohmann::json r, pool->RunJob(std::move(request),
+                                                  kCodeEvalSeconds + kCodeInputSeconds));
   return JobVerdict(r, "answer-literal", "parsing the answer");
 }
 
