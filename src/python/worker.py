@@ -1121,13 +1121,14 @@ def job_strict_simulate(req):
     except BaseException:
         same = False
     if same:
-        return _verdict(True, "", "the answer is the returned value %s" % _safe_repr(expected))
+        return _verdict(True, "", "the answer is the %s %s"
+                        % ("returned value" if exact else "expected value", _safe_repr(expected)))
     shown, want = _safe_repr(value), _safe_repr(expected)
+    returns = "the call returns" if exact else "expected"
     if shown == want or (type(value) is not type(expected)):
-        return _verdict(False, "value-matches", "the answer is %s (%s), the call returns %s (%s)"
-                        % (shown, _type_name(value), want, _type_name(expected)))
-    return _verdict(False, "value-matches", "the answer is %s, the call returns %s"
-                    % (shown, want))
+        return _verdict(False, "value-matches", "the answer is %s (%s), %s %s (%s)"
+                        % (shown, _type_name(value), returns, want, _type_name(expected)))
+    return _verdict(False, "value-matches", "the answer is %s, %s %s" % (shown, returns, want))
 
 
 def _arity(tree, fn_name, solution):
