@@ -10,9 +10,10 @@ Two kinds of request:
   as Python's ast sees them. Source code comes from the task data, never from a model,
   and is only parsed, so this runs in the worker itself (structtest caches the answer
   per distinct source).
-- "simulate", "calls", "stdin", "subst" (scoring) and "call_values", "stdin_outputs"
-  (computing expected outputs of task programs when generating): anything that
-  evaluates or executes text. Each
+- "simulate", "calls", "stdin", "subst" (scoring), "strict_add_print", "strict_rename",
+  "strict_calls", "strict_simulate" (the strict rules: model text parsed with ast, never
+  evaluated) and "call_values", "stdin_outputs" (computing expected outputs of task
+  programs when generating): anything that evaluates, executes or parses model text. Each
   runs in a fresh child of the worker (see run_job): its own PID namespace where the
   kernel allows (so that every process it starts dies with it), the worker's network
   namespace (no interface up) and mount namespace (everything read-only but a private
