@@ -612,7 +612,7 @@ def job_subst(req):
     return {"code": code}
 
 
-# ---- strict rules (docs/strict-code.md): model text parsed, never run, in a job --------
+# ---- strict rules (docs/strict.md): model text parsed, never run, in a job --------
 #
 # Each strict job gets the answer structtest extracted (tags and fence removed) and
 # returns {"pass": bool, "rule": name, "detail": text} (structtest writes the reason as

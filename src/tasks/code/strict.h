@@ -1,4 +1,4 @@
-// The code family's strict rule set (docs/strict-code.md): what each prompt asked,
+// The code family's strict rule set (docs/strict.md): what each prompt asked,
 // judged as a careful grader would. Programs are compared by their syntax trees and
 // answers are parsed as Python literals, by Python's ast in a sandboxed job of the
 // worker pool: model text is never evaluated, in this process or elsewhere (test

@@ -1,4 +1,4 @@
-// The strict rule set for the HTML family (docs/strict-html.md): the answer's element
+// The strict rule set for the HTML family (docs/strict.md): the answer's element
 // tree, built parent by parent, must be exactly the asked one: one <html> holding the
 // asked heads and bodies, each head the asked titles, each body the asked divs and
 // footers, each div the asked h1, h2 and p; no other tags, no text directly inside a

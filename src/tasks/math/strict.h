@@ -1,4 +1,4 @@
-// The strict rule set of the math family (docs/strict-math.md) and its built-in
+// The strict rule set of the math family (docs/strict.md) and its built-in
 // cheating answers. Strict judges what the prompt asked: math_easy, reasoning and then
 // one final answer, a bare number, in the asked style, at the end; math_hard, 3 to 10
 // steps in the asked style, each saying something of its own, then that one final

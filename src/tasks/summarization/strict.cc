@@ -21,7 +21,7 @@ namespace structtest::summarization_internal {
 namespace {
 
 // ---- constants -------------------------------------------------------------------
-// docs/strict-summarization.md gives each one's reason; changing any of them changes
+// docs/strict.md gives each one's reason; changing any of them changes
 // verdicts, so it needs a new kStrictRulesVersion.
 
 constexpr int64_t kMaxCount = 1000;  // sanity bound for counts in params, as paper

@@ -1,4 +1,4 @@
-// The strict rule set of the summarization family (docs/strict-summarization.md): one
+// The strict rule set of the summarization family (docs/strict.md): one
 // checker per subtask that judges what the prompt asked the way a careful grader
 // would (items, not symbols; items that say something, none repeating another; a
 // summary about its document), and the two built-in cheating answers the checkers are
