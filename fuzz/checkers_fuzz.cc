@@ -76,33 +76,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const TaskFamily* f : Families()) {
     for (const SubtaskSpec& spec : f->subtasks) {
-      if (spec.check_paper == nullptr || (spec.needs_sentences && env.sentences == nullptr)) {
-        continue;
-      }
+      if (spec.needs_sentences && env.sentences == nullptr) continue;
       // These run a sandboxed job per input (milliseconds, seconds when it loops).
       if (spec.name.starts_with("test_case_inputs_gen") ||
           spec.name.starts_with("simulate_execute")) {
         continue;
       }
-      Sample sample = MakeSample(f->domain, spec.name);
-      if (f->domain == "math") {
-        for (int k = 1; k <= (spec.name == "math_easy" ? 7 : 20); ++k) {
-          sample.params = {{"math_format_name", spec.name == "math_easy"
-                                                    ? "Suffix" + std::to_string(k) + "PhrasesMathFormat"
-                                                    : "BulletPoints" + std::to_string(k) + "MathFormat"}};
-          auto v = ScoreResponse(sample, text, RuleSet::kPaper, env);
-          if (!v.ok()) {
-            std::fprintf(stderr, "%s: %s\n", spec.name.data(), v.status().message().c_str());
+      // Both rule sets; math under each of its answer formats.
+      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+        if (spec.checker(rules) == nullptr) continue;
+        Sample sample = MakeSample(f->domain, spec.name);
+        const int formats = f->domain != "math" ? 1 : spec.name == "math_easy" ? 7 : 20;
+        for (int k = 1; k <= formats; ++k) {
+          if (f->domain == "math") {
+            sample.params = {{"math_format_name",
+                              spec.name == "math_easy"
+                                  ? "Suffix" + std::to_string(k) + "PhrasesMathFormat"
+                                  : "BulletPoints" + std::to_string(k) + "MathFormat"}};
+          }
+          auto v = ScoreResponse(sample, text, rules, env);
+          if (!v.ok() || v->reason.empty()) {
+            std::fprintf(stderr, "%s (%s): %s\n", spec.name.data(), RuleSetName(rules).data(),
+                         v.ok() ? "empty reason" : v.status().message().c_str());
             std::abort();
           }
         }
-        continue;
-      }
-      auto v = ScoreResponse(sample, text, RuleSet::kPaper, env);
-      if (!v.ok() || v->reason.empty()) {
-        std::fprintf(stderr, "%s: %s\n", spec.name.data(),
-                     v.ok() ? "empty reason" : v.status().message().c_str());
-        std::abort();
       }
     }
   }

@@ -1,14 +1,16 @@
 // The contract every generated subtask keeps (RE2-style: every engine on the same
 // inputs): the same seed gives byte-identical samples; the oracle responder passes 100%
-// under the paper rules; the null and echo responders pass (about) nothing; a new seed
-// gives a new test set. Runs over every subtask the registry can generate.
+// under both rule sets; the null and echo responders pass (about) nothing under paper,
+// and no cheating responder passes more than 1% under strict; a new seed gives a new
+// test set. Runs over every subtask the registry can generate.
 #include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "backends/builtin.h"
+#include "tasks/responders.h"
 #include "core/jsonl.h"
 #include "python/python_pool.h"
 #include "tasks/registry.h"
@@ -51,7 +53,10 @@ TEST(ContractTest, SameSeedSameBytesNewSeedNewSet) {
   }
 }
 
-TEST(ContractTest, OraclePassesAllNullAndEchoPassNearlyNothing) {
+// Every built-in responder under both rule sets. Paper: the oracle passes all, null
+// nothing, echo at most a tenth. Strict: the oracle passes all; null, echo, skeleton
+// and loophole at most 1% each. What the cheaters score under paper is printed only.
+TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
   std::string load_error;
   const std::unique_ptr<SentenceSplitter> splitter =
       ::structtest::testing::SharedSentenceSplitter("contract", &load_error);
@@ -62,31 +67,49 @@ TEST(ContractTest, OraclePassesAllNullAndEchoPassNearlyNothing) {
   env.python = &python;
   auto suite = PlanOrDie(3);
   ASSERT_TRUE(suite);
+  const std::vector<std::string_view> responders = BuiltinResponderNames();
+  std::printf("contract %-24s %5s  %s\n", "subtask", "n", "passed, paper/strict:");
   for (const PlannedSubtask& p : suite->subtasks()) {
     if (p.ref.spec->needs_sentences && !splitter) continue;
-    std::map<std::string_view, int> passed;
+    const std::string name(p.ref.spec->name);
+    const bool strict = p.ref.spec->check_strict != nullptr;
+    EXPECT_TRUE(strict) << name << ": no strict checker";
+    std::map<std::string_view, int> paper_passed, strict_passed;
     for (size_t i = 0; i < p.count; ++i) {
       auto sample = suite->Generate(p, i);
-      ASSERT_TRUE(sample.ok()) << p.ref.spec->name << ": " << sample.status().message();
+      ASSERT_TRUE(sample.ok()) << name << ": " << sample.status().message();
       ASSERT_FALSE(sample->messages.empty());
-      for (std::string_view responder : BuiltinResponderNames()) {
+      for (std::string_view responder : responders) {
         auto response = BuiltinRespond(responder, *sample);
-        ASSERT_TRUE(response.ok()) << response.status().message();
-        auto v = ScoreResponse(*sample, *response, RuleSet::kPaper, env);
-        ASSERT_TRUE(v.ok()) << p.ref.spec->name << "/" << responder << ": "
-                            << v.status().message();
-        passed[responder] += v->pass;
-        if (responder == "oracle") {
-          EXPECT_TRUE(v->pass) << p.ref.spec->name << " sample " << i << ": " << v->reason
-                               << "\n--- oracle answer ---\n" << *response;
+        ASSERT_TRUE(response.ok()) << name << "/" << responder << ": "
+                                   << response.status().message();
+        for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+          if (rules == RuleSet::kStrict && !strict) continue;
+          auto v = ScoreResponse(*sample, *response, rules, env);
+          ASSERT_TRUE(v.ok()) << name << "/" << responder << " (" << RuleSetName(rules)
+                              << "): " << v.status().message();
+          (rules == RuleSet::kPaper ? paper_passed : strict_passed)[responder] += v->pass;
+          if (responder == "oracle") {
+            EXPECT_TRUE(v->pass) << name << " sample " << i << " (" << RuleSetName(rules)
+                                 << "): " << v->reason << "\n--- oracle answer ---\n"
+                                 << *response;
+          }
         }
       }
     }
-    std::printf("contract %-24s n=%-4zu oracle %3d  null %3d  echo %3d\n",
-                std::string(p.ref.spec->name).c_str(), p.count, passed["oracle"],
-                passed["null"], passed["echo"]);
-    EXPECT_EQ(passed["null"], 0) << p.ref.spec->name;
-    EXPECT_LE(passed["echo"], static_cast<int>(p.count) / 10) << p.ref.spec->name;
+    std::string line = fmt::format("contract {:<24} {:5}", name, p.count);
+    for (std::string_view r : responders) {
+      line += fmt::format("  {} {}/{}", r, paper_passed[r],
+                          strict ? std::to_string(strict_passed[r]) : "-");
+    }
+    std::printf("%s\n", line.c_str());
+    EXPECT_EQ(paper_passed["null"], 0) << name;
+    EXPECT_LE(paper_passed["echo"], static_cast<int>(p.count) / 10) << name;
+    const int strict_cap = static_cast<int>(p.count) / 100;  // at most 1%
+    for (std::string_view r : responders) {
+      if (r == "oracle") continue;
+      EXPECT_LE(strict_passed[r], strict_cap) << name << ": " << r << " under strict";
+    }
   }
 }
 

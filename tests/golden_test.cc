@@ -1,9 +1,11 @@
 // Golden checker cases: every src/tasks/*/testdata/golden*.jsonl line is
 // {"name", "description", "sample", "response", "pass", "reason"[, "format",
-// "accuracy"]} and must get exactly that verdict and reason under the paper rules.
+// "accuracy", "rules"]} and must get exactly that verdict and reason under its rule
+// set ("rules": "paper", the default, or "strict").
 // Cases of sentence-counting subtasks need the Punkt model from ../shared and are
 // skipped, with a message, when it is absent.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
   const auto files = GoldenFiles();
   ASSERT_FALSE(files.empty());
   int cases = 0, skipped = 0;
+  std::map<std::string, int> per_rules;
   for (const fs::path& file : files) {
     auto reader = JsonlReader::Open(file.string());
     ASSERT_TRUE(reader.ok()) << reader.status().message();
@@ -69,9 +72,12 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
       CheckEnv env;
       env.sentences = splitter.get();
       env.python = &python;
-      auto v = ScoreResponse(record->sample, record->response.text, RuleSet::kPaper, env);
+      auto rules = ParseRuleSet(c.value("rules", "paper"));
+      ASSERT_TRUE(rules.ok()) << where << ": " << rules.status().message();
+      auto v = ScoreResponse(record->sample, record->response.text, *rules, env);
       ASSERT_TRUE(v.ok()) << where << ": " << v.status().message();
       ++cases;
+      ++per_rules[std::string(RuleSetName(*rules))];
       EXPECT_EQ(v->pass, c.at("pass").get<bool>()) << where << ": " << v->reason;
       EXPECT_EQ(v->reason, c.at("reason").get<std::string>()) << where;
       if (c.contains("format")) {
@@ -82,7 +88,8 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
       }
     }
   }
-  std::printf("golden: %d cases checked in %zu files\n", cases, files.size());
+  std::printf("golden: %d cases checked in %zu files (paper %d, strict %d)\n", cases,
+              files.size(), per_rules["paper"], per_rules["strict"]);
   if (skipped > 0) {
     std::printf("golden: %d sentence-counting cases skipped: ../shared/nltk_data is absent\n",
                 skipped);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tasks/registry.h"
@@ -98,18 +99,22 @@ TEST(HostileTest, EverySubtaskFailsHostileResponsesWithAReason) {
   int checked = 0;
   for (const TaskFamily* f : Families()) {
     for (const SubtaskSpec& spec : f->subtasks) {
-      if (spec.check_paper == nullptr) continue;
       if (spec.needs_sentences && !splitter) continue;
       const Sample sample = SampleFor(f->domain, spec.name);
       CheckEnv env;
       env.sentences = splitter.get();
       env.python = &python;
-      for (const auto& [name, text] : responses) {
-        auto v = ScoreResponse(sample, text, RuleSet::kPaper, env);
-        ASSERT_TRUE(v.ok()) << spec.name << " / " << name << ": " << v.status().message();
-        EXPECT_FALSE(v->pass) << spec.name << " / " << name << ": " << v->reason;
-        EXPECT_FALSE(v->reason.empty()) << spec.name << " / " << name;
-        ++checked;
+      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+        if (spec.checker(rules) == nullptr) continue;
+        for (const auto& [name, text] : responses) {
+          auto v = ScoreResponse(sample, text, rules, env);
+          const std::string where =
+              fmt::format("{} / {} ({})", spec.name, name, RuleSetName(rules));
+          ASSERT_TRUE(v.ok()) << where << ": " << v.status().message();
+          EXPECT_FALSE(v->pass) << where << ": " << v->reason;
+          EXPECT_FALSE(v->reason.empty()) << where;
+          ++checked;
+        }
       }
     }
   }

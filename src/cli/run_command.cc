@@ -19,7 +19,6 @@
 
 #include <fmt/format.h>
 
-#include "backends/builtin.h"
 #include "backends/http/curl_client.h"
 #include "backends/rate_limit_client.h"
 #include "backends/retry_client.h"
@@ -34,6 +33,7 @@
 #include "store/response_cache.h"
 #include "store/run_store.h"
 #include "tasks/registry.h"
+#include "tasks/responders.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -169,7 +169,11 @@ nlohmann::json Manifest(const RunOptions& opt, const nlohmann::json& identity) {
   nlohmann::json m = identity;
   m["structtest_version"] = STRUCTTEST_VERSION;
   nlohmann::json versions = nlohmann::json::object();
-  for (const TaskFamily* f : Families()) versions[f->domain] = f->rules_version;
+  // The checker versions of the rule set this command scores with (a run directory may
+  // hold verdicts of both; each verdict names its own).
+  const auto parsed = ParseRuleSet(opt.rules);
+  const RuleSet rules = parsed.ok() ? *parsed : RuleSet::kPaper;
+  for (const TaskFamily* f : Families()) versions[f->domain] = f->version(rules);
   m["rules_versions"] = std::move(versions);
   return m;
 }
@@ -263,7 +267,36 @@ struct Outcome {
   RunnerStats stats;
   RunCounts counts;
   int exit_code = kExitOk;
+  Aggregates agg;  // of the rule set it was scored under
 };
+
+// The closing table of a run of every built-in responder: per rule set, each domain's
+// Easy and Hard and the overall figures.
+std::string RenderRulesTable(const std::vector<std::string>& names,
+                             const std::vector<std::pair<Aggregates, Aggregates>>& by_rules) {
+  const auto pct = [](const std::optional<double>& v) {
+    return v ? fmt::format(" {:>6.2f}", *v) : std::string("      -");
+  };
+  std::string out = fmt::format("{:<9} {:<6}", "responder", "rules");
+  for (std::string_view d : kPaperDomains) {
+    out += fmt::format(" {:>6.6} {:>6.6}", fmt::format("{}", d.substr(0, 4)) + " E",
+                       fmt::format("{}", d.substr(0, 4)) + " H");
+  }
+  out += fmt::format(" {:>6} {:>6} {:>6}\n", "Easy", "Hard", "All");
+  for (size_t i = 0; i < names.size() && i < by_rules.size(); ++i) {
+    for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+      const Aggregates& agg = rules == RuleSet::kPaper ? by_rules[i].first : by_rules[i].second;
+      out += fmt::format("{:<9} {:<6}", names[i], RuleSetName(rules));
+      for (std::string_view d : kPaperDomains) {
+        const std::string domain(d);
+        out += pct(agg.easy.count(domain) ? agg.easy.at(domain) : std::nullopt);
+        out += pct(agg.hard.count(domain) ? agg.hard.at(domain) : std::nullopt);
+      }
+      out += pct(agg.overall_easy) + pct(agg.overall_hard) + pct(agg.all) + "\n";
+    }
+  }
+  return out + "\n";
+}
 
 // One run into `store`: fill it when new, answer what is pending, score, print.
 StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunStore* store,
@@ -329,6 +362,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     return out;
   }
   ASSIGN_OR_RETURN(Tally tally, runner.ScoreAndTally());
+  out.agg = tally.Compute();
   if (!in_memory) {
     nlohmann::json report = RenderJsonReport(tally, rules);
     ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store->Manifest());
@@ -427,9 +461,10 @@ int RunRun(RunOptions opt) {
     const std::string name = opt.model.substr(8);
     const auto names = BuiltinResponderNames();
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      PrintError(fmt::format("--model {}: unknown built-in responder (builtin/oracle, "
-                             "builtin/null or builtin/echo)",
-                             opt.model));
+      std::string known;
+      for (std::string_view n : names) known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
+      PrintError(fmt::format("--model {}: unknown built-in responder (expected one of {})",
+                             opt.model, known));
       return kExitFatal;
     }
     builtins.push_back(name);
@@ -530,6 +565,10 @@ int RunRun(RunOptions opt) {
     return std::max(exit_code, outcome->exit_code);
   }
 
+  // With all of them (no --model), each is also scored under the other rule set, for
+  // the closing table of what the cheaters get under paper and under strict.
+  const RuleSet other = *rules == RuleSet::kPaper ? RuleSet::kStrict : RuleSet::kPaper;
+  std::vector<std::pair<Aggregates, Aggregates>> by_rules;  // (paper, strict) per builtin
   for (const std::string& name : builtins) {
     auto store = opt.out.empty() ? RunStore::OpenInMemory() : RunStore::Open(opt.out);
     if (!store.ok()) return fail(store.status());
@@ -541,11 +580,23 @@ int RunRun(RunOptions opt) {
     exit_code = std::max(exit_code, outcome->exit_code);
     if (outcome->exit_code == kExitInterrupted) return kExitInterrupted;
     std::fputs("\n", stdout);
+    if (opt.model.empty()) {
+      RunnerOptions ro;
+      ro.rules = other;
+      Runner rescore(store->get(), nullptr, env, ro);
+      auto tally = rescore.ScoreAndTally();
+      if (!tally.ok()) return fail(tally.status());
+      by_rules.emplace_back(*rules == RuleSet::kPaper ? outcome->agg : tally->Compute(),
+                            *rules == RuleSet::kPaper ? tally->Compute() : outcome->agg);
+    }
   }
   if (opt.model.empty()) {
+    std::fputs(RenderRulesTable(builtins, by_rules).c_str(), stdout);
     std::fputs(
         "These are the built-in responders: oracle answers every sample correctly, null "
-        "answers nothing, echo repeats the prompt.\nTo score a model behind an API:\n"
+        "answers nothing, echo repeats the prompt, skeleton keeps the structure of a correct "
+        "answer with filler for its content, loophole gives the cheapest answer the paper "
+        "rules pass.\nTo score a model behind an API:\n"
         "  OPENAI_API_KEY=... structtest run --model openai/gpt-4o-mini\n"
         "  structtest run --model openai/NAME --base-url http://localhost:8000/v1   "
         "(vLLM, llama.cpp, Ollama, ...)\n"

@@ -12,13 +12,14 @@ void SetupTasks(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("tasks", "List every subtask with its split, params "
                                               "and rules version");
   cmd->callback([exit_code]() {
-    std::string out = fmt::format("{:<14} {:<24} {:<5} {:<8} {:<11} {}\n", "domain",
-                                  "subtask", "split", "rules", "scoring", "params");
+    std::string out = fmt::format("{:<14} {:<24} {:<5} {:<8} {:<9} {}\n", "domain",
+                                  "subtask", "split", "paper", "strict", "params");
     for (const TaskFamily* f : Families()) {
       for (const SubtaskSpec& s : f->subtasks) {
-        out += fmt::format("{:<14} {:<24} {:<5} {:<8} {:<11} {}\n", f->domain, s.name,
-                           SplitName(s.split), f->rules_version,
-                           s.check_paper ? "paper" : "-", s.params.empty() ? "-" : s.params);
+        out += fmt::format("{:<14} {:<24} {:<5} {:<8} {:<9} {}\n", f->domain, s.name,
+                           SplitName(s.split), s.check_paper ? f->rules_version : "-",
+                           s.check_strict ? f->strict_rules_version : "-",
+                           s.params.empty() ? "-" : s.params);
       }
     }
     std::fputs(out.c_str(), stdout);

@@ -107,8 +107,9 @@ class PythonPool {
   StatusOr<SourceAnalysis> AnalyzeUncached(std::string_view source);
 
   // Runs one sandboxed job: `request` has "op" ("simulate", "calls", "stdin", "subst";
-  // for generating task data "call_values", "stdin_outputs") and its fields (see
-  // worker.py). `wall_seconds` bounds the job; the worker kills it after that. Returns
+  // for the strict rules "strict_add_print", "strict_rename", "strict_calls",
+  // "strict_simulate", which parse model text and never run it; for generating task
+  // data "call_values", "stdin_outputs") and its fields (see worker.py). `wall_seconds` bounds the job; the worker kills it after that. Returns
   // the worker's result object.
   StatusOr<nlohmann::json> RunJob(nlohmann::json request, double wall_seconds);
 

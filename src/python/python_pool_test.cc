@@ -113,6 +113,50 @@ TEST(PythonPoolTest, SimulateJobUsesPythonEquality) {
   ExpectNoStrays(pool);
 }
 
+// The strict jobs only parse model text: an answer that would do something when run
+// is rejected for what it is (not a literal, not the program), never run.
+TEST(PythonPoolTest, StrictJobsParseAnswersNeverRunThem) {
+  PythonPool pool(TestOptions());
+  const std::string effect = "open('ran.txt', 'w').write('x')";
+  auto r = pool.RunJob({{"op", "strict_simulate"},
+                        {"answer", effect + " and 1"},
+                        {"expected", "1"}},
+                       10);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)["rule"], "answer-literal") << r->dump();
+  r = pool.RunJob({{"op", "strict_calls"},
+                   {"source", "def f(x):\n    return x"},
+                   {"fn_name", "f"},
+                   {"gen_n", 2},
+                   {"timeout", 4},
+                   {"answer", "[1]\n[" + effect + "]"}},
+                  20);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)["rule"], "input-literal") << r->dump();
+  // A program answer is compared by its tree: the print is never executed.
+  r = pool.RunJob({{"op", "strict_add_print"},
+                   {"source", "x = 1"},
+                   {"answer", "x = 1\nprint(\"x: \", str(x))\n" + effect}},
+                  10);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)["rule"], "program-unchanged") << r->dump();
+  // A literal answer equal to the expected value passes, types compared.
+  r = pool.RunJob({{"op", "strict_simulate"}, {"answer", "(1, 2.0)"}, {"expected", "(1, 2.0)"}},
+                  10);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["pass"], true) << r->dump();
+  r = pool.RunJob({{"op", "strict_simulate"},
+                   {"answer", "[1, 2]"},
+                   {"expected", "(1, 2)"},
+                   {"source", "def f():\n    return (1, 2)"},
+                   {"fn_name", "f"},
+                   {"inputs", ""}},
+                  10);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["rule"], "value-matches") << r->dump();
+  ExpectNoStrays(pool);
+}
+
 TEST(PythonPoolTest, MemoComputesOncePerKey) {
   PythonPool pool(TestOptions());
   int calls = 0;

@@ -183,7 +183,7 @@ Status CheckSameRules(const Comparison& c, RuleSet rules,
     const std::set<std::string> vb = b.count(d) ? b.at(d) : std::set<std::string>();
     if (va == vb && va.size() == 1) continue;
     std::string current;
-    if (auto family = FindFamily(d); family.ok()) current = std::string((*family)->rules_version);
+    if (auto family = FindFamily(d); family.ok()) current = std::string((*family)->version(rules));
     const bool a_current = va.size() == 1 && *va.begin() == current;
     const std::string& stale = a_current ? c.b.dir : c.a.dir;
     return Status::InvalidArgument(fmt::format(

@@ -265,7 +265,7 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
   std::string out;
   out += fmt::format("rules: {}", RuleSetName(rules));
   for (const TaskFamily* f : Families()) {
-    out += fmt::format("  {} {}", f->domain, f->rules_version);
+    out += fmt::format("  {} {}", f->domain, f->version(rules));
   }
   out += "\n\n";
   out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {:<16}  {}\n", "domain", "subtask",
@@ -311,7 +311,7 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
   const auto pct = [](std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   nlohmann::json out = {{"rules", RuleSetName(rules)}};
   nlohmann::json versions = nlohmann::json::object();
-  for (const TaskFamily* f : Families()) versions[std::string(f->domain)] = f->rules_version;
+  for (const TaskFamily* f : Families()) versions[std::string(f->domain)] = f->version(rules);
   out["rules_versions"] = std::move(versions);
   nlohmann::json subtasks = nlohmann::json::array();
   for (size_t i = 0; i < fig.subtasks.size(); ++i) {
@@ -401,7 +401,7 @@ std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
                      ci(fig.agg_ci.overall_hard));
   out += fmt::format("\n**All: {}** (95% CI {}; rules: {}", cell(agg.all), ci(fig.agg_ci.all),
                      RuleSetName(rules));
-  for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->rules_version);
+  for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->version(rules));
   out += fmt::format(")\n\n{}{}.\n", kIntervalNote, NoSpreadNote(fig.strata));
   return out;
 }

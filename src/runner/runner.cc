@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "backends/builtin.h"
+#include "tasks/responders.h"
 #include "report/run_report.h"
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
@@ -447,7 +447,7 @@ StatusOr<Tally> Runner::ScoreAndTally() {
   // (no Punkt model or python3 then, maybe now) are scored again.
   RETURN_IF_ERROR(store_->Begin());
   for (const TaskFamily* f : Families()) {
-    auto dropped = store_->DropVerdictsNotOf(rules, f->domain, f->rules_version);
+    auto dropped = store_->DropVerdictsNotOf(rules, f->domain, f->version(options_.rules));
     if (!dropped.ok()) {
       (void)store_->Commit();
       return dropped.status();

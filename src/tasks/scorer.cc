@@ -9,17 +9,15 @@ namespace structtest {
 StatusOr<Verdict> ScoreResponse(const Sample& sample, std::string_view response,
                                 RuleSet rules, const CheckEnv& env) {
   ASSIGN_OR_RETURN(SubtaskRef ref, FindSubtask(sample.domain, sample.subtask));
-  if (rules != RuleSet::kPaper) {
-    return Status::Unimplemented(fmt::format("rule set '{}' is not implemented for {} yet",
-                                             RuleSetName(rules), sample.subtask));
+  const CheckFn check = ref.spec->checker(rules);
+  if (check == nullptr) {
+    return Status::Unimplemented(fmt::format("subtask '{}' cannot be scored under the {} rules "
+                                             "by this build",
+                                             sample.subtask, RuleSetName(rules)));
   }
-  if (ref.spec->check_paper == nullptr) {
-    return Status::Unimplemented(
-        fmt::format("subtask '{}' cannot be scored by this build yet", sample.subtask));
-  }
-  ASSIGN_OR_RETURN(Verdict v, ref.spec->check_paper(sample, response, env));
+  ASSIGN_OR_RETURN(Verdict v, check(sample, response, env));
   v.rules = RuleSetName(rules);
-  v.rules_version = ref.family->rules_version;
+  v.rules_version = ref.family->version(rules);
   return v;
 }
 

@@ -1,5 +1,6 @@
-// What a task family is: a descriptor (domain, description, rules version) and its
-// subtasks, each with the checker that scores a response under the paper rule set.
+// What a task family is: a descriptor (domain, description, a rules version per rule
+// set) and its subtasks, each with a checker per rule set (paper, strict) and the
+// built-in cheating answers the strict checkers are tested against.
 // Families are listed in the one table of registry.cc; nothing registers itself.
 #ifndef STRUCTTEST_TASKS_TASK_H_
 #define STRUCTTEST_TASKS_TASK_H_
@@ -72,6 +73,11 @@ struct GenerateRequest {
 // checker: the built-in oracle responder returns it.
 using GenerateFn = StatusOr<Sample> (*)(const GenerateRequest& request);
 
+// A built-in cheating answer to a generated sample (src/tasks/responders.h): it uses
+// the sample's prompt, params, context and target, never a model. Errors: the sample
+// lacks what the cheat needs (a target, a source program), named.
+using CheatFn = StatusOr<std::string> (*)(const Sample& sample);
+
 enum class Split { kEasy, kHard };
 
 struct SubtaskSpec {
@@ -86,6 +92,17 @@ struct SubtaskSpec {
   // (simulate_execute: an MBPP task counts as solved only when all of its samples
   // pass): the task a sample belongs to.
   std::string (*task_key)(const Sample& sample) = nullptr;
+  // The strict rule set's checker (docs/strict.md); null: not implemented in this build.
+  CheckFn check_strict = nullptr;
+  // `builtin/skeleton`: the target's structure with its content replaced by filler.
+  // `builtin/loophole`: the cheapest answer that passes the paper checker without doing
+  // the task. Null: the responder answers this subtask with nothing.
+  CheatFn skeleton = nullptr;
+  CheatFn loophole = nullptr;
+
+  CheckFn checker(RuleSet rules) const {
+    return rules == RuleSet::kPaper ? check_paper : check_strict;
+  }
 };
 
 struct TaskFamily {
@@ -95,6 +112,12 @@ struct TaskFamily {
   // with every verdict.
   std::string_view rules_version;
   std::span<const SubtaskSpec> subtasks;
+  // The same for its strict checkers ("strict-1", ...).
+  std::string_view strict_rules_version = "";
+
+  std::string_view version(RuleSet rules) const {
+    return rules == RuleSet::kPaper ? rules_version : strict_rules_version;
+  }
 };
 
 }  // namespace structtest

@@ -10,6 +10,7 @@
 #include "python/python_pool.h"
 #include "tasks/code/generator.h"
 #include "tasks/code/rules.h"
+#include "tasks/code/strict.h"
 #include "tasks/params.h"
 
 namespace structtest {
@@ -552,32 +553,48 @@ constexpr SubtaskSpec kSubtasks[] = {
     {"add_print_statements", Split::kEasy,
      "after each assignment in a function, print the assigned variables",
      "context: source_code", &CheckAddPrintStatements, false,
-     &code_internal::GenerateAddPrintStatements},
+     &code_internal::GenerateAddPrintStatements, nullptr,
+     &code_internal::CheckAddPrintStatementsStrict, &code_internal::SkeletonAddPrint,
+     &code_internal::LoopholeAddPrint},
     {"replace_variables", Split::kEasy, "rename a function's variables by a mapping",
      "context: source_code, var_mapping", &CheckReplaceVariables, false,
-     &code_internal::GenerateReplaceVariables},
+     &code_internal::GenerateReplaceVariables, nullptr,
+     &code_internal::CheckReplaceVariablesStrict, &code_internal::SkeletonReplaceVariables,
+     &code_internal::LoopholeReplaceVariables},
     {"test_case_inputs_gen", Split::kEasy,
      "write gen_n argument lists on which a function runs without an error",
      "context: source_code, fn_name, gen_n", &CheckTestCaseInputsGen, false,
-     &code_internal::GenerateTestCaseInputsGen},
+     &code_internal::GenerateTestCaseInputsGen, nullptr,
+     &code_internal::CheckTestCaseInputsGenStrict, &code_internal::SkeletonTestInputs,
+     &code_internal::LoopholeTestInputs},
     {"simulate_execute", Split::kEasy, "predict what a function returns for given arguments",
      "context: fn_name, inputs, expected_output", &CheckSimulateExecute, false,
-     &code_internal::GenerateSimulateExecute, &SimulateExecuteTaskKey},
+     &code_internal::GenerateSimulateExecute, &SimulateExecuteTaskKey,
+     &code_internal::CheckSimulateExecuteStrict, &code_internal::SkeletonSimulate,
+     &code_internal::LoopholeSimulate},
     {"add_print_statements_v2", Split::kHard,
      "after each assignment in a stdin program, print the assigned variables",
      "context: source_code", &CheckAddPrintStatements, false,
-     &code_internal::GenerateAddPrintStatementsV2},
+     &code_internal::GenerateAddPrintStatementsV2, nullptr,
+     &code_internal::CheckAddPrintStatementsStrict, &code_internal::SkeletonAddPrint,
+     &code_internal::LoopholeAddPrint},
     {"replace_variables_v2", Split::kHard, "rename a stdin program's variables by a mapping",
      "context: source_code, var_mapping", &CheckReplaceVariables, false,
-     &code_internal::GenerateReplaceVariablesV2},
+     &code_internal::GenerateReplaceVariablesV2, nullptr,
+     &code_internal::CheckReplaceVariablesStrict, &code_internal::SkeletonReplaceVariables,
+     &code_internal::LoopholeReplaceVariables},
     {"test_case_inputs_gen_v2", Split::kHard,
      "write gen_n stdin inputs, separated by <SPLIT>, on which a program runs without an "
      "error",
      "context: source_code, gen_n, call_based=false", &CheckTestCaseInputsGen, false,
-     &code_internal::GenerateTestCaseInputsGenV2},
+     &code_internal::GenerateTestCaseInputsGenV2, nullptr,
+     &code_internal::CheckTestCaseInputsGenStrict, &code_internal::SkeletonTestInputs,
+     &code_internal::LoopholeTestInputs},
     {"simulate_execute_v2", Split::kHard, "predict what a program prints for a given stdin",
      "context: inputs, expected_output, call_based=false", &CheckSimulateExecute, false,
-     &code_internal::GenerateSimulateExecuteV2},
+     &code_internal::GenerateSimulateExecuteV2, nullptr,
+     &code_internal::CheckSimulateExecuteStrict, &code_internal::SkeletonSimulate,
+     &code_internal::LoopholeSimulate},
 };
 
 }  // namespace
@@ -597,7 +614,7 @@ std::string SimulateExecuteTaskKey(const Sample& sample) {
 const TaskFamily& CodeFamily() {
   static constexpr TaskFamily kFamily{
       "code", "edit, test and simulate Python code (MBPP functions, stdin programs)",
-      "paper-1", kSubtasks};
+      "paper-1", kSubtasks, kCodeStrictRulesVersion};
   return kFamily;
 }
 

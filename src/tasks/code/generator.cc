@@ -228,17 +228,23 @@ StatusOr<Sample> Rename(const GenerateRequest& request, std::string_view subtask
 StatusOr<Sample> TestInputs(const GenerateRequest& request, std::string_view subtask,
                             bool call_based) {
   ASSIGN_OR_RETURN(const Program p, GetProgram(request, call_based));
+  // Known-good inputs, each once: the prompt asks for different inputs, and a
+  // program's inputs may repeat (they are drawn at random).
   std::vector<std::string> usable;
   for (const std::string& in : p.inputs) {
-    if (call_based ? in.find_first_of("\r\n") == std::string::npos
-                   : in.find("<SPLIT>") == std::string::npos && !PyStrip(in).empty()) {
-      usable.push_back(in);
-    }
+    const bool fits = call_based ? in.find_first_of("\r\n") == std::string::npos
+                                 : in.find("<SPLIT>") == std::string::npos && !PyStrip(in).empty();
+    const bool repeated = std::any_of(usable.begin(), usable.end(), [&](const std::string& u) {
+      return PyStrip(u) == PyStrip(in);
+    });
+    if (fits && !repeated) usable.push_back(in);
   }
   if (usable.empty()) {
     return Status::InvalidArgument(fmt::format(
         "program '{}': no input can serve as a known-good test input", p.id));
   }
+  // Ask for as many as the target can give (the paper's 5 when there are).
+  const int gen_n = static_cast<int>(std::min<size_t>(kGenN, usable.size()));
   std::string prompt, answer;
   if (call_based) {
     prompt = fmt::format(
@@ -246,24 +252,24 @@ StatusOr<Sample> TestInputs(const GenerateRequest& request, std::string_view sub
         "it on which it runs without raising an error. Write each input on its own line "
         "as a Python list of the arguments of one call (for a function of two arguments: "
         "[first, second]), one line per input and nothing else, all between {} and {}.",
-        p.fn_name, CodeBlock(p.source), kGenN, kStartTag, kEndTag);
-    for (int i = 0; i < kGenN; ++i) answer += "[" + usable[i % usable.size()] + "]\n";
+        p.fn_name, CodeBlock(p.source), gen_n, kStartTag, kEndTag);
+    for (int i = 0; i < gen_n; ++i) answer += "[" + usable[i] + "]\n";
   } else {
     prompt = fmt::format(
         "Here is a Python program that reads its input from standard input.\n\n{}\n\n"
         "Write {} different inputs for it on which it runs without an error. Write each "
         "input exactly as the program reads it from standard input, separate consecutive "
         "inputs by the marker <SPLIT>, and put all of them between {} and {}.",
-        CodeBlock(p.source), kGenN, kStartTag, kEndTag);
-    for (int i = 0; i < kGenN; ++i) {
+        CodeBlock(p.source), gen_n, kStartTag, kEndTag);
+    for (int i = 0; i < gen_n; ++i) {
       if (i) answer += "<SPLIT>";
-      answer += usable[i % usable.size()];
+      answer += usable[i];
     }
   }
   Sample s = Start(request, subtask, p, prompt);
   s.context["source_code"] = p.source;
   if (call_based) s.context["fn_name"] = p.fn_name;
-  s.context["gen_n"] = kGenN;
+  s.context["gen_n"] = gen_n;
   s.context["call_based"] = call_based;
   s.target = {{"answer", fmt::format("{}\n{}{}", kStartTag, answer, kEndTag)}};
   return s;

@@ -12,6 +12,7 @@
 #include "tasks/html/fast_find.h"
 #include "tasks/html/generator.h"
 #include "tasks/html/html_tokenizer.h"
+#include "tasks/html/strict.h"
 #include "tasks/params.h"
 
 namespace structtest {
@@ -321,10 +322,14 @@ constexpr std::string_view kParams =
 constexpr SubtaskSpec kSubtasks[] = {
     {"html_easy", Split::kEasy,
      "an HTML skeleton with 2-5 tags per level; balanced tags, counts as asked", kParams,
-     &CheckHtmlPaper, false, &html_internal::GenerateHtmlEasy},
+     &CheckHtmlPaper, false, &html_internal::GenerateHtmlEasy, nullptr,
+     &html_internal::CheckHtmlStrict, &html_internal::HtmlSkeleton,
+     &html_internal::HtmlLoophole},
     {"html_hard", Split::kHard,
      "an HTML skeleton with 2-12 tags per level; balanced tags, counts as asked", kParams,
-     &CheckHtmlPaper, false, &html_internal::GenerateHtmlHard},
+     &CheckHtmlPaper, false, &html_internal::GenerateHtmlHard, nullptr,
+     &html_internal::CheckHtmlStrict, &html_internal::HtmlSkeleton,
+     &html_internal::HtmlLoophole},
 };
 
 constexpr TaskFamily kFamily{
@@ -332,6 +337,7 @@ constexpr TaskFamily kFamily{
     "nested HTML skeletons with exact tag counts per level",
     "paper-2",
     kSubtasks,
+    "strict-1",
 };
 
 }  // namespace

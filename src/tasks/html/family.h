@@ -1,7 +1,8 @@
 // The HTML family: the model writes an HTML skeleton with a given number of tags at
 // each level (StructTest's nested HTML encoding, easy and hard). The paper rule set
 // tokenizes the answer like Python's html.parser and checks, for every tag name that
-// occurs, that it is balanced and matched as often as ground_truth says.
+// occurs, that it is balanced and matched as often as ground_truth says; the strict
+// rule set (strict.h) checks the element tree parent by parent.
 #ifndef STRUCTTEST_TASKS_HTML_FAMILY_H_
 #define STRUCTTEST_TASKS_HTML_FAMILY_H_
 

@@ -110,6 +110,10 @@ class Scanner {
     return p;
   }
 
+  void Text(size_t from, size_t to) {
+    if (to > from && visitor_->wants_text()) visitor_->OnText(s_.substr(from, to - from), from);
+  }
+
   // handle_starttag, which also enters raw-text mode for <script> and <style>.
   void StartTag(std::string_view name, size_t pos) {
     visitor_->OnStartTag(name, pos);
@@ -268,8 +272,9 @@ ptrdiff_t Scanner::ParseStartTag(size_t i) {
   } else if (rest == "/>") {
     visitor_->OnStartTag(name, i);
     visitor_->OnEndTag(name, i);
+  } else {
+    Text(i, static_cast<size_t>(endpos));  // anything else is text to Python (handle_data)
   }
-  // Anything else is text to Python (handle_data).
   return endpos;
 }
 
@@ -425,7 +430,10 @@ ScanResult Scanner::Run() {
     size_t j;
     if (cdata_elem_.empty()) {
       j = FindByte(s_, '<', i);
-      if (j == kNpos) break;
+      if (j == kNpos) {
+        Text(i, n_);
+        break;
+      }
     } else {
       j = FindCdataEnd(i);
       if (j == kNpos) {
@@ -436,6 +444,7 @@ ScanResult Scanner::Run() {
         return result;
       }
     }
+    Text(i, j);
     i = j;
     ptrdiff_t k;
     std::string_view what;
@@ -456,6 +465,7 @@ ScanResult Scanner::Run() {
       what = "unterminated declaration";
     } else if (i + 1 < n_) {
       k = static_cast<ptrdiff_t>(i + 1);  // a lone '<' is text
+      Text(i, i + 1);
     } else {
       break;  // a '<' at the very end: Python waits for more input
     }

@@ -30,9 +30,22 @@ namespace structtest::html_internal {
 // see PyLowerTagName) and point into the scanned text.
 class TagVisitor {
  public:
+  // wants_text: also report text (OnText). The paper counter does not need it, so the
+  // scan skips those calls for it.
+  explicit TagVisitor(bool wants_text = false) : wants_text_(wants_text) {}
   virtual ~TagVisitor() = default;
   virtual void OnStartTag(std::string_view name, size_t pos) = 0;
   virtual void OnEndTag(std::string_view name, size_t pos) = 0;
+  // A run of text between markup, as Python's handle_data would see it apart from
+  // entity handling and the chunking of data: what lies outside tags, comments,
+  // declarations and processing instructions, a lone '<', a start tag Python treats
+  // as text, and the raw content of <script> / <style>. Never empty. Text after the
+  // point where an incomplete scan stops is not reported. Only when wants_text.
+  virtual void OnText(std::string_view /*text*/, size_t /*pos*/) {}
+  bool wants_text() const { return wants_text_; }
+
+ private:
+  const bool wants_text_;
 };
 
 struct ScanResult {

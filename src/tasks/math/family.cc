@@ -11,8 +11,10 @@
 
 #include "core/pytext.h"
 #include "tasks/math/fast_scan.h"
+#include "tasks/math/formats.h"
 #include "tasks/math/generator.h"
 #include "tasks/math/py_json.h"
+#include "tasks/math/strict.h"
 #include "tasks/params.h"
 
 // Scoring runs at millions of samples per second, so the hot paths scan the
@@ -24,94 +26,15 @@ namespace {
 
 constexpr size_t kNpos = std::string_view::npos;
 
-enum class AnswerKind {
-  kText,    // after the phrase, stripped, one trailing '.' dropped
-  kBoxed,   // after the phrase, stripped, up to the first '}'
-  kDollar,  // Result: $...$ (see ExtractAnswer)
-  kTagged,  // <result>...</result>
-};
-
-struct AnswerPhrase {
-  std::string_view text;
-  AnswerKind kind;
-};
-
-constexpr AnswerPhrase kEasyPhrases[] = {
-    {"The answer is:", AnswerKind::kText},      {"###", AnswerKind::kText},
-    {"The final answer is", AnswerKind::kText}, {"Result:", AnswerKind::kText},
-    {"\\boxed{", AnswerKind::kBoxed},           {"Result: $", AnswerKind::kDollar},
-    {"<result>", AnswerKind::kTagged},
-};
-
-constexpr AnswerPhrase kHardPhrases[] = {
-    {"The answer is:", AnswerKind::kText},
-    {"####", AnswerKind::kText},
-    {"Final result:", AnswerKind::kText},
-    {"\\boxed{", AnswerKind::kBoxed},
-};
-
-// math_hard formats 1-4 use style A, 5-8 B, and so on.
-enum class StepStyle { kHashHeaders, kNumberedLines, kBoldSteps, kJsonList, kJsonObject };
-
-constexpr std::string_view kStyleNames[] = {"'### N'", "'N. '", "'**Step N**'",
-                                            "```json list", "```json object"};
-// What a step's chunk must start with, around its number (styles A-C).
-constexpr std::pair<std::string_view, std::string_view> kStepPrefixes[] = {
-    {"### ", ""}, {"", ". "}, {"**Step ", "**"}};
-
-constexpr int64_t kMinSteps = 3;
-constexpr int64_t kMaxSteps = 10;
-
-struct MathFormat {
-  bool hard;
-  AnswerPhrase phrase;
-  StepStyle style;  // hard only
-};
-
-constexpr MathFormat EasyFormat(int n) {
-  return {false, kEasyPhrases[n - 1], StepStyle::kHashHeaders};
-}
-constexpr MathFormat HardFormat(int n) {
-  return {true, kHardPhrases[(n - 1) % 4], static_cast<StepStyle>((n - 1) / 4)};
-}
-
-constexpr MathFormat kEasyFormats[] = {EasyFormat(1), EasyFormat(2), EasyFormat(3),
-                                       EasyFormat(4), EasyFormat(5), EasyFormat(6),
-                                       EasyFormat(7)};
-constexpr MathFormat kHardFormats[] = {
-    HardFormat(1),  HardFormat(2),  HardFormat(3),  HardFormat(4),  HardFormat(5),
-    HardFormat(6),  HardFormat(7),  HardFormat(8),  HardFormat(9),  HardFormat(10),
-    HardFormat(11), HardFormat(12), HardFormat(13), HardFormat(14), HardFormat(15),
-    HardFormat(16), HardFormat(17), HardFormat(18), HardFormat(19), HardFormat(20)};
-
-// "Suffix<1..7>PhrasesMathFormat" or "BulletPoints<1..20>MathFormat"; null if neither.
-const MathFormat* ParseFormatName(std::string_view name) {
-  constexpr std::string_view kEasyPrefix = "Suffix", kEasySuffix = "PhrasesMathFormat";
-  constexpr std::string_view kHardPrefix = "BulletPoints", kHardSuffix = "MathFormat";
-  std::string_view digits;
-  bool hard;
-  if (name.starts_with(kEasyPrefix) && name.ends_with(kEasySuffix) &&
-      name.size() > kEasyPrefix.size() + kEasySuffix.size()) {
-    hard = false;
-    digits = name.substr(kEasyPrefix.size(),
-                         name.size() - kEasyPrefix.size() - kEasySuffix.size());
-  } else if (name.starts_with(kHardPrefix) && name.ends_with(kHardSuffix) &&
-             name.size() > kHardPrefix.size() + kHardSuffix.size()) {
-    hard = true;
-    digits = name.substr(kHardPrefix.size(),
-                         name.size() - kHardPrefix.size() - kHardSuffix.size());
-  } else {
-    return nullptr;
-  }
-  if (digits.size() > 2 || digits[0] < '1' || digits[0] > '9') return nullptr;
-  int n = digits[0] - '0';
-  if (digits.size() == 2) {
-    if (digits[1] < '0' || digits[1] > '9') return nullptr;
-    n = n * 10 + (digits[1] - '0');
-  }
-  if (hard) return n <= 20 ? &kHardFormats[n - 1] : nullptr;
-  return n <= 7 ? &kEasyFormats[n - 1] : nullptr;
-}
+using math_internal::AnswerKind;
+using math_internal::AnswerPhrase;
+using math_internal::kMaxSteps;
+using math_internal::kMinSteps;
+using math_internal::kStepPrefixes;
+using math_internal::kStyleNames;
+using math_internal::MathFormat;
+using math_internal::ParseFormatName;
+using math_internal::StepStyle;
 
 // Reasons are written into a fixed buffer and copied out once: one allocation per
 // verdict. Big enough for any reason below (quotes are capped at 60 code points).
@@ -582,12 +505,16 @@ constexpr SubtaskSpec kSubtasks[] = {
     {"math_easy", Split::kEasy,
      "a GSM8K answer ending in one of seven answer phrases (format and answer scored)",
      "math_format_name (Suffix1..7PhrasesMathFormat); context: gold_answer",
-     &CheckMathPaper, false, &math_internal::GenerateMathEasy},
+     &CheckMathPaper, false, &math_internal::GenerateMathEasy, nullptr,
+     &math_internal::CheckMathStrict, &math_internal::MathSkeleton,
+     &math_internal::MathLoophole},
     {"math_hard", Split::kHard,
      "a GSM8K answer in 3-10 numbered steps of one of five styles, then an answer "
      "phrase (format and answer scored)",
      "math_format_name (BulletPoints1..20MathFormat); context: gold_answer",
-     &CheckMathPaper, false, &math_internal::GenerateMathHard},
+     &CheckMathPaper, false, &math_internal::GenerateMathHard, nullptr,
+     &math_internal::CheckMathStrict, &math_internal::MathSkeleton,
+     &math_internal::MathLoophole},
 };
 
 constexpr TaskFamily kFamily{
@@ -595,6 +522,7 @@ constexpr TaskFamily kFamily{
     "GSM8K word problems answered in a prescribed format",
     "paper-2",
     kSubtasks,
+    math_internal::kStrictRulesVersion,
 };
 
 }  // namespace

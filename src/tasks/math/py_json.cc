@@ -31,6 +31,7 @@ enum class Kind { kString, kOther, kArray, kObject };
 struct Entry {
   std::string key;  // decoded (lone surrogates as 3-byte sequences)
   bool value_is_string;
+  std::string value;  // decoded, when collecting and value_is_string
 };
 
 // What the top-level value was, with the details the step styles look at.
@@ -39,6 +40,10 @@ struct TopLevel {
   size_t elements = 0;              // array
   size_t first_non_string = kNpos;  // array: index of the first non-string
   std::vector<Entry> entries;       // object, in dict order
+  // Set by the caller: decode the top-level strings (array elements into `strings`,
+  // object values into Entry::value). The paper checkers only need the shape.
+  bool collect = false;
+  std::vector<std::string> strings;  // array, when collecting
   // Lookup only (never iterated), once entries is large.
   std::unordered_map<std::string, size_t> index;
 };
@@ -78,14 +83,15 @@ class Parser {
   }
 
   // The value at p_. `top` is non-null for the document's top-level value only.
-  bool Value(int depth, TopLevel* top, Kind* kind = nullptr) {
+  // `str`: where a string value is decoded to, or null.
+  bool Value(int depth, TopLevel* top, Kind* kind = nullptr, std::string* str = nullptr) {
     Kind k = Kind::kOther;
     if (p_ >= n_) return Fail("Expecting value", p_);
     bool ok;
     switch (s_[p_]) {
       case '"':
         ++p_;
-        ok = String(nullptr);
+        ok = String(str);
         k = Kind::kString;
         break;
       case '{':
@@ -245,13 +251,17 @@ class Parser {
       ++p_;
       return true;
     }
+    std::string element;
+    const bool collect = top != nullptr && top->collect;
     for (size_t i = 0;; ++i) {
       Kind k;
-      if (!Value(depth, nullptr, &k)) return false;
+      element.clear();
+      if (!Value(depth, nullptr, &k, collect ? &element : nullptr)) return false;
       if (top != nullptr) {
         ++top->elements;
         if (k != Kind::kString && top->first_non_string == kNpos)
           top->first_non_string = i;
+        if (collect) top->strings.push_back(k == Kind::kString ? element : std::string());
       }
       SkipSpaces();
       if (p_ < n_ && s_[p_] == ']') {
@@ -271,7 +281,8 @@ class Parser {
       ++p_;
       return true;
     }
-    std::string key;
+    std::string key, value;
+    const bool collect = top != nullptr && top->collect;
     if (top != nullptr) top->entries.reserve(16);
     for (;;) {
       if (p_ >= n_ || s_[p_] != '"') {
@@ -285,8 +296,9 @@ class Parser {
       ++p_;
       SkipSpaces();
       Kind k;
-      if (!Value(depth, nullptr, &k)) return false;
-      if (top != nullptr) Store(top, key, k == Kind::kString);
+      value.clear();
+      if (!Value(depth, nullptr, &k, collect ? &value : nullptr)) return false;
+      if (top != nullptr) Store(top, key, k == Kind::kString, std::move(value));
       SkipSpaces();
       if (p_ < n_ && s_[p_] == '}') {
         ++p_;
@@ -299,21 +311,24 @@ class Parser {
   }
 
   // dict[key] = value: a repeated key keeps its place and takes the new value.
-  static void Store(TopLevel* top, const std::string& key, bool is_string) {
+  static void Store(TopLevel* top, const std::string& key, bool is_string,
+                    std::string value) {
     constexpr size_t kLinearLimit = 16;
     auto& entries = top->entries;
     if (entries.size() <= kLinearLimit) {
       for (Entry& e : entries) {
         if (e.key == key) {
           e.value_is_string = is_string;
+          e.value = std::move(value);
           return;
         }
       }
     } else if (const auto it = top->index.find(key); it != top->index.end()) {
       entries[it->second].value_is_string = is_string;
+      entries[it->second].value = std::move(value);
       return;
     }
-    entries.push_back(Entry{key, is_string});
+    entries.push_back(Entry{key, is_string, std::move(value)});
     if (entries.size() > kLinearLimit) {
       if (top->index.empty()) {
         for (size_t i = 0; i < entries.size(); ++i) top->index.emplace(entries[i].key, i);
@@ -354,9 +369,10 @@ std::string QuoteKey(std::string_view key) {
 
 }  // namespace
 
-JsonSteps ParseJsonStepList(std::string_view text) {
+JsonSteps ParseJsonStepList(std::string_view text, std::vector<std::string>* texts) {
   JsonSteps r;
   TopLevel top;
+  top.collect = texts != nullptr;
   Parser parser(text);
   if (!parser.Parse(&top)) {
     r.problem = "not valid JSON to Python's json.loads (" + parser.error() + ")";
@@ -373,12 +389,14 @@ JsonSteps ParseJsonStepList(std::string_view text) {
   }
   r.ok = true;
   r.steps = top.elements;
+  if (texts != nullptr) *texts = std::move(top.strings);
   return r;
 }
 
-JsonSteps ParseJsonStepObject(std::string_view text) {
+JsonSteps ParseJsonStepObject(std::string_view text, std::vector<std::string>* texts) {
   JsonSteps r;
   TopLevel top;
+  top.collect = texts != nullptr;
   Parser parser(text);
   if (!parser.Parse(&top)) {
     r.problem = "not valid JSON to Python's json.loads (" + parser.error() + ")";
@@ -409,6 +427,10 @@ JsonSteps ParseJsonStepObject(std::string_view text) {
   }
   r.ok = true;
   r.steps = top.entries.size();
+  if (texts != nullptr) {
+    texts->clear();
+    for (Entry& e : top.entries) texts->push_back(std::move(e.value));
+  }
   return r;
 }
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace structtest::math_internal {
 
@@ -32,10 +33,14 @@ struct JsonSteps {
   std::string problem;  // when !ok, for a verdict reason ("element 3 is not a string")
 };
 
-// Style D: a list of strings.
-JsonSteps ParseJsonStepList(std::string_view text);
-// Style E: an object with keys 1..n (as int(), in order) and string values.
-JsonSteps ParseJsonStepObject(std::string_view text);
+// Style D: a list of strings. `texts`, when non-null, receives the decoded strings
+// when ok (the strict checker reads the steps; the paper one only counts them).
+JsonSteps ParseJsonStepList(std::string_view text,
+                            std::vector<std::string>* texts = nullptr);
+// Style E: an object with keys 1..n (as int(), in order) and string values; `texts`
+// receives the values in key order when ok.
+JsonSteps ParseJsonStepObject(std::string_view text,
+                              std::vector<std::string>* texts = nullptr);
 
 // Python int(s) for a str given as UTF-8. False when Python raises ValueError.
 // *value saturates at kIntSaturation (the caller only compares small numbers).

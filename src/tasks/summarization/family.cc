@@ -14,6 +14,7 @@
 #include "core/pytext.h"
 #include "tasks/params.h"
 #include "tasks/summarization/generator.h"
+#include "tasks/summarization/strict.h"
 #include "text/punkt.h"
 
 namespace structtest {
@@ -22,14 +23,13 @@ namespace {
 
 constexpr int kMaxCount = 1000;  // sanity bound for counts in params
 
-struct Tags {
-  std::string_view start = "<summary>";
-  std::string_view end = "</summary>";
-};
+}  // namespace
+
+namespace summarization_internal {
 
 // Missing tags default to the paper's <summary> pair; present but mistyped is an error.
-StatusOr<Tags> GetTags(const Sample& sample) {
-  Tags tags;
+StatusOr<SummaryTags> GetSummaryTags(const Sample& sample) {
+  SummaryTags tags;
   if (sample.context.is_object()) {
     for (auto [key, tag] : {std::pair{"start_tag", &tags.start}, std::pair{"end_tag", &tags.end}}) {
       const auto it = sample.context.find(key);
@@ -47,8 +47,15 @@ StatusOr<Tags> GetTags(const Sample& sample) {
   return tags;
 }
 
+}  // namespace summarization_internal
+
+namespace {
+
+using summarization_internal::GetSummaryTags;
+using summarization_internal::SummaryTags;
+
 StatusOr<std::string> Summary(const Sample& sample, std::string_view response) {
-  ASSIGN_OR_RETURN(Tags tags, GetTags(sample));
+  ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
   return ExtractSummary(response, tags.start, tags.end);
 }
 
@@ -445,25 +452,32 @@ namespace gen = summarization_internal;
 
 constexpr SubtaskSpec kSubtasks[] = {
     {"length", Split::kEasy, "a summary of exactly N sentences", "n_sentences",
-     &CheckLength, true, &gen::GenerateLength},
+     &CheckLength, true, &gen::GenerateLength, nullptr, &gen::StrictLength,
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
     {"bullet_points", Split::kEasy, "N bullet points with a given symbol",
-     "n_points, symbol", &CheckBulletPoints, false, &gen::GenerateBulletPoints},
+     "n_points, symbol", &CheckBulletPoints, false, &gen::GenerateBulletPoints, nullptr,
+     &gen::StrictBulletPoints, &gen::SkeletonAnswer, &gen::LoopholeAnswer},
     {"numbered_points", Split::kEasy, "N points numbered 1., 2., ...", "n_points",
-     &CheckNumberedPoints, false, &gen::GenerateNumberedPoints},
+     &CheckNumberedPoints, false, &gen::GenerateNumberedPoints, nullptr,
+     &gen::StrictNumberedPoints, &gen::SkeletonAnswer, &gen::LoopholeAnswer},
     {"questions", Split::kEasy, "answer the five Wh-questions, each in [brackets]", "",
-     &CheckQuestions, false, &gen::GenerateQuestions},
+     &CheckQuestions, false, &gen::GenerateQuestions, nullptr, &gen::StrictQuestions,
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
     {"bullet_points_length", Split::kHard,
      "N bullet points of K sentences each (N*K in total)",
      "n_points, symbol, n_sentences_per_point, n_sentences_total",
-     &CheckBulletPointsLength, true, &gen::GenerateBulletPointsLength},
+     &CheckBulletPointsLength, true, &gen::GenerateBulletPointsLength, nullptr,
+     &gen::StrictBulletPointsLength, &gen::SkeletonAnswer, &gen::LoopholeAnswer},
     {"numbered_points_length", Split::kHard,
      "N numbered points of K sentences each (N*K in total)",
      "n_points, n_sentences_per_point, n_sentences_total", &CheckNumberedPointsLength,
-     true, &gen::GenerateNumberedPointsLength},
+     true, &gen::GenerateNumberedPointsLength, nullptr, &gen::StrictNumberedPointsLength,
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
     {"indented_bullet_points", Split::kHard,
      "N bullet points, each followed by M tab-indented sub-bullets",
      "n_points, symbol, n_subpoints", &CheckIndentedBulletPoints, false,
-     &gen::GenerateIndentedBulletPoints},
+     &gen::GenerateIndentedBulletPoints, nullptr, &gen::StrictIndentedBulletPoints,
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
 };
 
 }  // namespace
@@ -605,7 +619,8 @@ std::string ExtractSummary(std::string_view response, std::string_view start_tag
 
 const TaskFamily& SummarizationFamily() {
   static constexpr TaskFamily kFamily{
-      "summarization", "summarize a document under format rules", "paper-1", kSubtasks};
+      "summarization", "summarize a document under format rules", "paper-1", kSubtasks,
+      summarization_internal::kStrictRulesVersion};
   return kFamily;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "structtest/sample.h"
+#include "structtest/status.h"
 #include "tasks/task.h"
 
 namespace structtest {
@@ -23,6 +25,18 @@ std::string ExtractSummary(std::string_view response, std::string_view start_tag
 inline constexpr std::string_view kSummaryQuestions[] = {
     "What is the main point?", "Why is it happening?", "Who is involved?",
     "When is the action happening?", "Where is the action happening?"};
+
+namespace summarization_internal {
+
+// The answer tags of a sample: context.start_tag / context.end_tag, each defaulting to
+// the paper's <summary> pair. Errors: a tag that is not a string, or empty.
+struct SummaryTags {
+  std::string_view start = "<summary>";
+  std::string_view end = "</summary>";
+};
+StatusOr<SummaryTags> GetSummaryTags(const Sample& sample);
+
+}  // namespace summarization_internal
 
 }  // namespace structtest
 

@@ -10,6 +10,7 @@
 #include "sources/document_generator.h"
 #include "tasks/generate_util.h"
 #include "tasks/summarization/family.h"
+#include "tasks/summarization/strict.h"
 #include "text/punkt.h"
 
 namespace structtest::summarization_internal {
@@ -75,8 +76,23 @@ StatusOr<Material> GetMaterial(const GenerateRequest& request) {
   return m;
 }
 
-// The i-th sentence, cycling when a summary needs more than the document offers.
-const std::string& Nth(const Material& m, size_t i) { return m.sentences[i % m.sentences.size()]; }
+// The i-th sentence of a reference answer. Past the document's last usable sentence,
+// two of them joined into one ("A; B."), a new pair each time (n * (n - 1) of them),
+// so that a long answer never repeats itself (the strict rules fail repeats) and every
+// item is still one Punkt sentence. A sentence that does not end in '.' cannot be
+// joined that way; then, and for a one-sentence document, the sentences cycle.
+std::string Nth(const Material& m, size_t i) {
+  const size_t n = m.sentences.size();
+  if (i < n) return m.sentences[i];
+  if (n < 2) return m.sentences[0];
+  const size_t j = (i - n) % (n * (n - 1));
+  const size_t a = j % n;
+  const size_t b = (a + 1 + j / n) % n;  // never a: the offset is 1..n-1
+  const std::string& first = m.sentences[a];
+  if (!first.ends_with('.')) return m.sentences[i % n];
+  return fmt::format("{}; {}", std::string_view(first).substr(0, first.size() - 1),
+                     m.sentences[b]);
+}
 
 std::string Prompt(const Material& m, std::string_view instruction) {
   std::string p = fmt::format(
@@ -108,9 +124,8 @@ StatusOr<Sample> GenerateLength(const GenerateRequest& request) {
   Rng rng = SampleRng(request, "length");
   const int n = static_cast<int>(rng.UniformInt(kMinCount, kMaxCount));
   Sample s = NewSample(request, "summarization", "length",
-                       Prompt(m, fmt::format("The summary must be exactly {} sentences long, "
-                                             "written as plain prose (no list).",
-                                             n)));
+                       Prompt(m, fmt::format("The summary must be exactly {} sentences long, {}.",
+                                             n, kProseInstruction)));
   s.params = {{"n_sentences", n}};
   std::string body;
   for (int i = 0; i < n; ++i) body += (i ? " " : "") + Nth(m, i);

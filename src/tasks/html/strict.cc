@@ -1,0 +1,433 @@
+#include "tasks/html/strict.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/pytext.h"
+#include "tasks/html/fast_find.h"
+#include "tasks/html/html_tokenizer.h"
+#include "tasks/params.h"
+
+namespace structtest::html_internal {
+
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+
+// The prompt's tags. Each has exactly one allowed parent, so "how many under each
+// parent" is one number per tag (params.no_of_tags).
+enum TagId : int { kHtml, kHead, kTitle, kBody, kDiv, kFooter, kH1, kH2, kP, kNumTags };
+constexpr int kOther = -1;
+constexpr std::array<std::string_view, kNumTags> kTagNames = {
+    "html", "head", "title", "body", "div", "footer", "h1", "h2", "p"};
+constexpr std::array<int, kNumTags> kParent = {-1,    kHtml, kHead, kHtml, kBody,
+                                               kBody, kDiv,  kDiv,  kDiv};
+
+// Leaves may hold text ("Elements may be empty": the prompt allows content, it does
+// not ask for it); the structural elements hold only their asked children.
+bool IsLeaf(int t) { return t == kTitle || t == kFooter || t == kH1 || t == kH2 || t == kP; }
+
+// A per-parent count above this is a malformed sample, not a task: the generator draws
+// 2..12 and resamples above 700 tags in all. The bound also keeps the nested totals
+// (products of four counts) far inside int64.
+constexpr int64_t kMaxPerParent = 1000;
+
+// How much of a stray text or an unknown tag name a reason quotes, in code points.
+constexpr size_t kExcerptCodePoints = 40;
+
+struct Shape {
+  std::array<int64_t, kNumTags> per_parent{};  // per_parent[kHtml] == 1
+  // Elements of tag t in the whole document: per_parent of t and of its ancestors.
+  int64_t Total(int t) const {
+    int64_t n = 1;
+    for (; t != -1; t = kParent[t]) n *= per_parent[t];
+    return n;
+  }
+};
+
+StatusOr<Shape> GetShape(const nlohmann::json& params) {
+  ASSIGN_OR_RETURN(const nlohmann::json* counts, GetField(params, "params", "no_of_tags"));
+  if (!counts->is_object()) {
+    return Status::InvalidArgument(fmt::format(
+        "params.no_of_tags: expected an object of tag counts, found {}", counts->type_name()));
+  }
+  Shape shape;
+  shape.per_parent[kHtml] = 1;
+  if (counts->contains("html")) {
+    ASSIGN_OR_RETURN(shape.per_parent[kHtml],
+                     GetIntInRange(*counts, "params.no_of_tags", "html", 1, 1));
+  }
+  for (int t = kHead; t < kNumTags; ++t) {
+    ASSIGN_OR_RETURN(shape.per_parent[t],
+                     GetIntInRange(*counts, "params.no_of_tags", kTagNames[t], 0, kMaxPerParent));
+  }
+  // The paper scores against ground_truth; a sample whose two descriptions differ
+  // cannot be scored the same way by both rule sets.
+  if (params.contains("ground_truth")) {
+    ASSIGN_OR_RETURN(const nlohmann::json* gt, GetField(params, "params", "ground_truth"));
+    if (!gt->is_object()) {
+      return Status::InvalidArgument(fmt::format(
+          "params.ground_truth: expected an object of tag counts, found {}", gt->type_name()));
+    }
+    for (int t = kHtml; t < kNumTags; ++t) {
+      if (!gt->contains(kTagNames[t])) continue;
+      ASSIGN_OR_RETURN(
+          int64_t n, GetIntInRange(*gt, "params.ground_truth", kTagNames[t], 0, int64_t{1} << 50));
+      if (n != shape.Total(t)) {
+        return Status::InvalidArgument(
+            fmt::format("params: ground_truth.{} is {}, but no_of_tags makes {}", kTagNames[t], n,
+                        shape.Total(t)));
+      }
+    }
+  }
+  return shape;
+}
+
+int Lookup(std::string_view raw) {
+  if (raw.empty() || raw.size() > 6) return kOther;
+  char lower[6];
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+  }
+  const std::string_view name(lower, raw.size());
+  for (int t = 0; t < kNumTags; ++t) {
+    if (kTagNames[t] == name) return t;
+  }
+  return kOther;
+}
+
+// A piece of the response for a reason: control characters and runs of whitespace as
+// one space, at most kExcerptCodePoints code points, valid UTF-8 (invalid bytes become
+// U+FFFD), since reasons end up in JSON and in front of people.
+std::string Excerpt(std::string_view text) {
+  text = PyStrip(text);
+  std::string out;
+  size_t shown = 0;
+  bool space = false;
+  for (size_t i = 0; i < text.size();) {
+    size_t len;
+    const char32_t c = DecodeUtf8(text, i, &len);
+    i += len;
+    if (IsPySpace(c) || c < 0x20 || c == 0x7F) {
+      space = true;
+      continue;
+    }
+    if (shown == kExcerptCodePoints) {
+      out += "...";
+      break;
+    }
+    if (space && !out.empty()) {
+      out.push_back(' ');
+      ++shown;
+    }
+    space = false;
+    AppendUtf8(c, &out);
+    ++shown;
+  }
+  return out;
+}
+
+std::string ShownName(std::string_view raw) {
+  std::string lower;
+  PyLowerTagName(raw, &lower);
+  return Excerpt(lower);
+}
+
+// What the model wrote after its reasoning: the text after the last `</think>`; a
+// `<think>` never closed hides everything after it. (The paper's off-by-one cut is
+// a quirk of the reference, not something a grader would do.)
+std::string_view AnswerText(std::string_view response, bool* cut_think) {
+  *cut_think = false;
+  const size_t close = RFind(response, "</think>");
+  if (close != kNpos) return response.substr(close + 8);
+  const size_t open = FindSubstring(response, "<think>");
+  if (open == kNpos) return response;
+  *cut_think = true;
+  return response.substr(0, open);
+}
+
+// Builds the element tree from the tag events and stops at the first rule broken
+// (a wrong count of children excepted, see count_problem_).
+class TreeChecker : public TagVisitor {
+ public:
+  // `answer` is the text being scanned.
+  TreeChecker(const Shape& shape, std::string_view answer)
+      : TagVisitor(/*wants_text=*/true), shape_(shape), answer_(answer) {}
+
+  void OnStartTag(std::string_view name, size_t pos) override {
+    if (!problem_.empty() || IsMention(pos)) return;
+    const int t = Lookup(name);
+    if (state_ == State::kBefore) {
+      if (t != kHtml) {
+        Fail(fmt::format("outside-html: <{}> before <html>", ShownName(name)));
+        return;
+      }
+      stack_.push_back(Frame{kHtml, 1, {}});
+      state_ = State::kIn;
+      return;
+    }
+    if (state_ == State::kAfter) {
+      Fail(t == kHtml ? std::string("one-document: a second <html> after </html>")
+                      : fmt::format("outside-html: <{}> after </html>", ShownName(name)));
+      return;
+    }
+    if (t == kOther) {
+      Fail(fmt::format("no-other-tags: <{}> in {}", ShownName(name), Path()));
+      return;
+    }
+    if (t == kHtml) {
+      Fail(fmt::format("one-document: <html> inside {}", Path()));
+      return;
+    }
+    Frame& top = stack_.back();
+    if (kParent[t] != top.tag) {
+      // When the right parent is open further up, the element in between was most
+      // likely left open: say so, it is what the writer has to fix.
+      std::string hint;
+      for (size_t i = 0; i + 1 < stack_.size(); ++i) {
+        if (stack_[i].tag == kParent[t]) {
+          hint = fmt::format(" ({} not closed?)", kTagNames[stack_[i + 1].tag]);
+        }
+      }
+      Fail(fmt::format("placement: {} directly under {}, expected under {}{}", kTagNames[t], Path(),
+                       kTagNames[kParent[t]], hint));
+      return;
+    }
+    const int64_t index = ++top.children[t];
+    stack_.push_back(Frame{t, index, {}});
+  }
+
+  void OnEndTag(std::string_view name, size_t pos) override {
+    if (!problem_.empty() || IsMention(pos)) return;
+    const int t = Lookup(name);
+    if (state_ != State::kIn) {
+      Fail(fmt::format("outside-html: </{}> {}", ShownName(name),
+                       state_ == State::kBefore ? "before <html>" : "after </html>"));
+      return;
+    }
+    if (t == kOther) {
+      Fail(fmt::format("no-other-tags: </{}> in {}", ShownName(name), Path()));
+      return;
+    }
+    const Frame& top = stack_.back();
+    if (t != top.tag) {
+      bool open = false;
+      for (const Frame& f : stack_) open = open || f.tag == t;
+      Fail(open ? fmt::format("well-formed: </{}> while {} is still open", kTagNames[t], Path())
+                : fmt::format("well-formed: </{}> in {}, where no {} is open", kTagNames[t], Path(),
+                              kTagNames[t]));
+      return;
+    }
+    for (int c = kHead; c < kNumTags && count_problem_.empty(); ++c) {
+      if (kParent[c] != t || top.children[c] == shape_.per_parent[c]) continue;
+      count_problem_ = fmt::format("children-count: {} has {} {}, expected {}", Path(),
+                                   top.children[c], kTagNames[c], shape_.per_parent[c]);
+    }
+    stack_.pop_back();
+    if (stack_.empty()) state_ = State::kAfter;
+  }
+
+  void OnText(std::string_view text, size_t) override {
+    if (!problem_.empty() || state_ != State::kIn || IsLeaf(stack_.back().tag)) return;
+    if (PyStrip(text).empty()) return;
+    Fail(fmt::format("stray-text: '{}' directly inside {}", Excerpt(text), Path()));
+  }
+
+  // The verdict once the scan is over. `cut_think`: an unclosed <think> hid the rest
+  // of the response.
+  Verdict Finish(const ScanResult& scan, bool cut_think) const {
+    Verdict v;
+    if (!problem_.empty()) {
+      v.reason = problem_;
+      return v;
+    }
+    std::string stopped;
+    if (scan.end != ScanResult::End::kComplete) {
+      stopped = fmt::format(" (the markup breaks off at byte {} of the answer: {})", scan.stop_pos,
+                            scan.what);
+    }
+    if (state_ == State::kBefore) {
+      v.reason = "document: no <html> element in the response" +
+                 std::string(cut_think ? " outside its unclosed <think> block" : "") + stopped;
+      return v;
+    }
+    if (state_ == State::kIn) {
+      v.reason = fmt::format("well-formed: the answer ends with {} still open{}", Path(), stopped);
+      return v;
+    }
+    if (!count_problem_.empty()) {
+      v.reason = count_problem_;
+      return v;
+    }
+    v.pass = true;
+    const auto& n = shape_.per_parent;
+    v.reason = fmt::format(
+        "the asked tree: html with {} head ({} title each) and {} body ({} div, {} footer "
+        "each), each div {} h1, {} h2, {} p",
+        n[kHead], n[kTitle], n[kBody], n[kDiv], n[kFooter], n[kH1], n[kH2], n[kP]);
+    return v;
+  }
+
+ private:
+  enum class State { kBefore, kIn, kAfter };
+  struct Frame {
+    int tag;
+    int64_t index;  // 1-based among the parent's children of the same tag
+    std::array<int64_t, kNumTags> children;
+  };
+
+  // "body 2 > div 1": where the innermost open element sits; "html" at the top.
+  std::string Path() const {
+    if (stack_.size() <= 1) return "html";
+    std::string out;
+    for (size_t i = 1; i < stack_.size(); ++i) {
+      if (i > 1) out += " > ";
+      fmt::format_to(std::back_inserter(out), "{} {}", kTagNames[stack_[i].tag], stack_[i].index);
+    }
+    return out;
+  }
+  void Fail(std::string reason) { problem_ = std::move(reason); }
+
+  // Outside the document, a tag right after a backtick is prose naming a tag in an
+  // inline code span ("each `<div>` holds ..."), not markup. Inside it, a backtick is
+  // stray text anyway.
+  bool IsMention(size_t pos) const {
+    return state_ != State::kIn && pos > 0 && pos <= answer_.size() && answer_[pos - 1] == '`';
+  }
+
+  const Shape& shape_;
+  const std::string_view answer_;
+  State state_ = State::kBefore;
+  // The open elements. Only the asked parent-child pairs are pushed, so it never
+  // grows past html > body > div > leaf.
+  std::vector<Frame> stack_;
+  // The first rule broken, as a reason; the scan ignores everything after it.
+  std::string problem_;
+  // The first wrong count of children. The scan goes on, and any other problem found
+  // is reported instead: a wrong count is often only the consequence of a misplaced or
+  // unclosed element, and the misplacement is what the writer has to fix.
+  std::string count_problem_;
+};
+
+// The asked tree, written out; `divs_per_body` (one entry per body) and `filler`
+// (text written directly inside each structural element) make the skeleton's
+// misplacements.
+std::string RenderTree(const Shape& shape, const std::vector<int64_t>& divs_per_body,
+                       std::string_view filler) {
+  const auto& n = shape.per_parent;
+  std::string s = "<html>\n";
+  auto leaf = [&s](std::string_view indent, std::string_view tag, int64_t count) {
+    for (int64_t k = 0; k < count; ++k)
+      fmt::format_to(std::back_inserter(s), "{}<{}></{}>\n", indent, tag, tag);
+  };
+  if (!filler.empty()) fmt::format_to(std::back_inserter(s), "{}\n", filler);
+  for (int64_t i = 0; i < n[kHead]; ++i) {
+    s += "  <head>\n";
+    if (!filler.empty()) fmt::format_to(std::back_inserter(s), "    {}\n", filler);
+    leaf("    ", "title", n[kTitle]);
+    s += "  </head>\n";
+  }
+  for (int64_t i = 0; i < n[kBody]; ++i) {
+    s += "  <body>\n";
+    if (!filler.empty()) fmt::format_to(std::back_inserter(s), "    {}\n", filler);
+    for (int64_t j = 0; j < divs_per_body[i]; ++j) {
+      s += "    <div>\n";
+      if (!filler.empty()) fmt::format_to(std::back_inserter(s), "      {}\n", filler);
+      leaf("      ", "h1", n[kH1]);
+      leaf("      ", "h2", n[kH2]);
+      leaf("      ", "p", n[kP]);
+      s += "    </div>\n";
+    }
+    leaf("    ", "footer", n[kFooter]);
+    s += "  </body>\n";
+  }
+  return s + "</html>";
+}
+
+// The asked tags in the asked order and numbers, each closed at once: nothing nested.
+std::string RenderFlat(const Shape& shape) {
+  const auto& n = shape.per_parent;
+  std::string s = "<html>\n";
+  auto leaf = [&s](std::string_view tag, int64_t count) {
+    for (int64_t k = 0; k < count; ++k)
+      fmt::format_to(std::back_inserter(s), "<{}></{}>\n", tag, tag);
+  };
+  for (int64_t i = 0; i < n[kHead]; ++i) {
+    leaf("head", 1);
+    leaf("title", n[kTitle]);
+  }
+  for (int64_t i = 0; i < n[kBody]; ++i) {
+    leaf("body", 1);
+    for (int64_t j = 0; j < n[kDiv]; ++j) {
+      leaf("div", 1);
+      leaf("h1", n[kH1]);
+      leaf("h2", n[kH2]);
+      leaf("p", n[kP]);
+    }
+    leaf("footer", n[kFooter]);
+  }
+  return s + "</html>";
+}
+
+// FNV-1a: a stable choice per sample on every machine (std::hash is not).
+uint64_t StableHash(std::string_view s) {
+  uint64_t h = 14695981039346656037ull;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view response,
+                                  const CheckEnv&) {
+  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+  bool cut_think;
+  const std::string_view answer = AnswerText(response, &cut_think);
+  TreeChecker checker(shape, answer);
+  const ScanResult scan = ScanTags(answer, &checker);
+  return checker.Finish(scan, cut_think);
+}
+
+StatusOr<std::string> HtmlSkeleton(const Sample& sample) {
+  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+  const auto& n = shape.per_parent;
+  std::vector<int64_t> divs(static_cast<size_t>(n[kBody]), n[kDiv]);
+  switch (StableHash(sample.id) % 3) {
+    case 0:
+      return RenderFlat(shape);
+    case 1:
+      // All divs in the first body: every total right, the counts per body wrong.
+      // With one body (or no divs) that would be the asked tree, so go flat.
+      if (n[kBody] < 2 || n[kDiv] == 0) return RenderFlat(shape);
+      divs.assign(divs.size(), 0);
+      divs[0] = n[kBody] * n[kDiv];
+      return RenderTree(shape, divs, "");
+    default:
+      return RenderTree(shape, divs, "Filler text for this section.");
+  }
+}
+
+StatusOr<std::string> HtmlLoophole(const Sample& sample) {
+  // The paper checks only the names that occur: the one with the smallest total,
+  // as that many self-closed tags, is the shortest answer it passes. In every
+  // generated sample that is html itself (total 1): <html><html/></html>.
+  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+  int best = kHtml;
+  for (int t = kHead; t < kNumTags; ++t) {
+    if (shape.Total(t) > 0 && shape.Total(t) < shape.Total(best)) best = t;
+  }
+  std::string s = "<html>";
+  for (int64_t k = 0; k < shape.Total(best); ++k)
+    fmt::format_to(std::back_inserter(s), "<{}/>", kTagNames[best]);
+  return s + "</html>";
+}
+
+}  // namespace structtest::html_internal

@@ -1,0 +1,35 @@
+// The strict rule set for the HTML family (docs/strict.md): the answer's element
+// tree, built parent by parent, must be exactly the asked one: one <html> holding the
+// asked heads and bodies, each head the asked titles, each body the asked divs and
+// footers, each div the asked h1, h2 and p; no other tags, no text directly inside a
+// structural element, every element closed in order. Also the built-in cheating
+// answers the strict checker is tested against (builtin/skeleton, builtin/loophole).
+#ifndef STRUCTTEST_TASKS_HTML_STRICT_H_
+#define STRUCTTEST_TASKS_HTML_STRICT_H_
+
+#include <string>
+#include <string_view>
+
+#include "tasks/task.h"
+
+namespace structtest::html_internal {
+
+// Reads params.no_of_tags (the per-parent counts the prompt states; ground_truth, when
+// present, must hold the same totals). Errors: missing or malformed counts.
+StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view response,
+                                  const CheckEnv& env);
+
+// The asked tags with the right totals but misplaced, chosen by the sample id: every
+// tag closed at once with no nesting, all divs in the first body, or the asked tree
+// with filler text written directly inside its structural elements. Passes the paper
+// rule, fails strict.
+StatusOr<std::string> HtmlSkeleton(const Sample& sample);
+
+// The cheapest answer the paper rule passes: `<html><html/></html>` (the span between
+// the tags holds one matched <html> pair, ground_truth says html 1, and the names that
+// do not occur are never checked).
+StatusOr<std::string> HtmlLoophole(const Sample& sample);
+
+}  // namespace structtest::html_internal
+
+#endif  // STRUCTTEST_TASKS_HTML_STRICT_H_

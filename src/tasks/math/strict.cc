@@ -1,0 +1,926 @@
+#include "tasks/math/strict.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/pytext.h"
+#include "tasks/math/formats.h"
+#include "tasks/math/py_json.h"
+#include "tasks/params.h"
+
+// Every scan below is linear in the response: occurrences of the answer phrase are
+// found left to right without overlap, and what is looked at past each one is capped
+// (kAnswerScanBytes) or ends at the next occurrence.
+
+namespace structtest::math_internal {
+
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+
+bool IsHSpace(char c) { return c == ' ' || c == '\t'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAsciiAlnum(unsigned char c) {
+  return IsDigit(static_cast<char>(c)) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+std::string LowerAsciiCopy(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = LowerAscii(c);
+  return out;
+}
+
+// Model text for a reason: at most `max` code points, valid UTF-8 (a bad byte shows
+// as U+FFFD), newlines as \n, other control characters as U+FFFD.
+std::string Quote(std::string_view s, size_t max = kQuoteCodePoints) {
+  std::string out = "'";
+  size_t i = 0, shown = 0;
+  while (i < s.size() && shown < max) {
+    size_t len;
+    const char32_t c = DecodeUtf8(s, i, &len);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
+      AppendUtf8(kInvalidCodePoint, &out);
+    } else {
+      AppendUtf8(c, &out);
+    }
+    i += len;
+    ++shown;
+  }
+  if (i < s.size()) out += "...";
+  out += "'";
+  return out;
+}
+
+// A word is a run of letters and digits (Python's str.isalnum, so any script).
+// Calls f(word) for each; f returns false to stop.
+template <typename F>
+void ForEachWord(std::string_view s, F&& f) {
+  size_t start = kNpos;
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    size_t len = 1;
+    bool alnum;
+    if (b < 0x80) {
+      alnum = IsAsciiAlnum(b);
+    } else {
+      const char32_t c = DecodeUtf8(s, i, &len);
+      alnum = c != kInvalidCodePoint && IsPyAlnum(c);
+    }
+    if (alnum) {
+      if (start == kNpos) start = i;
+    } else if (start != kNpos) {
+      if (!f(s.substr(start, i - start))) return;
+      start = kNpos;
+    }
+    i += len;
+  }
+  if (start != kNpos) f(s.substr(start));
+}
+
+// Words in `s`, counting no further than `cap`.
+size_t CountWords(std::string_view s, size_t cap = SIZE_MAX) {
+  size_t n = 0;
+  ForEachWord(s, [&](std::string_view) { return ++n < cap; });
+  return n;
+}
+
+// The words, lower-cased (ASCII), one space apart: what two steps are compared by.
+std::string NormalizedWords(std::string_view s) {
+  std::string out;
+  ForEachWord(s, [&](std::string_view w) {
+    if (!out.empty()) out.push_back(' ');
+    for (char c : w) out.push_back(LowerAscii(c));
+    return true;
+  });
+  return out;
+}
+
+std::string_view Strip(std::string_view s) { return PyStrip(s); }
+
+size_t LineEnd(std::string_view t, size_t pos) {
+  const size_t e = t.find('\n', pos);
+  return e == kNpos ? t.size() : e;
+}
+
+// The end of the line at `pos`, looking no further than `cap` bytes (so that many
+// lookups on one huge line stay linear): min(LineEnd, pos + cap).
+size_t LineEndWithin(std::string_view t, size_t pos, size_t cap) {
+  const size_t limit = std::min(t.size(), pos + cap);
+  if (pos >= limit) return limit;
+  const void* nl = std::memchr(t.data() + pos, '\n', limit - pos);
+  return nl == nullptr ? limit : static_cast<size_t>(static_cast<const char*>(nl) - t.data());
+}
+
+size_t LineStart(std::string_view t, size_t pos) {
+  if (pos == 0) return 0;
+  const size_t nl = t.rfind('\n', pos - 1);
+  return nl == kNpos ? 0 : nl + 1;
+}
+
+// "\r\n" and a lone "\r" become "\n": Windows line endings are harmless.
+std::string_view NormalizeNewlines(std::string_view r, std::string* storage) {
+  if (r.find('\r') == kNpos) return r;
+  storage->reserve(r.size());
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i] == '\r') {
+      storage->push_back('\n');
+      if (i + 1 < r.size() && r[i + 1] == '\n') ++i;
+    } else {
+      storage->push_back(r[i]);
+    }
+  }
+  return *storage;
+}
+
+// The answer form as the prompt shows it: 'The answer is: N', '\boxed{N}', ...
+std::string AnswerForm(const AnswerPhrase& p) {
+  switch (p.kind) {
+    case AnswerKind::kText:
+      return fmt::format("{} N", p.text);
+    case AnswerKind::kBoxed:
+      return fmt::format("{}N}}", p.text);
+    case AnswerKind::kDollar:
+      return fmt::format("{}N$", p.text);
+    case AnswerKind::kTagged:
+      return fmt::format("{}N</result>", p.text);
+  }
+  return std::string(p.text);
+}
+
+std::string AnswerLine(const AnswerPhrase& p, std::string_view value) {
+  std::string form = AnswerForm(p);
+  const size_t n = form.rfind('N');
+  return form.replace(n, 1, value);
+}
+
+bool IsHashPhrase(const AnswerPhrase& p) { return p.text.starts_with('#'); }
+
+// ---------------------------------------------------------------------------------
+// Bare numbers
+
+// A bare number: an optional sign, digits with optional thousands separators (',',
+// LaTeX '{,}' or '\,', groups of three), an optional decimal part, written plain or
+// inside math delimiters ($18$, \(18\), \[18\]), a box (\boxed{18}) or markdown bold:
+// all of these show the reader the number and nothing else. Sets *normalized to the
+// canonical decimal (no leading or trailing zeros, "-" only for non-zero) and *shown to
+// the number as written, without its wrapping.
+bool ParseBareNumber(std::string_view s, std::string* normalized, std::string_view* shown) {
+  s = Strip(s);
+  for (int unwrap = 0; unwrap < 4; ++unwrap) {
+    std::string_view inner;
+    if (s.size() >= 4 && s.starts_with("$$") && s.ends_with("$$")) {
+      inner = s.substr(2, s.size() - 4);
+    } else if (s.size() >= 2 && s.front() == '$' && s.back() == '$') {
+      inner = s.substr(1, s.size() - 2);
+    } else if (s.size() >= 4 && (s.starts_with("\\(") && s.ends_with("\\)"))) {
+      inner = s.substr(2, s.size() - 4);
+    } else if (s.size() >= 4 && (s.starts_with("\\[") && s.ends_with("\\]"))) {
+      inner = s.substr(2, s.size() - 4);
+    } else if (s.size() >= 8 && s.starts_with("\\boxed{") && s.ends_with('}')) {
+      inner = s.substr(7, s.size() - 8);
+    } else if (s.size() >= 4 && s.starts_with("**") && s.ends_with("**")) {
+      inner = s.substr(2, s.size() - 4);
+    } else {
+      break;
+    }
+    s = Strip(inner);
+  }
+  *shown = s;
+  size_t i = 0;
+  bool negative = false;
+  if (s.starts_with("-") || s.starts_with("+")) {
+    negative = s[0] == '-';
+    i = 1;
+  } else if (s.starts_with("\u2212")) {  // the minus sign
+    negative = true;
+    i = 3;
+  }
+  std::string int_digits, frac_digits;
+  std::vector<size_t> groups(1, 0);
+  while (i < s.size()) {
+    if (IsDigit(s[i])) {
+      int_digits.push_back(s[i]);
+      ++groups.back();
+      ++i;
+      continue;
+    }
+    size_t sep = 0;
+    if (s[i] == ',') sep = 1;
+    if (s.substr(i).starts_with("{,}")) sep = 3;
+    if (s.substr(i).starts_with("\\,")) sep = 2;
+    if (sep == 0 || groups.back() == 0 || i + sep >= s.size() || !IsDigit(s[i + sep])) break;
+    groups.push_back(0);
+    i += sep;
+  }
+  if (groups.size() > 1) {
+    if (groups[0] > 3) return false;
+    for (size_t g = 1; g < groups.size(); ++g) {
+      if (groups[g] != 3) return false;
+    }
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && IsDigit(s[i])) frac_digits.push_back(s[i++]);
+  }
+  if (i != s.size() || (int_digits.empty() && frac_digits.empty())) return false;
+  const size_t nz = int_digits.find_first_not_of('0');
+  int_digits = nz == kNpos ? "0" : int_digits.substr(nz);
+  while (!frac_digits.empty() && frac_digits.back() == '0') frac_digits.pop_back();
+  const bool zero = int_digits == "0" && frac_digits.empty();
+  *normalized = (negative && !zero ? "-" : "") + int_digits +
+                (frac_digits.empty() ? "" : "." + frac_digits);
+  return true;
+}
+
+// Why a value is not a bare number, for the reason.
+std::string_view NotBareWhy(std::string_view v) {
+  if (v.find('$') != kNpos || v.find("\u20AC") != kNpos || v.find("\u00A3") != kNpos ||
+      v.find("\u00A5") != kNpos) {
+    return "a currency sign where a bare number was asked";
+  }
+  if (!v.empty() && v.find_first_not_of("0123456789,.+-") == kNpos) {
+    return "not a well-formed number (thousands go in groups of three)";
+  }
+  if (!v.empty() && (IsDigit(v[0]) || ((v[0] == '-' || v[0] == '+') && v.size() > 1 &&
+                                       IsDigit(v[1])))) {
+    return "more than a bare number (units or words)";
+  }
+  return "not a number";
+}
+
+// ---------------------------------------------------------------------------------
+// Answer statements
+
+struct Occurrence {
+  size_t at = 0;   // where the phrase starts
+  size_t end = 0;  // just past it (past the whole run of '#' for the hash phrases)
+};
+
+// Every occurrence of the phrase, case-insensitively (`lower` is the response with
+// ASCII lower-cased), left to right, not overlapping. The hash phrases match a run of
+// at least that many '#': "#### 18" answers "### N" as a markdown reader sees it.
+std::vector<Occurrence> FindOccurrences(std::string_view lower, const AnswerPhrase& p) {
+  const std::string needle = LowerAsciiCopy(p.text);
+  std::vector<Occurrence> out;
+  size_t from = 0;
+  while (from < lower.size()) {
+    const size_t at = lower.find(needle, from);
+    if (at == kNpos) break;
+    size_t end = at + needle.size();
+    // The search starts past the previous run, so `at` starts a run of '#'.
+    if (IsHashPhrase(p)) {
+      while (end < lower.size() && lower[end] == '#') ++end;
+    }
+    out.push_back({at, end});
+    from = end;
+  }
+  return out;
+}
+
+// Does a number follow, as the first word after `pos` on its line (LaTeX command
+// names such as \boxed skipped)? Looks at most kAnswerScanBytes ahead.
+bool NumberFollows(std::string_view t, size_t pos) {
+  const size_t limit = LineEndWithin(t, pos, kAnswerScanBytes);
+  const std::string_view window = t.substr(pos, limit - pos);
+  bool number = false;
+  ForEachWord(window, [&](std::string_view w) {
+    const size_t off = static_cast<size_t>(w.data() - window.data());
+    if (off > 0 && window[off - 1] == '\\') return true;  // a LaTeX command
+    number = IsDigit(w[0]);
+    return false;
+  });
+  return number;
+}
+
+bool IsQuoteAt(std::string_view t, size_t i) {
+  if (i >= t.size()) return false;
+  const char c = t[i];
+  if (c == '"' || c == '\'' || c == '`') return true;
+  const std::string_view rest = t.substr(i);
+  return rest.starts_with("\u201D") || rest.starts_with("\u2019") ||
+         rest.starts_with("\u201C");
+}
+
+// Is this occurrence (not the final one) an answer, to be counted against the one
+// final answer? The boxed, dollar and tag forms always carry one. A phrase ending in
+// ':' does when anything but a closing quote follows on its line (`the phrase
+// "Result:"` mentions it). The hash phrases and "The final answer is" do when a number
+// follows and the rest of the line is short (kMaxAnswerWords): "#### 70", not a
+// header "### 1. Calculate the total" or an empty "####" separator.
+bool IsAnswerStatement(std::string_view t, const AnswerPhrase& p, const Occurrence& o) {
+  if (p.kind != AnswerKind::kText) return true;
+  if (p.text.ends_with(':')) {
+    size_t i = o.end;
+    while (i < t.size() && IsHSpace(t[i])) ++i;
+    return i < t.size() && t[i] != '\n' && !IsQuoteAt(t, i);
+  }
+  if (!NumberFollows(t, o.end)) return false;
+  const size_t limit = LineEndWithin(t, o.end, kAnswerScanBytes);
+  return CountWords(t.substr(o.end, limit - o.end), kMaxAnswerWords + 1) <= kMaxAnswerWords;
+}
+
+// The final answer statement: the last occurrence of the phrase, read to its end.
+struct Statement {
+  bool found = false;      // the phrase occurs
+  Occurrence occ;
+  std::string problem;     // set when the form is not closed ('\boxed{' without '}')
+  std::string_view value;  // the answer as written, cleaned (text forms)
+  size_t end = 0;          // just past the statement: its closer, or its value's line
+  std::string_view trailing;  // closed forms: the rest of the line after the closer
+};
+
+// A text-form value: surrounding whitespace, markdown emphasis, one sentence-ending
+// period and a colon after a phrase without one ("The final answer is: 18") dropped.
+std::string_view CleanTextValue(std::string_view v) {
+  for (int k = 0; k < 4; ++k) {
+    const std::string_view before = v;
+    v = Strip(v);
+    if (v.ends_with('.') && !(v.size() >= 2 && v[v.size() - 2] == '.')) v.remove_suffix(1);
+    if (v.starts_with(':')) v.remove_prefix(1);
+    while (!v.empty() && (v.front() == '*' || v.front() == '_')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == '*' || v.back() == '_')) v.remove_suffix(1);
+    v = Strip(v);
+    if (v == before) break;
+  }
+  return v;
+}
+
+Statement ReadStatement(std::string_view t, std::string_view lower, const AnswerPhrase& p,
+                        const Occurrence& o) {
+  Statement s;
+  s.found = true;
+  s.occ = o;
+  const size_t eol = LineEnd(t, o.end);
+  switch (p.kind) {
+    case AnswerKind::kText: {
+      std::string_view v = CleanTextValue(t.substr(o.end, eol - o.end));
+      s.end = eol;
+      // "####" alone on its line and the number on the next: one statement.
+      if (v.empty() && eol < t.size()) {
+        const size_t next_end = LineEnd(t, eol + 1);
+        v = CleanTextValue(t.substr(eol + 1, next_end - eol - 1));
+        s.end = next_end;
+      }
+      s.value = v;
+      return s;
+    }
+    case AnswerKind::kBoxed: {
+      int depth = 1;
+      size_t i = o.end;
+      for (; i < t.size(); ++i) {
+        if (t[i] == '{') ++depth;
+        if (t[i] == '}' && --depth == 0) break;
+      }
+      if (i >= t.size()) {
+        s.problem = fmt::format("{} is not closed by '}}'", Quote(p.text));
+        return s;
+      }
+      s.value = Strip(t.substr(o.end, i - o.end));
+      s.end = i + 1;
+      break;
+    }
+    case AnswerKind::kDollar: {
+      const bool display = o.end < eol && t[o.end] == '$';
+      const size_t from = display ? o.end + 1 : o.end;
+      const std::string_view closer = display ? "$$" : "$";
+      const size_t close = t.substr(0, eol).find(closer, from);
+      if (close == kNpos) {
+        s.problem = fmt::format("'Result: $' is not closed by '{}' on its line", closer);
+        return s;
+      }
+      s.value = Strip(t.substr(from, close - from));
+      s.end = close + closer.size();
+      break;
+    }
+    case AnswerKind::kTagged: {
+      const size_t close = lower.substr(0, eol).find("</result>", o.end);
+      if (close == kNpos) {
+        s.problem = "'<result>' is not closed by '</result>' on its line";
+        return s;
+      }
+      s.value = Strip(t.substr(o.end, close - o.end));
+      s.end = close + 9;
+      break;
+    }
+  }
+  s.trailing = Strip(t.substr(s.end, LineEnd(t, s.end) - s.end));
+  return s;
+}
+
+// ---------------------------------------------------------------------------------
+// Steps (math_hard)
+
+struct StepSpan {
+  int64_t number = 0;
+  size_t begin = 0;  // its text: after the marker
+  size_t end = 0;    // up to the next step or the answer
+};
+
+// Digits at t[*i] (ASCII), at most 9; their value.
+bool ReadNumber(std::string_view t, size_t* i, int64_t* value) {
+  size_t k = *i;
+  int64_t v = 0;
+  while (k < t.size() && IsDigit(t[k]) && k - *i < 9) v = v * 10 + (t[k++] - '0');
+  if (k == *i || (k < t.size() && IsDigit(t[k]))) return false;
+  *i = k;
+  *value = v;
+  return true;
+}
+
+// Does the line at [ls, le) start a step in the style (up to three spaces of
+// indentation, as markdown allows)? Sets the number and where the step's text begins.
+// A '### N' header, 'N.' followed by a space or the end of the line, or a bold
+// '**Step N**' (also '**Step N:**' / '**Step N.**', the colon inside the bold).
+bool StepMarker(std::string_view t, size_t ls, size_t le, StepStyle style, int64_t* number,
+                size_t* text_begin) {
+  size_t i = ls;
+  while (i < le && i - ls < 3 && t[i] == ' ') ++i;
+  const std::string_view line = t.substr(i, le - i);
+  size_t k = 0;
+  switch (style) {
+    case StepStyle::kHashHeaders:
+      if (!line.starts_with("### ")) return false;
+      k = 4;
+      while (k < line.size() && IsHSpace(line[k])) ++k;
+      if (!ReadNumber(line, &k, number)) return false;
+      break;
+    case StepStyle::kNumberedLines:
+      if (!ReadNumber(line, &k, number) || k >= line.size() || line[k] != '.') return false;
+      ++k;
+      if (k < line.size() && !IsHSpace(line[k])) return false;
+      break;
+    case StepStyle::kBoldSteps:
+      if (!line.starts_with("**Step ")) return false;
+      k = 7;
+      if (!ReadNumber(line, &k, number)) return false;
+      if (k < line.size() && (line[k] == ':' || line[k] == '.')) ++k;
+      if (line.substr(k, 2) != "**") return false;
+      k += 2;
+      break;
+    default:
+      return false;
+  }
+  *text_begin = i + k;
+  return true;
+}
+
+struct Steps {
+  std::string problem;  // step-format / step-sequence failure, with its rule name
+  std::vector<std::string> json_texts;       // styles D, E
+  std::vector<std::string_view> texts;       // every step's text
+};
+
+// Styles A-C: a line that starts like a step starts the next one (steps need not be
+// separated by blank lines: markdown shows them the same); it must carry the next
+// number. Text before the first step is a preamble. `region` ends where the final
+// answer starts (the whole response when there is none).
+Steps ScanMarkedSteps(std::string_view region, StepStyle style) {
+  Steps s;
+  std::vector<StepSpan> spans;
+  for (size_t ls = 0; ls <= region.size();) {
+    const size_t le = LineEnd(region, ls);
+    int64_t number;
+    size_t text_begin;
+    if (StepMarker(region, ls, le, style, &number, &text_begin)) {
+      const int64_t expected = static_cast<int64_t>(spans.size()) + 1;
+      if (number != expected) {
+        s.problem = fmt::format("step-sequence: step {} is numbered {}: {}", expected, number,
+                                Quote(Strip(region.substr(ls, le - ls))));
+        return s;
+      }
+      if (!spans.empty()) spans.back().end = ls;
+      spans.push_back({number, text_begin, region.size()});
+    }
+    if (le >= region.size()) break;
+    ls = le + 1;
+  }
+  if (spans.empty()) {
+    s.problem = fmt::format("step-format: no {} steps found", kStyleNames[static_cast<int>(style)]);
+    return s;
+  }
+  for (const StepSpan& sp : spans) s.texts.push_back(region.substr(sp.begin, sp.end - sp.begin));
+  return s;
+}
+
+// Styles D, E: the first ```json block before the answer, as Python's json.loads reads
+// it (strict: the prompt asks for JSON, so JSON that Python rejects is not JSON).
+// `whole`: the response, of which `region` is the start.
+Steps ScanJsonSteps(std::string_view whole, std::string_view region,
+                    std::string_view lower_region, StepStyle style) {
+  Steps s;
+  const size_t open = lower_region.find("```json");
+  if (open == kNpos) {
+    s.problem = "step-format: no ```json block before the answer";
+    return s;
+  }
+  const size_t body = open + 7;
+  const size_t close = region.find("```", body);
+  if (close == kNpos) {
+    // The answer phrase inside the steps, and no answer after them.
+    s.problem = region.size() < whole.size() && whole.find("```", body) != kNpos
+                    ? "answer-line: the final answer is inside the ```json block, not on its "
+                      "own line after it"
+                    : "step-format: the ```json block is not closed";
+    return s;
+  }
+  const std::string_view json = region.substr(body, close - body);
+  const JsonSteps js = style == StepStyle::kJsonList ? ParseJsonStepList(json, &s.json_texts)
+                                                     : ParseJsonStepObject(json, &s.json_texts);
+  if (!js.ok) {
+    s.problem = fmt::format("step-format: {} expected; {}", kStyleNames[static_cast<int>(style)],
+                            js.problem);
+    return s;
+  }
+  for (const std::string& text : s.json_texts) s.texts.push_back(text);
+  return s;
+}
+
+// A computation stated as an equation ("3y = 18", "P = 70."): content, however few
+// its words.
+bool IsEquation(std::string_view text) {
+  const size_t eq = text.find('=');
+  return eq != kNpos && std::any_of(text.begin() + static_cast<std::ptrdiff_t>(eq), text.end(),
+                                    [](char c) { return IsDigit(c); });
+}
+
+// A step that only stands in for one: an empty template or a filler word.
+bool IsPlaceholder(std::string_view normalized) {
+  static constexpr std::string_view kPlaceholders[] = {
+      "todo",          "tbd",         "tba",          "n a",           "none",
+      "null",          "placeholder", "filler",       "step",          "text",
+      "content",       "details",     "explanation",  "step text",     "step content",
+      "your step here", "step here",  "step goes here", "insert step here", "text here",
+      "xxx",           "etc",         "blank",        "empty",         "nothing",
+      "same as above", "see above",   "see below",    "to be filled",  "to be determined",
+      "lorem ipsum"};
+  for (std::string_view p : kPlaceholders) {
+    if (normalized == p) return true;
+  }
+  if (normalized.starts_with("lorem ipsum")) return true;
+  // "step 3", "step 3 here"
+  if (normalized.starts_with("step ")) {
+    size_t i = 5;
+    while (i < normalized.size() && IsDigit(normalized[i])) ++i;
+    if (i > 5 && (i == normalized.size() || normalized.substr(i) == " here")) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------
+// The checker
+
+Verdict Fail(std::string reason, bool format, bool accuracy) {
+  Verdict v;
+  v.pass = false;
+  v.format = format;
+  v.accuracy = accuracy;
+  v.reason = std::move(reason);
+  return v;
+}
+
+struct Parsed {
+  const MathFormat* format = nullptr;
+  const std::string* gold = nullptr;
+};
+
+StatusOr<Parsed> ParseSample(const Sample& sample) {
+  Parsed p;
+  ASSIGN_OR_RETURN(const std::string* name,
+                   GetString(sample.params, "params", "math_format_name"));
+  p.format = ParseFormatName(*name);
+  if (p.format == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("params.math_format_name: unknown format {} (expected "
+                    "Suffix1..7PhrasesMathFormat or BulletPoints1..20MathFormat)",
+                    Quote(*name, 60)));
+  }
+  ASSIGN_OR_RETURN(p.gold, GetString(sample.context, "context", "gold_answer"));
+  return p;
+}
+
+// Text after a closed answer form is prose outside the answer ("\boxed{50} miles in
+// 7 hours"), unless it offers another answer: "or" followed by a number ("\boxed{18}
+// (or 20)").
+bool IsHedge(std::string_view trailing) {
+  bool after_or = false, hedge = false;
+  ForEachWord(trailing, [&](std::string_view w) {
+    if (after_or && IsDigit(w[0])) {
+      hedge = true;
+      return false;
+    }
+    if (w.size() == 2 && LowerAscii(w[0]) == 'o' && LowerAscii(w[1]) == 'r') after_or = true;
+    return true;
+  });
+  return hedge;
+}
+
+// Rules on the final answer shared by both subtasks, in order: answer-line,
+// one-final-answer, then (after the caller's own rules) answer-value.
+struct AnswerCheck {
+  std::string failure;  // the first failing answer-line / one-final-answer rule
+  bool accurate = false;
+  bool bare = false;
+  std::string value_failure;  // answer-value
+  std::string shown;          // the number as written, when bare
+};
+
+AnswerCheck CheckAnswer(std::string_view t, const std::vector<Occurrence>& occs,
+                        const Statement& st, const AnswerPhrase& p, std::string_view gold) {
+  AnswerCheck a;
+  const std::string form = AnswerForm(p);
+  const size_t last_line = LineStart(t, t.size());
+  if (!st.found) {
+    a.failure = fmt::format("answer-line: no {} line; the last line is {}", Quote(form),
+                            Quote(Strip(t.substr(last_line))));
+    return a;
+  }
+  if (!st.problem.empty()) {
+    a.failure = "answer-line: " + st.problem;
+    return a;
+  }
+  // answer-value first, for the accuracy field, whether or not the form holds.
+  std::string normalized, gold_normalized;
+  std::string_view shown, gold_shown;
+  a.bare = ParseBareNumber(st.value, &normalized, &shown);
+  if (st.value.empty()) {
+    a.value_failure = fmt::format("answer-value: no number in {}", Quote(form));
+  } else if (!a.bare) {
+    a.value_failure = fmt::format("answer-value: found {}, {}", Quote(st.value),
+                                  NotBareWhy(st.value));
+  } else {
+    a.shown = std::string(shown);
+    a.accurate = ParseBareNumber(gold, &gold_normalized, &gold_shown)
+                     ? normalized == gold_normalized
+                     : Strip(st.value) == Strip(gold);
+    if (!a.accurate) {
+      a.value_failure = fmt::format("answer-value: found {}, expected {}", Quote(shown),
+                                    Quote(gold));
+    }
+  }
+  if (st.end < t.size() && LineEnd(t, st.end) < t.size()) {
+    const size_t next = LineEnd(t, st.end) + 1;
+    a.failure = fmt::format("answer-line: the final {} is followed by {}",
+                            Quote(form), Quote(Strip(t.substr(next))));
+    return a;
+  }
+  size_t others = 0;
+  const Occurrence* first = nullptr;
+  for (size_t k = 0; k + 1 < occs.size(); ++k) {
+    if (IsAnswerStatement(t, p, occs[k])) {
+      if (first == nullptr) first = &occs[k];
+      ++others;
+    }
+  }
+  if (others > 0) {
+    const size_t le = LineEnd(t, first->end);
+    a.failure = fmt::format("one-final-answer: the answer phrase occurs {} times, first as {}",
+                            others + 1, Quote(Strip(t.substr(first->at, le - first->at))));
+    return a;
+  }
+  if (IsHedge(st.trailing)) {
+    a.failure = fmt::format("one-final-answer: a second answer follows the final one: {}",
+                            Quote(st.trailing));
+    return a;
+  }
+  return a;
+}
+
+Verdict Finish(const AnswerCheck& a, std::string_view form, std::string prefix) {
+  if (!a.value_failure.empty()) return Fail(a.value_failure, a.bare, a.accurate);
+  Verdict v;
+  v.pass = true;
+  v.format = true;
+  v.accuracy = true;
+  v.reason = fmt::format("{}one final answer {} in {}", prefix, a.shown, Quote(form));
+  return v;
+}
+
+Verdict ScoreEasyStrict(const MathFormat& f, std::string_view gold, std::string_view t,
+                        std::string_view lower) {
+  const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
+  Statement st;
+  if (!occs.empty()) st = ReadStatement(t, lower, f.phrase, occs.back());
+  const AnswerCheck a = CheckAnswer(t, occs, st, f.phrase, gold);
+  if (!a.failure.empty()) return Fail(a.failure, false, a.accurate);
+  const size_t words = CountWords(t.substr(0, st.occ.at));
+  if (words < kMinReasoningWords) {
+    return Fail(fmt::format("reasoning: {} word{} before the answer (at least {} asked: the "
+                            "prompt asks to show the reasoning)",
+                            words, words == 1 ? "" : "s", kMinReasoningWords),
+                false, a.accurate);
+  }
+  return Finish(a, AnswerForm(f.phrase), fmt::format("{} words of reasoning, ", words));
+}
+
+Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_view t,
+                        std::string_view lower) {
+  const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
+  Statement st;
+  if (!occs.empty()) st = ReadStatement(t, lower, f.phrase, occs.back());
+  const AnswerCheck a = CheckAnswer(t, occs, st, f.phrase, gold);
+  // The steps come before the final answer; a lead-in on its line ("**Step 4** So
+  // the total is \boxed{84}") belongs to the last step.
+  const size_t region_end = st.found ? st.occ.at : t.size();
+  const std::string_view region = t.substr(0, region_end);
+  const bool json = f.style == StepStyle::kJsonList || f.style == StepStyle::kJsonObject;
+  Steps steps = json ? ScanJsonSteps(t, region, lower.substr(0, region_end), f.style)
+                     : ScanMarkedSteps(region, f.style);
+  if (!steps.problem.empty()) return Fail(steps.problem, false, a.accurate);
+  // The final answer written as a last step of its own ("### 4\nThe answer is: 18",
+  // "### 4. Final result\n\boxed{8}", "**Step 3** \boxed{6}") is the answer, not a
+  // step: dropped when at most a short label (fewer than kMinStepWords words, not an
+  // equation) stands between the step's marker and the answer. Steps that say
+  // nothing before it still fail: they are counted and checked on their own.
+  if (!json && st.found && steps.texts.size() > 1) {
+    const std::string_view last = steps.texts.back();
+    if (CountWords(last, kMinStepWords) < kMinStepWords && !IsEquation(last)) {
+      steps.texts.pop_back();
+    }
+  }
+  const size_t n = steps.texts.size();
+  const std::string_view style_name = kStyleNames[static_cast<int>(f.style)];
+  // Content first (what an empty skeleton fails), over at most kMaxSteps steps so
+  // that the pairwise comparison stays small; then the count.
+  const size_t checked = std::min(n, static_cast<size_t>(kMaxSteps));
+  std::vector<std::string> normalized(checked);
+  for (size_t i = 0; i < checked; ++i) {
+    const std::string_view text = steps.texts[i];
+    const size_t words = CountWords(text, kMinStepWords);
+    if (words == 0) {
+      return Fail(fmt::format("step-content: step {} is empty", i + 1), false, a.accurate);
+    }
+    normalized[i] = NormalizedWords(text);
+    if (IsPlaceholder(normalized[i])) {
+      return Fail(fmt::format("step-content: step {} is a placeholder ({})", i + 1,
+                              Quote(Strip(text))),
+                  false, a.accurate);
+    }
+    if (words < kMinStepWords && !IsEquation(text)) {
+      return Fail(fmt::format("step-content: step {} has {} word{} (at least {} asked): {}",
+                              i + 1, words, words == 1 ? "" : "s", kMinStepWords,
+                              Quote(Strip(text))),
+                  false, a.accurate);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (normalized[j] == normalized[i]) {
+        return Fail(fmt::format("steps-distinct: step {} repeats step {}: {}", i + 1, j + 1,
+                                Quote(Strip(text))),
+                    false, a.accurate);
+      }
+    }
+  }
+  if (n < static_cast<size_t>(kMinSteps) || n > static_cast<size_t>(kMaxSteps)) {
+    return Fail(fmt::format("step-count: {} {} step{} ({} to {} asked)", n, style_name,
+                            n == 1 ? "" : "s", kMinSteps, kMaxSteps),
+                false, a.accurate);
+  }
+  if (!a.failure.empty()) return Fail(a.failure, false, a.accurate);
+  return Finish(a, AnswerForm(f.phrase), fmt::format("{} {} steps, ", n, style_name));
+}
+
+// ---------------------------------------------------------------------------------
+// Cheaters
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+StatusOr<std::string> TargetAnswer(const Sample& sample, std::string_view who) {
+  if (sample.target.is_object()) {
+    const auto it = sample.target.find("answer");
+    if (it != sample.target.end() && it->is_string()) return it->get<std::string>();
+  }
+  return Status::InvalidArgument(
+      fmt::format("sample '{}': no target.answer for the {}", sample.id, who));
+}
+
+// The steps written in a style, then a blank line and the answer line.
+std::string RenderHard(StepStyle style, const std::vector<std::string>& texts,
+                       std::string_view answer_line) {
+  std::string out;
+  switch (style) {
+    case StepStyle::kHashHeaders:
+    case StepStyle::kNumberedLines:
+    case StepStyle::kBoldSteps:
+      for (size_t i = 0; i < texts.size(); ++i) {
+        if (i > 0) out += "\n\n";
+        if (style == StepStyle::kHashHeaders) {
+          out += fmt::format("### {}", i + 1);
+          if (!texts[i].empty()) out += "\n" + texts[i];
+        } else if (style == StepStyle::kNumberedLines) {
+          out += fmt::format("{}. {}", i + 1, texts[i]);
+        } else {
+          out += fmt::format("**Step {}** {}", i + 1, texts[i]);
+        }
+      }
+      break;
+    case StepStyle::kJsonList:
+      out = "```json\n" + nlohmann::json(texts).dump(2) + "\n```";
+      break;
+    case StepStyle::kJsonObject: {
+      nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+      for (size_t i = 0; i < texts.size(); ++i) obj[std::to_string(i + 1)] = texts[i];
+      out = "```json\n" + obj.dump(2) + "\n```";
+      break;
+    }
+  }
+  return out + "\n\n" + std::string(answer_line);
+}
+
+// How many steps the target has, read the strict way.
+size_t TargetSteps(const MathFormat& f, std::string_view answer) {
+  const std::string lower = LowerAsciiCopy(answer);
+  const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
+  const size_t end = occs.empty() ? answer.size() : occs.back().at;
+  const bool json = f.style == StepStyle::kJsonList || f.style == StepStyle::kJsonObject;
+  const Steps s = json ? ScanJsonSteps(answer, answer.substr(0, end),
+                                       std::string_view(lower).substr(0, end), f.style)
+                       : ScanMarkedSteps(answer.substr(0, end), f.style);
+  return std::max<size_t>(s.texts.size(), static_cast<size_t>(kMinSteps));
+}
+
+// What the skeleton writes for every reasoning line and step, and for the answer.
+constexpr std::string_view kFiller = "Filler text stands in for this part of the solution.";
+constexpr std::string_view kPlaceholderAnswer = "N";
+
+// A wrong number near the gold one, for the hedged loophole.
+std::string WrongGuess(std::string_view gold) {
+  std::string normalized;
+  std::string_view shown;
+  if (ParseBareNumber(gold, &normalized, &shown) && normalized.find('.') == kNpos &&
+      normalized.size() < 18) {
+    return std::to_string(std::stoll(normalized) + 1);
+  }
+  return gold == "0" ? "1" : "0";
+}
+
+}  // namespace
+
+StatusOr<Verdict> CheckMathStrict(const Sample& sample, std::string_view response,
+                                  const CheckEnv&) {
+  ASSIGN_OR_RETURN(const Parsed p, ParseSample(sample));
+  std::string storage;
+  const std::string_view t = Strip(NormalizeNewlines(response, &storage));
+  const std::string lower = LowerAsciiCopy(t);
+  return p.format->hard ? ScoreHardStrict(*p.format, *p.gold, t, lower)
+                        : ScoreEasyStrict(*p.format, *p.gold, t, lower);
+}
+
+StatusOr<std::string> MathSkeleton(const Sample& sample) {
+  ASSIGN_OR_RETURN(const Parsed p, ParseSample(sample));
+  ASSIGN_OR_RETURN(const std::string answer, TargetAnswer(sample, "skeleton"));
+  const std::string answer_line = AnswerLine(p.format->phrase, kPlaceholderAnswer);
+  if (p.format->hard) {
+    const std::vector<std::string> steps(TargetSteps(*p.format, answer), std::string(kFiller));
+    return RenderHard(p.format->style, steps, answer_line);
+  }
+  // math_easy: one filler line per reasoning line of the target.
+  const std::string_view body = Strip(answer);
+  const size_t lines = static_cast<size_t>(std::count(body.begin(), body.end(), '\n'));
+  std::string out;
+  for (size_t i = 0; i < std::max<size_t>(lines, 1); ++i) out += std::string(kFiller) + "\n";
+  return out + answer_line;
+}
+
+StatusOr<std::string> MathLoophole(const Sample& sample) {
+  ASSIGN_OR_RETURN(const Parsed p, ParseSample(sample));
+  const std::string gold(Strip(*p.gold));
+  const bool variant = Fnv1a(sample.id) % 2 == 1;
+  const AnswerPhrase& phrase = p.format->phrase;
+  if (!p.format->hard) {
+    // The bare answer line; or a wrong guess first, the paper reading the last one.
+    if (!variant) return AnswerLine(phrase, gold);
+    return AnswerLine(phrase, WrongGuess(gold)) + "\n" + AnswerLine(phrase, gold);
+  }
+  // Three steps that say nothing: empty ('N. ' and '**Step N** ' need a character
+  // after the space to start a step under the paper rules), or all the same.
+  std::string text;
+  if (variant) {
+    text = "See the problem above.";
+  } else if (p.format->style == StepStyle::kNumberedLines ||
+             p.format->style == StepStyle::kBoldSteps) {
+    text = ".";
+  }
+  const std::vector<std::string> steps(static_cast<size_t>(kMinSteps), text);
+  return RenderHard(p.format->style, steps, AnswerLine(phrase, gold));
+}
+
+}  // namespace structtest::math_internal

@@ -1,0 +1,1188 @@
+#include "tasks/summarization/strict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/pytext.h"
+#include "tasks/params.h"
+#include "tasks/summarization/family.h"
+#include "text/punkt.h"
+
+namespace structtest::summarization_internal {
+
+namespace {
+
+// ---- constants -------------------------------------------------------------------
+// docs/strict.md gives each one's reason; changing any of them changes
+// verdicts, so it needs a new kStrictRulesVersion.
+
+constexpr int64_t kMaxCount = 1000;  // sanity bound for counts in params, as paper
+// Fewest words in a point, a sub-point or a sentence: "Yes." says nothing, while real
+// summaries have two-word sentences ("Abe agrees."). Placeholders of two words ("Point
+// two.") fail the content-word rule instead.
+constexpr size_t kMinItemWords = 2;
+// Fewest words in an answer to one of the five questions: "CERN." could answer
+// "Where?", but a one-word answer is the loophole's shape; "At CERN." has two.
+constexpr size_t kMinAnswerWords = 2;
+// Fewest words in a top-level point of the indented task: it may be a heading for its
+// sub-points ("Background"), as nested lists usually are.
+constexpr size_t kMinHeadingWords = 1;
+// A summary counts as about its document when at least this share of its content
+// words (stems, tokens) occur in the document: "most of its content words".
+constexpr double kMinDocumentShare = 0.5;
+// Words are compared by their first kStemChars code points (after "-ies"/"-ied" ->
+// "-y"), so "investigate"/"investigation" and "study"/"studies" match.
+constexpr size_t kStemChars = 5;
+// Abbreviations after which a Punkt split is undone (Punkt's English model misses
+// them in citations and references: "et al. (1990)", "see Fig. 3").
+constexpr std::string_view kJoinAfter[] = {"et al.", "e.g.", "i.e.", "cf.", "vs.", "Fig.",
+                                           "Figs.", "Eq.", "Eqs.", "Ref.", "Refs."};
+// A tab indents to the next multiple of this many columns.
+constexpr int kTabWidth = 4;
+// Code points of a line quoted in a reason.
+constexpr size_t kQuoteChars = 50;
+
+// English function words, by word class: they make no item say something, and a
+// document contains them whatever it is about. Words are runs of letters and digits,
+// so contractions arrive in pieces ("don't" -> "don", "t"): the pieces are listed too.
+constexpr std::string_view kStopwords[] = {
+    // articles and determiners
+    "a", "an", "the", "this", "that", "these", "those", "each", "every", "either", "neither",
+    "some", "any", "no", "all", "both", "few", "many", "much", "more", "most", "other",
+    "another", "such", "same", "own", "several", "less", "least",
+    // pronouns
+    "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "you", "your",
+    "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
+    "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves", "who",
+    "whom", "whose", "which", "what", "whatever", "whoever",
+    // prepositions
+    "about", "above", "across", "after", "against", "along", "among", "around", "at",
+    "before", "behind", "below", "beneath", "beside", "besides", "between", "beyond", "by",
+    "despite", "down", "during", "for", "from", "in", "inside", "into", "near", "of", "off",
+    "on", "onto", "out", "outside", "over", "per", "since", "through", "throughout", "to",
+    "toward", "towards", "under", "until", "up", "upon", "via", "with", "within", "without",
+    // conjunctions and connecting adverbs
+    "and", "but", "or", "nor", "so", "yet", "if", "because", "although", "though", "while",
+    "whereas", "whether", "unless", "than", "as", "also", "then", "thus", "hence", "however",
+    "when", "where", "why", "how", "here", "there", "now", "once", "again", "further",
+    "just", "only", "very", "too", "even", "not",
+    // auxiliaries and modals
+    "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having",
+    "do", "does", "did", "doing", "will", "would", "shall", "should", "can", "could",
+    "cannot", "may", "might", "must",
+    // pieces of contractions
+    "s", "t", "d", "ll", "m", "re", "ve", "don", "doesn", "didn", "isn", "aren", "wasn",
+    "weren", "hasn", "haven", "hadn", "won", "wouldn", "couldn", "shouldn", "mustn"};
+
+// Words about the summary itself, and placeholders: an item made of them only says
+// nothing about a subject ("The text discusses the main point.", "Point one here.").
+constexpr std::string_view kEmptyWords[] = {
+    "answer", "answers", "article", "bullet", "bullets", "describe", "described",
+    "describes", "discuss", "discussed", "discusses", "document", "documents", "dummy",
+    "eight", "etc", "example", "filler", "first", "five", "four", "item", "items", "lorem",
+    "ipsum", "main", "nine", "ok", "okay", "one", "overall", "paper", "passage",
+    "placeholder", "point", "points", "question", "questions", "second", "sentence",
+    "sentences", "seven", "six", "summarize", "summarized", "summarizes", "summary",
+    "tba", "tbd", "ten", "text", "third", "three", "todo", "two", "xxx", "yes"};
+
+// ---- small helpers -----------------------------------------------------------------
+
+Verdict Pass(std::string reason) { return Verdict{true, std::move(reason)}; }
+Verdict Fail(std::string reason) { return Verdict{false, std::move(reason)}; }
+
+std::string Plural(int64_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// `text` cut to kQuoteChars code points (never inside one), line breaks and tabs as
+// spaces, in single quotes. REQUIRES: text is valid UTF-8.
+std::string Quote(std::string_view text) {
+  text = PyStrip(text);
+  std::string out = "'";
+  size_t pos = 0, chars = 0;
+  while (pos < text.size() && chars < kQuoteChars) {
+    size_t len;
+    DecodeUtf8(text, pos, &len);
+    const std::string_view c = text.substr(pos, len);
+    out += (c == "\n" || c == "\t") ? std::string_view(" ") : c;
+    pos += len;
+    ++chars;
+  }
+  if (pos < text.size()) out += "...";
+  return out + "'";
+}
+
+// The last kQuoteChars code points of `text`, stripped, in quotes after "...".
+std::string QuoteEnd(std::string_view text) {
+  text = PyStrip(text);
+  size_t begin = text.size(), chars = 0;
+  while (begin > 0 && chars < kQuoteChars) {
+    begin = PrevCodePointStart(text, begin);
+    ++chars;
+  }
+  std::string out = begin > 0 ? "'..." : "'";
+  for (char c : text.substr(begin)) out.push_back(c == '\n' || c == '\t' ? ' ' : c);
+  return out + "'";
+}
+
+// Does `text` (stripped) end the way a sentence or a list item ends: a full stop, a
+// question or exclamation mark, an ellipsis, or one of those inside a closing quote or
+// bracket?
+bool EndsSentence(std::string_view text) {
+  text = PyStrip(text);
+  constexpr std::string_view kClosers[] = {"\"", "'", ")", "]", "*", "\u201d", "\u2019"};
+  for (bool again = true; again && !text.empty();) {
+    again = false;
+    for (std::string_view c : kClosers) {
+      if (text.ends_with(c)) {
+        text.remove_suffix(c.size());
+        again = true;
+      }
+    }
+  }
+  return text.ends_with('.') || text.ends_with('!') || text.ends_with('?') ||
+         text.ends_with("\u2026");
+}
+
+bool IsInvalidAt(std::string_view s, size_t pos, size_t* len) {
+  return DecodeUtf8(s, pos, len) == kInvalidCodePoint && *len == 1;
+}
+
+// "\r\n" and a lone "\r" become "\n": Windows line endings are harmless.
+std::string NormalizeNewlines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\r') {
+      out.push_back(s[i]);
+    } else {
+      out.push_back('\n');
+      if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+    }
+  }
+  return out;
+}
+
+size_t CountOccurrences(std::string_view text, std::string_view needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string_view::npos;
+       p = text.find(needle, p + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+Status NeedSentences(const CheckEnv& env) {
+  if (env.sentences == nullptr) {
+    return Status::Unavailable(
+        "no Punkt sentence model loaded: this subtask counts sentences (pass "
+        "--nltk-data DIR)");
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::string_view> GetSymbol(const Sample& sample) {
+  ASSIGN_OR_RETURN(const std::string* s, GetString(sample.params, "params", "symbol"));
+  if (s->empty()) return Status::InvalidArgument("params.symbol: must not be empty");
+  return std::string_view(*s);
+}
+
+// ---- the summary between the tags --------------------------------------------------
+
+struct Extracted {
+  std::string body;             // between the tags, line endings normalized
+  std::optional<Verdict> fail;  // set when there is no summary to judge
+};
+
+// The summary is the text between the start tag and the end tag after it: text outside
+// is harmless (an intro sentence), a missing start tag is not (the answer is not where
+// the prompt asked for it). Several pairs, one after another, hold one summary between
+// them (one block per bullet point is still one list; a list given twice then fails
+// `items-distinct`); tags that do not pair up fail.
+StatusOr<Extracted> Extract(const Sample& sample, std::string_view response) {
+  ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
+  const std::string text = NormalizeNewlines(response);
+  const std::string_view all(text);
+  Extracted out;
+  const size_t starts = CountOccurrences(all, tags.start);
+  const size_t ends = CountOccurrences(all, tags.end);
+  if (starts == 0) {
+    out.fail = Fail(fmt::format("summary-tags: no {} tag: the prompt asks for the summary "
+                                "between {} and {}",
+                                tags.start, tags.start, tags.end));
+    return out;
+  }
+  // The blocks: start, end, start, end, ... in that order, the last end optional.
+  std::vector<std::string_view> blocks;
+  bool open_at_end = false;
+  for (size_t pos = 0;;) {
+    const size_t s = all.find(tags.start, pos);
+    const size_t stray = all.find(tags.end, pos);
+    if (stray < s) break;  // an end tag where a start tag should come: mispaired
+    if (s == std::string_view::npos) break;
+    const size_t from = s + tags.start.size();
+    const size_t e = all.find(tags.end, from);
+    if (all.find(tags.start, from) < e) break;  // a start tag inside a block
+    if (e == std::string_view::npos) {
+      blocks.push_back(all.substr(from));
+      open_at_end = true;
+      break;
+    }
+    blocks.push_back(all.substr(from, e - from));
+    pos = e + tags.end.size();
+  }
+  if (blocks.size() != starts || blocks.size() - open_at_end != ends) {
+    out.fail = Fail(fmt::format("summary-tags: {} {} and {} {} tags that do not pair up",
+                                starts, tags.start, ends, tags.end));
+    return out;
+  }
+  if (open_at_end) {
+    // A run stopped inside the end tag leaves its first characters ("</"): not text.
+    std::string_view last = PyRStrip(blocks.back());
+    for (size_t k = tags.end.size() - 1; k > 0; --k) {
+      if (last.ends_with(tags.end.substr(0, k))) {
+        last.remove_suffix(k);
+        break;
+      }
+    }
+    blocks.back() = last;
+  }
+  std::string body;
+  for (std::string_view b : blocks) {
+    if (!body.empty()) body.push_back('\n');
+    body.append(b);
+  }
+  for (size_t pos = 0; pos < body.size();) {
+    size_t len;
+    if (body[pos] == '\0') {
+      out.fail = Fail("valid-text: the summary holds a NUL byte");
+      return out;
+    }
+    if (IsInvalidAt(body, pos, &len)) {
+      out.fail = Fail(fmt::format("valid-text: the summary is not valid UTF-8 (byte {})", pos));
+      return out;
+    }
+    pos += len;
+  }
+  if (PyStrip(body).empty()) {
+    out.fail = Fail(fmt::format("summary-empty: nothing between {} and {}", tags.start,
+                                tags.end));
+    return out;
+  }
+  // An answer that opens the summary and ends without closing it is delimited all the
+  // same (runs stopped at the end tag look like this), unless it stops mid-sentence:
+  // then it was cut off.
+  if (open_at_end && !EndsSentence(blocks.back())) {
+    out.fail = Fail(fmt::format("summary-tags: no {}, and the answer stops mid-sentence ({})",
+                                tags.end, QuoteEnd(blocks.back())));
+    return out;
+  }
+  out.body = std::move(body);
+  return out;
+}
+
+// ---- lines and list markers --------------------------------------------------------
+
+struct Line {
+  size_t number;             // 1-based among the summary's non-blank lines
+  int width;                 // indentation in columns (a tab to the next kTabWidth)
+  std::string_view content;  // without indentation and trailing whitespace
+  bool after_blank;          // a blank line comes between it and the line before
+};
+
+std::vector<Line> Lines(std::string_view body) {
+  std::vector<Line> out;
+  bool blank = false;
+  for (std::string_view raw : SplitChar(body, '\n')) {
+    const std::string_view content = PyStrip(raw);
+    if (content.empty()) {
+      blank = !out.empty();
+      continue;
+    }
+    int width = 0;
+    for (size_t i = 0; raw.data() + i < content.data(); ++i) {
+      width = raw[i] == '\t' ? (width / kTabWidth + 1) * kTabWidth : width + 1;
+    }
+    out.push_back({out.size() + 1, width, content, blank});
+    blank = false;
+  }
+  return out;
+}
+
+enum class Mark { kText, kSymbol, kOtherBullet, kNumber, kBracket, kHeading };
+
+struct Marked {
+  Mark mark = Mark::kText;
+  int number = 0;          // kNumber
+  std::string_view text;   // after the marker, stripped
+  std::string_view marker; // as written
+};
+
+bool SpaceOrEnd(std::string_view rest) {
+  if (rest.empty()) return true;
+  size_t len;
+  return IsPySpace(DecodeUtf8(rest, 0, &len));
+}
+
+// Markers other models use for list items, besides the asked symbol.
+constexpr std::string_view kBulletMarkers[] = {"-", "*", "\u2022", "+", "\u2013", "\u2014",
+                                               "\u00b7", "\u25e6", "\u25aa", "\u2023",
+                                               "\u25cf", "\u25cb", "\u25a0", "\u27a2"};
+
+// What the line starts with. The asked symbol is a marker when followed by a space (a
+// '*' directly followed by text is emphasis in Markdown, "**" bold); another bullet
+// symbol, or a number of up to three digits with '.' or ')', when followed by a space
+// or the end of the line.
+Marked Classify(std::string_view content, std::string_view symbol) {
+  Marked m;
+  m.text = content;
+  if (!symbol.empty() && content.starts_with(symbol) &&
+      (symbol != "*" || SpaceOrEnd(content.substr(1)))) {
+    return {Mark::kSymbol, 0, PyStrip(content.substr(symbol.size())), symbol};
+  }
+  // "\* text" is the Markdown escape of the asked '*': it shows as the bullet.
+  if (symbol == "*" && content.starts_with("\\*") && SpaceOrEnd(content.substr(2))) {
+    return {Mark::kSymbol, 0, PyStrip(content.substr(2)), content.substr(0, 2)};
+  }
+  for (std::string_view b : kBulletMarkers) {
+    if (content.starts_with(b) && SpaceOrEnd(content.substr(b.size()))) {
+      return {Mark::kOtherBullet, 0, PyStrip(content.substr(b.size())), b};
+    }
+  }
+  size_t d = 0;
+  int number = 0;
+  while (d < content.size() && d < 3 && content[d] >= '0' && content[d] <= '9') {
+    number = number * 10 + (content[d] - '0');
+    ++d;
+  }
+  if (d > 0 && d < content.size() && (content[d] == '.' || content[d] == ')') &&
+      SpaceOrEnd(content.substr(d + 1))) {
+    return {Mark::kNumber, number, PyStrip(content.substr(d + 1)), content.substr(0, d + 1)};
+  }
+  if (content.starts_with("[")) m.mark = Mark::kBracket;
+  if (content.starts_with("#")) m.mark = Mark::kHeading;
+  return m;
+}
+
+struct Item {
+  size_t line;       // where it starts
+  int width;         // its indentation
+  int number;        // numbered lists: its number
+  std::string text;  // the text after the marker and its continuation lines
+};
+
+void Continue(Item* item, std::string_view more) {
+  if (!item->text.empty()) item->text.push_back(' ');
+  item->text.append(more);
+}
+
+// Collects the items marked `want`. A line of plain text right below an item (no blank
+// line between) continues it: a long point wrapped over two lines is one point. So
+// does a line below an item that has no text yet ("1.\n\ntext"). Any other line fails
+// `only-list`: the prompt asks for nothing between the tags but the list. `what`
+// names an item: "'*' point", "numbered point". Returns "" or the failure reason.
+std::string CollectItems(const std::vector<Line>& lines, std::string_view symbol, Mark want,
+                         std::string_view what, std::vector<Item>* items) {
+  for (const Line& line : lines) {
+    const Marked m = Classify(line.content, symbol);
+    if (m.mark == want) {
+      items->push_back({line.number, line.width, m.number, std::string(m.text)});
+      continue;
+    }
+    if (m.mark == Mark::kText && !items->empty() &&
+        (!line.after_blank || items->back().text.empty())) {
+      Continue(&items->back(), line.content);
+      continue;
+    }
+    if (items->empty()) {
+      return fmt::format("only-list: line {} ({}) comes before the first {}", line.number,
+                         Quote(line.content), what);
+    }
+    if (m.mark == Mark::kText) {
+      return fmt::format("only-list: line {} ({}) after a blank line is not a {}",
+                         line.number, Quote(line.content), what);
+    }
+    return fmt::format("only-list: line {} ({}) is not a {}", line.number,
+                       Quote(line.content), what);
+  }
+  return "";
+}
+
+// ---- words -------------------------------------------------------------------------
+
+std::vector<std::string_view> SortedCopy(std::span<const std::string_view> list) {
+  std::vector<std::string_view> v(list.begin(), list.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool IsStopword(std::string_view w) {
+  static const std::vector<std::string_view> sorted = SortedCopy(kStopwords);
+  return std::binary_search(sorted.begin(), sorted.end(), w);
+}
+
+bool IsEmptyWord(std::string_view w) {
+  static const std::vector<std::string_view> sorted = SortedCopy(kEmptyWords);
+  return std::binary_search(sorted.begin(), sorted.end(), w);
+}
+
+// The comparison form of a lower-cased word: "-ies"/"-ied" -> "-y", then its first
+// kStemChars code points.
+std::string Stem(std::string_view w) {
+  std::string s(w);
+  if (s.size() > 4 && (s.ends_with("ies") || s.ends_with("ied"))) {
+    s.resize(s.size() - 3);
+    s.push_back('y');
+  }
+  size_t pos = 0, chars = 0, len;
+  while (pos < s.size() && chars < kStemChars) {
+    DecodeUtf8(s, pos, &len);
+    pos += len;
+    ++chars;
+  }
+  s.resize(pos);
+  return s;
+}
+
+// The words of `text`: runs of letters and digits (Python's isalnum), lower-cased.
+template <typename OnWord>
+void ForEachWord(std::string_view text, OnWord on_word) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t len;
+    while (pos < text.size() && !IsPyAlnum(DecodeUtf8(text, pos, &len))) pos += len;
+    const size_t begin = pos;
+    bool ascii = true;
+    while (pos < text.size() && IsPyAlnum(DecodeUtf8(text, pos, &len))) {
+      ascii = ascii && len == 1;
+      pos += len;
+    }
+    if (pos == begin) break;
+    const std::string_view raw = text.substr(begin, pos - begin);
+    if (ascii) {
+      std::string w(raw);
+      for (char& c : w) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      }
+      on_word(w);
+    } else {
+      on_word(PyLower(raw));
+    }
+  }
+}
+
+bool IsNumberWord(std::string_view w) {
+  return std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A content word says something: not a function word, not a word about the summary
+// or a placeholder, not a single letter, not a number of one or two digits ("Point 1").
+bool IsContentWord(std::string_view w) {
+  if (w.size() < 2 || IsStopword(w) || IsEmptyWord(w)) return false;
+  return !(IsNumberWord(w) && w.size() < 3);
+}
+
+struct Analysis {
+  size_t words = 0;
+  std::vector<std::string> content;  // stems of the content words, in order
+  std::string key;                   // every word, space-separated: exact repeats
+};
+
+Analysis Analyze(std::string_view text) {
+  Analysis a;
+  ForEachWord(text, [&](const std::string& w) {
+    ++a.words;
+    if (!a.key.empty()) a.key.push_back(' ');
+    a.key += w;
+    if (IsContentWord(w)) a.content.push_back(Stem(w));
+  });
+  return a;
+}
+
+// One thing the strict rules judge for content: a point, a sentence, an answer.
+struct Unit {
+  std::string name;  // "point 3", "sentence 2 of point 1", "the answer to [Who ...?]"
+  std::string text;
+  Analysis analysis;
+  size_t min_words;
+};
+
+Unit MakeUnit(std::string name, std::string_view text, size_t min_words) {
+  return {std::move(name), std::string(text), Analyze(text), min_words};
+}
+
+// `item-content`: enough words, and at least one content word.
+std::string ContentProblem(const Unit& u) {
+  const Analysis& a = u.analysis;
+  if (a.words == 0) return fmt::format("item-content: {} is empty", u.name);
+  if (a.words < u.min_words) {
+    return fmt::format("item-content: {} has {} ({}); at least {} are asked for", u.name,
+                       Plural(a.words, "word"), Quote(u.text), u.min_words);
+  }
+  if (a.content.empty()) {
+    return fmt::format("item-content: {} ({}) says nothing: no content word, only function "
+                       "words, placeholders or words about the summary itself",
+                       u.name, Quote(u.text));
+  }
+  return "";
+}
+
+// `items-distinct`: no unit repeats an earlier one word for word, or with the same
+// words in another order ("originality and user-friendliness" / "user-friendliness
+// and originality"). Anything more lenient fails real parallel points: "with an LCD"
+// and "without an LCD", "the first solution" and "the second solution" differ in one
+// word and say different things.
+std::string RepeatProblem(const std::vector<Unit>& units) {
+  std::map<std::string_view, size_t> seen;
+  std::map<std::string, size_t> seen_sorted;
+  for (size_t i = 0; i < units.size(); ++i) {
+    const auto [it, inserted] = seen.emplace(units[i].analysis.key, i);
+    if (!inserted) {
+      return fmt::format("items-distinct: {} repeats {}", units[i].name, units[it->second].name);
+    }
+    std::vector<std::string_view> words = SplitChar(units[i].analysis.key, ' ');
+    std::sort(words.begin(), words.end());
+    std::string sorted;
+    for (std::string_view w : words) (sorted += w) += ' ';
+    const auto [jt, new_words] = seen_sorted.emplace(std::move(sorted), i);
+    if (!new_words) {
+      return fmt::format("items-distinct: {} repeats {} with its words reordered", units[i].name,
+                         units[jt->second].name);
+    }
+  }
+  return "";
+}
+
+// ---- the document ------------------------------------------------------------------
+
+struct DocumentWords {
+  bool present = false;
+  std::unordered_set<std::string> stems;  // membership only: order never shows
+};
+
+// The document: context.document when given, else what follows the line "Document:"
+// in the last user message (the generated prompt ends with it).
+DocumentWords GetDocument(const Sample& sample) {
+  DocumentWords d;
+  std::string_view text;
+  if (sample.context.is_object()) {
+    const auto it = sample.context.find("document");
+    if (it != sample.context.end() && it->is_string()) {
+      text = it->get_ref<const std::string&>();
+      d.present = true;
+    }
+  }
+  if (!d.present) {
+    for (auto m = sample.messages.rbegin(); m != sample.messages.rend(); ++m) {
+      if (m->role != "user") continue;
+      const std::string_view c = m->content;
+      constexpr std::string_view kMark = "Document:\n";
+      size_t p = c.starts_with(kMark) ? 0 : c.find("\nDocument:\n");
+      if (p != std::string_view::npos) {
+        text = c.substr(p + (p == 0 && c.starts_with(kMark) ? kMark.size() : kMark.size() + 1));
+        d.present = true;
+      }
+      break;
+    }
+  }
+  if (d.present) ForEachWord(text, [&](const std::string& w) { d.stems.insert(Stem(w)); });
+  return d;
+}
+
+// `about-document`: most content words of the summary occur in the document.
+std::string AboutProblem(const DocumentWords& doc, const std::vector<Unit>& units) {
+  if (!doc.present) return "";
+  size_t total = 0, found = 0;
+  for (const Unit& u : units) {
+    for (const std::string& s : u.analysis.content) {
+      ++total;
+      found += doc.stems.contains(s);
+    }
+  }
+  if (total > 0 && static_cast<double>(found) >= kMinDocumentShare * total) return "";
+  return fmt::format("about-document: {} of {} content words of the summary occur in the "
+                     "document ({:.0f}%); at least {:.0f}% are asked for",
+                     found, total, total ? 100.0 * found / total : 0.0,
+                     100 * kMinDocumentShare);
+}
+
+// The content rules over `units`, in order: each says something, none repeats
+// another, together about the document. Then the passing verdict, `what` first.
+Verdict JudgeContent(const std::vector<Unit>& units, const DocumentWords& doc,
+                     std::string_view what) {
+  for (const Unit& u : units) {
+    std::string why = ContentProblem(u);
+    if (!why.empty()) return Fail(std::move(why));
+  }
+  std::string why = RepeatProblem(units);
+  if (why.empty()) why = AboutProblem(doc, units);
+  if (!why.empty()) return Fail(std::move(why));
+  return Pass(fmt::format("{}, each saying something, none repeated{}", what,
+                          doc.present ? ", about the document"
+                                      : " (not checked against the document: the sample "
+                                        "carries none)"));
+}
+
+// Sentences of `text` by Punkt as it is (no digit-dot-space deletion: "in table 3.
+// Next" is two sentences), empty ones dropped.
+// Two more changes to what Punkt gives: a piece with no letter or digit is no sentence
+// (the closing '*' of an italic point, a lone "--"), and a split right after one of
+// kJoinAfter is undone when the next piece does not start with a capital letter, since
+// Punkt's English model splits "Menten et al. (1990)" and "Hagberg et al. introduced".
+std::vector<std::string_view> Sentences(const SentenceSplitter& splitter, std::string_view text) {
+  std::vector<std::string_view> out;
+  const char* joined_begin = nullptr;  // start of the sentence to extend, when joining
+  for (const auto& span : splitter.Split(text)) {
+    const std::string_view s = PyStrip(text.substr(span.begin, span.end - span.begin));
+    bool has_word = false;
+    ForEachWord(s, [&](const std::string&) { has_word = true; });
+    if (!has_word) continue;
+    // "... by Smith et al. The model ..." does end a sentence: join only when the next
+    // piece does not start with a capital letter.
+    if (joined_begin != nullptr && !(s[0] >= 'A' && s[0] <= 'Z')) {
+      out.back() = std::string_view(joined_begin, s.data() + s.size() - joined_begin);
+    } else {
+      out.push_back(s);
+    }
+    joined_begin = nullptr;
+    for (std::string_view a : kJoinAfter) {
+      const std::string_view last = out.back();
+      if (last.size() > a.size() && last.ends_with(a)) {
+        const char before = last[last.size() - a.size() - 1];
+        if (before == ' ' || before == '(') joined_begin = last.data();
+      }
+    }
+  }
+  return out;
+}
+
+// ---- list subtasks -----------------------------------------------------------------
+
+// Does a user message of the prompt carry `instruction`? False for records without a
+// prompt.
+bool PromptAsks(const Sample& sample, std::string_view instruction) {
+  for (const Message& m : sample.messages) {
+    if (m.role == "user" && m.content.find(instruction) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// `symbol-elsewhere`: the prompts say to use the bullet symbol nowhere but as the
+// marker ("not even for emphasis").
+std::string SymbolProblem(const std::vector<Item>& items, std::string_view symbol) {
+  for (const Item& item : items) {
+    if (item.text.find(symbol) != std::string::npos) {
+      return fmt::format("symbol-elsewhere: line {} has '{}' inside its text ({}); the prompt "
+                         "asks for it only as the bullet",
+                         item.line, symbol, Quote(item.text));
+    }
+  }
+  return "";
+}
+
+// `flat-list`: every point at the indentation of the first; a deeper one is nested
+// under the point above it.
+std::string FlatProblem(const std::vector<Item>& items, std::string_view what) {
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (items[i].width != items[0].width) {
+      return fmt::format("flat-list: {} {} is indented {} the others (a nested list; a flat "
+                         "one is asked for)",
+                         what, i + 1, items[i].width > items[0].width ? "deeper than" : "less than");
+    }
+  }
+  return "";
+}
+
+// `numbering`: 1, 2, 3, ... in order.
+std::string NumberingProblem(const std::vector<Item>& items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].number != static_cast<int>(i) + 1) {
+      return fmt::format("numbering: point {} is numbered {} (the points count up from 1 by "
+                         "one)",
+                         i + 1, items[i].number);
+    }
+  }
+  return "";
+}
+
+struct ListSpec {
+  Mark want;
+  std::string_view symbol;   // "" for numbered lists
+  bool symbol_only = false;  // the prompt asks for the symbol only as the marker
+};
+
+// The structure rules of a flat list: only the list, flat, numbered in order, the
+// symbol only as marker, n items. Returns "" or the failure reason.
+std::string ListStructure(const std::vector<Line>& lines, const ListSpec& spec, int64_t n,
+                          std::vector<Item>* items) {
+  const std::string what =
+      spec.want == Mark::kNumber ? "numbered point" : fmt::format("'{}' point", spec.symbol);
+  std::string why = CollectItems(lines, spec.symbol, spec.want, what, items);
+  if (why.empty()) why = FlatProblem(*items, "point");
+  if (why.empty() && spec.want == Mark::kNumber) why = NumberingProblem(*items);
+  if (why.empty() && static_cast<int64_t>(items->size()) != n) {
+    why = fmt::format("point-count: expected {}, found {}", Plural(n, what), items->size());
+  }
+  if (why.empty() && spec.want == Mark::kSymbol && spec.symbol_only) {
+    why = SymbolProblem(*items, spec.symbol);
+  }
+  return why;
+}
+
+StatusOr<Verdict> CheckFlatList(const Sample& sample, std::string_view response,
+                                const ListSpec& spec) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
+  if (x.fail) return *x.fail;
+  std::vector<Item> items;
+  std::string why = ListStructure(Lines(x.body), spec, n, &items);
+  if (!why.empty()) return Fail(std::move(why));
+  std::vector<Unit> units;
+  for (size_t i = 0; i < items.size(); ++i) {
+    units.push_back(MakeUnit(fmt::format("point {}", i + 1), items[i].text, kMinItemWords));
+  }
+  const std::string what = spec.want == Mark::kNumber
+                               ? Plural(n, "numbered point")
+                               : Plural(n, fmt::format("'{}' point", spec.symbol));
+  return JudgeContent(units, GetDocument(sample), what);
+}
+
+struct LengthParams {
+  int64_t points, per_point;
+};
+
+StatusOr<LengthParams> GetLengthParams(const Sample& sample) {
+  LengthParams p;
+  ASSIGN_OR_RETURN(p.points, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(p.per_point, GetIntInRange(sample.params, "params", "n_sentences_per_point",
+                                              0, kMaxCount));
+  ASSIGN_OR_RETURN(int64_t total, GetIntInRange(sample.params, "params", "n_sentences_total", 0,
+                                                kMaxCount * kMaxCount));
+  if (total != p.points * p.per_point) {
+    return Status::InvalidArgument(fmt::format(
+        "params.n_sentences_total: {} is not n_points x n_sentences_per_point ({} x {})", total,
+        p.points, p.per_point));
+  }
+  return p;
+}
+
+// The hard flat lists: the list rules, then `point-sentences` (each point has exactly
+// the asked number of sentences), then the content rules over the sentences.
+StatusOr<Verdict> CheckFlatListLength(const Sample& sample, std::string_view response,
+                                      const CheckEnv& env, const ListSpec& spec) {
+  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(sample));
+  RETURN_IF_ERROR(NeedSentences(env));
+  ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
+  if (x.fail) return *x.fail;
+  std::vector<Item> items;
+  std::string why = ListStructure(Lines(x.body), spec, p.points, &items);
+  if (!why.empty()) return Fail(std::move(why));
+  std::vector<Unit> units;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto sentences = Sentences(*env.sentences, items[i].text);
+    if (static_cast<int64_t>(sentences.size()) != p.per_point) {
+      return Fail(fmt::format("point-sentences: point {} has {}, expected {} ({})", i + 1,
+                              Plural(sentences.size(), "sentence"), p.per_point,
+                              Quote(items[i].text)));
+    }
+    for (size_t k = 0; k < sentences.size(); ++k) {
+      units.push_back(MakeUnit(fmt::format("sentence {} of point {}", k + 1, i + 1),
+                               sentences[k], kMinItemWords));
+    }
+  }
+  const std::string what =
+      fmt::format("{} of {} each", spec.want == Mark::kNumber
+                                       ? Plural(p.points, "numbered point")
+                                       : Plural(p.points, fmt::format("'{}' point", spec.symbol)),
+                  Plural(p.per_point, "sentence"));
+  return JudgeContent(units, GetDocument(sample), what);
+}
+
+}  // namespace
+
+// ---- the checkers ------------------------------------------------------------------
+
+StatusOr<Verdict> StrictLength(const Sample& sample, std::string_view response,
+                               const CheckEnv& env) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_sentences", 0, kMaxCount));
+  RETURN_IF_ERROR(NeedSentences(env));
+  ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
+  if (x.fail) return *x.fail;
+  // A list where prose is asked fails `prose`; where the prompt did not ask for prose
+  // (the paper's wording), list markers are dropped, never counted as sentences.
+  const bool prose = PromptAsks(sample, kProseInstruction);
+  std::string text;
+  for (const Line& line : Lines(x.body)) {
+    const Marked m = Classify(line.content, "");
+    const bool listed = m.mark == Mark::kOtherBullet || m.mark == Mark::kNumber;
+    if (listed && prose) {
+      return Fail(fmt::format("prose: line {} ({}) is a list item; the prompt asks for plain "
+                              "prose",
+                              line.number, Quote(line.content)));
+    }
+    if (!text.empty()) text.push_back('\n');
+    text.append(listed ? m.text : line.content);
+  }
+  const auto sentences = Sentences(*env.sentences, text);
+  if (static_cast<int64_t>(sentences.size()) != n) {
+    return Fail(fmt::format("sentence-count: expected {}, found {}", Plural(n, "sentence"),
+                            sentences.size()));
+  }
+  std::vector<Unit> units;
+  for (size_t k = 0; k < sentences.size(); ++k) {
+    units.push_back(MakeUnit(fmt::format("sentence {}", k + 1), sentences[k], kMinItemWords));
+  }
+  return JudgeContent(units, GetDocument(sample), Plural(n, "sentence"));
+}
+
+StatusOr<Verdict> StrictBulletPoints(const Sample& sample, std::string_view response,
+                                     const CheckEnv&) {
+  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+  return CheckFlatList(sample, response,
+                       {Mark::kSymbol, symbol, PromptAsks(sample, kSymbolOnlyInstruction)});
+}
+
+StatusOr<Verdict> StrictNumberedPoints(const Sample& sample, std::string_view response,
+                                       const CheckEnv&) {
+  return CheckFlatList(sample, response, {Mark::kNumber, ""});
+}
+
+StatusOr<Verdict> StrictBulletPointsLength(const Sample& sample, std::string_view response,
+                                           const CheckEnv& env) {
+  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+  return CheckFlatListLength(sample, response, env,
+                             {Mark::kSymbol, symbol, PromptAsks(sample, kSymbolOnlyInstruction)});
+}
+
+StatusOr<Verdict> StrictNumberedPointsLength(const Sample& sample, std::string_view response,
+                                             const CheckEnv& env) {
+  return CheckFlatListLength(sample, response, env, {Mark::kNumber, ""});
+}
+
+StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view response,
+                                  const CheckEnv&) {
+  constexpr size_t kCount = std::size(kSummaryQuestions);
+  ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
+  if (x.fail) return *x.fail;
+  // Which question a line starts with, case-insensitively, in its brackets.
+  auto question_of = [](std::string_view content, size_t* prefix) -> int {
+    for (size_t q = 0; q < kCount; ++q) {
+      const std::string_view want = kSummaryQuestions[q];
+      if (content.size() < want.size() + 2 || content[0] != '[' ||
+          content[want.size() + 1] != ']') {
+        continue;
+      }
+      bool same = true;
+      for (size_t i = 0; i < want.size() && same; ++i) {
+        char c = content[i + 1];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        char w = want[i];
+        if (w >= 'A' && w <= 'Z') w = static_cast<char>(w + 32);
+        same = c == w;
+      }
+      if (same) {
+        *prefix = want.size() + 2;
+        return static_cast<int>(q);
+      }
+    }
+    return -1;
+  };
+  // The answer follows the question, after an optional ':' or dash; it may continue on
+  // the lines below (a list of people under [Who is involved?] is still its answer).
+  std::string answers[kCount];
+  int times[kCount] = {};
+  int current = -1;
+  std::string extra;  // the first line that is neither a question nor an answer
+  for (const Line& line : Lines(x.body)) {
+    size_t prefix = 0;
+    const int q = question_of(line.content, &prefix);
+    if (q >= 0) {
+      if (++times[q] > 1) {
+        return Fail(fmt::format("questions-once: [{}] is answered twice (line {})",
+                                kSummaryQuestions[q], line.number));
+      }
+      std::string_view rest = PyStrip(line.content.substr(prefix));
+      for (std::string_view dash : {":", "-", "\u2013", "\u2014"}) {
+        if (rest.starts_with(dash)) {
+          rest = PyStrip(rest.substr(dash.size()));
+          break;
+        }
+      }
+      answers[q] = std::string(rest);
+      current = q;
+      continue;
+    }
+    // A missing question is the bigger fault (prose in the tags, answers outside them),
+    // so an extra line is reported only once all five are found.
+    if (current < 0) {
+      if (extra.empty()) {
+        extra = fmt::format("only-answers: line {} ({}) comes before the first question",
+                            line.number, Quote(line.content));
+      }
+      continue;
+    }
+    if (line.after_blank && !answers[current].empty()) {
+      if (extra.empty()) {
+        extra = fmt::format("only-answers: line {} ({}) after a blank line is not one of the "
+                            "five questions",
+                            line.number, Quote(line.content));
+      }
+      continue;
+    }
+    if (!answers[current].empty()) answers[current].push_back(' ');
+    answers[current].append(line.content);
+  }
+  for (size_t q = 0; q < kCount; ++q) {
+    if (times[q] != 0) continue;
+    // Answers written before the tags, with something else inside them, are not the
+    // summary asked for; say so, since it is what a reader sees first.
+    bool outside = false;
+    const std::string whole = NormalizeNewlines(response);
+    for (const Line& line : Lines(whole)) {
+      size_t prefix;
+      outside = outside || question_of(line.content, &prefix) == static_cast<int>(q);
+    }
+    return Fail(fmt::format("questions: no line of the summary starts with [{}]{}",
+                            kSummaryQuestions[q], outside ? " (it is answered outside the tags)" : ""));
+  }
+  if (!extra.empty()) return Fail(std::move(extra));
+  std::vector<Unit> units;
+  for (size_t q = 0; q < kCount; ++q) {
+    units.push_back(MakeUnit(fmt::format("the answer to [{}]", kSummaryQuestions[q]),
+                             answers[q], kMinAnswerWords));
+  }
+  // `answer-content`: an answer that only restates its question answers nothing.
+  for (size_t q = 0; q < kCount; ++q) {
+    const Analysis question = Analyze(kSummaryQuestions[q]);
+    const auto& c = units[q].analysis.content;
+    const bool restates =
+        !c.empty() && std::all_of(c.begin(), c.end(), [&](const std::string& s) {
+          return std::find(question.content.begin(), question.content.end(), s) !=
+                 question.content.end();
+        });
+    if (restates) {
+      return Fail(fmt::format("answer-content: {} only restates the question ({})",
+                              units[q].name, Quote(units[q].text)));
+    }
+  }
+  return JudgeContent(units, GetDocument(sample), "the five questions answered");
+}
+
+StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, std::string_view response,
+                                             const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+  ASSIGN_OR_RETURN(int64_t n_sub, GetIntInRange(sample.params, "params", "n_subpoints", 0, kMaxCount));
+  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+  ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
+  if (x.fail) return *x.fail;
+  const std::string what = fmt::format("'{}' point", symbol);
+  std::vector<Item> items;
+  std::string why = CollectItems(Lines(x.body), symbol, Mark::kSymbol, what, &items);
+  if (!why.empty()) return Fail(std::move(why));
+  // `indentation`: points at the indentation of the first; sub-points deeper, all at the
+  // depth of the first sub-point (a tab or spaces: both look indented).
+  const int top = items.empty() ? 0 : items[0].width;
+  int sub = -1;
+  struct Point {
+    const Item* item;
+    std::vector<const Item*> subs;
+  };
+  std::vector<Point> points;
+  for (const Item& item : items) {
+    if (item.width == top) {
+      points.push_back({&item, {}});
+      continue;
+    }
+    if (item.width < top) {
+      return Fail(fmt::format("indentation: line {} ({}) is indented less than the first point",
+                              item.line, Quote(item.text)));
+    }
+    if (sub < 0) sub = item.width;
+    if (item.width != sub) {
+      return Fail(fmt::format("indentation: line {} ({}) is indented {} columns, the first "
+                              "sub-point {}; one level of sub-points is asked for",
+                              item.line, Quote(item.text), item.width, sub));
+    }
+    points.back().subs.push_back(&item);
+  }
+  if (static_cast<int64_t>(points.size()) != n) {
+    if (sub < 0 && n_sub > 0) {
+      return Fail(fmt::format("point-count: expected {} with {} each, found {} and no indented "
+                              "sub-point",
+                              Plural(n, what), Plural(n_sub, "sub-point"), points.size()));
+    }
+    return Fail(fmt::format("point-count: expected {}, found {}", Plural(n, what),
+                            points.size()));
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (static_cast<int64_t>(points[i].subs.size()) != n_sub) {
+      return Fail(fmt::format("subpoint-count: point {} has {}, expected {}", i + 1,
+                              Plural(points[i].subs.size(), "sub-point"), n_sub));
+    }
+  }
+  if (PromptAsks(sample, kSymbolOnlyInstruction)) {
+    why = SymbolProblem(items, symbol);
+    if (!why.empty()) return Fail(std::move(why));
+  }
+  std::vector<Unit> units;
+  for (size_t i = 0; i < points.size(); ++i) {
+    units.push_back(MakeUnit(fmt::format("point {}", i + 1), points[i].item->text,
+                             kMinHeadingWords));
+    for (size_t j = 0; j < points[i].subs.size(); ++j) {
+      units.push_back(MakeUnit(fmt::format("sub-point {} of point {}", j + 1, i + 1),
+                               points[i].subs[j]->text, kMinItemWords));
+    }
+  }
+  return JudgeContent(units, GetDocument(sample),
+                      fmt::format("{} with {} each", Plural(n, what), Plural(n_sub, "sub-point")));
+}
+
+// ---- the cheaters ------------------------------------------------------------------
+
+namespace {
+
+// Latin filler words, none sharing its first kStemChars letters with a common English
+// word, so a skeleton made of them is about no document.
+constexpr std::string_view kFiller[] = {
+    "lorem",   "ipsum",    "dolor",   "amet",     "adipiscing", "elit",     "eiusmod",
+    "dolore",  "aliqua",   "enim",    "veniam",   "quis",       "nostrud",  "ullamco",
+    "nisi",    "aliquip",  "duis",    "aute",     "irure",      "voluptate", "velit",
+    "esse",    "cillum",   "fugiat",  "pariatur", "sint",       "occaecat", "cupidatat",
+    "proident", "sunt",    "culpa",   "mollit",   "anim",       "nulla"};
+constexpr size_t kFillerCount = std::size(kFiller);
+
+// Filler sentence k: its first two words differ for every k below kFillerCount^2, so
+// no two are the same; the rest vary so that no two nearly repeat each other either.
+std::string FillerSentence(size_t k) {
+  const size_t words = 7 + k % 5;
+  std::string s;
+  for (size_t j = 0; j < words; ++j) {
+    size_t w;
+    if (j == 0) {
+      w = k % kFillerCount;
+    } else if (j == 1) {
+      w = (k / kFillerCount + 3) % kFillerCount;
+    } else {
+      w = (k * 7 + j * j * 5 + j) % kFillerCount;
+    }
+    std::string word(kFiller[w]);
+    if (j == 0) word[0] = static_cast<char>(word[0] - 32);
+    s += (j ? " " : "") + word;
+  }
+  return s + ".";
+}
+
+// Sentences of a target line: the generated ones end in ". " before a capital letter,
+// or at the end.
+size_t RoughSentences(std::string_view text) {
+  size_t n = 1;
+  for (size_t i = 0; i + 2 < text.size(); ++i) {
+    if ((text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i + 1] == ' ' &&
+        text[i + 2] >= 'A' && text[i + 2] <= 'Z') {
+      ++n;
+    }
+  }
+  return n;
+}
+
+StatusOr<std::string> TargetAnswer(const Sample& sample) {
+  const auto it = sample.target.is_object() ? sample.target.find("answer") : sample.target.end();
+  if (!sample.target.is_object() || it == sample.target.end() || !it->is_string()) {
+    return Status::InvalidArgument(
+        fmt::format("sample '{}': no target.answer to make a skeleton of", sample.id));
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+StatusOr<std::string> SkeletonAnswer(const Sample& sample) {
+  ASSIGN_OR_RETURN(std::string target, TargetAnswer(sample));
+  ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
+  std::string_view symbol;
+  if (sample.params.is_object() && sample.params.contains("symbol") &&
+      sample.params["symbol"].is_string()) {
+    symbol = sample.params["symbol"].get_ref<const std::string&>();
+  }
+  std::string out;
+  size_t k = 0;
+  for (std::string_view line : SplitChar(target, '\n')) {
+    if (!out.empty()) out.push_back('\n');
+    const std::string_view stripped = PyStrip(line);
+    if (stripped.empty() || stripped == tags.start || stripped == tags.end) {
+      out.append(line);
+      continue;
+    }
+    // The marker: indentation, then the symbol, a number with its dot, or a bracketed
+    // question, then spaces.
+    size_t p = line.find_first_not_of(" \t");
+    const std::string_view rest = line.substr(p);
+    if (!symbol.empty() && rest.starts_with(symbol)) {
+      p += symbol.size();
+    } else if (const size_t d = rest.find_first_not_of("0123456789");
+               d > 0 && d != std::string_view::npos && rest[d] == '.') {
+      p += d + 1;
+    } else if (rest.starts_with("[") && rest.find(']') != std::string_view::npos) {
+      p += rest.find(']') + 1;
+    }
+    while (p < line.size() && line[p] == ' ') ++p;
+    out.append(line.substr(0, p));
+    const size_t n = RoughSentences(line.substr(p));
+    for (size_t i = 0; i < n; ++i) out += (i ? " " : "") + FillerSentence(k++);
+  }
+  return out;
+}
+
+StatusOr<std::string> LoopholeAnswer(const Sample& sample) {
+  ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
+  const std::string& subtask = sample.subtask;
+  auto repeat = [](std::string_view s, int64_t n, std::string_view sep) {
+    std::string out;
+    for (int64_t i = 0; i < n; ++i) out += fmt::format("{}{}", i ? sep : "", s);
+    return out;
+  };
+  std::string body;
+  if (subtask == "length") {
+    ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_sentences", 0, kMaxCount));
+    body = repeat("Yes.", n, " ");
+  } else if (subtask == "questions") {
+    for (std::string_view q : kSummaryQuestions) body += fmt::format("{}[{}]", body.empty() ? "" : "\n", q);
+  } else if (subtask == "indented_bullet_points") {
+    ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+    ASSIGN_OR_RETURN(int64_t m, GetIntInRange(sample.params, "params", "n_subpoints", 0, kMaxCount));
+    ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+    const std::string point =
+        std::string(symbol) + repeat(fmt::format("\n\t{}", symbol), m, "");
+    body = repeat(point, n, "\n");
+  } else {
+    ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+    int64_t per_point = 0;  // the easy lists: no sentence is needed at all
+    if (subtask.ends_with("_length")) {
+      ASSIGN_OR_RETURN(per_point, GetIntInRange(sample.params, "params", "n_sentences_per_point",
+                                                0, kMaxCount));
+    }
+    const std::string sentences = repeat("Yes.", per_point, " ");
+    if (subtask.starts_with("numbered")) {
+      for (int64_t i = 1; i <= n; ++i) {
+        body += fmt::format("{}{}.{}{}", i > 1 ? "\n" : "", i, sentences.empty() ? "" : " ",
+                            sentences);
+      }
+    } else {
+      ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+      // bullet_points counts the symbol anywhere: all of them on one line will do.
+      body = per_point == 0 ? repeat(symbol, n, " ")
+                            : repeat(fmt::format("{} {}", symbol, sentences), n, "\n");
+    }
+  }
+  return fmt::format("{}\n{}\n{}", tags.start, body, tags.end);
+}
+
+}  // namespace structtest::summarization_internal
