@@ -65,7 +65,7 @@ struct RunOptions {
   double max_rps = 0;
   double timeout = 600;
   bool quiet = false;
-  std::string shard_text;      // --shard I/N
+  std::optional<std::string> shard_text;  // --shard I/N
   std::optional<Shard> shard;  // parsed
 };
 
@@ -455,8 +455,8 @@ int RunRun(RunOptions opt) {
   }
   opt.suite.tasks = SplitList(opt.tasks);
   if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
-  if (!opt.shard_text.empty()) {
-    auto shard = ParseShard(opt.shard_text);
+  if (opt.shard_text) {
+    auto shard = ParseShard(*opt.shard_text);
     if (!shard.ok()) {
       PrintError(shard.status().message());
       return kExitFatal;
