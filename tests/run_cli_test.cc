@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/shard.h"
 #include "testing/fake_server.h"
 #include "testing/test_support.h"
 
@@ -624,6 +625,174 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   // The first run is untouched by all of this.
   EXPECT_EQ(ReadFileOrDie(run + "/run.db"), db);
   EXPECT_EQ(Exec(dir, {"export", "/nonexistent/run"}, "missing").exit_code, 2);
+}
+
+// Three shard processes against one server with faults, one of them killed with
+// SIGKILL and resumed, merged as they finish: the merged run has the verdicts of one
+// unsharded run, and report, export and compare read it as they read a single run.
+TEST_F(RunCliTest, ShardsKilledResumedAndMergedEqualOneUnshardedRun) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  constexpr int kShards = 3;
+  std::map<std::string, int> shard_of;  // sample id -> shard, as every machine computes it
+  std::vector<size_t> shard_size(kShards + 1);
+  for (const auto& [prompt, target] : suite.by_prompt) {
+    for (int k = 1; k <= kShards; ++k) {
+      if (Shard{k, kShards}.Contains(target.first)) {
+        shard_of[target.first] = k;
+        ++shard_size[k];
+      }
+    }
+  }
+  ASSERT_EQ(shard_of.size(), suite.by_prompt.size()) << "every sample in exactly one shard";
+  for (int k = 1; k <= kShards; ++k) ASSERT_GT(shard_size[k], 5u) << k;
+
+  std::mutex mu;
+  std::map<std::string, int> seen;  // sample id -> requests
+  std::vector<size_t> asked(kShards + 1);  // distinct ids asked, per shard
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    std::lock_guard<std::mutex> lock(mu);
+    const int n = seen[id]++;
+    if (n == 0) {
+      ++asked[shard_of[id]];
+      switch (std::hash<std::string>()(id) % 8) {
+        case 0: reply.status = 500; reply.body = "oops"; break;
+        case 1: reply.fault = FakeFault::kReset; break;
+        case 2: reply.status = 429; reply.headers = {"Retry-After: 0"}; reply.body = "{}"; break;
+        default: reply.latency = std::chrono::milliseconds(40); break;
+      }
+    }
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const auto shard_args = [&](int k) {
+    return RunArgs(url, suite, fmt::format("{}/shard{}", dir.path(), k),
+                   {"--shard", fmt::format("{}/{}", k, kShards), "--concurrency", "2"});
+  };
+  std::vector<Child> children;
+  for (int k = 1; k <= kShards; ++k) children.push_back(Spawn(dir, shard_args(k), fmt::format("shard{}", k)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (asked[2] >= shard_size[2] * 4 / 10) break;
+    }
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "shard 2 never got going";
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(kill(children[1].pid, SIGKILL), 0);
+  EXPECT_EQ(Wait(children[1]).exit_code, 128 + SIGKILL) << "shard 2 had finished before the kill";
+  for (int k : {1, 3}) {
+    const Finished f = Wait(children[k - 1]);
+    EXPECT_EQ(f.exit_code, 0) << f.err;
+    EXPECT_NE(f.out.find(fmt::format("shard {}/{} ({} samples)", k, kShards, shard_size[k])),
+              std::string::npos) << f.out;
+  }
+
+  // Merged as the shards finish: shard 2 is missing, then half done, then done.
+  const std::string merged = dir.path() + "/merged";
+  const std::string s1 = dir.path() + "/shard1", s2 = dir.path() + "/shard2", s3 = dir.path() + "/shard3";
+  Finished m = Exec(dir, {"merge", merged, s1, s3}, "merge1");
+  EXPECT_EQ(m.exit_code, 1) << m.err;
+  EXPECT_NE(m.err.find("still missing: shard(s) 2/3"), std::string::npos) << m.err;
+  EXPECT_NE(m.out.find("shards 2 of 3 merged"), std::string::npos) << m.out;
+  m = Exec(dir, {"merge", merged, s2}, "merge2");
+  EXPECT_EQ(m.exit_code, 1) << m.err;
+  EXPECT_NE(m.err.find("sample(s) not answered in the merged shards"), std::string::npos) << m.err;
+
+  const Finished resumed = Exec(dir, shard_args(2), "shard2-resumed");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
+  m = Exec(dir, {"merge", merged, s1, s2, s3}, "merge3");
+  EXPECT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_NE(m.out.find(fmt::format("{} samples, {} answered, 0 errored; shards 3 of 3 merged",
+                                   suite.by_prompt.size(), suite.by_prompt.size())),
+            std::string::npos) << m.out;
+  EXPECT_NE(m.err.find("complete"), std::string::npos) << m.err;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    size_t requests = 0;
+    for (const auto& [id, n] : seen) requests += n;
+    EXPECT_EQ(seen.size(), suite.by_prompt.size());
+    EXPECT_GT(requests, seen.size() * 12 / 10) << "the faults were retried";
+  }
+  std::map<std::string, bool> merged_verdicts = Verdicts(dir, merged);
+  const std::string merged_export = ReadFileOrDie(dir.path() + "/export.jsonl");
+  // Idempotent: merging again changes nothing.
+  m = Exec(dir, {"merge", merged, s3, s2, s1}, "merge4");
+  EXPECT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_NE(m.err.find("0 new sample(s), 0 new answer(s), 0 new error(s)"), std::string::npos) << m.err;
+  EXPECT_EQ(Verdicts(dir, merged), merged_verdicts);
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/export.jsonl"), merged_export);
+
+  // One unsharded run of the same suite: the same verdicts, the same export.
+  const std::string whole = dir.path() + "/whole";
+  const Finished w = Exec(dir, RunArgs(url, suite, whole, {"--concurrency", "4"}), "whole");
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(merged_verdicts.size(), suite.by_prompt.size());
+  EXPECT_EQ(merged_verdicts, Verdicts(dir, whole));
+  size_t passed = 0;
+  for (const auto& [id, pass] : merged_verdicts) passed += pass;
+  EXPECT_GT(passed, 0u);
+  EXPECT_LT(passed, merged_verdicts.size());
+  std::printf("shards 1/3 2/3 3/3: %zu, %zu, %zu samples; merged %zu, %zu passed, as unsharded\n",
+              shard_size[1], shard_size[2], shard_size[3], merged_verdicts.size(), passed);
+
+  // report and compare read the merged run as a single one.
+  const Finished rep_m = Exec(dir, {"report", merged, "--format", "markdown"}, "report-merged");
+  const Finished rep_w = Exec(dir, {"report", whole, "--format", "markdown"}, "report-whole");
+  EXPECT_EQ(rep_m.exit_code, 0) << rep_m.err;
+  // The same report, but for the directory named on its last line.
+  std::string rep_w_as_merged = rep_w.out;
+  for (size_t at; (at = rep_w_as_merged.find(whole + ":")) != std::string::npos;) {
+    rep_w_as_merged.replace(at, whole.size(), merged);
+  }
+  EXPECT_NE(rep_m.out.find("answered " + std::to_string(suite.by_prompt.size())), std::string::npos);
+  EXPECT_EQ(rep_m.out, rep_w_as_merged);
+  const Finished cmp = Exec(dir, {"compare", whole, merged}, "compare");
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.err;
+
+  // `run` does not write into a merged run.
+  const Finished into = Exec(dir, RunArgs(url, suite, merged), "into-merged");
+  EXPECT_EQ(into.exit_code, 2);
+  EXPECT_NE(into.err.find("structtest: error: " + merged + ": a merged run ('structtest merge')"),
+            std::string::npos) << into.err;
+
+  // Another setting is refused, naming it; so is a sample answered differently.
+  const std::string hot = dir.path() + "/hot";
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, hot, {"--shard", "1/3", "--temperature", "0.5"}), "hot").exit_code, 0);
+  const std::string db = ReadFileOrDie(merged + "/run.db");
+  m = Exec(dir, {"merge", merged, hot}, "merge-hot");
+  EXPECT_EQ(m.exit_code, 2);
+  EXPECT_NE(m.err.find("structtest: error: merge: " + hot + ": not a run of the same manifest as "),
+            std::string::npos) << m.err;
+  EXPECT_NE(m.err.find("(temperature: 0.5 in " + hot), std::string::npos) << m.err;
+  EXPECT_EQ(ReadFileOrDie(merged + "/run.db"), db);
+}
+
+TEST_F(RunCliTest, BadShardValuesAreClearErrors) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  for (const auto& [value, why] : std::vector<std::pair<std::string, std::string>>{
+           {"0/3", "I must be 1 to 3 (shards count from 1)"},
+           {"4/3", "I must be 1 to 3 (shards count from 1)"},
+           {"1/0", "N must be 1 to 100000"},
+           {"x", "expected I/N, e.g. 1/4"},
+           {"1/x", "expected I/N with whole numbers, e.g. 1/4"}}) {
+    const Finished f = Exec(dir, RunArgs("http://127.0.0.1:1/v1", suite, dir.path() + "/bad",
+                                         {"--shard", value}), "bad-shard");
+    EXPECT_EQ(f.exit_code, 2) << value;
+    EXPECT_NE(f.err.find("structtest: error: --shard " + value + ": " + why), std::string::npos)
+        << f.err;
+  }
+  EXPECT_FALSE(std::ifstream(dir.path() + "/bad/run.db").good()) << "nothing stored";
+  const Finished none = Exec(dir, {"merge", dir.path() + "/out", dir.path() + "/missing"}, "merge-missing");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("structtest: error: merge: " + dir.path() + "/missing: no run here"),
+            std::string::npos) << none.err;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ void SetupExport(CLI::App& app, int* exit_code);
 void SetupReport(CLI::App& app, int* exit_code);
 void SetupCompare(CLI::App& app, int* exit_code);
 void SetupCorrelate(CLI::App& app, int* exit_code);
+void SetupMerge(CLI::App& app, int* exit_code);
 
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.

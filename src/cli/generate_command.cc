@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"
+#include "core/shard.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -22,11 +23,21 @@ struct GenerateOptions {
   std::string tasks;
   std::string nltk_data;
   std::optional<std::string> limit;
+  std::optional<std::string> shard;
 };
 
 int RunGenerate(GenerateOptions opt) {
   opt.suite.tasks = SplitList(opt.tasks);
   if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
+  std::optional<Shard> shard;
+  if (opt.shard) {
+    auto parsed = ParseShard(*opt.shard);
+    if (!parsed.ok()) {
+      PrintError(parsed.status().message());
+      return kExitFatal;
+    }
+    shard = *parsed;
+  }
   // Loaded documents are split into sentences for the reference answers; the built-in
   // ones carry them, so the model is only needed (and looked for) with --documents.
   std::unique_ptr<SentenceSplitter> splitter;
@@ -55,7 +66,9 @@ int RunGenerate(GenerateOptions opt) {
   std::string table = fmt::format("{:<14} {:<24} {:<5} {:>7}\n", "domain", "subtask", "split",
                                   "samples");
   std::string line;
+  size_t total = 0;
   for (const PlannedSubtask& planned : (*suite)->subtasks()) {
+    size_t written = 0;
     for (size_t i = 0; i < planned.count; ++i) {
       auto sample = (*suite)->Generate(planned, i);
       if (!sample.ok()) {
@@ -63,6 +76,8 @@ int RunGenerate(GenerateOptions opt) {
                                sample.status().message()));
         return kExitFatal;
       }
+      if (shard && !shard->Contains(sample->id)) continue;
+      ++written;
       line.clear();
       AppendSampleJson(*sample, &line);
       line.push_back('\n');
@@ -73,14 +88,15 @@ int RunGenerate(GenerateOptions opt) {
     }
     table += fmt::format("{:<14} {:<24} {:<5} {:>7}\n", planned.ref.family->domain,
                          planned.ref.spec->name, SplitName(planned.ref.spec->split),
-                         planned.count);
+                         written);
+    total += written;
   }
   if (Status s = (*writer)->Close(); !s.ok()) {
     PrintError(s.message());
     return kExitFatal;
   }
-  table += fmt::format("{} samples, suite {}, seed {} -> {}\n", (*suite)->total(),
-                       opt.suite.suite, opt.suite.seed, opt.out);
+  table += fmt::format("{} samples, suite {}, seed {}{} -> {}\n", total, opt.suite.suite,
+                       opt.suite.seed, shard ? ", shard " + shard->ToString() : "", opt.out);
   std::fputs(table.c_str(), opt.out == "-" ? stderr : stdout);
   return kExitOk;
 }
@@ -104,6 +120,9 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
   cmd->add_option("--limit", opt->limit,
                   "at most N samples of each subtask: the first N of the same suite, for a "
                   "quick smoke test");
+  cmd->add_option("--shard", opt->shard,
+                  "I/N: only the I-th of N disjoint parts of the suite, as 'run --shard' "
+                  "splits it (to merge shard runs, run the whole file with --shard instead)");
   cmd->add_option("--documents", opt->suite.documents,
                   "documents to summarize: JSONL or CSV with a 'text' field, or a folder of "
                   ".txt files");

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   SetupReport(app, &exit_code);
   SetupCompare(app, &exit_code);
   SetupCorrelate(app, &exit_code);
+  SetupMerge(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
   try {

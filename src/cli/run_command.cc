@@ -26,10 +26,12 @@
 #include "core/hash.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"
+#include "core/shard.h"
 #include "python/python_pool.h"
 #include "report/html_report.h"
 #include "report/tally.h"
 #include "runner/runner.h"
+#include "store/merge.h"
 #include "store/response_cache.h"
 #include "store/run_store.h"
 #include "tasks/registry.h"
@@ -63,6 +65,8 @@ struct RunOptions {
   double max_rps = 0;
   double timeout = 600;
   bool quiet = false;
+  std::optional<std::string> shard_text;  // --shard I/N
+  std::optional<Shard> shard;  // parsed
 };
 
 std::atomic<bool> g_stop{false};
@@ -115,6 +119,7 @@ std::string DefaultOutDir(const RunOptions& opt) {
     for (const std::string& t : opt.suite.tasks) name += "_" + t;
   }
   if (opt.suite.limit > 0) name += fmt::format("_limit{}", opt.suite.limit);
+  if (opt.shard) name += fmt::format("_shard{}of{}", opt.shard->index, opt.shard->count);
   for (char& c : name) {
     const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                       c == '.' || c == '-' || c == '_';
@@ -162,6 +167,8 @@ StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endp
   }
   // Null without --limit, which is also what a run stored before --limit existed gives.
   id["limit"] = opt.suite.limit > 0 ? nlohmann::json(opt.suite.limit) : nlohmann::json();
+  // Only in shard runs, so an unsharded run's manifest is what it was before --shard.
+  if (opt.shard) id["shard"] = opt.shard->ToString();
   return id;
 }
 
@@ -202,7 +209,9 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
   return Status::Ok();
 }
 
-// Fills a new store with the samples of the run, all in one transaction.
+// Fills a new store with the samples of the run, all in one transaction. A shard run
+// keeps the samples of its shard, at their positions in the whole suite, so that the
+// shards merge into the unsharded run (store/merge.h).
 Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
                   const SentenceSplitter* sentences, PythonPool* python, RunStore* store) {
   RETURN_IF_ERROR(store->BeginBulk());
@@ -232,6 +241,10 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
           ++per_subtask[sample->domain + "/" + sample->subtask] > opt.suite.limit) {
         continue;
       }
+      if (opt.shard && !opt.shard->Contains(sample->id)) {
+        ++index;
+        continue;
+      }
       RETURN_IF_ERROR(store->AddSample(index++, *sample, line).WithContext(where()));
     }
     RETURN_IF_ERROR(reader->io_error());
@@ -245,6 +258,10 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
         auto sample = suite->Generate(p, i);
         if (!sample.ok()) {
           return sample.status().WithContext(fmt::format("{} sample {}", p.ref.spec->name, i));
+        }
+        if (opt.shard && !opt.shard->Contains(sample->id)) {
+          ++index;
+          continue;
         }
         RETURN_IF_ERROR(store->AddSample(index++, *sample));
       }
@@ -306,6 +323,12 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                          PythonPool* python, bool in_memory) {
   ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+  if (stored && stored->contains(kMergeKey)) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: a merged run ('structtest merge'); run the missing shards into their own "
+        "directories and merge them into it again",
+        store->dir()));
+  }
   if (stored) {
     RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
   } else {
@@ -374,10 +397,11 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
     RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
   }
-  std::string text = fmt::format("== {} on {} ({} samples)\n", label,
+  std::string text = fmt::format("== {} on {}{} ({} samples)\n", label,
                                  opt.samples.empty() ? fmt::format("suite {} (seed {})",
                                                                    opt.suite.suite, opt.suite.seed)
                                                      : opt.samples,
+                                 opt.shard ? ", shard " + opt.shard->ToString() : "",
                                  out.counts.samples);
   text += RenderTextReport(tally, rules);
   const int64_t unscored = tally.errors() - out.counts.errored;
@@ -431,6 +455,14 @@ int RunRun(RunOptions opt) {
   }
   opt.suite.tasks = SplitList(opt.tasks);
   if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
+  if (opt.shard_text) {
+    auto shard = ParseShard(*opt.shard_text);
+    if (!shard.ok()) {
+      PrintError(shard.status().message());
+      return kExitFatal;
+    }
+    opt.shard = *shard;
+  }
   if (opt.concurrency < 1 || opt.concurrency > 4096) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
@@ -630,6 +662,10 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--limit", opt->limit,
                   "at most N samples of each subtask: the first N of the suite (or of "
                   "--samples), for a quick smoke test");
+  cmd->add_option("--shard", opt->shard_text,
+                  "I/N: only the I-th of N disjoint parts of the suite (by a hash of the "
+                  "sample id), into its own run directory; 'structtest merge' combines the "
+                  "shards (docs/scale-out.md)");
   cmd->add_option("--documents", opt->suite.documents, "documents (paper suite)");
   cmd->add_option("--mbpp", opt->suite.mbpp, "MBPP-style JSON (paper suite)");
   cmd->add_option("--apps", opt->suite.apps, "APPS-style JSON (paper suite)");

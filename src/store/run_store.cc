@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -402,6 +403,92 @@ Status RunStore::ForEach(std::string_view rules, const std::function<Status(cons
     ASSIGN_OR_RETURN(RunRow row, ReadRow(q, light));
     RETURN_IF_ERROR(fn(row));
   }
+}
+
+StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
+  assert(!in_batch_ && "MergeFrom() inside a batch");
+  const std::string path = dir + "/" + std::string(kFileName);
+  // ATTACH is not allowed inside a transaction; DETACH after it, whatever happened.
+  {
+    ASSIGN_OR_RETURN(sqlite::Stmt attach, db_->Prepare("ATTACH DATABASE ?1 AS src"));
+    RETURN_IF_ERROR(attach.Bind(1, path).Run());
+  }
+  auto merge = [&]() -> StatusOr<MergeCounts> {
+    RETURN_IF_ERROR(Begin());
+    // The first row of `sql` (two text columns), or nullopt.
+    const auto first = [&](const char* sql) -> StatusOr<std::optional<std::pair<std::string, std::string>>> {
+      ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare(sql));
+      ASSIGN_OR_RETURN(bool row, q.Step());
+      if (!row) return std::optional<std::pair<std::string, std::string>>();
+      return std::optional<std::pair<std::string, std::string>>(
+          std::pair{std::string(q.Text(0)), std::string(q.Text(1))});
+    };
+    ASSIGN_OR_RETURN(auto other_sample,
+                     first("SELECT o.id, s.id FROM src.samples o JOIN main.samples s ON s.idx = "
+                           "o.idx WHERE s.id != o.id OR s.json != o.json LIMIT 1"));
+    if (other_sample) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: sample '{}' is not sample '{}' of this run (the runs hold different suites)",
+          dir, other_sample->first, other_sample->second));
+    }
+    ASSIGN_OR_RETURN(auto moved, first("SELECT o.id, '' FROM src.samples o JOIN main.samples s "
+                                       "ON s.id = o.id WHERE s.idx != o.idx LIMIT 1"));
+    if (moved) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: sample '{}' has another position in the suite than in this run (the runs "
+          "hold different suites)",
+          dir, moved->first));
+    }
+    ASSIGN_OR_RETURN(auto conflict,
+                     first("SELECT s.id, '' FROM src.responses o JOIN main.responses r ON "
+                           "r.idx = o.idx JOIN main.samples s ON s.idx = o.idx WHERE o.ok = 1 "
+                           "AND r.ok = 1 AND o.text != r.text ORDER BY o.idx LIMIT 1"));
+    if (conflict) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: sample '{}' has another answer than in the runs merged before (the same "
+          "sample answered twice, differently); nothing of {} was merged",
+          dir, conflict->first, dir));
+    }
+    MergeCounts counts;
+    RETURN_IF_ERROR(db_->Exec("INSERT OR IGNORE INTO main.samples(idx, id, domain, subtask, json) "
+                              "SELECT idx, id, domain, subtask, json FROM src.samples"));
+    counts.samples = sqlite3_changes(db_->raw());
+    // The responses to take: where this store has none, or an error and the other an
+    // answer.
+    RETURN_IF_ERROR(db_->Exec(
+        "DROP TABLE IF EXISTS temp.take; CREATE TEMP TABLE take AS SELECT o.idx, o.ok FROM "
+        "src.responses o LEFT JOIN main.responses r ON r.idx = o.idx WHERE r.idx IS NULL OR "
+        "(r.ok = 0 AND o.ok = 1)"));
+    ASSIGN_OR_RETURN(auto taken, first("SELECT (SELECT COUNT(*) FROM temp.take WHERE ok = 1), "
+                                       "(SELECT COUNT(*) FROM temp.take WHERE ok = 0)"));
+    counts.answers = std::stoll(taken->first);
+    counts.errors = std::stoll(taken->second);
+    constexpr const char* kResponseColumns =
+        "idx, ok, text, reasoning, finish, finish_raw, input_tokens, output_tokens, "
+        "reasoning_tokens, latency_ms, http_status, attempts, error, cached, created_ms";
+    RETURN_IF_ERROR(db_->Exec(
+        "DELETE FROM main.verdicts WHERE idx IN (SELECT idx FROM temp.take); " +
+        fmt::format("INSERT OR REPLACE INTO main.responses({0}) SELECT {0} FROM src.responses "
+                    "WHERE idx IN (SELECT idx FROM temp.take); ",
+                    kResponseColumns) +
+        // Verdicts belong to an answer: taken with it, or added to the same answer.
+        "INSERT OR IGNORE INTO main.verdicts(idx, rules, pass, reason, rules_version, format, "
+        "accuracy, error) SELECT v.idx, v.rules, v.pass, v.reason, v.rules_version, v.format, "
+        "v.accuracy, v.error FROM src.verdicts v JOIN src.responses o ON o.idx = v.idx AND "
+        "o.ok = 1 JOIN main.responses r ON r.idx = v.idx AND r.ok = 1 AND r.text = o.text; "
+        "DROP TABLE temp.take;"));
+    RETURN_IF_ERROR(Commit());
+    return counts;
+  };
+  StatusOr<MergeCounts> result = merge();
+  if (in_batch_) {
+    in_batch_ = false;
+    (void)db_->Exec("ROLLBACK");
+  }
+  (void)db_->Exec("DROP TABLE IF EXISTS temp.take");
+  const Status detached = db_->Exec("DETACH DATABASE src");
+  if (result.ok() && !detached.ok()) return detached;
+  return result;
 }
 
 }  // namespace structtest

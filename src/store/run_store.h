@@ -70,6 +70,13 @@ struct RunRow {
   std::optional<StoredVerdict> verdict;  // for the rule set asked
 };
 
+// What RunStore::MergeFrom() took from another run.
+struct MergeCounts {
+  int64_t samples = 0;  // samples this store did not have
+  int64_t answers = 0;  // answers to samples this store had no answer to
+  int64_t errors = 0;   // request errors of samples this store had no response to
+};
+
 struct RunCounts {
   int64_t samples = 0;
   int64_t answered = 0;  // ok responses
@@ -118,6 +125,17 @@ class RunStore {
   // version gave (or that are errors), so they are scored again. Returns how many.
   StatusOr<int64_t> DropVerdictsNotOf(std::string_view rules, std::string_view domain,
                                       std::string_view rules_version);
+
+  // Copies the run in `dir` into this store, in one transaction: the samples it lacks
+  // (by index), the answers (with their verdicts under every rule set) of samples it
+  // has no answer to, and the request errors of samples it has no response to. An
+  // answer already here is kept, with the verdicts of the other run added where this
+  // store has none and the answers are the same. Merging a run twice adds nothing.
+  // Errors, before anything is written: a sample that is another one in the other run
+  // (index, id or content), a sample answered in both with different answers.
+  // REQUIRES: not in a batch; `dir` holds a run of the same manifest, of this schema
+  // version (OpenReadOnly checks it), and is not this store.
+  StatusOr<MergeCounts> MergeFrom(const std::string& dir);
 
   // Up to `limit` samples with index > `after` that have no ok response, by index.
   StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit);
