@@ -1,5 +1,6 @@
 #include "report/cost.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
