@@ -519,13 +519,13 @@ Status DryRun(const RunOptions& opt, const std::string& endpoint, bool skip_sent
     RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, sentences, python, store.get()));
     from = "a new run";
   }
-  std::map<std::tuple<int, std::string, std::string>, PlannedSubtask> by_subtask;
+  std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
   for (int64_t after = -1;;) {
     ASSIGN_OR_RETURN(std::vector<StoredSample> batch, store->PendingSamples(after, 512));
     if (batch.empty()) break;
     for (const StoredSample& s : batch) {
       after = s.index;
-      PlannedSubtask& p = by_subtask[{ReportRank(s.sample.domain, s.sample.subtask),
+      PlannedRequests& p = by_subtask[{ReportRank(s.sample.domain, s.sample.subtask),
                                       s.sample.domain, s.sample.subtask}];
       p.domain = s.sample.domain;
       p.subtask = s.sample.subtask;
@@ -533,11 +533,9 @@ Status DryRun(const RunOptions& opt, const std::string& endpoint, bool skip_sent
       for (const Message& m : s.sample.messages) p.prompt_chars += static_cast<int64_t>(m.content.size());
     }
   }
-  std::vector<PlannedSubtask> plan;
+  std::vector<PlannedRequests> plan;
   for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
-  std::string text = fmt::format("dry run: {} would be sent to {} ({}); nothing was sent
-
-",
+  std::string text = fmt::format("dry run: {} would be sent to {} ({}); nothing was sent\n\n",
                                  from, opt.model, endpoint);
   text += RenderDryRun(plan, price, opt.max_tokens);
   std::fputs(text.c_str(), stdout);

@@ -166,7 +166,7 @@ void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohman
   (*report)["usage"] = std::move(usage);
 }
 
-std::string RenderDryRun(const std::vector<PlannedSubtask>& plan, const std::optional<Price>& price,
+std::string RenderDryRun(const std::vector<PlannedRequests>& plan, const std::optional<Price>& price,
                          int max_tokens) {
   const auto range = [&](int64_t requests, int64_t prompt_tokens) -> std::string {
     if (!price) return "-";
@@ -177,7 +177,7 @@ std::string RenderDryRun(const std::vector<PlannedSubtask>& plan, const std::opt
   std::string out = fmt::format("{:<39} {:>9} {:>14}  {}\n", "subtask", "requests",
                                 "prompt tokens~", "cost");
   int64_t requests = 0, chars = 0;
-  for (const PlannedSubtask& p : plan) {
+  for (const PlannedRequests& p : plan) {
     requests += p.requests;
     chars += p.prompt_chars;
     out += fmt::format("{:<39} {:>9} {:>14}  {}\n", fmt::format("{}/{}", p.domain, p.subtask),

@@ -60,7 +60,7 @@ std::string RenderUsageText(const Tally& tally, const std::optional<Price>& pric
 void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohmann::json* report);
 
 // What a run would send, per subtask, for `run --dry-run`.
-struct PlannedSubtask {
+struct PlannedRequests {
   std::string domain;
   std::string subtask;
   int64_t requests = 0;
@@ -73,7 +73,7 @@ inline int64_t EstimateTokens(int64_t chars) { return (chars + 3) / 4; }
 // The dry-run table: requests and estimated prompt tokens per subtask and in all and,
 // with a price, the cost range (the estimated input, plus output of 0 to `max_tokens`
 // per request; no upper bound when max_tokens is 0, the provider's default).
-std::string RenderDryRun(const std::vector<PlannedSubtask>& plan, const std::optional<Price>& price,
+std::string RenderDryRun(const std::vector<PlannedRequests>& plan, const std::optional<Price>& price,
                          int max_tokens);
 
 }  // namespace structtest
