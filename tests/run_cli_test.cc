@@ -718,7 +718,8 @@ TEST_F(RunCliTest, TokenTotalsAndCostAreWhatTheServerReported) {
   const Finished p = Exec(dir, RunArgs(server.base_url() + "/v1", suite, priced,
                                        {"--prices", prices}), "priced");
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  const nlohmann::json& price = ReadReport(priced)["usage"]["price"];
+  const nlohmann::json priced_report = ReadReport(priced);
+  const nlohmann::json& price = priced_report["usage"]["price"];
   EXPECT_EQ(price["date"], "2026-01-02");
   EXPECT_EQ(price["source"], prices);
   EXPECT_NE(p.out.find("list price of 2026-01-02"), std::string::npos) << p.out;
@@ -780,11 +781,24 @@ TEST_F(RunCliTest, ABudgetStopsTheRunAndARaisedOneFinishesIt) {
             std::string::npos)
       << stopped.out;
 
-  // The same budget again: what is stored counts, so nothing more is sent.
-  const Finished again = budget("2000", "again");
+  // The same budget again: what is stored counts. At most what the requests that were
+  // in flight left unspent is sent (one at a time here), and the run stops again.
+  const Finished again = Exec(dir, RunArgs(url, suite, run, {"--concurrency", "1",
+                                                             "--max-tokens-total", "2000"}),
+                              "again");
   EXPECT_EQ(again.exit_code, 1) << again.err;
-  EXPECT_EQ(requests.load(), answered);
   EXPECT_NE(again.err.find("budget reached"), std::string::npos) << again.err;
+  EXPECT_LE(requests.load(), answered + 4);
+  report = ReadReport(run);
+  EXPECT_EQ(report["answered"], requests.load());
+  const int64_t spent_tokens = report["usage"]["tokens"]["input"].get<int64_t>() +
+                               report["usage"]["tokens"]["output"].get<int64_t>();
+  EXPECT_LE(spent_tokens, 2000 + 2000 / report["answered"].get<int64_t>());
+  const Finished third = Exec(dir, RunArgs(url, suite, run, {"--concurrency", "1",
+                                                             "--max-tokens-total", "2000"}),
+                              "third");
+  EXPECT_EQ(third.exit_code, 1) << third.err;
+  EXPECT_EQ(requests.load(), report["answered"].get<int64_t>());  // the same figures: none
 
   // A raised budget resumes (the budget is not part of the run) and finishes.
   const Finished finished = budget("100000000", "finished");
