@@ -3,7 +3,9 @@
 // (store/run_store.h): running the same command again, after Ctrl-C, a crash or
 // kill -9, continues where it stopped and asks only what is unanswered or errored.
 // Without --model the built-in responders answer, in memory: the floor and ceiling
-// of every rule set, and a first run that needs no model at all.
+// of every rule set, and a first run that needs no model at all. An API run reports
+// its tokens and their cost, can be held to a budget (--max-cost, --max-tokens-total),
+// and --dry-run shows what it would send without sending it.
 #include <algorithm>
 #include <atomic>
 #include <cerrno>

@@ -4,7 +4,8 @@
 // can stop at any moment: whatever was committed stays, and the next Run() of the same
 // store asks only what is still unanswered (errors included), so an interrupted or
 // killed run resumes without sending a completed request again. A response cache, when
-// given, answers requests seen before without asking. The built-in responders
+// given, answers requests seen before without asking. A Budget stops it starting
+// requests that would take the run past a token or cost limit. The built-in responders
 // (builtin/oracle, null, echo) take the same path, answered in process.
 #ifndef STRUCTTEST_RUNNER_RUNNER_H_
 #define STRUCTTEST_RUNNER_RUNNER_H_
