@@ -694,7 +694,8 @@ TEST_F(RunCliTest, TokenTotalsAndCostAreWhatTheServerReported) {
   // Per subtask, adding up to the totals.
   int64_t input = 0, output = 0;
   double subtask_cost = 0;
-  for (const nlohmann::json& t : report["subtasks"]) {
+  ASSERT_EQ(report["usage"]["subtasks"].size(), report["subtasks"].size());
+  for (const nlohmann::json& t : report["usage"]["subtasks"]) {
     input += t["tokens"]["input"].get<int64_t>();
     output += t["tokens"]["output"].get<int64_t>();
     subtask_cost += t["cost_usd"].get<double>();

@@ -145,16 +145,16 @@ void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohman
     return price ? nlohmann::json(price->Cost(u.paid_input, u.paid_output)) : nlohmann::json();
   };
   UsageTotals all;
-  const std::vector<const SubtaskTally*> subtasks = tally.Subtasks();
-  for (const SubtaskTally* t : subtasks) {
+  nlohmann::json subtasks = nlohmann::json::array();
+  for (const SubtaskTally* t : tally.Subtasks()) {
     all.Add(*t);
-    for (nlohmann::json& j : (*report)["subtasks"]) {
-      if (j.value("domain", "") != t->domain || j.value("subtask", "") != t->subtask) continue;
-      j["tokens"] = TokensJson(Of(*t));
-      j["cost_usd"] = cost(Of(*t));
-    }
+    subtasks.push_back({{"domain", t->domain},
+                        {"subtask", t->subtask},
+                        {"tokens", TokensJson(Of(*t))},
+                        {"cost_usd", cost(Of(*t))}});
   }
-  nlohmann::json usage = {{"tokens", TokensJson(all)}, {"cost_usd", cost(all)}};
+  nlohmann::json usage = {{"tokens", TokensJson(all)}, {"cost_usd", cost(all)},
+                          {"subtasks", std::move(subtasks)}};
   usage["price"] = price ? nlohmann::json{{"model", price->model},
                                           {"input_usd_per_mtok", price->input_per_mtok},
                                           {"output_usd_per_mtok", price->output_per_mtok},

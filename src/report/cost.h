@@ -53,10 +53,11 @@ std::optional<Price> FindPrice(const std::vector<Price>& table, std::string_view
 // reported no usage, and that cached answers cost nothing.
 std::string RenderUsageText(const Tally& tally, const std::optional<Price>& price);
 
-// The same for report.json: adds "tokens" {"input", "output", "reasoning",
-// "responses", "no_usage", "cached"} and "cost_usd" (null without a price) to each entry
-// of report["subtasks"], and report["usage"] = {"tokens": totals, "cost_usd", "price":
+// The same for report.json: report["usage"] = {"tokens": {"input", "output",
+// "reasoning", "responses", "no_usage", "cached"}, "cost_usd" (null without a price),
+// "subtasks": [{"domain", "subtask", "tokens", "cost_usd"}] in report order, "price":
 // {"model", "input_usd_per_mtok", "output_usd_per_mtok", "date", "source"} or null}.
+// report["subtasks"] is left as RenderJsonReport made it, the same as `report` prints.
 void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohmann::json* report);
 
 // What a run would send, per subtask, for `run --dry-run`.
