@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -793,6 +794,277 @@ TEST_F(RunCliTest, BadShardValuesAreClearErrors) {
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("structtest: error: merge: " + dir.path() + "/missing: no run here"),
             std::string::npos) << none.err;
+}
+
+// The model of the spending tests: Answer(), with the usage `usage` gives for the
+// prompt and the answer, the reported totals added to *totals.
+struct Reported {
+  std::mutex mu;
+  int64_t input = 0, output = 0, reasoning = 0;
+  std::map<std::string, int> asked;  // sample id -> requests
+};
+
+FakeHttpReply AnswerWithUsage(const Suite& suite, const FakeHttpRequest& req, Reported* totals,
+                              bool report_usage = true) {
+  std::string id;
+  FakeHttpReply reply = Answer(suite, req, &id);
+  if (reply.status != 200) return reply;
+  nlohmann::json body = nlohmann::json::parse(reply.body);
+  const std::string prompt = nlohmann::json::parse(req.body)["messages"].back()["content"];
+  const int64_t input = static_cast<int64_t>(prompt.size() / 4) + 7;
+  const int64_t output = static_cast<int64_t>(std::hash<std::string>()(prompt) % 90) + 10;
+  const int64_t reasoning = output / 3;
+  if (report_usage) {
+    body["usage"] = {{"prompt_tokens", input},
+                     {"completion_tokens", output},
+                     {"completion_tokens_details", {{"reasoning_tokens", reasoning}}}};
+  } else {
+    body.erase("usage");
+  }
+  reply.body = body.dump();
+  std::lock_guard<std::mutex> lock(totals->mu);
+  ++totals->asked[id];
+  if (report_usage) {
+    totals->input += input;
+    totals->output += output;
+    totals->reasoning += reasoning;
+  }
+  return reply;
+}
+
+nlohmann::json ReadReport(const std::string& run) {
+  return nlohmann::json::parse(ReadFileOrDie(run + "/report.json"));
+}
+
+TEST_F(RunCliTest, TokenTotalsAndCostAreWhatTheServerReported) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  Reported reported;
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    return AnswerWithUsage(suite, req, &reported);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/run";
+  const Finished r = Exec(dir, RunArgs(server.base_url() + "/v1", suite, run,
+                                       {"--price-in", "2", "--price-out", "8"}),
+                          "run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_GT(reported.input, 0);
+  const nlohmann::json report = ReadReport(run);
+  const nlohmann::json& tokens = report["usage"]["tokens"];
+  EXPECT_EQ(tokens["input"], reported.input);
+  EXPECT_EQ(tokens["output"], reported.output);
+  EXPECT_EQ(tokens["reasoning"], reported.reasoning);
+  EXPECT_EQ(tokens["no_usage"], 0);
+  EXPECT_EQ(tokens["responses"], static_cast<int64_t>(suite.by_prompt.size()));
+  const double cost = (reported.input * 2.0 + reported.output * 8.0) / 1e6;
+  EXPECT_NEAR(report["usage"]["cost_usd"].get<double>(), cost, 1e-12);
+  EXPECT_EQ(report["usage"]["price"]["source"], "--price-in/--price-out");
+  // Per subtask, adding up to the totals.
+  int64_t input = 0, output = 0;
+  double subtask_cost = 0;
+  ASSERT_EQ(report["usage"]["subtasks"].size(), report["subtasks"].size());
+  for (const nlohmann::json& t : report["usage"]["subtasks"]) {
+    input += t["tokens"]["input"].get<int64_t>();
+    output += t["tokens"]["output"].get<int64_t>();
+    subtask_cost += t["cost_usd"].get<double>();
+  }
+  EXPECT_EQ(input, reported.input);
+  EXPECT_EQ(output, reported.output);
+  EXPECT_NEAR(subtask_cost, cost, 1e-9);
+  // The table's total line.
+  EXPECT_NE(r.out.find(fmt::format("{:<39} {:>10} {:>10} {:>10} {:>10}", "total", reported.input,
+                                   reported.output, reported.reasoning,
+                                   fmt::format("${:.4f}", cost))),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("cost at USD 2 in / 8 out per million tokens"), std::string::npos) << r.out;
+
+  // A known model is costed at its dated list price; --prices overrides the table.
+  const std::string prices = dir.path() + "/prices.csv";
+  WriteFileOrDie(prices, "model,input_usd_per_mtok,output_usd_per_mtok,date\n"
+                         "openai/fake-model,1,3,2026-01-02\n");
+  const std::string priced = dir.path() + "/priced";
+  const Finished p = Exec(dir, RunArgs(server.base_url() + "/v1", suite, priced,
+                                       {"--prices", prices}), "priced");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const nlohmann::json priced_report = ReadReport(priced);
+  const nlohmann::json& price = priced_report["usage"]["price"];
+  EXPECT_EQ(price["date"], "2026-01-02");
+  EXPECT_EQ(price["source"], prices);
+  EXPECT_NE(p.out.find("list price of 2026-01-02"), std::string::npos) << p.out;
+
+  // A server that reports no usage is said to, not taken as a free run.
+  Reported silent;
+  FakeHttpServer quiet([&](const FakeHttpRequest& req) {
+    return AnswerWithUsage(suite, req, &silent, /*report_usage=*/false);
+  });
+  ASSERT_TRUE(quiet.Start().ok());
+  const std::string none = dir.path() + "/none";
+  const Finished n = Exec(dir, RunArgs(quiet.base_url() + "/v1", suite, none), "none");
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_NE(n.out.find(fmt::format("{} answer(s) reported no usage", suite.by_prompt.size())),
+            std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("the server reported no token usage"), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("no price for this model"), std::string::npos) << n.out;
+  EXPECT_EQ(ReadReport(none)["usage"]["tokens"]["no_usage"],
+            static_cast<int64_t>(suite.by_prompt.size()));
+  EXPECT_TRUE(ReadReport(none)["usage"]["cost_usd"].is_null());
+}
+
+TEST_F(RunCliTest, ABudgetStopsTheRunAndARaisedOneFinishesIt) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  Reported reported;
+  std::atomic<int> requests{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    ++requests;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // several in flight
+    return AnswerWithUsage(suite, req, &reported);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string run = dir.path() + "/run";
+  const int64_t total = static_cast<int64_t>(suite.by_prompt.size());
+  ASSERT_GT(total, 30);
+  const auto budget = [&](const std::string& tokens, const std::string& tag) {
+    return Exec(dir, RunArgs(url, suite, run, {"--concurrency", "4", "--max-tokens-total", tokens}),
+                tag);
+  };
+  const Finished stopped = budget("2000", "stopped");
+  EXPECT_EQ(stopped.exit_code, 1) << stopped.err;
+  EXPECT_NE(stopped.err.find("budget reached: the next request would exceed --max-tokens-total "
+                             "2000"),
+            std::string::npos)
+      << stopped.err;
+  EXPECT_NE(stopped.err.find("raise the budget and run the same command to continue"),
+            std::string::npos)
+      << stopped.err;
+  nlohmann::json report = ReadReport(run);
+  const int64_t answered = report["answered"];
+  // Every request sent was stored, in-flight ones included, and the run stopped early.
+  EXPECT_EQ(answered, requests.load());
+  EXPECT_GT(answered, 0);
+  EXPECT_LT(answered, total);
+  EXPECT_EQ(report["usage"]["tokens"]["input"], reported.input);
+  EXPECT_NE(stopped.out.find(fmt::format("answered {} of {} samples", answered, total)),
+            std::string::npos)
+      << stopped.out;
+
+  // The same budget again: what is stored counts. At most what the requests that were
+  // in flight left unspent is sent (one at a time here), and the run stops again.
+  const Finished again = Exec(dir, RunArgs(url, suite, run, {"--concurrency", "1",
+                                                             "--max-tokens-total", "2000"}),
+                              "again");
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_NE(again.err.find("budget reached"), std::string::npos) << again.err;
+  EXPECT_LE(requests.load(), answered + 4);
+  report = ReadReport(run);
+  EXPECT_EQ(report["answered"], requests.load());
+  const int64_t spent_tokens = report["usage"]["tokens"]["input"].get<int64_t>() +
+                               report["usage"]["tokens"]["output"].get<int64_t>();
+  EXPECT_LE(spent_tokens, 2000 + 2000 / report["answered"].get<int64_t>());
+  const Finished third = Exec(dir, RunArgs(url, suite, run, {"--concurrency", "1",
+                                                             "--max-tokens-total", "2000"}),
+                              "third");
+  EXPECT_EQ(third.exit_code, 1) << third.err;
+  EXPECT_EQ(requests.load(), report["answered"].get<int64_t>());  // the same figures: none
+
+  // A raised budget resumes (the budget is not part of the run) and finishes.
+  const Finished finished = budget("100000000", "finished");
+  EXPECT_EQ(finished.exit_code, 0) << finished.err;
+  EXPECT_EQ(requests.load(), total);
+  EXPECT_EQ(static_cast<int64_t>(reported.asked.size()), total);
+  for (const auto& [id, n] : reported.asked) EXPECT_EQ(n, 1) << id;
+  report = ReadReport(run);
+  EXPECT_EQ(report["answered"], total);
+  EXPECT_EQ(report["usage"]["tokens"]["input"], reported.input);
+  EXPECT_EQ(report["usage"]["tokens"]["output"], reported.output);
+
+  // A cost budget: at USD 100 and 200 per million tokens a request costs a few cents.
+  // One at a time, the run stops within one request of the budget.
+  const std::string costly = dir.path() + "/costly";
+  const int before = requests.load();
+  const Finished cost = Exec(dir, RunArgs(url, suite, costly, {"--max-cost", "0.2", "--price-in",
+                                                               "100", "--price-out", "200",
+                                                               "--concurrency", "1"}),
+                             "cost");
+  EXPECT_EQ(cost.exit_code, 1) << cost.err;
+  EXPECT_NE(cost.err.find("budget reached: the next request would exceed --max-cost 0.2"),
+            std::string::npos)
+      << cost.err;
+  const nlohmann::json costly_report = ReadReport(costly);
+  const int64_t costly_answered = costly_report["answered"];
+  EXPECT_GT(costly_answered, 1);
+  EXPECT_LT(costly_answered, total);
+  EXPECT_EQ(costly_answered, requests.load() - before);
+  const double spent = costly_report["usage"]["cost_usd"];
+  EXPECT_LE(spent, 0.2 + 0.2 / (costly_answered - 1)) << spent;
+  EXPECT_GT(spent, 0.2 * (costly_answered - 1) / (costly_answered + 1)) << spent;
+
+  // A cost budget needs a price; said before anything is sent.
+  const Finished unpriced = Exec(dir, RunArgs(url, suite, dir.path() + "/unpriced",
+                                              {"--max-cost", "1"}),
+                                 "unpriced");
+  EXPECT_EQ(unpriced.exit_code, 2);
+  EXPECT_NE(unpriced.err.find("structtest: error: --max-cost 1: no price for openai/fake-model"),
+            std::string::npos)
+      << unpriced.err;
+  const Finished half = Exec(dir, RunArgs(url, suite, dir.path() + "/half", {"--price-in", "1"}),
+                             "half");
+  EXPECT_EQ(half.exit_code, 2);
+  EXPECT_NE(half.err.find("--price-in: give both --price-in and --price-out"), std::string::npos)
+      << half.err;
+  EXPECT_EQ(requests.load(), before + costly_answered);
+}
+
+TEST_F(RunCliTest, ADryRunSendsNothingAndCountsTheRequestsPerSubtask) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::atomic<int> requests{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    ++requests;
+    std::string id;
+    return Answer(suite, req, &id);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string run = dir.path() + "/run";
+  std::map<std::string, int> per_subtask;
+  {
+    std::istringstream lines(ReadFileOrDie(suite.path));
+    for (std::string line; std::getline(lines, line);) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      ++per_subtask[j["domain"].get<std::string>() + "/" + j["subtask"].get<std::string>()];
+    }
+  }
+  ASSERT_GT(per_subtask.size(), 3u);
+  const Finished dry = Exec(dir, RunArgs(url, suite, run, {"--dry-run", "--max-tokens", "100",
+                                                           "--price-in", "1", "--price-out", "2"}),
+                            "dry");
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_EQ(requests.load(), 0);
+  EXPECT_FALSE(std::filesystem::exists(run));
+  for (const auto& [name, n] : per_subtask) {
+    EXPECT_NE(dry.out.find(fmt::format("{:<39} {:>9} ", name, n)), std::string::npos)
+        << name << "\n" << dry.out;
+  }
+  EXPECT_NE(dry.out.find(fmt::format("{:<39} {:>9} ", "total", suite.by_prompt.size())),
+            std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find("an estimate, 4 characters a token"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find(" to $"), std::string::npos) << dry.out;  // the cost range
+  EXPECT_NE(dry.out.find("nothing was sent"), std::string::npos) << dry.out;
+
+  // On a run under way, what is still to ask: nothing once it is done.
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, run, {"--max-tokens", "100"}), "real").exit_code, 0);
+  const int sent = requests.load();
+  const Finished done = Exec(dir, RunArgs(url, suite, run, {"--dry-run", "--max-tokens", "100"}),
+                             "done");
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_EQ(requests.load(), sent);
+  EXPECT_NE(done.out.find(fmt::format("{:<39} {:>9} ", "total", 0)), std::string::npos) << done.out;
+  EXPECT_NE(done.out.find("no price for this model"), std::string::npos) << done.out;
 }
 
 }  // namespace

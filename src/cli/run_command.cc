@@ -3,7 +3,9 @@
 // (store/run_store.h): running the same command again, after Ctrl-C, a crash or
 // kill -9, continues where it stopped and asks only what is unanswered or errored.
 // Without --model the built-in responders answer, in memory: the floor and ceiling
-// of every rule set, and a first run that needs no model at all.
+// of every rule set, and a first run that needs no model at all. An API run reports
+// its tokens and their cost, can be held to a budget (--max-cost, --max-tokens-total),
+// and --dry-run shows what it would send without sending it.
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -11,10 +13,13 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,6 +33,7 @@
 #include "core/record_io.h"
 #include "core/shard.h"
 #include "python/python_pool.h"
+#include "report/cost.h"
 #include "report/html_report.h"
 #include "report/tally.h"
 #include "runner/runner.h"
@@ -67,6 +73,12 @@ struct RunOptions {
   bool quiet = false;
   std::optional<std::string> shard_text;  // --shard I/N
   std::optional<Shard> shard;  // parsed
+  std::optional<double> price_in;
+  std::optional<double> price_out;
+  std::string prices;
+  std::optional<double> max_cost;
+  std::optional<int64_t> max_tokens_total;
+  bool dry_run = false;
 };
 
 std::atomic<bool> g_stop{false};
@@ -320,7 +332,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
                          bool skip_sentence_subtasks, const std::string& sentences_problem,
-                         PythonPool* python, bool in_memory) {
+                         PythonPool* python, bool in_memory, const std::optional<Price>& price) {
   ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   if (stored && stored->contains(kMergeKey)) {
@@ -363,6 +375,12 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   ro.endpoint = endpoint;
   ro.max_uncommitted = 2 * opt.concurrency;
   ro.stop = &g_stop;
+  ro.budget.max_cost = opt.max_cost;
+  ro.budget.max_tokens_total = opt.max_tokens_total;
+  if (price) {
+    ro.budget.input_per_mtok = price->input_per_mtok;
+    ro.budget.output_per_mtok = price->output_per_mtok;
+  }
   Runner runner(store, cache, env, ro);
   Progress progress(stderr, Progress::ModeFor(stderr, opt.quiet));
   Outcome out;
@@ -394,6 +412,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     report["answered"] = out.counts.answered;
     report["errored"] = out.counts.errored;
     report["truncated"] = out.counts.truncated;
+    if (client != nullptr) AddUsageJson(tally, price, &report);
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
     RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
   }
@@ -404,6 +423,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                                  opt.shard ? ", shard " + opt.shard->ToString() : "",
                                  out.counts.samples);
   text += RenderTextReport(tally, rules);
+  if (client != nullptr) text += RenderUsageText(tally, price);
   const int64_t unscored = tally.errors() - out.counts.errored;
   text += fmt::format(
       "\nanswered {} of {} samples ({:.2f}% coverage), {} errored; accuracy is over the "
@@ -443,8 +463,109 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     PrintNote(fmt::format("stored in {} (report.json, report.html; every answer with 'structtest export {}')",
                           store->dir(), store->dir()));
   }
+  if (ro.budget.any() && out.stats.no_usage > 0) {
+    PrintWarning(fmt::format("{} answer(s) reported no token usage: the budget cannot count them",
+                             out.stats.no_usage));
+  }
+  if (out.stats.budget_reached) {
+    const int64_t tokens = out.stats.spent_input_tokens + out.stats.spent_output_tokens;
+    std::string spent = fmt::format("{} tokens", tokens);
+    if (price) {
+      spent += fmt::format(" (${:.4f})",
+                           price->Cost(out.stats.spent_input_tokens, out.stats.spent_output_tokens));
+    }
+    std::string limit;
+    if (opt.max_tokens_total) limit += fmt::format("--max-tokens-total {}", *opt.max_tokens_total);
+    if (opt.max_cost) limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *opt.max_cost);
+    PrintNote(fmt::format(
+        "budget reached: the next request would exceed {}; {} spent in {}; answered {} of {} "
+        "samples ({:.2f}% coverage); raise the budget and run the same command to continue",
+        limit, spent, store->dir(), out.counts.answered, out.counts.samples,
+        out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0));
+    out.exit_code = kExitFailures;
+  }
   if (tally.errors() > 0) out.exit_code = kExitFailures;
   return out;
+}
+
+// The price that costs the run: --price-in/--price-out, else the model's line in
+// --prices FILE, else in the built-in table; nullopt when none has it.
+StatusOr<std::optional<Price>> ResolvePrice(const RunOptions& opt) {
+  if (opt.price_in || opt.price_out) {
+    if (!opt.price_in || !opt.price_out) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: give both --price-in and --price-out (USD per million tokens)",
+          opt.price_in ? "--price-in" : "--price-out"));
+    }
+    for (const auto& [flag, v] : {std::pair{"--price-in", *opt.price_in}, {"--price-out", *opt.price_out}}) {
+      if (!(v >= 0) || v > 1e6) {
+        return Status::InvalidArgument(
+            fmt::format("{} {}: expected USD per million tokens, 0 or more", flag, v));
+      }
+    }
+    Price p;
+    p.model = opt.model;
+    p.input_per_mtok = *opt.price_in;
+    p.output_per_mtok = *opt.price_out;
+    p.source = "--price-in/--price-out";
+    return std::optional<Price>(p);
+  }
+  if (!opt.prices.empty()) {
+    std::ifstream in(opt.prices, std::ios::binary);
+    if (!in) {
+      return Status::IoError(fmt::format("--prices {}: cannot read: {}", opt.prices, std::strerror(errno)));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(text.str(), opt.prices));
+    if (auto p = FindPrice(table, opt.model)) return p;
+  }
+  ASSIGN_OR_RETURN(std::vector<Price> builtin, ParsePrices(BuiltinPricesCsv(), kBuiltinPricesName));
+  return FindPrice(builtin, opt.model);
+}
+
+// `run --dry-run`: the requests the run would send, per subtask, read from the run
+// directory when it holds the run already (what is still to ask), else from the suite
+// built in memory. Sends nothing and creates nothing.
+Status DryRun(const RunOptions& opt, const std::string& endpoint, bool skip_sentence_subtasks,
+              const SentenceSplitter* sentences, PythonPool* python,
+              const std::optional<Price>& price) {
+  const std::string dir = opt.out.empty() ? DefaultOutDir(opt) : opt.out;
+  std::unique_ptr<RunStore> store;
+  std::string from;
+  if (std::filesystem::exists(std::filesystem::path(dir) / RunStore::kFileName)) {
+    ASSIGN_OR_RETURN(store, RunStore::OpenReadOnly(dir));
+    ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
+    ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+    if (stored) RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
+    from = fmt::format("the samples of {} not answered yet", dir);
+  }
+  if (store == nullptr) {
+    ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
+    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, sentences, python, store.get()));
+    from = "a new run";
+  }
+  std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
+  for (int64_t after = -1;;) {
+    ASSIGN_OR_RETURN(std::vector<StoredSample> batch, store->PendingSamples(after, 512));
+    if (batch.empty()) break;
+    for (const StoredSample& s : batch) {
+      after = s.index;
+      PlannedRequests& p = by_subtask[{ReportRank(s.sample.domain, s.sample.subtask),
+                                      s.sample.domain, s.sample.subtask}];
+      p.domain = s.sample.domain;
+      p.subtask = s.sample.subtask;
+      ++p.requests;
+      for (const Message& m : s.sample.messages) p.prompt_chars += static_cast<int64_t>(m.content.size());
+    }
+  }
+  std::vector<PlannedRequests> plan;
+  for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
+  std::string text = fmt::format("dry run: {} would be sent to {} ({}); nothing was sent\n\n",
+                                 from, opt.model, endpoint);
+  text += RenderDryRun(plan, price, opt.max_tokens);
+  std::fputs(text.c_str(), stdout);
+  return Status::Ok();
 }
 
 int RunRun(RunOptions opt) {
@@ -483,6 +604,15 @@ int RunRun(RunOptions opt) {
     PrintError(fmt::format("--max-tokens {}: expected 0 (provider default) or more", opt.max_tokens));
     return kExitFatal;
   }
+  if (opt.max_cost && !(*opt.max_cost > 0 && *opt.max_cost < 1e12)) {
+    PrintError(fmt::format("--max-cost {}: expected a positive number of USD", *opt.max_cost));
+    return kExitFatal;
+  }
+  if (opt.max_tokens_total && *opt.max_tokens_total < 1) {
+    PrintError(fmt::format("--max-tokens-total {}: expected a positive number of tokens",
+                           *opt.max_tokens_total));
+    return kExitFatal;
+  }
 
   // Who answers: built-in responders (in process) or a model behind an API.
   std::vector<std::string> builtins;
@@ -512,6 +642,27 @@ int RunRun(RunOptions opt) {
     PrintError("--base-url: the built-in responders answer in process; pass --model "
                "PROVIDER/NAME to ask a server");
     return kExitFatal;
+  }
+  if (!spec && (opt.dry_run || opt.max_cost || opt.max_tokens_total)) {
+    PrintError(fmt::format("{}: the built-in responders send nothing and cost nothing; name a "
+                           "model with --model PROVIDER/NAME",
+                           opt.dry_run ? "--dry-run" : opt.max_cost ? "--max-cost" : "--max-tokens-total"));
+    return kExitFatal;
+  }
+  std::optional<Price> price;
+  if (spec) {
+    auto resolved = ResolvePrice(opt);
+    if (!resolved.ok()) {
+      PrintError(resolved.status().message());
+      return kExitFatal;
+    }
+    price = *resolved;
+    if (opt.max_cost && !price) {
+      PrintError(fmt::format("--max-cost {}: no price for {}: pass --price-in and --price-out "
+                             "(USD per million tokens) or --prices FILE",
+                             *opt.max_cost, opt.model));
+      return kExitFatal;
+    }
   }
   if (opt.model.empty() && !opt.out.empty()) {
     PrintError("--out: name the responder with --model (builtin/oracle, ...) to store a run");
@@ -558,6 +709,12 @@ int RunRun(RunOptions opt) {
     http.provider = spec->provider;
     http.base_url = opt.base_url.empty() ? std::string(DefaultBaseUrl(spec->provider)) : opt.base_url;
     http.api_key = ApiKeyFromEnvironment(spec->provider);
+    if (opt.dry_run) {
+      const std::string endpoint =
+          fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
+      const Status s = DryRun(opt, endpoint, skip_sentences, splitter.get(), &python, price);
+      return s.ok() ? kExitOk : fail(s);
+    }
     if (http.api_key.empty() && opt.base_url.empty()) {
       PrintError(fmt::format("--model {}: {} is not set (the API key of {})", opt.model,
                              ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
@@ -592,7 +749,7 @@ int RunRun(RunOptions opt) {
       cache = std::move(opened).value();
     }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
-                          *rules, skip_sentences, sentences_problem, &python, false);
+                          *rules, skip_sentences, sentences_problem, &python, false, price);
     if (!outcome.ok()) return fail(outcome.status());
     return std::max(exit_code, outcome->exit_code);
   }
@@ -607,7 +764,8 @@ int RunRun(RunOptions opt) {
     RunOptions one = opt;
     one.model = "builtin/" + name;
     auto outcome = RunOne(one, one.model, store->get(), nullptr, nullptr, name, "builtin", env,
-                          *rules, skip_sentences, sentences_problem, &python, opt.out.empty());
+                          *rules, skip_sentences, sentences_problem, &python, opt.out.empty(),
+                          std::nullopt);
     if (!outcome.ok()) return fail(outcome.status());
     exit_code = std::max(exit_code, outcome->exit_code);
     if (outcome->exit_code == kExitInterrupted) return kExitInterrupted;
@@ -690,6 +848,22 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--nltk-data", opt->nltk_data, "Punkt model folder (see 'score')");
   cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
   cmd->add_flag("--quiet,-q", opt->quiet, "no progress output");
+  cmd->add_option("--price-in", opt->price_in,
+                  "USD per million input tokens, for the cost (default: the model's list price "
+                  "in --prices or the built-in table)");
+  cmd->add_option("--price-out", opt->price_out,
+                  "USD per million output tokens (reasoning included), with --price-in");
+  cmd->add_option("--prices", opt->prices,
+                  "price table CSV: model,input_usd_per_mtok,output_usd_per_mtok,date[,note] "
+                  "(looked in before the built-in one, data/prices/prices.csv)");
+  cmd->add_option("--max-cost", opt->max_cost,
+                  "USD: start no request that would take the run directory's spending past it; "
+                  "exit 1, and the same command with a higher budget continues");
+  cmd->add_option("--max-tokens-total", opt->max_tokens_total,
+                  "the same budget in tokens, input plus output");
+  cmd->add_flag("--dry-run", opt->dry_run,
+                "print what the run would send (requests and estimated prompt tokens per "
+                "subtask, the cost range) and send nothing");
   cmd->callback([opt, exit_code]() { *exit_code = RunRun(*opt); });
 }
 

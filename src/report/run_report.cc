@@ -9,6 +9,9 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
   RETURN_IF_ERROR(store.ForEach(name, [&](const RunRow& row) {
     if (on_row) on_row(row);
     if (!row.response) return Status::Ok();  // not asked yet
+    const StoredResponse& r = *row.response;
+    tally.AddUsage(row.sample, r.ok, r.input_tokens, r.output_tokens, r.reasoning_tokens,
+                   r.cached);
     if (!row.response->ok || !row.verdict || !row.verdict->error.empty()) {
       tally.AddError(row.sample);
       return Status::Ok();

@@ -215,6 +215,22 @@ void Tally::AddError(const Sample& sample) {
   ++errors_;
 }
 
+void Tally::AddUsage(const Sample& sample, bool ok, int64_t input_tokens,
+                     int64_t output_tokens, int64_t reasoning_tokens, bool cached) {
+  SubtaskTally& t = Get(sample);
+  ++t.responses;
+  t.input_tokens += input_tokens;
+  t.output_tokens += output_tokens;
+  t.reasoning_tokens += reasoning_tokens;
+  if (cached) {
+    ++t.cached;
+  } else {
+    t.paid_input_tokens += input_tokens;
+    t.paid_output_tokens += output_tokens;
+  }
+  if (ok && input_tokens == 0 && output_tokens == 0) ++t.no_usage;
+}
+
 std::vector<const SubtaskTally*> Tally::Subtasks() const {
   std::vector<const SubtaskTally*> out;
   for (const auto& [key, t] : by_subtask_) out.push_back(&t);

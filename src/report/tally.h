@@ -44,6 +44,17 @@ struct SubtaskTally {
   int64_t single_scored = 0;
   int64_t single_passed = 0;
 
+  // Token usage of the stored responses (Tally::AddUsage), as the server reported it.
+  // `paid_*` leaves out the answers taken from the response cache, which cost nothing.
+  int64_t responses = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;  // includes reasoning tokens
+  int64_t reasoning_tokens = 0;
+  int64_t paid_input_tokens = 0;
+  int64_t paid_output_tokens = 0;
+  int64_t no_usage = 0;  // answers whose server reported no token usage
+  int64_t cached = 0;    // answers taken from the response cache
+
   bool per_task() const { return spec != nullptr && spec->task_key != nullptr; }
   double SampleAccuracy() const { return scored == 0 ? 0.0 : 100.0 * passed / scored; }
   int64_t TasksSolved() const;
@@ -90,6 +101,11 @@ class Tally {
 
   void Add(const Sample& sample, const Verdict& verdict);
   void AddError(const Sample& sample);
+  // The token usage of a stored response to `sample` (answer or error), which Add and
+  // AddError do not count. An answer with no input and no output tokens counts as one
+  // whose server reported no usage.
+  void AddUsage(const Sample& sample, bool ok, int64_t input_tokens, int64_t output_tokens,
+                int64_t reasoning_tokens, bool cached);
 
   // Subtasks in registry order (unknown ones last, by name).
   std::vector<const SubtaskTally*> Subtasks() const;

@@ -42,6 +42,36 @@ StoredVerdict Score(const Sample& sample, const std::string& text, RuleSet rules
   return out;
 }
 
+// What a run has spent: the store's figures, then each result as it comes back.
+struct Spend {
+  int64_t input = 0;
+  int64_t output = 0;
+  int64_t with_usage = 0;  // answers that reported some usage
+};
+
+// Whether starting `next`, with `in_flight` requests under way, keeps the run within
+// `b` (runner.h).
+bool WithinBudget(const Budget& b, const Spend& spent, size_t in_flight, const ModelRequest& next) {
+  double each_in = 0, each_out = 0;
+  if (spent.with_usage > 0) {
+    each_in = static_cast<double>(spent.input) / spent.with_usage;
+    each_out = static_cast<double>(spent.output) / spent.with_usage;
+  } else {
+    int64_t chars = 0;
+    for (const Message& m : next.messages) chars += static_cast<int64_t>(m.content.size());
+    each_in = static_cast<double>((chars + 3) / 4);
+  }
+  const double n = static_cast<double>(in_flight + 1);
+  const double input = spent.input + n * each_in;
+  const double output = spent.output + n * each_out;
+  if (b.max_tokens_total && input + output > static_cast<double>(*b.max_tokens_total)) return false;
+  if (b.max_cost &&
+      (input * b.input_per_mtok + output * b.output_per_mtok) / 1e6 > *b.max_cost) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 StoredResponse ToStoredResponse(const ModelResult& r) {
@@ -92,8 +122,12 @@ class Runner::Loop {
     ASSIGN_OR_RETURN(RunCounts counts, r_.store_->Counts());
     counts_.total = counts.samples;
     counts_.done = counts.answered;
+    initial_ = counts;
     return Status::Ok();
   }
+
+  // The store's counts when Init() read them.
+  const RunCounts& initial() const { return initial_; }
 
   // The next sample to ask, or nullopt when there is none left.
   StatusOr<std::optional<StoredSample>> Next() {
@@ -208,6 +242,7 @@ class Runner::Loop {
   Clock::time_point batch_started_;
   Clock::time_point start_ = Clock::now();
   ProgressCounts counts_;
+  RunCounts initial_;
   RunnerStats stats_;
 };
 
@@ -327,6 +362,11 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   std::vector<ModelResult> done;
   std::vector<Landed> landed;
   bool interrupted = false;
+  bool budget_reached = false;
+  const Budget& budget = options_.budget;
+  Spend spent{loop.initial().spent_input_tokens, loop.initial().spent_output_tokens,
+              loop.initial().paid_with_usage};
+  int64_t no_usage = 0;
   int64_t sent = 0;
   // Errors before the first answer: kGiveUpAfter of them stop the run.
   bool any_answer = false;
@@ -340,7 +380,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       if (x.store_failed) break;
       // Nothing in flight and nothing to start (none ready, or too many results
       // waiting to be stored): wait for the store thread.
-      if (in_flight.empty() && !interrupted) {
+      if (in_flight.empty() && !interrupted && !budget_reached) {
         x.wake_net.wait_for(lock, std::chrono::milliseconds(100), [&] {
           return x.store_failed || (x.landed.size() < kMaxBacklog && room() &&
                                     (!x.ready.empty() || x.exhausted));
@@ -350,8 +390,12 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       // Results the store thread has not taken yet hold their answers in memory: past
       // a bound, wait for it rather than start more.
       const bool backlog = x.landed.size() >= kMaxBacklog;
-      while (!interrupted && !backlog && room() && client->CanStartMore() &&
+      while (!interrupted && !budget_reached && !backlog && room() && client->CanStartMore() &&
              !x.ready.empty()) {
+        if (budget.any() && !WithinBudget(budget, spent, in_flight.size(), x.ready.front().request)) {
+          budget_reached = true;
+          break;
+        }
         Flight f = std::move(x.ready.front());
         x.ready.pop_front();
         if (Status s = client->Start(f.request); !s.ok()) {
@@ -367,7 +411,8 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
         in_flight.emplace(id, std::move(f));
       }
       if (x.ready.size() < low_water || !x.landed.empty()) x.wake_store.notify_one();
-      finished = in_flight.empty() && (interrupted || (x.ready.empty() && x.exhausted));
+      finished = in_flight.empty() &&
+                 (interrupted || budget_reached || (x.ready.empty() && x.exhausted));
     }
     // Interrupted: requests still in flight are dropped, to be asked again next time.
     if (finished || interrupted) break;
@@ -385,6 +430,13 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       }
       ++sent;
       StoredResponse response = ToStoredResponse(result);
+      spent.input += response.input_tokens;
+      spent.output += response.output_tokens;
+      if (response.ok && response.input_tokens + response.output_tokens > 0) {
+        ++spent.with_usage;
+      } else if (response.ok) {
+        ++no_usage;
+      }
       if (response.ok) {
         any_answer = true;
       } else if (!any_answer && ++leading_errors == kGiveUpAfter) {
@@ -410,6 +462,10 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   RETURN_IF_ERROR(store_status);
   loop.stats().sent += sent;
   loop.stats().gave_up = std::move(gave_up);
+  loop.stats().budget_reached = budget_reached;
+  loop.stats().spent_input_tokens = spent.input;
+  loop.stats().spent_output_tokens = spent.output;
+  loop.stats().no_usage = no_usage;
   return loop.Finish(interrupted);
 }
 

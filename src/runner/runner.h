@@ -4,7 +4,8 @@
 // can stop at any moment: whatever was committed stays, and the next Run() of the same
 // store asks only what is still unanswered (errors included), so an interrupted or
 // killed run resumes without sending a completed request again. A response cache, when
-// given, answers requests seen before without asking. The built-in responders
+// given, answers requests seen before without asking. A Budget stops it starting
+// requests that would take the run past a token or cost limit. The built-in responders
 // (builtin/oracle, null, echo) take the same path, answered in process.
 #ifndef STRUCTTEST_RUNNER_RUNNER_H_
 #define STRUCTTEST_RUNNER_RUNNER_H_
@@ -24,6 +25,21 @@
 #include "tasks/task.h"
 
 namespace structtest {
+
+// A spending limit of a run. Run() starts no request that would take the run past
+// it: what the store already spent (RunCounts: a resumed run continues the same
+// budget), plus the requests in flight and the next one, each estimated at the mean
+// usage of the answers so far (before the first, the next prompt at 4 characters a
+// token, with no output). Requests in flight when it stops finish and are stored.
+// Answers from the response cache cost nothing; answers whose server reports no usage
+// cannot be counted (RunnerStats::no_usage).
+struct Budget {
+  std::optional<int64_t> max_tokens_total;  // input + output (reasoning included)
+  std::optional<double> max_cost;           // USD at the prices below
+  double input_per_mtok = 0;                // USD per million tokens
+  double output_per_mtok = 0;
+  bool any() const { return max_tokens_total.has_value() || max_cost.has_value(); }
+};
 
 struct RunnerOptions {
   RuleSet rules = RuleSet::kPaper;
@@ -46,6 +62,8 @@ struct RunnerOptions {
   // what has come back and returns with `interrupted`. Requests still in flight are
   // dropped and asked again by the next run.
   const std::atomic<bool>* stop = nullptr;
+  // Default: no limit. Applies to Run(); the built-in responders cost nothing.
+  Budget budget;
 };
 
 struct RunnerStats {
@@ -56,6 +74,14 @@ struct RunnerStats {
   int64_t output_tokens = 0;
   double seconds = 0;   // of the whole Run()
   bool interrupted = false;
+  // Set when Run() stopped starting requests because the next one would exceed the
+  // budget; the requests in flight were stored. Not counted as interrupted.
+  bool budget_reached = false;
+  // What the run directory has spent, this Run() included (RunCounts::spent_*).
+  int64_t spent_input_tokens = 0;
+  int64_t spent_output_tokens = 0;
+  // Answers of this Run(), not from the cache, whose server reported no token usage.
+  int64_t no_usage = 0;
   // Set when Run() stopped by itself because its first kGiveUpAfter requests all
   // failed (a wrong model name, endpoint or key fails every request): the error of
   // the last of them. The run counts as interrupted.

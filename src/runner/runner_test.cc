@@ -304,6 +304,78 @@ TEST(RunnerTest, GivesUpWhenTheFirstRequestsAllFail) {
   EXPECT_EQ(counts->answered, 0);
 }
 
+// Every request reports 100 tokens in and 50 out: 150 a request.
+FakeReply Priced(const std::vector<Sample>& samples, const ModelRequest& req) {
+  FakeReply reply = Model(samples, req);
+  reply.result.usage.input = 100;
+  reply.result.usage.output = 50;
+  reply.latency = milliseconds(2);
+  return reply;
+}
+
+TEST(RunnerTest, ABudgetStopsStartingRequestsAndAResumedRunCountsWhatWasSpent) {
+  const std::vector<Sample> samples = SmallSuite();
+  ASSERT_GT(samples.size(), 31u);
+  auto store = StoreWith(samples);
+  CheckEnv env;
+  RunnerOptions options;
+  options.model = "m";
+  options.budget.max_tokens_total = 1500;  // 10 requests
+  {
+    FakeModelClient client(1, [&](const ModelRequest& r, int) { return Priced(samples, r); });
+    auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    EXPECT_TRUE(stats->budget_reached);
+    EXPECT_FALSE(stats->interrupted);
+    EXPECT_EQ(client.started().size(), 10u);
+    EXPECT_EQ(stats->answered, 10);
+    EXPECT_EQ(stats->spent_input_tokens + stats->spent_output_tokens, 1500);
+  }
+  // The same budget again: spent already, nothing is sent.
+  {
+    FakeModelClient client(4, [&](const ModelRequest& r, int) { return Priced(samples, r); });
+    auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
+    ASSERT_TRUE(stats.ok());
+    EXPECT_TRUE(stats->budget_reached);
+    EXPECT_EQ(client.started().size(), 0u);
+  }
+  // Raised, with several in flight: every request started is stored, and the spend
+  // stops at the budget again.
+  std::set<uint64_t> asked;
+  options.budget.max_tokens_total = 3000;
+  {
+    FakeModelClient client(4, [&](const ModelRequest& r, int) { return Priced(samples, r); });
+    auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
+    ASSERT_TRUE(stats.ok());
+    EXPECT_TRUE(stats->budget_reached);
+    EXPECT_EQ(client.started().size(), 10u);
+    for (const ModelRequest& r : client.started()) EXPECT_TRUE(asked.insert(r.id).second);
+    auto counts = store->Counts();
+    ASSERT_TRUE(counts.ok());
+    EXPECT_EQ(counts->answered, 20);
+    EXPECT_EQ(counts->spent_input_tokens + counts->spent_output_tokens, 3000);
+  }
+  // A cost budget, at USD 1 in and 2 out per million tokens: 0.0002 a request.
+  options.budget = Budget{};
+  options.budget.max_cost = 30 * 0.0002 + 0.0001;  // 30 requests; 20 spent before
+  options.budget.input_per_mtok = 1;
+  options.budget.output_per_mtok = 2;
+  {
+    FakeModelClient client(2, [&](const ModelRequest& r, int) { return Priced(samples, r); });
+    auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
+    ASSERT_TRUE(stats.ok());
+    EXPECT_EQ(client.started().size(), 10u);
+    EXPECT_TRUE(stats->budget_reached);
+  }
+  // No budget: the rest, each sample asked once in all.
+  options.budget = Budget{};
+  FakeModelClient client(4, [&](const ModelRequest& r, int) { return Priced(samples, r); });
+  auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_FALSE(stats->budget_reached);
+  EXPECT_EQ(store->Counts()->answered, static_cast<int64_t>(samples.size()));
+}
+
 TEST(RunnerTest, BuiltinResponders) {
   const std::vector<Sample> samples = SmallSuite();
   CheckEnv env;

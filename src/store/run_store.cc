@@ -306,7 +306,13 @@ StatusOr<RunCounts> RunStore::Counts() {
                                 "(SELECT COUNT(*) FROM responses WHERE ok = 1), "
                                 "(SELECT COUNT(*) FROM responses WHERE ok = 0), "
                                 "(SELECT COUNT(*) FROM responses WHERE ok = 1 AND finish = "
-                                "'length')"));
+                                "'length'), "
+                                "(SELECT COUNT(*) FROM responses WHERE cached = 0 AND ok = 1 AND "
+                                "input_tokens + output_tokens > 0), "
+                                "(SELECT COALESCE(SUM(input_tokens), 0) FROM responses WHERE "
+                                "cached = 0), "
+                                "(SELECT COALESCE(SUM(output_tokens), 0) FROM responses WHERE "
+                                "cached = 0)"));
   ASSIGN_OR_RETURN(bool row, q.Step());
   RunCounts c;
   if (row) {
@@ -314,6 +320,9 @@ StatusOr<RunCounts> RunStore::Counts() {
     c.answered = q.Int(1);
     c.errored = q.Int(2);
     c.truncated = q.Int(3);
+    c.paid_with_usage = q.Int(4);
+    c.spent_input_tokens = q.Int(5);
+    c.spent_output_tokens = q.Int(6);
   }
   return c;
 }

@@ -82,6 +82,13 @@ struct RunCounts {
   int64_t answered = 0;  // ok responses
   int64_t errored = 0;   // error responses
   int64_t truncated = 0;  // answers cut off by the token limit (finish "length")
+  // What the stored responses not taken from the response cache used, as their
+  // servers reported it: what the run has spent (an error replaced by the answer of a
+  // retry takes its usage with it). `paid_with_usage` counts those that are answers
+  // with a usage (some tokens in or out).
+  int64_t paid_with_usage = 0;
+  int64_t spent_input_tokens = 0;
+  int64_t spent_output_tokens = 0;
 };
 
 class RunStore {
