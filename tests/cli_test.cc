@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,28 @@ const char kCode[] =
     R"({"id": "c1", "domain": "code", "subtask": "add_print_statements", "params": {}, "context": {}, "response": "x"})";
 const char kLength[] =
     R"({"id": "l1", "domain": "summarization", "subtask": "length", "params": {"n_sentences": 2}, "context": {}, "response": "<summary>One. Two.</summary>"})";
+
+// `score -o -`: the verdicts are stdout, one JSON object a line, and the table (and
+// --explain) go to stderr, so that stdout pipes into a JSON tool.
+TEST(CliTest, VerdictsOnStdoutLeaveStdoutJsonl) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, std::string(kBulletPass) + "\n" + kBulletFail + "\n");
+  const CommandResult r =
+      Structtest(dir, "score --input '" + in + "' --output - --explain --rules strict");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  int verdicts = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "not JSON on stdout: " << line;
+    EXPECT_EQ(j.value("rules", ""), "strict") << line;
+    ++verdicts;
+  }
+  EXPECT_EQ(verdicts, 2) << r.out;
+  EXPECT_NE(r.err.find("rules: strict"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("FAIL b2 summarization/bullet_points"), std::string::npos) << r.err;
+}
 
 TEST(CliTest, ScoresGoodRecordsAndReportsBadOnesByLine) {
   TempDir dir;

@@ -149,9 +149,11 @@ int RunScore(const ScoreOptions& opt) {
     std::fputs(fmt::format("... and {} more problems\n", printed - kMaxPrintedProblems).c_str(),
                stderr);
   }
-  std::fputs(explained.c_str(), stdout);
-  if (!explained.empty()) std::fputs("\n", stdout);
-  std::fputs(RenderTextReport(tally, *rules).c_str(), stdout);
+  // With the verdicts on stdout (-o -), the table goes to stderr: stdout stays JSONL.
+  std::FILE* table = opt.output == "-" ? stderr : stdout;
+  std::fputs(explained.c_str(), table);
+  if (!explained.empty()) std::fputs("\n", table);
+  std::fputs(RenderTextReport(tally, *rules).c_str(), table);
   if (bad_lines > 0 || tally.errors() > 0) {
     std::fputs(fmt::format("\n{}: {} record(s) scored, {} malformed line(s) skipped, {} "
                            "record(s) could not be scored\n",
