@@ -8,6 +8,7 @@
 
 #include "core/pytext.h"
 #include "python/python_pool.h"
+#include "tasks/code/common.h"
 #include "tasks/code/generator.h"
 #include "tasks/code/rules.h"
 #include "tasks/code/strict.h"
@@ -17,48 +18,9 @@ namespace structtest {
 
 namespace {
 
-constexpr int kMaxInputs = 100;     // sanity bound for gen_n
-constexpr int kJobMarginSeconds = 20;  // loading the source, evaluating input lines
-constexpr std::string_view kSplitMarker = "<SPLIT>";
+using namespace code_internal;
 
-Verdict MakeVerdict(bool pass, std::string reason) {
-  Verdict v;
-  v.pass = pass;
-  v.reason = std::move(reason);
-  return v;
-}
-Verdict Pass(std::string reason) { return MakeVerdict(true, std::move(reason)); }
 Verdict Fail(std::string reason) { return MakeVerdict(false, std::move(reason)); }
-
-std::string Quote(std::string_view s, size_t max = 60) {
-  std::string q = "'";
-  q += Excerpt(s, max);
-  q += '\'';
-  return q;
-}
-
-std::string Plural(int64_t n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
-// nlohmann::json accessors that cannot throw, for the worker's replies.
-std::string JsonString(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  if (it == j.end()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool JsonHas(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key);
-}
-
-bool JsonTrue(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return false;
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
 
 int64_t JsonInt(const nlohmann::json& j, const char* key, int64_t fallback) {
   if (!j.is_object()) return fallback;
@@ -98,37 +60,6 @@ StatusOr<std::string_view> Answer(const Sample& sample, std::string_view respons
                                   std::string* storage) {
   ASSIGN_OR_RETURN(Tags tags, GetTags(sample));
   return ExtractCodeSpan(response, tags.start, tags.end, storage);
-}
-
-StatusOr<std::string_view> Source(const Sample& sample) {
-  ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "source_code"));
-  return std::string_view(*s);
-}
-
-// Function style (call the function named fn_name) or stdin style (run the program on
-// an input): context.call_based when given, else whether fn_name is given.
-StatusOr<bool> IsCallBased(const Sample& sample) {
-  if (sample.context.is_object() && sample.context.contains("call_based")) {
-    return GetBool(sample.context, "context", "call_based");
-  }
-  return sample.context.is_object() && sample.context.contains("fn_name");
-}
-
-StatusOr<PythonPool*> Pool(const CheckEnv& env) {
-  if (env.python == nullptr) {
-    return Status::Unavailable(
-        "code subtasks need the python3 worker pool, and none was provided to the checker");
-  }
-  return env.python;
-}
-
-// Why a sandboxed job gave no result (time limit, killed, crashed).
-std::string SandboxProblem(const nlohmann::json& r, std::string_view what) {
-  if (JsonTrue(r, "timeout")) {
-    return fmt::format("{} did not finish within the time limit of {} s", what,
-                       JsonString(r, "wall_seconds"));
-  }
-  return fmt::format("{} ended without a result: {}", what, JsonString(r, "sandbox_error"));
 }
 
 // ---- add_print_statements ------------------------------------------------------------
@@ -362,13 +293,6 @@ StatusOr<Verdict> CheckReplaceVariables(const Sample& sample, std::string_view r
 }
 
 // ---- test_case_inputs_gen ------------------------------------------------------------
-
-StatusOr<int64_t> GenN(const Sample& sample) {
-  if (sample.context.is_object() && sample.context.contains("gen_n")) {
-    return GetIntInRange(sample.context, "context", "gen_n", 1, kMaxInputs);
-  }
-  return 5;
-}
 
 Verdict RunResults(const nlohmann::json& r, const std::vector<std::string>& shown_inputs,
                    int64_t n) {

@@ -12,6 +12,7 @@
 
 #include "core/pytext.h"
 #include "python/python_pool.h"
+#include "tasks/code/common.h"
 #include "tasks/code/family.h"
 #include "tasks/code/rules.h"
 #include "tasks/params.h"
@@ -21,49 +22,8 @@ namespace code_internal {
 
 namespace {
 
-constexpr int kMaxInputs = 100;        // sanity bound for gen_n, as under paper
-constexpr int kJobMarginSeconds = 20;  // loading the source, parsing the input lines
-constexpr std::string_view kSplitMarker = "<SPLIT>";
-
-Verdict MakeVerdict(bool pass, std::string reason) {
-  Verdict v;
-  v.pass = pass;
-  v.reason = std::move(reason);
-  return v;
-}
-Verdict Pass(std::string reason) { return MakeVerdict(true, std::move(reason)); }
 Verdict Fail(std::string_view rule, std::string_view what) {
   return MakeVerdict(false, fmt::format("{}: {}", rule, what));
-}
-
-std::string Quote(std::string_view s, size_t max = 60) {
-  std::string q = "'";
-  q += Excerpt(s, max);
-  q += '\'';
-  return q;
-}
-
-std::string Plural(int64_t n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
-// nlohmann::json accessors that cannot throw, for the worker's replies.
-std::string JsonString(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  if (it == j.end()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool JsonHas(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key);
-}
-
-bool JsonTrue(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return false;
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
 std::string ContextString(const Sample& sample, const char* key, std::string_view fallback) {
@@ -73,42 +33,6 @@ std::string ContextString(const Sample& sample, const char* key, std::string_vie
     return std::string(fallback);
   }
   return it->get<std::string>();
-}
-
-StatusOr<std::string_view> Source(const Sample& sample) {
-  ASSIGN_OR_RETURN(const std::string* s, GetString(sample.context, "context", "source_code"));
-  return std::string_view(*s);
-}
-
-StatusOr<bool> IsCallBased(const Sample& sample) {
-  if (sample.context.is_object() && sample.context.contains("call_based")) {
-    return GetBool(sample.context, "context", "call_based");
-  }
-  return sample.context.is_object() && sample.context.contains("fn_name");
-}
-
-StatusOr<int64_t> GenN(const Sample& sample) {
-  if (sample.context.is_object() && sample.context.contains("gen_n")) {
-    return GetIntInRange(sample.context, "context", "gen_n", 1, kMaxInputs);
-  }
-  return 5;
-}
-
-StatusOr<PythonPool*> Pool(const CheckEnv& env) {
-  if (env.python == nullptr) {
-    return Status::Unavailable(
-        "code subtasks need the python3 worker pool, and none was provided to the checker");
-  }
-  return env.python;
-}
-
-// Why a sandboxed job gave no result (time limit, killed, crashed).
-std::string SandboxProblem(const nlohmann::json& r, std::string_view what) {
-  if (JsonTrue(r, "timeout")) {
-    return fmt::format("{} did not finish within the time limit of {} s", what,
-                       JsonString(r, "wall_seconds"));
-  }
-  return fmt::format("{} ended without a result: {}", what, JsonString(r, "sandbox_error"));
 }
 
 // A strict job's reply as a verdict: {"pass", "rule", "detail"}; task data the job
