@@ -94,12 +94,29 @@ FileResult ScoreFile(const fs::path& path, const CheckEnv& env) {
   return fr;
 }
 
+// The dev corpus files of `subtasks`, every model's, in a stable order.
+std::vector<fs::path> DevFiles(const std::vector<std::string>& subtasks) {
+  const fs::path dev = fs::path(::structtest::testing::SharedDir()) / "conformance" / "dev";
+  EXPECT_TRUE(fs::is_directory(dev)) << dev;
+  std::vector<fs::path> files;
+  if (!fs::is_directory(dev)) return files;
+  for (const auto& model : fs::directory_iterator(dev)) {
+    if (!model.is_directory()) continue;
+    for (const std::string& subtask : subtasks) {
+      const fs::path f = model.path() / (subtask + ".jsonl");
+      if (fs::exists(f)) files.push_back(f);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 class ConformanceTest : public ::testing::Test {
  protected:
   void RunDomain(const std::vector<std::string>& subtasks) {
     SKIP_WITHOUT_SHARED();
-    const fs::path dev = fs::path(::structtest::testing::SharedDir()) / "conformance" / "dev";
-    ASSERT_TRUE(fs::is_directory(dev)) << dev;
+    const std::vector<fs::path> files = DevFiles(subtasks);
+    ASSERT_FALSE(files.empty());
     auto splitter = SentenceSplitter::Load(::structtest::testing::SharedNltkData());
     ASSERT_TRUE(splitter.ok()) << splitter.status().message();
     PythonPool python;
@@ -107,16 +124,6 @@ class ConformanceTest : public ::testing::Test {
     env.sentences = splitter->get();
     env.python = &python;
 
-    std::vector<fs::path> files;
-    for (const auto& model : fs::directory_iterator(dev)) {
-      if (!model.is_directory()) continue;
-      for (const std::string& subtask : subtasks) {
-        const fs::path f = model.path() / (subtask + ".jsonl");
-        if (fs::exists(f)) files.push_back(f);
-      }
-    }
-    std::sort(files.begin(), files.end());
-    ASSERT_FALSE(files.empty());
     const auto figures = ::structtest::testing::ManifestFigures();
     int64_t total = 0, agree = 0;
     for (const fs::path& f : files) {
@@ -167,24 +174,14 @@ class StrictConformanceTest : public ::testing::Test {
  protected:
   void RunDomain(const std::vector<std::string>& subtasks) {
     SKIP_WITHOUT_SHARED();
-    const fs::path dev = fs::path(::structtest::testing::SharedDir()) / "conformance" / "dev";
-    ASSERT_TRUE(fs::is_directory(dev)) << dev;
+    const std::vector<fs::path> files = DevFiles(subtasks);
+    ASSERT_FALSE(files.empty());
     auto splitter = SentenceSplitter::Load(::structtest::testing::SharedNltkData());
     ASSERT_TRUE(splitter.ok()) << splitter.status().message();
     PythonPool python;
     CheckEnv env;
     env.sentences = splitter->get();
     env.python = &python;
-    std::vector<fs::path> files;
-    for (const auto& model : fs::directory_iterator(dev)) {
-      if (!model.is_directory()) continue;
-      for (const std::string& subtask : subtasks) {
-        const fs::path f = model.path() / (subtask + ".jsonl");
-        if (fs::exists(f)) files.push_back(f);
-      }
-    }
-    std::sort(files.begin(), files.end());
-    ASSERT_FALSE(files.empty());
     std::printf("strict %-55s %6s %7s %7s %8s %8s\n", "file", "n", "paper%", "strict%",
                 "rejects", "accepts");
     for (const fs::path& path : files) {
