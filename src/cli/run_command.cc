@@ -70,6 +70,8 @@ struct RunOptions {
   int retries = 5;
   double max_rps = 0;
   double timeout = 600;
+  std::string ca_cert;
+  bool http11 = false;
   bool quiet = false;
   std::optional<std::string> shard_text;  // --shard I/N
   std::optional<Shard> shard;  // parsed
@@ -723,6 +725,8 @@ int RunRun(RunOptions opt) {
     http.max_in_flight = static_cast<size_t>(opt.concurrency);
     http.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout * 1000));
     http.idle_timeout = std::min(http.idle_timeout, http.total_timeout);
+    http.ca_file = opt.ca_cert;
+    if (opt.http11) http.http_version = HttpClientOptions::HttpVersion::kHttp11;
     const std::string endpoint =
         fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
     auto transport = NewCurlModelClient(std::move(http));
@@ -840,6 +844,13 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-rps", opt->max_rps,
                   "start at most this many requests per second, retries included (default: "
                   "no limit)");
+  cmd->add_option("--ca-cert", opt->ca_cert,
+                  "PEM file of the certificate authorities to trust for an https --base-url "
+                  "(a private CA or a self-signed server; default: the system's)")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--http1.1", opt->http11,
+                "never ask for HTTP/2 (default: HTTP/2 over https where the server offers "
+                "it, many requests on few connections)");
   cmd->add_flag("--no-cache", opt->no_cache, "neither read nor fill the response cache");
   cmd->add_option("--cache", opt->cache,
                   "response cache file (default: $STRUCTTEST_CACHE, else "

@@ -154,7 +154,9 @@ class CurlModelClient : public ModelClient {
       // (HTTP/2) rather than open one per transfer. Never over plain HTTP: it cannot
       // multiplex there, and curl would hold every new transfer until the first
       // response arrived, so one silent request would stall the others.
-      curl_easy_setopt(e, CURLOPT_PIPEWAIT, http.url.starts_with("https://") ? 1L : 0L);
+      const bool may_multiplex = http.url.starts_with("https://") &&
+                                 options_.http_version != HttpClientOptions::HttpVersion::kHttp11;
+      curl_easy_setopt(e, CURLOPT_PIPEWAIT, may_multiplex ? 1L : 0L);
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, SharedHeaders(http.headers));
     t->request_body = std::move(http.body);
@@ -306,9 +308,14 @@ class CurlModelClient : public ModelClient {
       } else {
         r.error = KindOfCurlError(code);
         const std::string detail = t->errbuf[0] != '\0' ? t->errbuf : curl_easy_strerror(code);
-        r.error_message = RedactSecret(
-            fmt::format("{}: {} ({})", provider, curl_easy_strerror(code), detail),
-            options_.api_key);
+        std::string message = fmt::format("{}: {} ({})", provider, curl_easy_strerror(code), detail);
+        if (code == CURLE_PEER_FAILED_VERIFICATION) {
+          message += options_.ca_file.empty()
+                         ? "; a server with a private or self-signed certificate needs its CA "
+                           "named (--ca-cert FILE)"
+                         : fmt::format("; the CAs trusted are those of {}", options_.ca_file);
+        }
+        r.error_message = RedactSecret(message, options_.api_key);
       }
     }
     r.id = t->id;
@@ -339,7 +346,11 @@ class CurlModelClient : public ModelClient {
     curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                     options_.http_version == HttpClientOptions::HttpVersion::kHttp11
+                         ? static_cast<long>(CURL_HTTP_VERSION_1_1)
+                         : static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    if (!options_.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, options_.ca_file.c_str());
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,

@@ -36,6 +36,14 @@ struct HttpClientOptions {
   // (100k tokens are well under 1 MB), so only a broken or hostile server gets near.
   size_t max_body_bytes = size_t{16} << 20;
   std::string user_agent = "structtest/0.1";
+  // PEM file of the certificate authorities to trust for https endpoints instead of
+  // the system's (a private CA, a self-signed server). Empty: the system's.
+  std::string ca_file;
+  // HTTP/2 over TLS when the server offers it (many requests multiplexed over few
+  // connections), HTTP/1.1 otherwise; kHttp11 never asks for HTTP/2 (a proxy that
+  // mishandles it, or to compare the two).
+  enum class HttpVersion { kAuto, kHttp11 };
+  HttpVersion http_version = HttpVersion::kAuto;
 };
 
 // The key of `provider` from its usual environment variable (OPENAI_API_KEY, ...), or
