@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include <stdio.h>
 #include <unistd.h>
@@ -155,7 +156,56 @@ JsonlWriter::~JsonlWriter() {
 }
 
 std::string DumpJsonLine(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  AppendJson(j, &out);
+  return out;
+}
+
+void AppendJson(const nlohmann::json& j, std::string* out) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [key, value] : j.items()) {
+        if (!first) out->push_back(',');
+        first = false;
+        if (!AppendJsonString(key, out)) {
+          *out += nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+        out->push_back(':');
+        AppendJson(value, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case nlohmann::json::value_t::array: {
+      out->push_back('[');
+      for (size_t i = 0; i < j.size(); ++i) {
+        if (i > 0) out->push_back(',');
+        AppendJson(j[i], out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case nlohmann::json::value_t::string:
+      if (AppendJsonString(j.get_ref<const std::string&>(), out)) return;
+      break;
+    case nlohmann::json::value_t::boolean:
+      out->append(j.get<bool>() ? "true" : "false");
+      return;
+    case nlohmann::json::value_t::null:
+      out->append("null");
+      return;
+    case nlohmann::json::value_t::number_integer:
+      fmt::format_to(std::back_inserter(*out), "{}", j.get<int64_t>());
+      return;
+    case nlohmann::json::value_t::number_unsigned:
+      fmt::format_to(std::back_inserter(*out), "{}", j.get<uint64_t>());
+      return;
+    default:  // floats (nlohmann's own shortest form), binary, discarded
+      break;
+  }
+  *out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Status JsonlWriter::Write(const nlohmann::json& record) {

@@ -90,6 +90,9 @@ class JsonlWriter {
 
 // JSON text of `j` on one line, invalid UTF-8 replaced.
 std::string DumpJsonLine(const nlohmann::json& j);
+// Appends DumpJsonLine(j) to `*out`, byte for byte, without nlohmann's serializer for
+// the strings and structure (the strings go through AppendJsonString).
+void AppendJson(const nlohmann::json& j, std::string* out);
 
 // Appends `s` to `*out` as a quoted JSON string, byte for byte what nlohmann's dump()
 // writes for it (no ASCII escaping), but without building a json value: the hot path

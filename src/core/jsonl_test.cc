@@ -117,6 +117,55 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWritesAndRefusesInvalidUtf8) {
   }
 }
 
+// A random JSON value of every type nlohmann has, strings with escapes and invalid UTF-8
+// (in keys too), numbers at the edges of their types.
+nlohmann::json RandomJson(Rng& rng, int depth) {
+  const std::string pieces[] = {"a", "\"", "\\", "\n", "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80",
+                                "\xff", "\xc3", "\xed\xa0\x80", std::string(1, '\0'), "key"};
+  auto text = [&] {
+    std::string s;
+    for (int k = static_cast<int>(rng.UniformInt(0, 6)); k > 0; --k) {
+      s += pieces[rng.UniformInt(0, std::size(pieces) - 1)];
+    }
+    return s;
+  };
+  const double doubles[] = {0.0, -0.0, 0.1, 1e300, -2.5e-308, 3.0, 1.0 / 3, 123456789.125};
+  switch (rng.UniformInt(0, depth > 3 ? 6 : 8)) {
+    case 0: return nullptr;
+    case 1: return rng.Bernoulli(0.5);
+    case 2: return static_cast<int64_t>(rng.Next());
+    case 3: return rng.Bernoulli(0.5) ? INT64_MIN : INT64_MAX;
+    case 4: return rng.Next();  // unsigned, above INT64_MAX half the time
+    case 5: return doubles[rng.UniformInt(0, std::size(doubles) - 1)];
+    case 6: return text();
+    case 7: {
+      nlohmann::json a = nlohmann::json::array();
+      for (int k = static_cast<int>(rng.UniformInt(0, 4)); k > 0; --k) {
+        a.push_back(RandomJson(rng, depth + 1));
+      }
+      return a;
+    }
+    default: {
+      nlohmann::json o = nlohmann::json::object();
+      for (int k = static_cast<int>(rng.UniformInt(0, 4)); k > 0; --k) {
+        o[text()] = RandomJson(rng, depth + 1);
+      }
+      return o;
+    }
+  }
+}
+
+TEST(AppendJsonTest, WritesWhatNlohmannDumpWritesForEveryKindOfValue) {
+  Rng rng(7);
+  for (int iter = 0; iter < 20000; ++iter) {
+    const nlohmann::json j = RandomJson(rng, 0);
+    std::string out = "x";
+    AppendJson(j, &out);
+    ASSERT_EQ(out, "x" + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    ASSERT_EQ(DumpJsonLine(j), out.substr(1));
+  }
+}
+
 }  // namespace
 }  // namespace structtest
 

@@ -141,8 +141,11 @@ class Base64Stream {
 };
 
 // The prompts' long paragraphs, each stored once. Their text waits in an unlinked
-// temporary file until the chunks are written, so that memory holds only a hash, an
-// offset and a length per paragraph, however many documents the runs summarize.
+// temporary file until the chunks are written, so that memory holds only two hashes,
+// an offset and a length per paragraph, however many documents the runs summarize.
+// Two paragraphs are the same when their lengths and two independent 64-bit hashes
+// (FNV-1a and libstdc++'s Murmur) agree: a false match among n paragraphs has a
+// chance of about n^2 / 2^129, and no paragraph is read back to compare.
 class ChunkStore {
  public:
   // Written and read with pwrite/pread on the descriptor only: no stdio buffering.
@@ -155,13 +158,9 @@ class ChunkStore {
 
   // The index of `para`, added when `add` and new; nullopt when absent and not added.
   StatusOr<std::optional<size_t>> Find(std::string_view para, bool add) {
-    const uint64_t h = Fnv1a(para);
-    const auto [first, last] = by_hash_.equal_range(h);
-    for (auto it = first; it != last; ++it) {
-      const Chunk& c = chunks_[it->second];
-      if (c.size != para.size()) continue;
-      ASSIGN_OR_RETURN(std::string text, Read(c));
-      if (text == para) return std::optional<size_t>(it->second);
+    const Key key{Fnv1a(para), std::hash<std::string_view>()(para), para.size()};
+    if (const auto it = index_.find(key); it != index_.end()) {
+      return std::optional<size_t>(it->second);
     }
     if (!add) return std::optional<size_t>();
     if (file_ == nullptr) {
@@ -173,18 +172,12 @@ class ChunkStore {
     }
     chunks_.push_back({end_, para.size()});
     end_ += para.size();
-    by_hash_.emplace(h, chunks_.size() - 1);
+    index_.emplace(key, chunks_.size() - 1);
     return std::optional<size_t>(chunks_.size() - 1);
   }
   size_t size() const { return chunks_.size(); }
-  StatusOr<std::string> Text(size_t i) { return Read(chunks_[i]); }
-
- private:
-  struct Chunk {
-    uint64_t offset;
-    size_t size;
-  };
-  StatusOr<std::string> Read(const Chunk& c) {
+  StatusOr<std::string> Text(size_t i) {
+    const Chunk& c = chunks_[i];
     std::string text(c.size, '\0');
     if (::pread(::fileno(file_), text.data(), c.size, static_cast<off_t>(c.offset)) !=
         static_cast<ssize_t>(c.size)) {
@@ -193,10 +186,25 @@ class ChunkStore {
     return text;
   }
 
+ private:
+  struct Chunk {
+    uint64_t offset;
+    size_t size;
+  };
+  struct Key {
+    uint64_t fnv;
+    size_t murmur;
+    size_t size;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return k.fnv; }
+  };
+
   std::FILE* file_;
   uint64_t end_ = 0;
   std::vector<Chunk> chunks_;
-  std::unordered_multimap<uint64_t, size_t> by_hash_;
+  std::unordered_map<Key, size_t, KeyHash> index_;
 };
 
 // Writes the report's JSON into a Sink, interning the long paragraphs of the prompts.
@@ -212,9 +220,7 @@ class Writer {
                                                      nlohmann::json::error_handler_t::replace);
     }
   }
-  void Json(const nlohmann::json& j) {
-    *out_ += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
+  void Json(const nlohmann::json& j) { AppendJson(j, out_); }
   void Int(int64_t v) { *out_ += std::to_string(v); }
   // A text as [paragraph...]: strings, or indexes into the chunks. Prompt paragraphs
   // (`intern`) are added to the chunks; answers only refer to chunks already there (an
