@@ -5,15 +5,19 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <ctime>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -60,40 +64,112 @@ void AppendBase64(std::string_view in, std::string* appended) {
   }
 }
 
-// Where the report's JSON text goes: straight into a gzip stream whose bytes go to
-// `emit` as they come (the page), or kept as text (HtmlReportData, `emit` null). The
-// text is never held whole when compressed: memory is a small buffer.
+// Where the report's JSON text goes: into a gzip stream whose bytes go to `emit` as they
+// come (the page), or kept as text (HtmlReportData, `emit` null). The text is never held
+// whole when compressed: memory is a few buffers. Compressing, a thread of the sink's
+// own deflates the full buffers while the caller writes the next (deflate is half the
+// work of a report). `emit` is called on that thread until Finish() has joined it, then
+// on the caller's for the stream's end; never after Finish() or the destructor returns.
 class Sink {
  public:
   using Emit = std::function<Status(std::string_view)>;
   explicit Sink(Emit emit) : compress_(emit != nullptr), emit_(std::move(emit)) {}
   ~Sink() {
+    if (worker_.joinable()) {  // Finish() was not reached: drop what is queued
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        full_.clear();
+        closing_ = true;
+      }
+      ready_.notify_all();
+      worker_.join();
+    }
     if (started_) deflateEnd(&z_);
   }
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
 
   std::string& buffer() { return buffer_; }
-  Status MaybeFlush() { return buffer_.size() >= kSinkBuffer ? Deflate(Z_NO_FLUSH) : Status::Ok(); }
+  Status MaybeFlush() { return buffer_.size() >= kSinkBuffer ? Hand() : Status::Ok(); }
   // The JSON text (not compressing); compressing, the last bytes go to `emit`.
   StatusOr<std::string> Finish() {
     if (!compress_) return std::move(buffer_);
-    RETURN_IF_ERROR(Deflate(Z_FINISH));
+    RETURN_IF_ERROR(Hand());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    ready_.notify_all();
+    if (worker_.joinable()) worker_.join();
+    RETURN_IF_ERROR(failed_);
+    RETURN_IF_ERROR(Start());
+    RETURN_IF_ERROR(Deflate(std::string(), Z_FINISH));
     return std::string();
   }
 
  private:
-  Status Deflate(int flush) {
-    if (!compress_) return Status::Ok();
-    if (!started_) {
-      // 15 + 16: a gzip header, which DecompressionStream("gzip") reads.
-      if (deflateInit2(&z_, kLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        return Status::Internal("html report: zlib: deflateInit2 failed");
-      }
-      started_ = true;
+  // Buffers waiting for the compressor, at most.
+  static constexpr size_t kQueued = 4;
+
+  // Gives the buffer to the compressor thread (started on first use) and starts an
+  // empty one; waits while the compressor is kQueued buffers behind.
+  Status Hand() {
+    if (!compress_ || buffer_.empty()) return Status::Ok();
+    if (!worker_.joinable()) {
+      RETURN_IF_ERROR(Start());
+      worker_ = std::thread([this] { Compress(); });
     }
-    z_.next_in = reinterpret_cast<Bytef*>(buffer_.data());
-    z_.avail_in = static_cast<uInt>(buffer_.size());
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return full_.size() < kQueued || !failed_.ok(); });
+    RETURN_IF_ERROR(failed_);
+    std::string next;
+    if (!spare_.empty()) {
+      next = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    full_.push_back(std::move(buffer_));
+    buffer_ = std::move(next);
+    buffer_.clear();
+    lock.unlock();
+    ready_.notify_one();
+    return Status::Ok();
+  }
+
+  Status Start() {
+    if (started_) return Status::Ok();
+    // 15 + 16: a gzip header, which DecompressionStream("gzip") reads.
+    if (deflateInit2(&z_, kLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+      return Status::Internal("html report: zlib: deflateInit2 failed");
+    }
+    started_ = true;
+    return Status::Ok();
+  }
+
+  // The compressor thread: deflates the full buffers in order until closed.
+  void Compress() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      ready_.wait(lock, [this] { return !full_.empty() || closing_; });
+      if (full_.empty()) return;
+      std::string text = std::move(full_.front());
+      full_.pop_front();
+      lock.unlock();
+      Status s = Deflate(text, Z_NO_FLUSH);
+      lock.lock();
+      spare_.push_back(std::move(text));
+      if (!s.ok()) {
+        failed_ = std::move(s);
+        full_.clear();
+        done_.notify_all();
+        return;
+      }
+      done_.notify_all();
+    }
+  }
+
+  Status Deflate(const std::string& text, int flush) {
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z_.avail_in = static_cast<uInt>(text.size());
     char chunk[1 << 16];
     int rc;
     do {
@@ -105,7 +181,6 @@ class Sink {
         RETURN_IF_ERROR(emit_(std::string_view(chunk, sizeof chunk - z_.avail_out)));
       }
     } while (z_.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
-    buffer_.clear();
     return Status::Ok();
   }
 
@@ -114,6 +189,14 @@ class Sink {
   bool started_ = false;
   z_stream z_{};
   std::string buffer_;
+  std::thread worker_;
+  std::mutex mu_;
+  std::condition_variable ready_;  // a buffer to compress, or closing
+  std::condition_variable done_;   // a buffer compressed, or the compressor failed
+  std::deque<std::string> full_;   // guarded by mu_
+  std::vector<std::string> spare_;  // guarded by mu_
+  bool closing_ = false;           // guarded by mu_
+  Status failed_;                  // guarded by mu_; read unlocked once joined
 };
 
 // Base64 of a byte stream given in pieces, to `emit`.
