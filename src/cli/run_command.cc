@@ -416,7 +416,6 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     report["truncated"] = out.counts.truncated;
     if (client != nullptr) AddUsageJson(tally, price, &report);
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
-    RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
   }
   std::string text = fmt::format("== {} on {}{} ({} samples)\n", label,
                                  opt.samples.empty() ? fmt::format("suite {} (seed {})",
@@ -440,6 +439,11 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                         out.counts.truncated);
   }
   text += "\n";
+  // The page tallies the run again itself: this one's memory (it grows with the run's
+  // source items) is given back first.
+  const int64_t tally_errors = tally.errors();
+  tally = Tally();
+  if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   if (client != nullptr) {
@@ -486,7 +490,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
         out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0));
     out.exit_code = kExitFailures;
   }
-  if (tally.errors() > 0) out.exit_code = kExitFailures;
+  if (tally_errors > 0) out.exit_code = kExitFailures;
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/hash.h"
 #include "tasks/registry.h"
 
 namespace structtest {
@@ -183,7 +184,7 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
       ++t.single_scored;
       t.single_passed += verdict.pass;
     } else {
-      auto& [scored, passed] = t.items[item];
+      auto& [scored, passed] = t.items[Fnv1a(item)];
       ++scored;
       passed += verdict.pass;
     }
@@ -251,7 +252,7 @@ Stratum SubtaskTally::ToStratum() const {
       if (state != TaskState::kIncomplete) ++kinds[{1, state == TaskState::kSolved}];
     }
   } else {
-    for (const auto& [item, counts] : items) ++kinds[counts];
+    for (const auto& [item, counts] : items) ++kinds[{counts.first, counts.second}];
     if (single_passed > 0) kinds[{1, 1}] += single_passed;
     if (single_scored > single_passed) kinds[{1, 0}] += single_scored - single_passed;
   }

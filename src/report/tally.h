@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "report/aggregates.h"
@@ -39,8 +40,11 @@ struct SubtaskTally {
   std::map<std::string, TaskState> tasks;
 
   // Scored samples by the source item they were made from (other subtasks): -> (scored,
-  // passed). Samples without a source item are counted in `single_*` instead.
-  std::map<std::string, std::pair<int64_t, int64_t>> items;
+  // passed). Samples without a source item are counted in `single_*` instead. Items
+  // are keyed by a 64-bit hash of their name (Fnv1a): this is the one part of a tally
+  // that grows with the run, and two items of one subtask sharing a hash (a chance of
+  // about n^2 / 2^65) would only merge two clusters of the interval's estimate.
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> items;
   int64_t single_scored = 0;
   int64_t single_passed = 0;
 
