@@ -1236,8 +1236,8 @@ TEST_F(RunCliTest, AutoConcurrencySettlesNearTheServersLimitAndLosesNothing) {
   EXPECT_LE(last, 2.0 * kK) << a.err;
   EXPECT_GE(average, kK / 2.0) << a.err;
   EXPECT_LE(average, 2.0 * kK) << a.err;
-  // The progress line shows the limit.
-  EXPECT_NE(a.err.find(", -j "), std::string::npos) << a.err;
+  // (The progress line's "-j N" is ProgressTest.ShowsTheAdaptiveLimitUnderJAuto: a
+  // run this short ends before the first plain progress line is due.)
 }
 
 }  // namespace
