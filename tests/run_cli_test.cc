@@ -92,10 +92,10 @@ struct Suite {
   std::map<std::string, std::pair<std::string, std::string>> by_prompt;  // -> id, answer
 };
 
-Suite MakeSuite(const TempDir& dir) {
+Suite MakeSuite(const TempDir& dir, const std::string& size = "0.03") {
   Suite s;
   s.path = dir.path() + "/samples.jsonl";
-  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", "0.03", "--seed",
+  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", size, "--seed",
                                "5", "--out", s.path},
                          "generate");
   EXPECT_EQ(g.exit_code, 0) << g.err;
@@ -1065,6 +1065,179 @@ TEST_F(RunCliTest, ADryRunSendsNothingAndCountsTheRequestsPerSubtask) {
   EXPECT_EQ(requests.load(), sent);
   EXPECT_NE(done.out.find(fmt::format("{:<39} {:>9} ", "total", 0)), std::string::npos) << done.out;
   EXPECT_NE(done.out.find("no price for this model"), std::string::npos) << done.out;
+}
+
+}  // namespace
+}  // namespace structtest
+
+namespace structtest {
+namespace {
+
+// The number after `prefix` in `text`, or -1.
+double NumberAfter(const std::string& text, const std::string& prefix) {
+  const size_t at = text.find(prefix);
+  if (at == std::string::npos) return -1;
+  return std::atof(text.c_str() + at + prefix.size());
+}
+
+// A healthy server answering like the model of Answer(), counting its requests.
+struct Replica {
+  explicit Replica(const Suite& suite)
+      : server([this, &suite](const FakeHttpRequest& req) {
+          ++requests;
+          if (broken) {
+            FakeHttpReply reply;
+            reply.status = 503;
+            reply.body = R"({"error":{"message":"replica down"}})";
+            return reply;
+          }
+          std::string id;
+          return Answer(suite, req, &id);
+        }) {}
+  std::atomic<int> requests{0};
+  std::atomic<bool> broken{false};
+  FakeHttpServer server;
+};
+
+// Two replicas, one failing every request: the run completes with every answer, the
+// failing one is set aside after a few requests, each endpoint gets its closing line,
+// and the verdicts are those of a run against the healthy one alone. Then the run
+// directory resumes on another set of replicas.
+TEST_F(RunCliTest, SeveralEndpointsSurviveAFailingReplicaAndAResumeMayUseOtherReplicas) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  const int n = static_cast<int>(suite.by_prompt.size());
+  Replica good(suite), bad(suite), third(suite);
+  bad.broken = true;
+  ASSERT_TRUE(good.server.Start().ok());
+  ASSERT_TRUE(bad.server.Start().ok());
+  ASSERT_TRUE(third.server.Start().ok());
+
+  const std::string alone = dir.path() + "/alone";
+  const Finished a = Exec(dir, RunArgs(good.server.base_url(), suite, alone, {"-j", "2"}), "alone");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.err.find("structtest: endpoint"), std::string::npos)
+      << "one endpoint: no per-endpoint lines, the output is what it always was";
+  good.requests = 0;
+
+  const std::string two = dir.path() + "/two";
+  const Finished t = Exec(dir, RunArgs(good.server.base_url(), suite, two,
+                                       {"--base-url", bad.server.base_url(), "-j", "2",
+                                        "--retries", "8"}),
+                          "two");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find(fmt::format("answered {} of {} samples", n, n)), std::string::npos) << t.out;
+  EXPECT_EQ(Verdicts(dir, two), Verdicts(dir, alone));
+  // Three failures set it aside; then one probe per (growing) cool-down.
+  EXPECT_GE(bad.requests.load(), 3);
+  EXPECT_LE(bad.requests.load(), 8) << t.err;
+  EXPECT_EQ(good.requests.load(), n);
+  const std::string good_line = "structtest: endpoint " + good.server.base_url() + ": ";
+  const std::string bad_line = "structtest: endpoint " + bad.server.base_url() + ": ";
+  EXPECT_EQ(NumberAfter(t.err, good_line), n) << t.err;
+  EXPECT_EQ(NumberAfter(t.err, bad_line), bad.requests.load()) << t.err;
+  EXPECT_NE(t.err.find(fmt::format("{} requests, {} errors", bad.requests.load(),
+                                   bad.requests.load())),
+            std::string::npos)
+      << t.err;
+  EXPECT_NE(t.err.find("latency p50 "), std::string::npos);
+  const nlohmann::json manifest =
+      nlohmann::json::parse(ReadFileOrDie(two + "/report.json"))["manifest"];
+  EXPECT_EQ(manifest["endpoint"], "openai " + good.server.base_url());
+  EXPECT_EQ(manifest["endpoints"],
+            nlohmann::json::array({good.server.base_url(), bad.server.base_url()}));
+
+  // A run begun on one replica, where half the samples failed for good (HTTP 400)...
+  const std::string moved = dir.path() + "/moved";
+  std::atomic<bool> refuse{true};
+  FakeHttpServer flaky([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    if (refuse && std::hash<std::string>()(id) % 2 == 0) {
+      reply.status = 400;
+      reply.body = R"({"error":{"message":"not today"}})";
+    }
+    return reply;
+  });
+  ASSERT_TRUE(flaky.Start().ok());
+  const Finished first = Exec(dir, RunArgs(flaky.base_url(), suite, moved), "moved1");
+  EXPECT_EQ(first.exit_code, 1) << first.err;
+  // ... resumes on two others, named in a file.
+  const std::string file = dir.path() + "/endpoints.txt";
+  WriteFileOrDie(file, fmt::format("# the replicas\n\n{}\n  {}  # second\n",
+                                   third.server.base_url(), good.server.base_url()));
+  std::vector<std::string> args = RunArgs(third.server.base_url(), suite, moved);
+  // RunArgs names one --base-url; the file names both replicas instead.
+  args.erase(args.begin() + 3, args.begin() + 5);
+  args.insert(args.end(), {"--endpoints", file});
+  third.requests = good.requests = 0;
+  const Finished resumed = Exec(dir, args, "moved2");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
+  EXPECT_GT(third.requests.load() + good.requests.load(), 0);
+  EXPECT_EQ(Verdicts(dir, moved), Verdicts(dir, alone));
+
+  // A bad line of the file is named.
+  WriteFileOrDie(file, fmt::format("{}\nlocalhost:8000/v1\n", good.server.base_url()));
+  const Finished badfile = Exec(dir, args, "badfile");
+  EXPECT_EQ(badfile.exit_code, 2) << badfile.err;
+  EXPECT_NE(badfile.err.find(file + ":2: 'localhost:8000/v1': expected an http:// or https:// URL"),
+            std::string::npos)
+      << badfile.err;
+}
+
+// -j auto against a server that answers 429 whenever more than K requests are in
+// flight: the limit settles near K and nothing is lost.
+TEST_F(RunCliTest, AutoConcurrencySettlesNearTheServersLimitAndLosesNothing) {
+  constexpr int kK = 6;
+  TempDir dir;
+  const Suite suite = MakeSuite(dir, "0.1");
+  const int n = static_cast<int>(suite.by_prompt.size());
+  ASSERT_GT(n, 150);
+  std::atomic<int> in_flight{0}, most{0}, too_many{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    const int now = ++in_flight;
+    if (now > kK) {
+      --in_flight;
+      ++too_many;
+      FakeHttpReply reply;
+      reply.status = 429;
+      reply.body = R"({"error":{"message":"too many requests in flight"}})";
+      return reply;
+    }
+    int seen = most.load();
+    while (now > seen && !most.compare_exchange_weak(seen, now)) {}
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    --in_flight;
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string fixed = dir.path() + "/fixed";
+  const Finished f = Exec(dir, RunArgs(server.base_url(), suite, fixed, {"-j", "2"}), "fixed");
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  ASSERT_EQ(too_many.load(), 0);
+
+  const std::string adaptive = dir.path() + "/auto";
+  const Finished a = Exec(dir, RunArgs(server.base_url(), suite, adaptive,
+                                       {"-j", "auto", "--retries", "20"}),
+                          "auto");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find(fmt::format("answered {} of {} samples", n, n)), std::string::npos) << a.out;
+  EXPECT_EQ(Verdicts(dir, adaptive), Verdicts(dir, fixed));
+  EXPECT_GT(too_many.load(), 0) << "it went past K and heard the 429s";
+  const double last = NumberAfter(a.err, "structtest: -j auto: limit ");
+  const size_t avg_at = a.err.find(" on average over time");
+  ASSERT_NE(avg_at, std::string::npos) << a.err;
+  const size_t avg_from = a.err.rfind(", ", avg_at);
+  const double average = std::atof(a.err.c_str() + avg_from + 2);
+  EXPECT_GE(last, kK / 2.0) << a.err;
+  EXPECT_LE(last, 2.0 * kK) << a.err;
+  EXPECT_GE(average, kK / 2.0) << a.err;
+  EXPECT_LE(average, 2.0 * kK) << a.err;
+  // (The progress line's "-j N" is ProgressTest.ShowsTheAdaptiveLimitUnderJAuto: a
+  // run this short ends before the first plain progress line is due.)
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ Status FakeModelClient::Start(ModelRequest request) {
   FakeReply reply = script_(request, starts);
   ++starts;
   reply.result.id = request.id;
+  reply.result.endpoint = request.endpoint;
   reply.result.latency = reply.latency;
   in_flight_[request.id] = Pending{Clock::now() + reply.latency, next_seq_++,
                                    std::move(reply.result)};

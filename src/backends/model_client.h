@@ -28,6 +28,10 @@ struct ModelRequest {
   std::vector<Message> messages;
   int max_tokens = 0;                 // 0: provider default (Anthropic needs one: 4096)
   std::optional<double> temperature;  // unset: provider default
+  // Which of the client's endpoints (replicas of one model) serves it: an index into
+  // the transport's base URLs (HttpClientOptions::base_urls). Chosen by
+  // EndpointPoolClient; 0 with one endpoint.
+  size_t endpoint = 0;
 };
 
 enum class ErrorKind {
@@ -70,6 +74,8 @@ struct ModelResult {
   // The server's Retry-After, when it sent one.
   std::optional<std::chrono::milliseconds> retry_after;
   int attempts = 1;  // set by the retry wrapper
+  size_t endpoint = 0;   // the request's endpoint index, echoed back by the transport
+  bool timed_out = false;  // a transport timeout (connect, idle or total): kRetryable
 
   bool ok() const { return error == ErrorKind::kNone; }
   bool truncated() const { return finish == FinishReason::kLength; }

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <map>
 #include <memory>
@@ -24,6 +25,8 @@
 
 #include <fmt/format.h>
 
+#include "backends/adaptive_client.h"
+#include "backends/endpoint_pool_client.h"
 #include "backends/http/curl_client.h"
 #include "backends/rate_limit_client.h"
 #include "backends/retry_client.h"
@@ -53,12 +56,17 @@ constexpr int kExitInterrupted = 130;
 
 struct RunOptions {
   std::string model;
-  std::string base_url;
+  std::vector<std::string> base_urls;  // --base-url, given once per replica
+  std::string endpoints_file;          // --endpoints FILE
+  std::string base_url;                // the first of them (the others: replicas)
   SuiteOptions suite;
   std::string samples;
   std::string tasks;
   std::optional<std::string> limit;
-  int concurrency = 8;
+  std::string concurrency_text = "8";  // -j N or -j auto
+  int concurrency = 8;  // per endpoint; with -j auto, --max-j
+  bool auto_concurrency = false;
+  int max_j = 256;
   int max_tokens = 0;
   std::optional<double> temperature;
   std::string out;
@@ -161,6 +169,12 @@ StatusOr<std::string> Fingerprint(const std::string& path) {
 // The settings that define a run: a directory holding another run is refused.
 StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endpoint) {
   nlohmann::json id = {{"model", opt.model}, {"endpoint", endpoint}, {"max_tokens", opt.max_tokens}};
+  // Only with replicas, so a one-endpoint manifest is what it was before them.
+  if (opt.base_urls.size() > 1) {
+    nlohmann::json urls = nlohmann::json::array();
+    for (const std::string& url : opt.base_urls) urls.push_back(PublicEndpoint(url));
+    id["endpoints"] = std::move(urls);
+  }
   id["temperature"] = opt.temperature ? nlohmann::json(*opt.temperature) : nlohmann::json();
   if (!opt.samples.empty()) {
     ASSIGN_OR_RETURN(std::string samples, Fingerprint(opt.samples));
@@ -199,13 +213,25 @@ nlohmann::json Manifest(const RunOptions& opt, const nlohmann::json& identity) {
   return m;
 }
 
-// Refuses a directory whose run was made by another command, naming what differs.
+// "openai http://host/v1" -> "openai": what of the endpoint defines a run.
+nlohmann::json ProviderOfEndpoint(const nlohmann::json& endpoint) {
+  if (!endpoint.is_string()) return endpoint;
+  const std::string text = endpoint.get<std::string>();
+  return text.substr(0, text.find(' '));
+}
+
+// Refuses a directory whose run was made by another command, naming what differs. The
+// model name and the generation settings define a run, not the hosts serving it: a
+// run may resume on another set of replicas (of the same provider's API).
 Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
                     const nlohmann::json& identity) {
   for (const auto& [key, value] : identity.items()) {
+    if (key == "endpoints") continue;
     const auto it = stored.find(key);
     const nlohmann::json& old = it == stored.end() ? nlohmann::json() : *it;
-    if (old != value) {
+    const bool differs = key == "endpoint" ? ProviderOfEndpoint(old) != ProviderOfEndpoint(value)
+                                           : old != value;
+    if (differs) {
       return Status::InvalidArgument(fmt::format(
           "{}: this directory holds another run ({} was {}, now {}); pass another --out or "
           "remove the directory",
@@ -213,7 +239,8 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
     }
   }
   for (const auto& [key, value] : stored.items()) {
-    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions") {
+    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions" &&
+        key != "endpoints") {
       return Status::InvalidArgument(fmt::format(
           "{}: this directory holds another run ({} was {}); pass another --out or remove "
           "the directory",
@@ -329,12 +356,20 @@ std::string RenderRulesTable(const std::vector<std::string>& names,
   return out + "\n";
 }
 
+// What the client stack can tell about itself: the -j auto limit for the progress
+// line, and lines for the end of the run (per endpoint, the adaptive limit).
+struct ClientReport {
+  std::function<int64_t()> concurrency_limit;
+  std::function<std::string()> closing_lines;
+};
+
 // One run into `store`: fill it when new, answer what is pending, score, print.
 StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunStore* store,
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
                          bool skip_sentence_subtasks, const std::string& sentences_problem,
-                         PythonPool* python, bool in_memory, const std::optional<Price>& price) {
+                         PythonPool* python, bool in_memory, const std::optional<Price>& price,
+                         const ClientReport& client_report = {}) {
   ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   if (stored && stored->contains(kMergeKey)) {
@@ -375,7 +410,8 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   ro.max_tokens = opt.max_tokens;
   ro.temperature = opt.temperature;
   ro.endpoint = endpoint;
-  ro.max_uncommitted = 2 * opt.concurrency;
+  ro.concurrency_limit = client_report.concurrency_limit;
+  ro.max_uncommitted = 2 * opt.concurrency * static_cast<int>(std::max<size_t>(1, opt.base_urls.size()));
   ro.stop = &g_stop;
   ro.budget.max_cost = opt.max_cost;
   ro.budget.max_tokens_total = opt.max_tokens_total;
@@ -454,6 +490,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                            out.stats.seconds > 0 ? out.stats.sent / out.stats.seconds : 0.0)
                    .c_str(),
                stderr);
+    if (client_report.closing_lines) std::fputs(client_report.closing_lines().c_str(), stderr);
   }
   if (out.stats.cached > 0) {
     PrintNote(fmt::format("{} answer(s) came from the response cache (the same requests in "
@@ -574,6 +611,45 @@ Status DryRun(const RunOptions& opt, const std::string& endpoint, bool skip_sent
   return Status::Ok();
 }
 
+// Why `url` cannot be an API root, or "" when it can.
+std::string BadBaseUrl(std::string_view url) {
+  if (!url.starts_with("http://") && !url.starts_with("https://")) {
+    return "expected an http:// or https:// URL";
+  }
+  const std::string_view rest = url.substr(url.find("://") + 3);
+  if (rest.empty() || rest.front() == '/' || rest.front() == ':') return "no host";
+  for (char c : url) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return "contains a space or control character";
+  }
+  return "";
+}
+
+// The endpoints of --endpoints FILE: one URL a line; blank lines and '#' comments
+// are skipped.
+StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::IoError(fmt::format("--endpoints {}: cannot read: {}", path, std::strerror(errno)));
+  }
+  std::vector<std::string> urls;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
+    if (const std::string why = BadBaseUrl(line); !why.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("--endpoints {}:{}: '{}': {}", path, number, line, why));
+    }
+    urls.push_back(line);
+  }
+  if (urls.empty()) {
+    return Status::InvalidArgument(fmt::format("--endpoints {}: no URL in the file", path));
+  }
+  return urls;
+}
+
 int RunRun(RunOptions opt) {
   auto rules = ParseRuleSet(opt.rules);
   if (!rules.ok()) {
@@ -590,6 +666,40 @@ int RunRun(RunOptions opt) {
     }
     opt.shard = *shard;
   }
+  if (opt.concurrency_text == "auto") {
+    opt.auto_concurrency = true;
+    if (opt.max_j < 1 || opt.max_j > 4096) {
+      PrintError(fmt::format("--max-j {}: expected 1 to 4096", opt.max_j));
+      return kExitFatal;
+    }
+    opt.concurrency = opt.max_j;
+  } else {
+    const std::string& t = opt.concurrency_text;
+    const bool digits = !t.empty() && t.size() <= 9 &&
+                        std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      PrintError(fmt::format("--concurrency {}: expected a number of requests in flight (1 to "
+                             "4096) or auto",
+                             t));
+      return kExitFatal;
+    }
+    opt.concurrency = std::stoi(t);
+  }
+  if (!opt.endpoints_file.empty()) {
+    auto urls = ReadEndpointsFile(opt.endpoints_file);
+    if (!urls.ok()) {
+      PrintError(urls.status().message());
+      return kExitFatal;
+    }
+    opt.base_urls.insert(opt.base_urls.end(), urls->begin(), urls->end());
+  }
+  for (const std::string& url : opt.base_urls) {
+    if (const std::string why = BadBaseUrl(url); !why.empty() && opt.base_urls.size() > 1) {
+      PrintError(fmt::format("--base-url {}: {}", PublicEndpoint(url), why));
+      return kExitFatal;
+    }
+  }
+  if (!opt.base_urls.empty()) opt.base_url = opt.base_urls.front();
   if (opt.concurrency < 1 || opt.concurrency > 4096) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
@@ -645,7 +755,8 @@ int RunRun(RunOptions opt) {
     spec = *parsed;
   }
   if (!builtins.empty() && !opt.base_url.empty()) {
-    PrintError("--base-url: the built-in responders answer in process; pass --model "
+    PrintError(std::string(opt.endpoints_file.empty() ? "--base-url" : "--endpoints") +
+               ": the built-in responders answer in process; pass --model "
                "PROVIDER/NAME to ask a server");
     return kExitFatal;
   }
@@ -726,19 +837,67 @@ int RunRun(RunOptions opt) {
                              ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
       return kExitFatal;
     }
-    http.max_in_flight = static_cast<size_t>(opt.concurrency);
+    // -j is per endpoint; under -j auto the adaptive limit holds the total and each
+    // endpoint takes up to --max-j.
+    const size_t replicas = std::max<size_t>(1, opt.base_urls.size());
+    const size_t per_endpoint = static_cast<size_t>(opt.concurrency);
+    http.max_in_flight = per_endpoint * replicas;
+    if (replicas > 1) http.base_urls = opt.base_urls;
     http.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout * 1000));
     http.idle_timeout = std::min(http.idle_timeout, http.total_timeout);
     http.ca_file = opt.ca_cert;
     if (opt.http11) http.http_version = HttpClientOptions::HttpVersion::kHttp11;
+    // The cache key's endpoint and the manifest's: the first URL names the deployment.
+    // Replicas serve one model, so every answer of the run is cached under it, whichever
+    // replica gave it.
     const std::string endpoint =
         fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
     auto transport = NewCurlModelClient(std::move(http));
     if (!transport.ok()) return fail(transport.status());
     std::unique_ptr<ModelClient> paced = std::move(transport).value();
+    ClientReport client_report;
+    EndpointPoolClient* pool = nullptr;
+    if (replicas > 1) {
+      EndpointPoolPolicy pool_policy;
+      pool_policy.per_endpoint = per_endpoint;
+      auto owned = std::make_unique<EndpointPoolClient>(std::move(paced), replicas, pool_policy);
+      pool = owned.get();
+      paced = std::move(owned);
+    }
+    AdaptiveConcurrencyClient* adaptive = nullptr;
+    if (opt.auto_concurrency) {
+      AdaptivePolicy adaptive_policy;
+      adaptive_policy.max = per_endpoint * replicas;
+      adaptive_policy.initial = std::min<size_t>(4, adaptive_policy.max);
+      auto owned = std::make_unique<AdaptiveConcurrencyClient>(std::move(paced), adaptive_policy);
+      adaptive = owned.get();
+      paced = std::move(owned);
+      client_report.concurrency_limit = [adaptive] { return static_cast<int64_t>(adaptive->limit()); };
+    }
+    if (pool != nullptr || adaptive != nullptr) {
+      const std::vector<std::string> urls = opt.base_urls;
+      client_report.closing_lines = [pool, adaptive, urls] {
+        std::string text;
+        if (adaptive != nullptr) {
+          text += fmt::format("structtest: -j auto: limit {} at the end ({} to {}, {:.1f} on "
+                              "average over time, {} back-off(s))\n",
+                              adaptive->limit(), adaptive->lowest_limit(),
+                              adaptive->highest_limit(), adaptive->TimeWeightedLimit(),
+                              adaptive->decreases());
+        }
+        for (size_t i = 0; pool != nullptr && i < pool->endpoints(); ++i) {
+          const EndpointStats st = pool->Stats(i);
+          text += fmt::format("structtest: endpoint {}: {} requests, {} errors, {} cool-down(s), "
+                              "latency p50 {} ms, p95 {} ms\n",
+                              PublicEndpoint(urls[i]), st.requests, st.errors, st.cooldowns,
+                              st.p50.count(), st.p95.count());
+        }
+        return text;
+      };
+    }
     if (opt.max_rps > 0) {
       paced = std::make_unique<RateLimitedModelClient>(std::move(paced), opt.max_rps,
-                                                       static_cast<size_t>(opt.concurrency));
+                                                       per_endpoint * replicas);
     }
     RetryPolicy policy;
     policy.max_attempts = opt.retries + 1;
@@ -757,7 +916,8 @@ int RunRun(RunOptions opt) {
       cache = std::move(opened).value();
     }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
-                          *rules, skip_sentences, sentences_problem, &python, false, price);
+                          *rules, skip_sentences, sentences_problem, &python, false, price,
+                          client_report);
     if (!outcome.ok()) return fail(outcome.status());
     return std::max(exit_code, outcome->exit_code);
   }
@@ -816,9 +976,15 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "PROVIDER/NAME: openai/... (any OpenAI-compatible server), anthropic/..., "
                   "gemini/..., or builtin/oracle|null|echo (default: the three built-in "
                   "responders). Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY");
-  cmd->add_option("--base-url", opt->base_url,
+  cmd->add_option("--base-url", opt->base_urls,
                   "the server's API root, e.g. http://localhost:8000/v1 (default: the "
-                  "provider's)");
+                  "provider's); give it again for each replica serving the same model: "
+                  "requests go to the one with the fewest in flight, one failing "
+                  "repeatedly is set aside for a growing cool-down (docs/scale-out.md)")
+      ->allow_extra_args(false);
+  cmd->add_option("--endpoints", opt->endpoints_file,
+                  "FILE: replicas of the model, one API root a line ('#' comments and blank "
+                  "lines skipped), after any --base-url");
   cmd->add_option("--suite", opt->suite.suite, "default or paper (see 'generate')");
   cmd->add_option("--samples", opt->samples,
                   "ask these samples (JSONL from 'structtest generate') instead of generating");
@@ -836,7 +1002,12 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--mbpp", opt->suite.mbpp, "MBPP-style JSON (paper suite)");
   cmd->add_option("--apps", opt->suite.apps, "APPS-style JSON (paper suite)");
   cmd->add_option("--gsm8k", opt->suite.gsm8k, "GSM8K JSONL (paper suite)");
-  cmd->add_option("--concurrency,-j", opt->concurrency, "requests in flight (default 8)");
+  cmd->add_option("--concurrency,-j", opt->concurrency_text,
+                  "requests in flight, per endpoint (default 8); auto: find the limit, "
+                  "starting at 4, growing while latency holds and halving on 429s and "
+                  "timeouts, up to --max-j per endpoint");
+  cmd->add_option("--max-j", opt->max_j, "with -j auto, the most requests in flight per endpoint "
+                  "(default 256)");
   cmd->add_option("--max-tokens", opt->max_tokens,
                   "answer token limit (default: the provider's; 4096 for anthropic)");
   cmd->add_option("--temperature", opt->temperature, "sampling temperature (default: the provider's)");

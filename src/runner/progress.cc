@@ -39,6 +39,9 @@ std::string Progress::Describe(const ProgressCounts& c, double seconds, int64_t 
     s += fmt::format(", {} req/s", Compact(c.requests / seconds));
     // Built-in responders and servers that report no usage have no tokens to show.
     if (c.output_tokens > 0) s += fmt::format(", {} tok/s", Compact(c.output_tokens / seconds));
+  }
+  if (c.concurrency_limit > 0) s += fmt::format(", -j {}", c.concurrency_limit);
+  if (seconds > 0) {
     const int64_t new_done = c.done - done_at_start;
     const int64_t left = c.total - c.done;
     if (new_done > 0 && left > 0) s += ", ETA " + Duration(left * seconds / new_done);

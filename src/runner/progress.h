@@ -17,6 +17,7 @@ struct ProgressCounts {
   int64_t errors = 0;    // requests that ended in an error in this session
   int64_t requests = 0;  // requests finished in this session (answers and errors)
   int64_t output_tokens = 0;  // in this session
+  int64_t concurrency_limit = 0;  // the current -j auto limit; 0: fixed -j, not shown
 };
 
 class Progress {
@@ -32,7 +33,7 @@ class Progress {
   void Finish(const ProgressCounts& counts);
 
   // The text of one report, for tests: "1234/13879 done, 3 errors, 45.2 req/s,
-  // 1.2k tok/s, ETA 3m12s".
+  // 1.2k tok/s, ETA 3m12s" (", -j 12" after the rates under -j auto).
   static std::string Describe(const ProgressCounts& counts, double seconds, int64_t done_at_start);
 
  private:

@@ -25,6 +25,16 @@ TEST(ProgressTest, DescribesRatesAndTimeLeft) {
   EXPECT_EQ(Progress::Describe(c, 10.0, 0), "1000/1000 done, 50.3 req/s");
 }
 
+TEST(ProgressTest, ShowsTheAdaptiveLimitUnderJAuto) {
+  ProgressCounts c;
+  c.total = 1000;
+  c.done = 600;
+  c.requests = 500;
+  c.concurrency_limit = 12;
+  EXPECT_EQ(Progress::Describe(c, 10.0, 100), "600/1000 done, 50.0 req/s, -j 12, ETA 8s");
+  EXPECT_EQ(Progress::Describe(c, 0, 0), "600/1000 done, -j 12");
+}
+
 std::string Captured(std::FILE* f) {
   std::fflush(f);
   std::rewind(f);

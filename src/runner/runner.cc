@@ -208,11 +208,16 @@ class Runner::Loop {
   }
 
   void Report() {
-    if (progress_ != nullptr) progress_->Update(counts_);
+    if (progress_ == nullptr) return;
+    if (r_.options_.concurrency_limit) counts_.concurrency_limit = r_.options_.concurrency_limit();
+    progress_->Update(counts_);
   }
 
   RunnerStats Finish(bool interrupted) {
-    if (progress_ != nullptr) progress_->Finish(counts_);
+    if (progress_ != nullptr) {
+      if (r_.options_.concurrency_limit) counts_.concurrency_limit = r_.options_.concurrency_limit();
+      progress_->Finish(counts_);
+    }
     stats_.interrupted = interrupted;
     stats_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     return stats_;

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -49,6 +50,8 @@ struct RunnerOptions {
   std::optional<double> temperature;
   // "openai http://host/v1": the cache key's endpoint part. No secrets.
   std::string endpoint;
+  // Under -j auto, the current limit, for the progress line; empty otherwise.
+  std::function<int64_t()> concurrency_limit;
   // A batch is committed after this many results or this long, whichever comes first:
   // at most this much work is asked again after a crash.
   int batch_results = 256;

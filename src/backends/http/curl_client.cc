@@ -27,6 +27,7 @@ using std::chrono::milliseconds;
 
 struct Transfer {
   uint64_t id = 0;
+  size_t endpoint = 0;
   CURL* easy = nullptr;
   std::string request_body;  // sent from here without a copy (CURLOPT_POSTFIELDS)
   std::string body;
@@ -139,11 +140,20 @@ class CurlModelClient : public ModelClient {
     if (ids_.contains(request.id)) {
       return Status::InvalidArgument(fmt::format("request {} is already in flight", request.id));
     }
-    ASSIGN_OR_RETURN(HttpRequest http, BuildHttpRequest(options_.provider, request,
-                                                        options_.base_url, options_.api_key));
+    const size_t endpoints = options_.base_urls.empty() ? 1 : options_.base_urls.size();
+    if (request.endpoint >= endpoints) {
+      return Status::InvalidArgument(fmt::format(
+          "request {}: endpoint {} out of range (the client has {})", request.id,
+          request.endpoint, endpoints));
+    }
+    const std::string& base_url =
+        options_.base_urls.empty() ? options_.base_url : options_.base_urls[request.endpoint];
+    ASSIGN_OR_RETURN(HttpRequest http, BuildHttpRequest(options_.provider, request, base_url,
+                                                        options_.api_key));
     std::unique_ptr<Transfer> t = TakeTransfer();
     if (t == nullptr) return Status::Internal("curl_easy_init failed");
     t->id = request.id;
+    t->endpoint = request.endpoint;
     CURL* e = t->easy;
     // The URL and headers are the same for every request of a client in practice;
     // they are set again only when they change.
@@ -275,6 +285,8 @@ class CurlModelClient : public ModelClient {
       }
       ModelResult r;
       r.id = t->id;
+      r.endpoint = t->endpoint;
+      r.timed_out = true;
       long status = 0;
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
       r.http_status = static_cast<int>(status);
@@ -307,6 +319,7 @@ class CurlModelClient : public ModelClient {
                                       options_.max_body_bytes);
       } else {
         r.error = KindOfCurlError(code);
+        r.timed_out = code == CURLE_OPERATION_TIMEDOUT;
         const std::string detail = t->errbuf[0] != '\0' ? t->errbuf : curl_easy_strerror(code);
         std::string message = fmt::format("{}: {} ({})", provider, curl_easy_strerror(code), detail);
         if (code == CURLE_PEER_FAILED_VERIFICATION) {
@@ -319,6 +332,7 @@ class CurlModelClient : public ModelClient {
       }
     }
     r.id = t->id;
+    r.endpoint = t->endpoint;
     r.retry_after = t->retry_after;
     r.latency = std::chrono::duration_cast<milliseconds>(Clock::now() - t->start);
     return r;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/model_client.h"
 #include "structtest/status.h"
@@ -22,8 +23,11 @@ namespace structtest {
 struct HttpClientOptions {
   Provider provider = Provider::kOpenAi;
   std::string base_url;  // empty: DefaultBaseUrl(provider)
+  // Several replicas of one model, served from the one event loop: a request goes to
+  // base_urls[request.endpoint]. Empty: the single endpoint `base_url`.
+  std::vector<std::string> base_urls;
   std::string api_key;   // may be empty; see ApiKeyFromEnvironment()
-  size_t max_in_flight = 16;
+  size_t max_in_flight = 16;  // over all endpoints
   std::chrono::milliseconds connect_timeout{10'000};
   // Give up on a transfer that received no byte for this long. Without streaming, a
   // model sends nothing until its answer is complete, so this bounds the time to the

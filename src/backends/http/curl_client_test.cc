@@ -415,5 +415,56 @@ TEST(CurlClientTest, RetryWrapperHonoursRetryAfterFromTheWire) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(1000));
 }
 
+// Several replicas through one client: each request goes to the base URL of its
+// endpoint index, answers carry the index back, timeouts are flagged, and an index
+// the client does not have is refused at Start().
+TEST(CurlClientTest, OneClientServesSeveralEndpoints) {
+  std::atomic<int> hits[2] = {0, 0};
+  FakeHttpServer a([&](const FakeHttpRequest& req) { ++hits[0]; return Ok(req); });
+  FakeHttpServer b([&](const FakeHttpRequest& req) {
+    ++hits[1];
+    if (AnswerFor(req).find("slow") != std::string::npos) {
+      FakeHttpReply reply;
+      reply.fault = FakeFault::kNeverAnswer;
+      return reply;
+    }
+    return Ok(req);
+  });
+  ASSERT_TRUE(a.Start().ok());
+  ASSERT_TRUE(b.Start().ok());
+  HttpClientOptions o = Options(a, 8);
+  o.base_urls = {a.base_url() + "/v1", b.base_url() + "/v1"};
+  o.total_timeout = milliseconds(1500);
+  o.idle_timeout = milliseconds(1500);
+  auto client = NewClient(o);
+  std::vector<ModelRequest> requests;
+  for (uint64_t id = 0; id < 6; ++id) {
+    requests.push_back(Req(id));
+    requests.back().endpoint = id % 2;
+  }
+  requests.push_back(Req(6, "slow one"));
+  requests.back().endpoint = 1;
+  ModelRequest outside = Req(99);
+  outside.endpoint = 2;
+  const Status refused = client->Start(outside);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("endpoint 2 out of range"), std::string::npos) << refused.message();
+  const std::vector<ModelResult> done = Drain(client.get(), requests);
+  ASSERT_EQ(done.size(), 7u);
+  for (const ModelResult& r : done) {
+    EXPECT_EQ(r.endpoint, r.id == 6 ? 1u : r.id % 2) << r.id;
+    if (r.id == 6) {
+      EXPECT_EQ(r.error, ErrorKind::kRetryable);
+      EXPECT_TRUE(r.timed_out) << r.error_message;
+    } else {
+      EXPECT_TRUE(r.ok()) << r.error_message;
+      EXPECT_FALSE(r.timed_out);
+      EXPECT_EQ(r.response.text, "answer to question " + std::to_string(r.id));
+    }
+  }
+  EXPECT_EQ(hits[0].load(), 3);
+  EXPECT_EQ(hits[1].load(), 4);
+}
+
 }  // namespace
 }  // namespace structtest
