@@ -63,7 +63,7 @@ function drawRuns() {
     ['input tokens', (r) => tokens(usageOf(r).tokens, 'input')],
     ['output tokens (with reasoning)', (r) => tokens(usageOf(r).tokens, 'output')],
     ['reasoning tokens', (r) => tokens(usageOf(r).tokens, 'reasoning')],
-    ['token usage', (r) => usageNote(usageOf(r))],
+    ['token usage', (r) => usageNote(usageOf(r), r.report.answered)],
     ['cost', (r) => costText(usageOf(r).cost_usd) + priceNote(usageOf(r).price)],
     ['latency p50 / p90 / p99 (ms)', (r) => {
       const l = r.rows.filter((x) => x[R.status] !== 'unasked' && x[R.status] !== 'error')
@@ -84,21 +84,23 @@ function drawRuns() {
 
 // Token totals and cost: report.json's usage block (cost.h), as the server reported them.
 const usageOf = (r) => r.report.usage;
-const tokens = (t, k) => t && t[k] !== undefined ? Number(t[k]).toLocaleString('en-US') : '—';
+// '—' where no answer came with usage: not known, rather than 0.
+const tokens = (t, k) => !t || t[k] === undefined || (t.no_usage > 0 && !t.input && !t.output) ? '—' :
+    Number(t[k]).toLocaleString('en-US');
 const costText = (c) => c === null || c === undefined ? 'no price known' : `$${Number(c).toFixed(4)}`;
 function priceNote(p) {
   if (!p) return ' (give run --price-in/--price-out, or --prices FILE)';
   return ` (USD ${p.input_usd_per_mtok} in / ${p.output_usd_per_mtok} out per million tokens` +
       `${p.model ? `, ${p.model}` : ''}${p.date ? `, listed ${p.date}` : ''}${p.source ? `, ${p.source}` : ''})`;
 }
-function usageNote(u) {
+// `answered`: the run's answers (errored requests carry no usage).
+function usageNote(u, answered) {
   const t = u.tokens;
-  if (t.responses === 0) return 'no answers yet';
-  const answered = t.responses;
-  let n = t.no_usage === 0 ? `reported for all ${answered} responses` :
-      t.no_usage >= answered ? `the server reported no token usage for any of its ${answered} responses: ` +
+  if (answered === 0) return 'no answers yet';
+  let n = t.no_usage === 0 ? `reported for all ${answered} answers` :
+      t.no_usage >= answered ? `the server reported no token usage for any of its ${answered} answers: ` +
           'the figures above are not known, not zero' :
-      `${t.no_usage} of ${answered} responses came with no token usage (counted as 0)`;
+      `${t.no_usage} of ${answered} answers came with no token usage (counted as 0)`;
   if (t.cached) n += `; ${t.cached} from the response cache (cost nothing)`;
   return n;
 }
@@ -284,7 +286,7 @@ function drawPaper() {
       // A run's rank: the place it would take among the paper's models.
       const shown = r.mine ? (r.score === null ? null :
           paper.filter((x) => (score(x, r.rankCols) ?? -1) > r.score).length + 1) : rank;
-      const partial = r.mine && r.rankCols.length < rankBy.length;
+      const partial = r.mine && r.rankCols.length > 0 && r.rankCols.length < rankBy.length;
       h += `<tr class="${r.mine ? 'mine' : ''}" ${r.mine ? `data-rank="${shown ?? ''}" data-run="${r.run}"` : ''}>` +
           `<td${partial ? ` title="ranked by the mean of its ${r.rankCols.length} of ${rankBy.length} subtasks"` : ''}>` +
           `${shown ?? '—'}${partial ? '*' : ''}</td>` +
