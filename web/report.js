@@ -60,8 +60,11 @@ function drawRuns() {
     ['answered, not scored', (r) => r.rows.filter((x) => x[R.status] === 'unscored').length],
     ['not asked yet', (r) => r.rows.filter((x) => x[R.status] === 'unasked').length],
     ['cut off by the token limit', (r) => r.report.truncated],
-    ['input tokens', (r) => sum(r.rows, R.input)], ['output tokens', (r) => sum(r.rows, R.output)],
-    ['reasoning tokens', (r) => sum(r.rows, R.reasoning_tokens)],
+    ['input tokens', (r) => tokens(usageOf(r).tokens, 'input')],
+    ['output tokens (with reasoning)', (r) => tokens(usageOf(r).tokens, 'output')],
+    ['reasoning tokens', (r) => tokens(usageOf(r).tokens, 'reasoning')],
+    ['token usage', (r) => usageNote(usageOf(r), r.report.answered)],
+    ['cost', (r) => costText(usageOf(r).cost_usd) + priceNote(usageOf(r).price)],
     ['latency p50 / p90 / p99 (ms)', (r) => {
       const l = r.rows.filter((x) => x[R.status] !== 'unasked' && x[R.status] !== 'error')
           .map((x) => x[R.latency]).sort((a, b) => a - b);
@@ -76,8 +79,53 @@ function drawRuns() {
   }
   $('runs-table').innerHTML = h + '</table>' +
       `<p class="note">Charts: ${esc(D.chart_libraries)}.</p>`;
+  drawUsage();
 }
-function sum(rows, k) { let s = 0; for (const x of rows) s += x[k] || 0; return s; }
+
+// Token totals and cost: report.json's usage block (cost.h), as the server reported them.
+const usageOf = (r) => r.report.usage;
+// '—' where no answer came with usage: not known, rather than 0.
+const tokens = (t, k) => !t || t[k] === undefined || (t.no_usage > 0 && !t.input && !t.output) ? '—' :
+    Number(t[k]).toLocaleString('en-US');
+const costText = (c) => c === null || c === undefined ? 'no price known' : `$${Number(c).toFixed(4)}`;
+function priceNote(p) {
+  if (!p) return ' (give run --price-in/--price-out, or --prices FILE)';
+  return ` (USD ${p.input_usd_per_mtok} in / ${p.output_usd_per_mtok} out per million tokens` +
+      `${p.model ? `, ${p.model}` : ''}${p.date ? `, listed ${p.date}` : ''}${p.source ? `, ${p.source}` : ''})`;
+}
+// `answered`: the run's answers (errored requests carry no usage).
+function usageNote(u, answered) {
+  const t = u.tokens;
+  if (answered === 0) return 'no answers yet';
+  let n = t.no_usage === 0 ? `reported for all ${answered} answers` :
+      t.no_usage >= answered ? `the server reported no token usage for any of its ${answered} answers: ` +
+          'the figures above are not known, not zero' :
+      `${t.no_usage} of ${answered} answers came with no token usage (counted as 0)`;
+  if (t.cached) n += `; ${t.cached} from the response cache (cost nothing)`;
+  return n;
+}
+
+function drawUsage() {
+  const keys = new Map();
+  for (const r of D.runs) for (const s of usageOf(r).subtasks) keys.set(`${s.domain}/${s.subtask}`, true);
+  const fields = [['input', 'input'], ['output', 'output'], ['reasoning', 'reasoning']];
+  const cells = (u, i, key) => {
+    if (!u) return '<td></td><td></td><td></td><td></td>';
+    return fields.map(([f]) => `<td class="usage" data-run="${i}" data-key="${esc(key)}" data-field="${f}">${tokens(u.tokens, f)}</td>`).join('') +
+        `<td class="usage" data-run="${i}" data-key="${esc(key)}" data-field="cost_usd">${u.cost_usd === null ? '—' : costText(u.cost_usd)}</td>`;
+  };
+  let h = '<table id="usage-grid"><tr><th class="l" rowspan="2">subtask</th>' +
+      D.runs.map((r, i) => `<th colspan="4">${esc(runLabel(i))}</th>`).join('') + '</tr><tr>' +
+      D.runs.map(() => '<th>input</th><th>output</th><th>reasoning</th><th>cost</th>').join('') + '</tr>';
+  for (const key of keys.keys()) {
+    h += `<tr><td class="l">${esc(key)}</td>` + D.runs.map((r, i) =>
+        cells(usageOf(r).subtasks.find((s) => `${s.domain}/${s.subtask}` === key), i, key)).join('') + '</tr>';
+  }
+  h += '<tr class="agg"><td class="l">total</td>' + D.runs.map((r, i) => cells(usageOf(r), i, 'total')).join('') + '</tr>';
+  $('usage-table').innerHTML = h + '</table><p class="note">Tokens as the server reported them ' +
+      '(output includes reasoning); cost at the price shown above, none where no price is known. ' +
+      'Answers from the response cache cost nothing.</p>';
+}
 
 // ---- Scores
 function scoreRows() {
@@ -204,7 +252,7 @@ function drawPaper() {
   const t1 = parseCsv(D.paper.table1);
   const mine = D.runs.map((r, i) => {
     const rep = r.report, d = rep.domains || {};
-    const o = {model: runLabel(i), mine: true, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard};
+    const o = {model: runLabel(i), mine: true, run: i, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard};
     for (const dom of ['summarization', 'code', 'html', 'math']) {
       o[`${dom}_easy`] = d[dom] ? d[dom].easy : null;
       o[`${dom}_hard`] = d[dom] ? d[dom].hard : null;
@@ -212,24 +260,47 @@ function drawPaper() {
     return o;
   });
   const cols = Object.keys(t1[0]);
-  const table = (title, rows, columns, rankBy) => {
-    const sorted = rankBy ? [...rows].sort((a, b) => (b[rankBy] ?? -1) - (a[rankBy] ?? -1)) : rows;
-    let h = `<h3>${esc(title)}</h3><table class="paper"><tr>${rankBy ? '<th>rank</th>' : ''}` +
-        columns.map((c) => `<th class="${c === 'model' ? 'l' : ''}">${esc(c)}</th>`).join('') + '</tr>';
+  const has = (v) => v !== null && v !== undefined && !Number.isNaN(v);
+  const mean = (r, names) => {
+    const v = names.map((n) => r[n]).filter(has);
+    return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+  };
+  // rankBy: the columns a row is ranked by (their mean). A run is placed among the paper's
+  // models by the columns it has: a run without some of a table's subtasks is ranked
+  // against the models' mean over the same subtasks.
+  const table = (id, title, rows, columns, rankBy) => {
+    const score = (r, names) => names.length === 1 ? (has(r[names[0]]) ? r[names[0]] : null) : mean(r, names);
+    const paper = rows.filter((r) => !r.mine);
+    for (const r of rows) {
+      r.rankCols = r.mine ? rankBy.filter((n) => has(r[n])) : rankBy;
+      r.score = score(r, r.rankCols);
+    }
+    const sorted = [...rows].sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
+    const avg = rankBy.length > 1;
+    let h = `<h3>${esc(title)}</h3><table class="paper" id="${id}"><tr><th>rank</th>` +
+        columns.map((c) => `<th class="${c === 'model' ? 'l' : ''}">${esc(c)}</th>`).join('') +
+        (avg ? '<th>mean</th>' : '') + '</tr>';
     let rank = 0;
     for (const r of sorted) {
       if (!r.mine) rank++;
       // A run's rank: the place it would take among the paper's models.
-      const shown = r.mine ? sorted.filter((x) => !x.mine && (x[rankBy] ?? -1) > (r[rankBy] ?? -1)).length + 1 : rank;
-      h += `<tr class="${r.mine ? 'mine' : ''}" ${r.mine ? `data-rank="${shown}"` : ''}>${rankBy ? `<td>${shown}</td>` : ''}` +
-          columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">${c === 'model' ? esc(r[c]) : fmt(r[c])}</td>`).join('') + '</tr>';
+      const shown = r.mine ? (r.score === null ? null :
+          paper.filter((x) => (score(x, r.rankCols) ?? -1) > r.score).length + 1) : rank;
+      const partial = r.mine && r.rankCols.length > 0 && r.rankCols.length < rankBy.length;
+      h += `<tr class="${r.mine ? 'mine' : ''}" ${r.mine ? `data-rank="${shown ?? ''}" data-run="${r.run}"` : ''}>` +
+          `<td${partial ? ` title="ranked by the mean of its ${r.rankCols.length} of ${rankBy.length} subtasks"` : ''}>` +
+          `${shown ?? '—'}${partial ? '*' : ''}</td>` +
+          columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">${c === 'model' ? esc(r[c]) : fmt(r[c])}</td>`).join('') +
+          (avg ? `<td>${fmt(r.score)}</td>` : '') + '</tr>';
     }
-    return h + '</table>';
+    return h + '</table>' + (avg ? '<p class="note">Ranked by the mean of the subtasks; ' +
+        '* a run without some of them is ranked by the mean of those it has, against the ' +
+        'models\' mean over the same ones.</p>' : '');
   };
   const sub = (csv, names) => {
     const paper = parseCsv(csv);
     const runs = D.runs.map((r, i) => {
-      const o = {model: runLabel(i), mine: true};
+      const o = {model: runLabel(i), mine: true, run: i};
       for (const n of names) {
         const t = r.report.subtasks.find((s) => s.subtask === n);
         o[n] = t ? t.accuracy : null;
@@ -242,9 +313,11 @@ function drawPaper() {
   const t3cols = Object.keys(parseCsv(D.paper.table3)[0]);
   $('paper-notes').innerHTML = D.runs.map((r, i) => `<p>${paperSuiteNote(i)}</p>`).join('');
   $('paper-tables').innerHTML =
-      table('Table 1: overview, ranked by All', [...t1, ...mine], cols, 'all') +
-      table('Table 2: summarization subtasks', sub(D.paper.table2, t2cols.slice(1)), t2cols, null) +
-      table('Table 3: code subtasks (_v2: Hard)', sub(D.paper.table3, t3cols.slice(1)), t3cols, null);
+      table('paper-table1', 'Table 1: overview, ranked by All', [...t1, ...mine], cols, ['all']) +
+      table('paper-table2', 'Table 2: summarization subtasks, ranked by their mean',
+            sub(D.paper.table2, t2cols.slice(1)), t2cols, t2cols.slice(1)) +
+      table('paper-table3', 'Table 3: code subtasks (_v2: Hard), ranked by their mean',
+            sub(D.paper.table3, t3cols.slice(1)), t3cols, t3cols.slice(1));
 }
 
 // ---- Plots
@@ -316,8 +389,9 @@ function answerLength(x) {
   return Math.max(0, n - 2);
 }
 
-// Per subtask: every scalar param, the length of every list param, and the total of
-// every object of counts.
+// Per subtask: every scalar param, the length of every list param, the total of every
+// object of counts, and what structtest read off the sample (derived: math's steps,
+// answer phrase and step style).
 function paramGroups() {
   const groups = new Map();
   D.runs.forEach((r, i) => {
@@ -380,6 +454,7 @@ function paramsOf(s) {
       o[`${k} (total)`] = Object.values(v).reduce((a, b) => a + b, 0);
     }
   }
+  for (const [k, v] of Object.entries(s.derived || {})) o[k] = v;
   return o;
 }
 

@@ -125,8 +125,9 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
 }
 
 // DIR/report.html: the run's self-contained page (html_report.h).
-Status WriteRunHtmlReport(const std::string& dir, RuleSet rules) {
-  return WriteHtmlReport({dir}, rules, dir + "/report.html");
+// `price`: what the run is costed at (ResolvePrice).
+Status WriteRunHtmlReport(const std::string& dir, RuleSet rules, const std::optional<Price>& price) {
+  return WriteHtmlReport({dir}, rules, dir + "/report.html", {price});
 }
 
 // A default run directory named after what defines the run, so the same command finds
@@ -433,7 +434,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   }
   if (out.stats.interrupted) {
     // What is there so far; the next run writes it again.
-    if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
+    if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules, price));
     PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
                           "same command again to continue",
                           out.counts.answered, out.counts.samples, store->dir()));
@@ -479,7 +480,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   // source items) is given back first.
   const int64_t tally_errors = tally.errors();
   tally = Tally();
-  if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules));
+  if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules, price));
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   if (client != nullptr) {

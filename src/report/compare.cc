@@ -197,32 +197,31 @@ Status CheckSameRules(const Comparison& c, RuleSet rules,
   return Status::Ok();
 }
 
-StatusOr<Comparison> CompareTwo(const RunRows& a, const std::string& b_dir,
+// B against A, both read already (ReadRun), so that a run compared with several others
+// is read once.
+StatusOr<Comparison> CompareTwo(const RunRows& a, const RunRows& b,
                                 const CompareOptions& options, SubtaskCache& subtasks) {
-  ASSIGN_OR_RETURN(auto store, RunStore::OpenReadOnly(b_dir));
   Comparison c;
   c.a = a.run;
-  c.b.dir = b_dir;
-  ASSIGN_OR_RETURN(const nlohmann::json manifest, ReadManifest(*store));
-  c.b.model = ModelOf(manifest);
+  c.b.dir = b.run.dir;
+  c.b.model = b.run.model;
   std::map<std::pair<std::string, std::string>, PairTally> by_subtask;
   std::map<std::string, std::set<std::string>> versions_a, versions_b;
   std::vector<std::pair<int64_t, Flip>> flips;
   int64_t no_verdict_a = 0, no_verdict_b = 0;
   std::vector<bool> matched(a.rows.size(), false);
-  RETURN_IF_ERROR(store->ForEach(RuleSetName(options.rules), [&](const RunRow& r) {
+  for (const Row& rb : b.rows) {
     ++c.b.samples;
-    const auto it = a.by_id.find(r.sample.id);
+    const auto it = a.by_id.find(rb.id);
     if (it == a.by_id.end()) {
       ++c.only_b;
-      return Status::Ok();
+      continue;
     }
     const Row& ra = a.rows[it->second];
-    const Row rb = RowOf(r, subtasks);
     matched[it->second] = true;
     if (ra.fingerprint != rb.fingerprint) {
       ++c.differing;
-      return Status::Ok();
+      continue;
     }
     ++c.shared;
     PairTally& t = by_subtask[{ra.domain, ra.subtask}];
@@ -243,7 +242,7 @@ StatusOr<Comparison> CompareTwo(const RunRows& a, const std::string& b_dir,
         Update(t.tasks_a, ra.item, std::nullopt);
         Update(t.tasks_b, ra.item, std::nullopt);
       }
-      return Status::Ok();
+      continue;
     }
     ++c.paired;
     versions_a[ra.domain].insert(ra.rules_version);
@@ -266,8 +265,7 @@ StatusOr<Comparison> CompareTwo(const RunRows& a, const std::string& b_dir,
     if (options.flips && pa != pb) {
       flips.push_back({ra.index, {ra.id, ra.domain, ra.subtask, pa, ra.reason, rb.reason}});
     }
-    return Status::Ok();
-  }));
+  }
   c.only_a = static_cast<int64_t>(std::count(matched.begin(), matched.end(), false));
 
   if (c.shared == 0) {
@@ -458,8 +456,33 @@ StatusOr<std::vector<Comparison>> CompareRuns(const std::vector<std::string>& di
   ASSIGN_OR_RETURN(const RunRows a, ReadRun(dirs[0], options.rules, subtasks));
   std::vector<Comparison> out;
   for (size_t i = 1; i < dirs.size(); ++i) {
-    ASSIGN_OR_RETURN(Comparison c, CompareTwo(a, dirs[i], options, subtasks));
+    ASSIGN_OR_RETURN(const RunRows b, ReadRun(dirs[i], options.rules, subtasks));
+    ASSIGN_OR_RETURN(Comparison c, CompareTwo(a, b, options, subtasks));
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<StatusOr<std::vector<Comparison>>> CompareEveryBaseline(
+    const std::vector<std::string>& dirs, const CompareOptions& options) {
+  SubtaskCache subtasks;
+  std::vector<StatusOr<RunRows>> runs;
+  runs.reserve(dirs.size());
+  for (const std::string& dir : dirs) runs.push_back(ReadRun(dir, options.rules, subtasks));
+  std::vector<StatusOr<std::vector<Comparison>>> out;
+  for (size_t base = 0; base < dirs.size(); ++base) {
+    out.push_back([&]() -> StatusOr<std::vector<Comparison>> {
+      if (dirs.size() < 2) return Status::InvalidArgument("compare needs two runs or more");
+      if (!runs[base].ok()) return runs[base].status();
+      std::vector<Comparison> comparisons;
+      for (size_t i = 0; i < dirs.size(); ++i) {
+        if (i == base) continue;
+        if (!runs[i].ok()) return runs[i].status();
+        ASSIGN_OR_RETURN(Comparison c, CompareTwo(*runs[base], *runs[i], options, subtasks));
+        comparisons.push_back(std::move(c));
+      }
+      return comparisons;
+    }());
   }
   return out;
 }

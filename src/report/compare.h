@@ -86,6 +86,12 @@ struct CompareOptions {
 StatusOr<std::vector<Comparison>> CompareRuns(const std::vector<std::string>& dirs,
                                               const CompareOptions& options);
 
+// For every run as the baseline in turn, what CompareRuns gives for it followed by the
+// others in their order (entry k: dirs[k] against each other dir), reading each run
+// once rather than once per pair: the HTML report's baseline chooser.
+std::vector<StatusOr<std::vector<Comparison>>> CompareEveryBaseline(
+    const std::vector<std::string>& dirs, const CompareOptions& options);
+
 // Text, Markdown and JSON of the comparisons; `flips` lists them with both reasons.
 std::string RenderCompareText(const std::vector<Comparison>& comparisons, RuleSet rules,
                               bool flips);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <ctime>
 #include <deque>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -25,10 +27,13 @@
 #include "core/hash.h"
 #include "core/jsonl.h"
 #include "report/compare.h"
+#include "report/cost.h"
 #include "report/html_assets.h"
 #include "report/run_report.h"
 #include "report/tally.h"
 #include "store/run_store.h"
+#include "tasks/math/family.h"
+#include "tasks/math/formats.h"
 
 namespace structtest {
 
@@ -385,6 +390,58 @@ std::string LastWritten(const std::string& dir) {
   return buf;
 }
 
+// Parameters the plots and the params filter read off a sample beyond its params: for
+// math, the answer phrase and step style its format name stands for, and the steps of
+// its target as the checker counts them (the paper's reasoning steps). {} for others.
+nlohmann::json DerivedParams(const Sample& sample) {
+  nlohmann::json out = nlohmann::json::object();
+  if (sample.domain != "math") return out;
+  const auto name = sample.params.find("math_format_name");
+  if (name == sample.params.end() || !name->is_string()) return out;
+  const math_internal::MathFormat* f = math_internal::ParseFormatName(name->get<std::string>());
+  if (f == nullptr) return out;
+  out["answer_phrase"] = std::string(f->phrase.text);
+  if (!f->hard) return out;
+  out["step_style"] = std::string(math_internal::kStyleNames[static_cast<int>(f->style)]);
+  const auto answer = sample.target.find("answer");
+  if (answer != sample.target.end() && answer->is_string()) {
+    if (const auto steps = MathHardStepCount(name->get<std::string>(), answer->get<std::string>())) {
+      out["target_steps"] = *steps;
+    }
+  }
+  return out;
+}
+
+// The price of the run in `dir`: the one its report.json's usage block records (what
+// `run` costed it at), else the built-in table's line for its model.
+StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
+                                             const std::optional<nlohmann::json>& manifest) {
+  std::ifstream in(dir + "/report.json", std::ios::binary);
+  if (in) {
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded() && j.is_object() && j.contains("usage") && j["usage"].is_object()) {
+      const nlohmann::json& p = j["usage"].value("price", nlohmann::json());
+      if (p.is_object() && p.value("input_usd_per_mtok", nlohmann::json()).is_number() &&
+          p.value("output_usd_per_mtok", nlohmann::json()).is_number()) {
+        Price price;
+        price.model = p.value("model", "");
+        price.input_per_mtok = p["input_usd_per_mtok"].get<double>();
+        price.output_per_mtok = p["output_usd_per_mtok"].get<double>();
+        price.date = p.value("date", "");
+        price.source = p.value("source", "");
+        return std::optional<Price>(price);
+      }
+    }
+  }
+  if (!manifest || !manifest->is_object() || !(*manifest)["model"].is_string()) {
+    return std::optional<Price>();
+  }
+  ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(BuiltinPricesCsv(), kBuiltinPricesName));
+  return FindPrice(table, (*manifest)["model"].get<std::string>());
+}
+
 // A script's text, safe inside <script>...</script>.
 std::string ScriptText(std::string_view js) {
   std::string out(js);
@@ -401,7 +458,12 @@ namespace {
 // The report's data (see HtmlReportData) written into `sink`. The runs are read twice
 // from their stores, once for the samples and once for the rows, so that neither is
 // ever held whole.
-Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules, Sink* sink) {
+Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
+                       const std::vector<std::optional<Price>>& prices, Sink* sink) {
+  if (!prices.empty() && prices.size() != run_dirs.size()) {
+    return Status::InvalidArgument(fmt::format("html report: {} prices for {} runs",
+                                               prices.size(), run_dirs.size()));
+  }
   Writer w(sink);
   w.Raw("{\"rules\":");
   w.String(RuleSetName(rules));
@@ -436,6 +498,8 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules, 
       w.String(row.sample.subtask);
       w.Raw(",\"params\":");
       w.Json(row.sample.params);
+      w.Raw(",\"derived\":");
+      w.Json(DerivedParams(row.sample));
       w.Raw(",\"messages\":[");
       for (size_t i = 0; i < row.sample.messages.size(); ++i) {
         w.Raw(i > 0 ? ",[" : "[");
@@ -502,6 +566,13 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules, 
     report["answered"] = counts.answered;
     report["errored"] = counts.errored;
     report["truncated"] = counts.truncated;
+    std::optional<Price> price;
+    if (!prices.empty()) {
+      price = prices[k];
+    } else {
+      ASSIGN_OR_RETURN(price, RecordedPrice(run_dirs[k], manifest));
+    }
+    AddUsageJson(tally, price, &report);
     w.Raw("],\"report\":");
     w.Json(report);
     w.Raw("}");
@@ -510,14 +581,14 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules, 
   // Every run as the baseline in turn, so the reader can choose.
   nlohmann::json compare = nlohmann::json::array();
   if (run_dirs.size() >= 2) {
+    CompareOptions options;
+    options.rules = rules;
+    // Each run read once for all the pairs (a 10-run report of 139k samples: see
+    // bench/html_report_bench.sh).
+    const std::vector<StatusOr<std::vector<Comparison>>> every =
+        CompareEveryBaseline(run_dirs, options);
     for (size_t base = 0; base < run_dirs.size(); ++base) {
-      std::vector<std::string> dirs = {run_dirs[base]};
-      for (size_t i = 0; i < run_dirs.size(); ++i) {
-        if (i != base) dirs.push_back(run_dirs[i]);
-      }
-      CompareOptions options;
-      options.rules = rules;
-      auto result = CompareRuns(dirs, options);
+      const StatusOr<std::vector<Comparison>>& result = every[base];
       nlohmann::json entry = {{"baseline", base}};
       if (result.ok()) {
         entry["result"] = RenderCompareJson(*result, rules, false);
@@ -540,9 +611,10 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules, 
 }  // namespace
 
 StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs,
-                                        RuleSet rules) {
+                                        RuleSet rules,
+                                        const std::vector<std::optional<Price>>& prices) {
   Sink sink(nullptr);
-  RETURN_IF_ERROR(WriteReportData(run_dirs, rules, &sink));
+  RETURN_IF_ERROR(WriteReportData(run_dirs, rules, prices, &sink));
   ASSIGN_OR_RETURN(std::string text, sink.Finish());
   auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Status::Internal("html report: the data written is not JSON");
@@ -554,7 +626,7 @@ namespace {
 // The page, in pieces to `emit`: the template with its placeholders filled, the data
 // compressed and base64-encoded as it is written.
 Status EmitPage(const std::vector<std::string>& run_dirs, RuleSet rules,
-                const Sink::Emit& emit) {
+                const std::vector<std::optional<Price>>& prices, const Sink::Emit& emit) {
   // Placeholders are looked for in the template only, never in what fills them.
   const std::string_view tmpl = internal::HtmlTemplate();
   size_t at = 0;
@@ -580,7 +652,7 @@ Status EmitPage(const std::vector<std::string>& run_dirs, RuleSet rules,
     } else if (name == "{{data}}") {
       Base64Stream base64(emit);
       Sink sink([&base64](std::string_view bytes) { return base64.Add(bytes); });
-      RETURN_IF_ERROR(WriteReportData(run_dirs, rules, &sink));
+      RETURN_IF_ERROR(WriteReportData(run_dirs, rules, prices, &sink));
       RETURN_IF_ERROR(sink.Finish().status());
       RETURN_IF_ERROR(base64.Finish());
     } else {
@@ -594,9 +666,10 @@ Status EmitPage(const std::vector<std::string>& run_dirs, RuleSet rules,
 }  // namespace
 
 StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
-                                       RuleSet rules) {
+                                       RuleSet rules,
+                                       const std::vector<std::optional<Price>>& prices) {
   std::string out;
-  RETURN_IF_ERROR(EmitPage(run_dirs, rules, [&out](std::string_view piece) {
+  RETURN_IF_ERROR(EmitPage(run_dirs, rules, prices, [&out](std::string_view piece) {
     out.append(piece);
     return Status::Ok();
   }));
@@ -604,11 +677,12 @@ StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
 }
 
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
-                       const std::string& path) {
+                       const std::string& path,
+                       const std::vector<std::optional<Price>>& prices) {
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) return Status::IoError(fmt::format("{}: {}", tmp, std::strerror(errno)));
-  Status written = EmitPage(run_dirs, rules, [f, &tmp](std::string_view piece) {
+  Status written = EmitPage(run_dirs, rules, prices, [f, &tmp](std::string_view piece) {
     if (std::fwrite(piece.data(), 1, piece.size(), f) != piece.size()) {
       return Status::IoError(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
     }

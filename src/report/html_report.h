@@ -14,19 +14,24 @@
 #ifndef STRUCTTEST_REPORT_HTML_REPORT_H_
 #define STRUCTTEST_REPORT_HTML_REPORT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "report/cost.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 
 namespace structtest {
 
 // The report's data before compression: {"rules", "chunks": [paragraph...], "samples":
-// [{"id", "domain", "subtask", "params", "messages": [[role, text]], "target"}], "runs":
-// [{"dir", "date", "report": the figures of report.json with the manifest and counts,
+// [{"id", "domain", "subtask", "params", "derived" (parameters read off the sample for the
+// plots, e.g. math_hard's "target_steps", "step_style", "answer_phrase"; {} when none),
+// "messages": [[role, text]], "target"}], "runs": [{"dir", "date", "report": the figures
+// of report.json with the manifest and counts and its "usage" block (cost.h's
+// AddUsageJson, at the run's price),
 // "rows": [[sample, status, answer, reasoning, reason, finish, input_tokens,
 // output_tokens, reasoning_tokens, latency_ms]]}], "compare": [{"baseline": run index,
 // "result": RenderCompareJson's, or "error"}], "paper": {"table1", "table2", "table3"}
@@ -36,19 +41,29 @@ namespace structtest {
 // stored once (the same id, domain, subtask, params, context and prompt, as compare.h
 // pairs them; the first run's target is kept). Errors: a directory without a run, an
 // unreadable store. For tests and tools: the page never builds it.
+//
+// `prices`, when not empty, holds the price of each run (nullopt: none known), one per
+// run dir. Default: the price recorded in DIR/report.json's usage block (what `run`
+// costed the run at), else the built-in table's line for the manifest's model.
+//
+// Pairs: with several runs, the compare results are of the baseline against each other
+// run (what the page shows), one pair at a time.
 StatusOr<nlohmann::json> HtmlReportData(const std::vector<std::string>& run_dirs,
-                                        RuleSet rules);
+                                        RuleSet rules,
+                                        const std::vector<std::optional<Price>>& prices = {});
 
 // The page of the runs in `run_dirs`, in that order, with HtmlReportData's document
 // embedded. Errors: those of HtmlReportData, compression failed.
 StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
-                                       RuleSet rules);
+                                       RuleSet rules,
+                                       const std::vector<std::optional<Price>>& prices = {});
 
 // The same page written to `path` as it is made (PATH.tmp, renamed when complete, so a
 // reader never sees half a page and an old page stays until the new one is whole).
 // Errors: those of RenderHtmlReport, the file cannot be written.
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
-                       const std::string& path);
+                       const std::string& path,
+                       const std::vector<std::optional<Price>>& prices = {});
 
 }  // namespace structtest
 

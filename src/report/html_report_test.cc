@@ -5,12 +5,15 @@
 
 #include <zlib.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "sources/math_generator.h"
 #include "store/run_store.h"
+#include "tasks/registry.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -184,6 +187,77 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
   const std::string b64 = page->substr(start, page->find("</script>", start) - start);
   EXPECT_GT(data->dump().size(), size_t{2} << 20);  // many buffers through the compressor
   EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+}
+
+// math_hard's plots read the reference's steps off its target: each sample's count is
+// the number of steps of the word problem it was generated from, in every step style.
+TEST(HtmlReportTest, MathHardSamplesCarryTheirTargetsStepCount) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/math";
+  const std::vector<MathProblem> problems = GenerateMathProblems(/*seed=*/5, 40);
+  SourceSet sources;
+  sources.math_problems = problems;
+  auto ref = FindSubtask("math", "math_hard");
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  auto store = RunStore::Open(run);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  ASSERT_TRUE((*store)->Begin().ok());
+  constexpr int kSamples = 40;  // sample i asks problem i
+  for (int i = 0; i < kSamples; ++i) {
+    GenerateRequest request;
+    request.seed = 5;
+    request.index = i;
+    request.sources = &sources;
+    auto sample = ref->spec->generate(request);
+    ASSERT_TRUE(sample.ok()) << sample.status().message();
+    ASSERT_TRUE((*store)->AddSample(i, *sample).ok());
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  store->reset();
+  auto data = HtmlReportData({run}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  std::set<std::string> styles;
+  std::set<size_t> counts;
+  ASSERT_EQ((*data)["samples"].size(), size_t{kSamples});
+  for (size_t i = 0; i < kSamples; ++i) {
+    const nlohmann::json& s = (*data)["samples"][i];
+    const nlohmann::json& derived = s["derived"];
+    ASSERT_TRUE(derived.contains("target_steps")) << s.dump();
+    EXPECT_EQ(derived["target_steps"].get<size_t>(), problems[i].steps.size()) << s["params"].dump();
+    styles.insert(derived["step_style"].get<std::string>());
+    counts.insert(derived["target_steps"].get<size_t>());
+    EXPECT_TRUE(derived["answer_phrase"].is_string());
+  }
+  EXPECT_EQ(styles.size(), 5u);  // every step style, the JSON ones too
+  EXPECT_GT(counts.size(), 1u);
+}
+
+// The usage block of every run: tokens per subtask and in all, cost at the price given,
+// and no cost where none is known.
+TEST(HtmlReportTest, RunsCarryTheirTokenUsageAndCost) {
+  testing::TempDir dir;
+  const std::string a = dir.path() + "/a";
+  Write(a, true);
+  Price price;
+  price.input_per_mtok = 2;
+  price.output_per_mtok = 8;
+  price.source = "test";
+  auto priced = HtmlReportData({a}, RuleSet::kPaper, {price});
+  ASSERT_TRUE(priced.ok()) << priced.status().message();
+  const nlohmann::json& usage = (*priced)["runs"][0]["report"]["usage"];
+  ASSERT_TRUE(usage.is_object()) << (*priced)["runs"][0]["report"].dump();
+  // Write stores no token counts: every answer (the errored request aside) reported none.
+  EXPECT_EQ(usage["tokens"]["no_usage"], (*priced)["runs"][0]["report"]["answered"]);
+  EXPECT_GT(usage["tokens"]["no_usage"], 0);
+  EXPECT_EQ(usage["price"]["source"], "test");
+  EXPECT_EQ(usage["subtasks"].size(), (*priced)["runs"][0]["report"]["subtasks"].size());
+  // Without a price, and no report.json nor a listed model: no cost.
+  auto unpriced = HtmlReportData({a}, RuleSet::kPaper);
+  ASSERT_TRUE(unpriced.ok()) << unpriced.status().message();
+  EXPECT_TRUE((*unpriced)["runs"][0]["report"]["usage"]["cost_usd"].is_null());
+  EXPECT_TRUE((*unpriced)["runs"][0]["report"]["usage"]["price"].is_null());
+  // A price per run: one for each.
+  EXPECT_FALSE(HtmlReportData({a}, RuleSet::kPaper, {price, price}).ok());
 }
 
 TEST(HtmlReportTest, AnUnwritablePathIsAnErrorNamingIt) {

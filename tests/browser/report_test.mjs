@@ -7,10 +7,16 @@
 // figure of the score table equals report.json's, the verdict filters "fail" and "error"
 // and "different verdicts" list exactly those samples of `structtest export`, search
 // finds answers and reasons, a #sample= link opens that sample with both runs' answers,
-// and run's own report.html opens too. Exits 77 (ctest's
+// and run's own report.html opens too; the error rate is plotted against math_hard's
+// reference steps. A third run, of summarization and code against a loopback
+// OpenAI-style server the test starts (reporting token usage), checks the tokens and
+// cost of its report.html and of `report --format html` against report.json's usage
+// block, and its ranks in the paper's Tables 2 and 3. Exits 77 (ctest's
 // skip) with a message when Chromium or web/node_modules is missing. Where Firefox is
 // installed, the page is opened there too (no console error, the same figures, plots).
-import {execFileSync} from 'node:child_process';
+import {execFile, execFileSync} from 'node:child_process';
+import http from 'node:http';
+import {promisify} from 'node:util';
 import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
@@ -69,6 +75,37 @@ async function checkTable(page, browserName) {
         `${browserName}: ${compared} table figures (of ${expected}) equal report.json (${wrong.join('; ')})`);
 }
 
+// Every token and cost figure of the usage table against report.json's usage block.
+async function checkUsage(page, what, rep) {
+  const cells = await page.$$eval('#usage-grid td.usage', (tds) => tds.map((td) =>
+      ({key: td.dataset.key, field: td.dataset.field, text: td.textContent})));
+  const wrong = [];
+  for (const c of cells) {
+    const u = c.key === 'total' ? rep.usage : rep.usage.subtasks.find((t) => `${t.domain}/${t.subtask}` === c.key);
+    if (c.field === 'cost_usd') {
+      if (c.text !== `$${u.cost_usd.toFixed(4)}`) wrong.push(`${c.key} cost: page ${c.text}, report.json ${u.cost_usd}`);
+    } else if (Number(c.text.replace(/,/g, '')) !== u.tokens[c.field]) {
+      wrong.push(`${c.key} ${c.field}: page ${c.text}, report.json ${u.tokens[c.field]}`);
+    }
+  }
+  const expected = 4 * (rep.usage.subtasks.length + 1);
+  check(cells.length === expected && wrong.length === 0 && rep.usage.tokens.input > 0,
+        `${what}: ${cells.length} token and cost figures (of ${expected}) equal report.json's usage (${wrong.join('; ')})`);
+}
+
+// The rank a run's row shows in a paper table: one more than the models whose mean over
+// the run's subtasks is higher.
+function expectedRank(csv, rep) {
+  const [head, ...lines] = csv.trim().split(/\r?\n/);
+  const names = head.split(',').slice(1);
+  const mine = names.map((n) => (rep.subtasks.find((s) => s.subtask === n) || {}).accuracy)
+      .map((v, i) => [names[i], v]).filter(([, v]) => v !== undefined);
+  const mean = (vals) => vals.reduce((a, b) => a + b, 0) / vals.length;
+  const score = mean(mine.map(([, v]) => v));
+  const models = lines.map((l) => Object.fromEntries(l.split(',').slice(1).map((v, i) => [names[i], Number(v)])));
+  return 1 + models.filter((m) => mean(mine.map(([n]) => m[n])) > score).length;
+}
+
 rmSync(work, {recursive: true, force: true});
 mkdirSync(work, {recursive: true});
 // Run 1: builtin/oracle on a generated samples file (every sample passes). Run 2: the
@@ -104,6 +141,46 @@ const reportFile = path.join(work, 'report.html');
 execFileSync(binary, ['report', runs[0][1], runs[1][1], '--format', 'html', '--output', reportFile]);
 const reportJson = runs.map(([, dir]) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
 
+// Run 3: summarization and code against a loopback server that answers half the prompts
+// with their target and reports usage for every answer.
+const apiSamples = path.join(work, 'api.jsonl'), apiRun = path.join(work, 'api');
+execFileSync(binary, ['generate', '--tasks', 'summarization,code', '--limit', '3', '--out', apiSamples],
+             {stdio: ['ignore', 'ignore', 'inherit']});
+const targetOf = new Map();
+for (const line of readFileSync(apiSamples, 'utf8').trim().split('\n')) {
+  const s = JSON.parse(line);
+  targetOf.set(s.messages[s.messages.length - 1].content, s.target.answer);
+}
+let asked = 0;
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => { body += c; });
+  req.on('end', () => {
+    const prompt = JSON.parse(body).messages.at(-1).content;
+    const answer = asked++ % 2 === 0 && targetOf.has(prompt) ? targetOf.get(prompt) : 'I would rather not.';
+    const output = 10 + (prompt.length % 90);
+    res.writeHead(200, {'content-type': 'application/json'});
+    res.end(JSON.stringify({id: 'x', object: 'chat.completion', model: 'fake-model',
+      choices: [{index: 0, message: {role: 'assistant', content: answer}, finish_reason: 'stop'}],
+      usage: {prompt_tokens: Math.ceil(prompt.length / 4) + 7, completion_tokens: output,
+              completion_tokens_details: {reasoning_tokens: Math.floor(output / 3)}}}));
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+try {
+  await promisify(execFile)(binary, ['run', '--model', 'openai/fake-model', '--base-url',
+      `http://127.0.0.1:${server.address().port}/v1`, '--samples', apiSamples, '--out', apiRun,
+      '--no-cache', '--quiet', '--price-in', '2', '--price-out', '8'],
+      {env: {...process.env, OPENAI_API_KEY: 'sk-test'}});
+} catch (e) {
+  if (e.code !== 1) throw e;  // 1: finished with failures
+} finally {
+  server.close();
+}
+const apiJson = JSON.parse(readFileSync(path.join(apiRun, 'report.json'), 'utf8'));
+const apiReportFile = path.join(work, 'api-report.html');
+execFileSync(binary, ['report', apiRun, '--format', 'html', '--output', apiReportFile]);
+
 const browser = await puppeteer.launch({
   executablePath: chromium, headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
@@ -133,6 +210,22 @@ try {
   check(errors.length === 0, `no console error (${JSON.stringify(errors)})`);
 
   await checkTable(page, 'chromium');
+
+  // The error rate against math_hard's reference steps: every scored sample of run 2.
+  const steps = await page.evaluate(() => {
+    const g = paramGroups().find(([k]) => k === 'math/math_hard');
+    const p = g && g[1].params.find((x) => x.name === 'target_steps');
+    return p ? {numeric: p.numeric, n: p.values.filter((v) => v.run === runLabel(1)).reduce((a, v) => a + v.n, 0),
+                values: p.values.length} : null;
+  });
+  const hardScored = reportJson[1].subtasks.find((s) => s.subtask === 'math_hard').scored;
+  check(steps !== null && steps.numeric && steps.values > 1 && steps.n === hardScored,
+        `math_hard's error rate is plotted against its steps (${JSON.stringify(steps)}, ${hardScored} scored)`);
+  check((await page.$eval('#plot-params', (d) => d.textContent)).includes('target_steps'),
+        'the steps plot is drawn');
+  const usageRow = await page.$$eval('#runs-info tr', (trs) =>
+      (trs.find((tr) => tr.textContent.startsWith('token usage')) || {}).textContent || '');
+  check(usageRow.includes('reported no token usage'), `the built-in responders' runs say they reported no usage (${usageRow})`);
 
   // The failures filter of run 2: exactly its failing samples.
   const failing = reportJson[1].subtasks.reduce((n, s) => n + s.scored - s.passed, 0);
@@ -189,6 +282,23 @@ try {
   const easy = await own.page.$eval('#scores-grid td.acc[data-key="html:easy"]', (td) => td.textContent);
   check(easy === reportJson[0].domains.html.easy.toFixed(2), `its html Easy is report.json's (${easy})`);
   await own.page.close();
+
+  // Run 3's tokens and cost: its own report.html (written with the run's price) and
+  // `report --format html` (the price report.json records), and its ranks.
+  for (const [file, what] of [[path.join(apiRun, 'report.html'), 'run\'s report.html'],
+                              [apiReportFile, 'report --format html']]) {
+    const api = await open(file);
+    check(api.errors.length === 0, `${what}: no console error (${JSON.stringify(api.errors)})`);
+    await checkUsage(api.page, what, apiJson);
+    if (file === apiReportFile) {
+      for (const [id, table] of [['paper-table2', 'table2_summarization'], ['paper-table3', 'table3_code']]) {
+        const rank = await api.page.$eval(`#${id} tr.mine`, (tr) => tr.dataset.rank).catch(() => 'none');
+        const want = expectedRank(readFileSync(path.join(here, '..', '..', 'data', 'paper', `${table}.csv`), 'utf8'), apiJson);
+        check(rank === String(want), `${id}: the run's rank is ${rank}, the paper's figures give ${want}`);
+      }
+    }
+    await api.page.close();
+  }
 } finally {
   await browser.close();
 }

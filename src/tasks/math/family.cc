@@ -529,4 +529,14 @@ constexpr TaskFamily kFamily{
 
 const TaskFamily& MathFamily() { return kFamily; }
 
+std::optional<int64_t> MathHardStepCount(std::string_view format_name, std::string_view text) {
+  const MathFormat* f = math_internal::ParseFormatName(format_name);
+  if (f == nullptr || !f->hard) return std::nullopt;
+  const Steps steps = f->style == StepStyle::kJsonList || f->style == StepStyle::kJsonObject
+                          ? ScanJsonSteps(text, f->style)
+                          : ScanChunkSteps(text, f->style);
+  if (!steps.ok) return std::nullopt;
+  return steps.count;
+}
+
 }  // namespace structtest
