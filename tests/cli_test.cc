@@ -368,21 +368,34 @@ TEST(CliTest, ScoreJobsGiveTheSameVerdictsOnTheCodeConformanceCorpus) {
   EXPECT_EQ(ReadFileOrDie(dir.path() + "/4.jsonl"), verdicts);
 }
 
-// A python3 that does not exist: each code record is an error of its own, named by
-// its line, on several threads as on one, and the command ends.
+// A python3 that does not exist: each code record that needs it is an error of its
+// own, named by its line, the same on several threads as on one, and the command ends.
 TEST(CliTest, ScoreWithoutPythonIsAnErrorPerCodeRecord) {
   TempDir dir;
   const std::string in = dir.path() + "/in.jsonl";
   WriteFileOrDie(in, CodeRecordsOfEverySubtask(dir));
-  CommandResult r = Structtest(dir, "score -J 4 --python /nonexistent/python3 -i '" + in +
-                                        "' -o '" + dir.path() + "/v.jsonl'");
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find(":1: record '"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("/nonexistent/python3"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("144 record(s) scored, 0 malformed line(s) skipped, 72 record(s) could "
-                       "not be scored"),
-            std::string::npos)
-      << r.err;
+  std::string first_err, first_verdicts;
+  for (const char* jobs : {"1", "4"}) {
+    SCOPED_TRACE(jobs);
+    const std::string out = dir.path() + "/v" + jobs + ".jsonl";
+    CommandResult r = Structtest(dir, std::string("score -J ") + jobs +
+                                          " --python /nonexistent/python3 -i '" + in + "' -o '" +
+                                          out + "'");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("in.jsonl:3: record 'add_print_statements-0' (code/add_print_statements): "
+                         "code subtasks need python3 and none could be started (cannot run "
+                         "/nonexistent/python3"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("record(s) could not be scored"), std::string::npos) << r.err;
+    if (first_err.empty()) {
+      first_err = r.err;
+      first_verdicts = ReadFileOrDie(out);
+    } else {
+      EXPECT_EQ(r.err, first_err);
+      EXPECT_EQ(ReadFileOrDie(out), first_verdicts);
+    }
+  }
 }
 
 // `run` stores the same verdicts whatever --score-jobs, fresh and rescored.
