@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -282,6 +284,139 @@ TEST(CliTest, GeneratedSamplesScoreWithTheirReferenceAnswers) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("html           100.00 100.00"), std::string::npos) << r.out;
+}
+
+// Records of every code subtask (generated samples, each with its reference answer, a
+// truncated one and an empty one) between summarization records.
+std::string CodeRecordsOfEverySubtask(const TempDir& dir) {
+  const std::string samples = dir.path() + "/code.jsonl";
+  CommandResult r = Structtest(dir, "generate --seed 4 --tasks code --limit 3 --out '" +
+                                        samples + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string records;
+  std::set<std::string> subtasks;
+  std::istringstream lines(ReadFileOrDie(samples));
+  for (std::string line; std::getline(lines, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    subtasks.insert(j["subtask"].get<std::string>());
+    const std::string answer = j["target"]["answer"].get<std::string>();
+    for (const std::string& response : {answer, answer.substr(0, answer.size() / 2), std::string()}) {
+      j["response"] = response;
+      records += j.dump() + "\n" + kBulletPass + "\n";
+    }
+  }
+  EXPECT_EQ(subtasks.size(), 8u) << "not every code subtask was generated";
+  return records;
+}
+
+// --score-jobs only changes how many code records are scored at once: the verdict
+// lines, the table and the errors are the same bytes with one thread as with several.
+TEST(CliTest, ScoreJobsGiveTheSameOutputOnEveryCodeSubtask) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, CodeRecordsOfEverySubtask(dir) + "not json\n" + kCode + "\n");
+  std::string first_out, first_err;
+  for (const char* jobs : {"1", "3", "8"}) {
+    SCOPED_TRACE(jobs);
+    const std::string out = dir.path() + "/v" + jobs + ".jsonl";
+    CommandResult r = Structtest(dir, std::string("score -J ") + jobs + " --explain -i '" + in +
+                                          "' -o '" + out + "'");
+    EXPECT_EQ(r.exit_code, 1) << r.err;  // the bad line and the paramless code record
+    const std::string verdicts = ReadFileOrDie(out);
+    if (first_out.empty()) {
+      first_out = r.out + verdicts;
+      first_err = r.err;
+      EXPECT_NE(verdicts.find("\"subtask\":\"simulate_execute_v2\""), std::string::npos);
+      EXPECT_NE(r.out.find("FAIL"), std::string::npos);
+      continue;
+    }
+    EXPECT_EQ(r.out + verdicts, first_out);
+    EXPECT_EQ(r.err, first_err);
+  }
+  CommandResult r = Structtest(dir, "score -J 0 -i '" + in + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--score-jobs 0: expected 1 to 1024"), std::string::npos) << r.err;
+}
+
+// The dev conformance corpus's code files, scored on one thread and on several.
+TEST(CliTest, ScoreJobsGiveTheSameVerdictsOnTheCodeConformanceCorpus) {
+  const std::filesystem::path dev = std::filesystem::path(STRUCTTEST_SHARED_DIR) / "conformance/dev";
+  if (!std::filesystem::exists(dev)) GTEST_SKIP() << "needs " << dev.string() << " (not found)";
+  TempDir dir;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dev)) {
+    const std::string name = e.path().filename().string();
+    for (const char* s : {"add_print_statements", "replace_variables", "test_case_inputs_gen",
+                          "simulate_execute"}) {
+      if (name.rfind(s, 0) == 0 && e.path().extension() == ".jsonl") files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  std::string all;
+  for (const std::string& f : files) all += ReadFileOrDie(f);
+  const std::string in = dir.path() + "/code.jsonl";
+  WriteFileOrDie(in, all);
+  CommandResult one = Structtest(dir, "score -J 1 -i '" + in + "' -o '" + dir.path() + "/1.jsonl'");
+  CommandResult many = Structtest(dir, "score -J 4 -i '" + in + "' -o '" + dir.path() + "/4.jsonl'");
+  EXPECT_EQ(one.exit_code, many.exit_code) << one.err << many.err;
+  EXPECT_EQ(one.out, many.out);
+  EXPECT_EQ(one.err, many.err);
+  const std::string verdicts = ReadFileOrDie(dir.path() + "/1.jsonl");
+  EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), '\n'),
+            std::count(all.begin(), all.end(), '\n'));
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/4.jsonl"), verdicts);
+}
+
+// A python3 that does not exist: each code record that needs it is an error of its
+// own, named by its line, the same on several threads as on one, and the command ends.
+TEST(CliTest, ScoreWithoutPythonIsAnErrorPerCodeRecord) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, CodeRecordsOfEverySubtask(dir));
+  std::string first_err, first_verdicts;
+  for (const char* jobs : {"1", "4"}) {
+    SCOPED_TRACE(jobs);
+    const std::string out = dir.path() + "/v" + jobs + ".jsonl";
+    CommandResult r = Structtest(dir, std::string("score -J ") + jobs +
+                                          " --python /nonexistent/python3 -i '" + in + "' -o '" +
+                                          out + "'");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("in.jsonl:3: record 'add_print_statements-0' (code/add_print_statements): "
+                         "code subtasks need python3 and none could be started (cannot run "
+                         "/nonexistent/python3"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("record(s) could not be scored"), std::string::npos) << r.err;
+    if (first_err.empty()) {
+      first_err = r.err;
+      first_verdicts = ReadFileOrDie(out);
+    } else {
+      EXPECT_EQ(r.err, first_err);
+      EXPECT_EQ(ReadFileOrDie(out), first_verdicts);
+    }
+  }
+}
+
+// `run` stores the same verdicts whatever --score-jobs, fresh and rescored.
+TEST(CliTest, RunScoreJobsStoreTheSameVerdicts) {
+  TempDir dir;
+  std::string first;
+  for (const char* jobs : {"1", "4"}) {
+    const std::string out = dir.path() + "/run" + jobs;
+    CommandResult r = Structtest(dir, std::string("run --model builtin/loophole --quiet --no-cache "
+                                                  "--tasks code,html --size 0.05 -J ") +
+                                          jobs + " --out '" + out + "'");
+    ASSERT_EQ(r.exit_code == 0 || r.exit_code == 1, true) << r.err;
+    r = Structtest(dir, "export '" + out + "' --all");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"domain\":\"code\""), std::string::npos);
+    if (first.empty()) {
+      first = r.out;
+    } else {
+      EXPECT_EQ(r.out, first);
+    }
+  }
 }
 
 TEST(CliTest, RunScoresTheBuiltinResponders) {

@@ -45,6 +45,7 @@
 #include "store/run_store.h"
 #include "tasks/registry.h"
 #include "tasks/responders.h"
+#include "tasks/score_stage.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -67,6 +68,7 @@ struct RunOptions {
   int concurrency = 8;  // per endpoint; with -j auto, --max-j
   bool auto_concurrency = false;
   int max_j = 256;
+  int score_jobs = DefaultScoreJobs();
   int max_tokens = 0;
   std::optional<double> temperature;
   std::string out;
@@ -413,6 +415,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   ro.endpoint = endpoint;
   ro.concurrency_limit = client_report.concurrency_limit;
   ro.max_uncommitted = 2 * opt.concurrency * static_cast<int>(std::max<size_t>(1, opt.base_urls.size()));
+  ro.score_jobs = opt.score_jobs;
   ro.stop = &g_stop;
   ro.budget.max_cost = opt.max_cost;
   ro.budget.max_tokens_total = opt.max_tokens_total;
@@ -705,6 +708,10 @@ int RunRun(RunOptions opt) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
   }
+  if (opt.score_jobs < 1 || opt.score_jobs > 1024) {
+    PrintError(fmt::format("--score-jobs {}: expected 1 to 1024", opt.score_jobs));
+    return kExitFatal;
+  }
   if (opt.retries < 0 || opt.retries > 100) {
     PrintError(fmt::format("--retries {}: expected 0 to 100", opt.retries));
     return kExitFatal;
@@ -809,6 +816,7 @@ int RunRun(RunOptions opt) {
   }
   PythonOptions python_options;
   python_options.python = opt.python;
+  python_options.max_workers = opt.score_jobs;  // one python3 worker per scoring thread
   PythonPool python(python_options);
   CheckEnv env;
   env.sentences = splitter.get();
@@ -942,6 +950,7 @@ int RunRun(RunOptions opt) {
     if (opt.model.empty()) {
       RunnerOptions ro;
       ro.rules = other;
+      ro.score_jobs = opt.score_jobs;
       Runner rescore(store->get(), nullptr, env, ro);
       auto tally = rescore.ScoreAndTally();
       if (!tally.ok()) return fail(tally.status());
@@ -1009,6 +1018,9 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "timeouts, up to --max-j per endpoint");
   cmd->add_option("--max-j", opt->max_j, "with -j auto, the most requests in flight per endpoint "
                   "(default 256)");
+  cmd->add_option("--score-jobs,-J", opt->score_jobs,
+                  "threads (and python3 workers) scoring the code subtasks' answers "
+                  "(default: the number of cores)");
   cmd->add_option("--max-tokens", opt->max_tokens,
                   "answer token limit (default: the provider's; 4096 for anthropic)");
   cmd->add_option("--temperature", opt->temperature, "sampling temperature (default: the provider's)");

@@ -12,7 +12,7 @@
 #include "report/tally.h"
 #include "structtest/sample.h"
 #include "tasks/registry.h"
-#include "tasks/scorer.h"
+#include "tasks/score_stage.h"
 #include "python/python_pool.h"
 #include "text/punkt.h"
 
@@ -27,6 +27,7 @@ struct ScoreOptions {
   std::string nltk_data;
   bool explain = false;
   std::string python;
+  int jobs = DefaultScoreJobs();
 };
 
 constexpr int kMaxPrintedProblems = 20;
@@ -61,6 +62,10 @@ int RunScore(const ScoreOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
+  if (opt.jobs < 1 || opt.jobs > 1024) {
+    PrintError(fmt::format("--score-jobs {}: expected 1 to 1024", opt.jobs));
+    return kExitFatal;
+  }
   auto reader = RecordReader::Open(opt.input);
   if (!reader.ok()) {
     PrintError(reader.status().message());
@@ -79,6 +84,7 @@ int RunScore(const ScoreOptions& opt) {
   LazySplitter splitter(opt.nltk_data);
   PythonOptions python_options;
   python_options.python = opt.python;  // empty: $STRUCTTEST_PYTHON, else auto
+  python_options.max_workers = opt.jobs;  // one python3 worker per scoring thread
   PythonPool python(python_options);   // starts nothing until a code record needs it
   Tally tally;
   int64_t bad_lines = 0;
@@ -89,32 +95,17 @@ int RunScore(const ScoreOptions& opt) {
   };
   std::string explained;
 
-  ScoredRecord record;
-  std::string bad;
-  std::string out;  // the verdict line
   RecordReader& in = **reader;
-  for (;;) {
-    const auto r = in.NextRecord(&record, &bad);
-    if (r == RecordReader::Result::kEnd) break;
-    if (r == RecordReader::Result::kBadLine) {
-      ++bad_lines;
-      problem(bad);
-      continue;
-    }
-    const Sample& sample = record.sample;
-    CheckEnv env;
-    env.python = &python;
-    if (auto ref = FindSubtask(sample.domain, sample.subtask);
-        ref.ok() && ref->spec->needs_sentences) {
-      env.sentences = splitter.Get();
-    }
-    auto verdict = ScoreResponse(sample, record.response.text, *rules, env);
+  std::string out;  // the verdict line
+  // Verdicts come back in input order, so the output is the same for any --score-jobs.
+  ScoreStage stage(*rules, opt.jobs, [&](ScoreItem& item) -> Status {
+    const Sample& sample = item.record.sample;
+    const auto& verdict = item.verdict;
     out.clear();
     if (!verdict.ok()) {
       tally.AddError(sample);
-      problem(fmt::format("{}:{}: record '{}' ({}/{}): {}", in.path(), in.line_number(),
-                          sample.id, sample.domain, sample.subtask,
-                          verdict.status().message()));
+      problem(fmt::format("{}:{}: record '{}' ({}/{}): {}", in.path(), item.tag, sample.id,
+                          sample.domain, sample.subtask, verdict.status().message()));
       if (writer) AppendScoreErrorLine(sample, verdict.status().message(), *rules, &out);
     } else {
       tally.Add(sample, *verdict);
@@ -124,16 +115,45 @@ int RunScore(const ScoreOptions& opt) {
                                  sample.subtask, verdict->reason);
       }
     }
-    if (writer) {
-      if (Status s = writer->WriteLine(out); !s.ok()) {
-        PrintError(s.message());
-        return kExitFatal;
-      }
-    }
+    if (writer) RETURN_IF_ERROR(writer->WriteLine(out));
     if (explained.size() > (1 << 16)) {
       std::fputs(explained.c_str(), stdout);
       explained.clear();
     }
+    return Status::Ok();
+  });
+
+  ScoreItem item;
+  std::string bad;
+  for (;;) {
+    const auto r = in.NextRecord(&item.record, &bad);
+    if (r == RecordReader::Result::kEnd) break;
+    if (r == RecordReader::Result::kBadLine) {
+      // Reported after the records before it, as a single thread would.
+      if (Status s = stage.Finish(); !s.ok()) {
+        PrintError(s.message());
+        return kExitFatal;
+      }
+      ++bad_lines;
+      problem(bad);
+      continue;
+    }
+    const Sample& sample = item.record.sample;
+    item.env = CheckEnv{};
+    item.env.python = &python;
+    if (auto ref = FindSubtask(sample.domain, sample.subtask);
+        ref.ok() && ref->spec->needs_sentences) {
+      item.env.sentences = splitter.Get();
+    }
+    item.tag = in.line_number();
+    if (Status s = stage.Add(&item); !s.ok()) {
+      PrintError(s.message());
+      return kExitFatal;
+    }
+  }
+  if (Status s = stage.Finish(); !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
   }
   if (!in.io_error().ok()) {
     PrintError(in.io_error().message());
@@ -183,6 +203,9 @@ void SetupScore(CLI::App& app, int* exit_code) {
   cmd->add_option("--python", opt->python,
                   "python3 for the code subtasks (default: $STRUCTTEST_PYTHON, else the "
                   "first of python3 on PATH and /usr/bin/python3 that has numpy)");
+  cmd->add_option("--score-jobs,-J", opt->jobs,
+                  "threads (and python3 workers) scoring the code subtasks; the others "
+                  "are scored on the main thread (default: the number of cores)");
   cmd->add_flag("--explain", opt->explain, "also print every failure with its reason");
   cmd->callback([opt, exit_code]() { *exit_code = RunScore(*opt); });
 }

@@ -511,16 +511,22 @@ StatusOr<nlohmann::json> PythonPool::Call(const nlohmann::json& request, double 
 }
 
 StatusOr<const SourceAnalysis*> PythonPool::Analyze(std::string_view source) {
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    if (auto it = analyses_.find(source); it != analyses_.end()) {
-      return it->second.get();
-    }
+  std::unique_lock<std::mutex> lock(cache_mu_);
+  for (;;) {
+    if (auto it = analyses_.find(source); it != analyses_.end()) return it->second.get();
+    if (analyzing_.find(source) == analyzing_.end()) break;
+    computed_cv_.wait(lock);
   }
-  ASSIGN_OR_RETURN(SourceAnalysis analysis, AnalyzeUncached(source));
-  auto a = std::make_unique<SourceAnalysis>(std::move(analysis));
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  auto [it, inserted] = analyses_.emplace(std::string(source), std::move(a));
+  analyzing_.emplace(std::string(source), true);
+  lock.unlock();
+  auto analysis = AnalyzeUncached(source);
+  lock.lock();
+  analyzing_.erase(analyzing_.find(source));
+  computed_cv_.notify_all();
+  // A failure is this caller's; a thread that waited asks again itself.
+  if (!analysis.ok()) return analysis.status();
+  auto [it, inserted] = analyses_.emplace(
+      std::string(source), std::make_unique<SourceAnalysis>(std::move(analysis).value()));
   return it->second.get();
 }
 
@@ -571,14 +577,21 @@ StatusOr<nlohmann::json> PythonPool::RunJob(nlohmann::json request, double wall_
 
 StatusOr<const std::string*> PythonPool::Memo(
     std::string_view key, const std::function<StatusOr<std::string>()>& compute) {
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
+  std::unique_lock<std::mutex> lock(cache_mu_);
+  for (;;) {
     if (auto it = memo_.find(key); it != memo_.end()) return it->second.get();
+    if (memoizing_.find(key) == memoizing_.end()) break;
+    computed_cv_.wait(lock);
   }
-  ASSIGN_OR_RETURN(std::string value, compute());
-  std::lock_guard<std::mutex> lock(cache_mu_);
+  memoizing_.emplace(std::string(key), true);
+  lock.unlock();
+  auto value = compute();
+  lock.lock();
+  memoizing_.erase(memoizing_.find(key));
+  computed_cv_.notify_all();
+  if (!value.ok()) return value.status();
   auto [it, inserted] =
-      memo_.emplace(std::string(key), std::make_unique<std::string>(std::move(value)));
+      memo_.emplace(std::string(key), std::make_unique<std::string>(std::move(value).value()));
   return it->second.get();
 }
 

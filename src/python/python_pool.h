@@ -99,8 +99,9 @@ class PythonPool {
   PythonPool(const PythonPool&) = delete;
   PythonPool& operator=(const PythonPool&) = delete;
 
-  // The analysis of `source`, computed once per distinct source. The pointer stays
-  // valid as long as the pool.
+  // The analysis of `source`, computed once per distinct source: a thread asking for
+  // one that another thread is computing waits for it. The pointer stays valid as
+  // long as the pool.
   StatusOr<const SourceAnalysis*> Analyze(std::string_view source);
   // The same analysis without keeping it: for sources looked at once (the programs a
   // suite prepares), so that the pool's memory does not grow with their number.
@@ -115,7 +116,8 @@ class PythonPool {
 
   // A value derived from task data only (never from a response), computed once per
   // key for the life of the pool, e.g. a source with its renamings applied.
-  // `compute` runs without any lock held; the pointer stays valid as long as the pool.
+  // `compute` runs without any lock held, once at a time per key (a thread asking for
+  // a key being computed waits); the pointer stays valid as long as the pool.
   StatusOr<const std::string*> Memo(std::string_view key,
                                     const std::function<StatusOr<std::string>()>& compute);
 
@@ -160,8 +162,13 @@ class PythonPool {
   int64_t jobs_run_ = 0;                       // GUARDED_BY(mu_)
 
   mutable std::mutex cache_mu_;
+  std::condition_variable computed_cv_;  // a key left analyzing_ or memoizing_
   Cache<std::unique_ptr<SourceAnalysis>> analyses_;  // GUARDED_BY(cache_mu_)
   Cache<std::unique_ptr<std::string>> memo_;         // GUARDED_BY(cache_mu_)
+  // Keys some thread is computing now, so that others wait instead of asking a
+  // worker the same thing at the same time.
+  Cache<bool> analyzing_;  // GUARDED_BY(cache_mu_)
+  Cache<bool> memoizing_;  // GUARDED_BY(cache_mu_)
 };
 
 // Where the worker script would be found for `options` (see worker_script above), or

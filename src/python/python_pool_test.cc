@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -172,6 +174,37 @@ TEST(PythonPoolTest, MemoComputesOncePerKey) {
   EXPECT_EQ(calls, 1);
   auto err = pool.Memo("e", []() -> StatusOr<std::string> { return Status::Internal("no"); });
   EXPECT_FALSE(err.ok());
+}
+
+// Scoring threads asking for the same source (several answers to one task) at the
+// same time: one of them asks a worker, the others wait for its answer.
+TEST(PythonPoolTest, ConcurrentRequestsForOneSourceAreComputedOnce) {
+  PythonPool pool(TestOptions(4));
+  std::atomic<int> calls{0};
+  std::vector<std::thread> threads;
+  std::vector<const SourceAnalysis*> seen(8);
+  std::vector<const std::string*> memo(8);
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      auto a = pool.Analyze("x = 1\ny = x\n");
+      if (a.ok()) seen[i] = *a;
+      auto m = pool.Memo("k", [&]() -> StatusOr<std::string> {
+        ++calls;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return std::string("value");
+      });
+      if (m.ok()) memo[i] = *m;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(pool.analysis_requests(), 1);
+  EXPECT_EQ(calls.load(), 1);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_NE(seen[i], nullptr);
+    EXPECT_EQ(seen[i], seen[0]);
+    EXPECT_EQ(memo[i], memo[0]);
+  }
+  EXPECT_EQ(seen[0]->names, (std::vector<std::string>{"x", "y"}));
 }
 
 TEST(PythonPoolTest, MissingInterpreterIsAClearError) {

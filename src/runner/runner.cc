@@ -15,6 +15,7 @@
 #include "tasks/responders.h"
 #include "report/run_report.h"
 #include "tasks/registry.h"
+#include "tasks/score_stage.h"
 #include "tasks/scorer.h"
 
 namespace structtest {
@@ -26,10 +27,8 @@ constexpr int kFetch = 512;  // samples read from the store at a time
 // Results waiting for the store thread before the network thread stops starting more.
 constexpr size_t kMaxBacklog = 512;
 
-StoredVerdict Score(const Sample& sample, const std::string& text, RuleSet rules,
-                    const CheckEnv& env) {
+StoredVerdict ToStoredVerdict(const StatusOr<Verdict>& verdict) {
   StoredVerdict out;
-  auto verdict = ScoreResponse(sample, text, rules, env);
   if (!verdict.ok()) {
     out.error = verdict.status().message();
     return out;
@@ -40,6 +39,22 @@ StoredVerdict Score(const Sample& sample, const std::string& text, RuleSet rules
   out.format = verdict->format;
   out.accuracy = verdict->accuracy;
   return out;
+}
+
+StoredVerdict Score(const Sample& sample, const std::string& text, RuleSet rules,
+                    const CheckEnv& env) {
+  return ToStoredVerdict(ScoreResponse(sample, text, rules, env));
+}
+
+// A record for the score stage: the sample and the text of its answer, tagged with
+// the sample's index in the store.
+ScoreItem ItemFor(int64_t index, Sample sample, std::string text, const CheckEnv& env) {
+  ScoreItem item;
+  item.record.sample = std::move(sample);
+  item.record.response.text = std::move(text);
+  item.env = env;
+  item.tag = index;
+  return item;
 }
 
 // What a run has spent: the store's figures, then each result as it comes back.
@@ -116,7 +131,15 @@ class Runner::Loop {
         batch_results_(runner->options_.max_uncommitted > 0
                            ? std::clamp(runner->options_.max_uncommitted / 2, 1,
                                         runner->options_.batch_results)
-                           : runner->options_.batch_results) {}
+                           : runner->options_.batch_results),
+        // The code subtasks' verdicts are stored as they come back from the stage's
+        // threads, in whatever batch is open then: a response committed without its
+        // verdict (a kill in between) is scored by ScoreAndTally, like any other.
+        stage_(runner->options_.rules, runner->options_.score_jobs, [this](ScoreItem& item) {
+          RETURN_IF_ERROR(OpenBatch());
+          return r_.store_->PutVerdict(item.tag, RuleSetName(r_.options_.rules),
+                                       ToStoredVerdict(item.verdict));
+        }) {}
 
   Status Init() {
     ASSIGN_OR_RETURN(RunCounts counts, r_.store_->Counts());
@@ -179,9 +202,15 @@ class Runner::Loop {
     stats_.output_tokens += response.output_tokens;
     ++stats_.answered;
     ++counts_.done;
-    const StoredVerdict verdict = Score(s.sample, response.text, r_.options_.rules, r_.env_);
-    RETURN_IF_ERROR(
-        r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.rules), verdict));
+    if (stage_.Offloads(s.sample)) {
+      // Scored on the stage's threads and stored when it is done (see stage_).
+      ScoreItem item = ItemFor(s.index, s.sample, response.text, r_.env_);
+      RETURN_IF_ERROR(stage_.Add(&item));
+    } else {
+      const StoredVerdict verdict = Score(s.sample, response.text, r_.options_.rules, r_.env_);
+      RETURN_IF_ERROR(
+          r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.rules), verdict));
+    }
     if (cache_as != nullptr && r_.cache_ != nullptr && !response.cached) {
       RETURN_IF_ERROR(r_.cache_->Put(CacheKey(r_.options_.endpoint, *cache_as), response));
     }
@@ -189,7 +218,10 @@ class Runner::Loop {
   }
 
   // Commits the open batch when it is big or old enough (always when `force`).
+  // With `force`, waits for the verdicts still being scored first, so that none is
+  // left out of the last batch.
   Status MaybeCommit(bool force) {
+    RETURN_IF_ERROR(force ? stage_.Finish() : stage_.Poll());
     if (!batch_open_) return Status::Ok();
     if (!force && pending_results_ < batch_results_ &&
         Clock::now() - batch_started_ < r_.options_.batch_interval) {
@@ -249,6 +281,8 @@ class Runner::Loop {
   ProgressCounts counts_;
   RunCounts initial_;
   RunnerStats stats_;
+  // Last member: its threads stop before the rest of the loop goes away.
+  ScoreStage stage_;
 };
 
 Runner::Runner(RunStore* store, ResponseCache* cache, const CheckEnv& env, RunnerOptions options)
@@ -515,15 +549,26 @@ StatusOr<Tally> Runner::ScoreAndTally() {
     }
   }
   RETURN_IF_ERROR(store_->Commit());
+  ScoreStage stage(options_.rules, options_.score_jobs, [&](ScoreItem& item) {
+    return store_->PutVerdict(item.tag, rules, ToStoredVerdict(item.verdict));
+  });
   for (int64_t after = -1;;) {
     ASSIGN_OR_RETURN(std::vector<RunRow> rows, store_->Unscored(rules, after, kFetch));
     if (rows.empty()) break;
     RETURN_IF_ERROR(store_->Begin());
-    for (const RunRow& row : rows) {
+    for (RunRow& row : rows) {
+      after = row.index;
+      if (stage.Offloads(row.sample)) {
+        ScoreItem item =
+            ItemFor(row.index, std::move(row.sample), std::move(row.response->text), env_);
+        RETURN_IF_ERROR(stage.Add(&item));
+        continue;
+      }
       RETURN_IF_ERROR(store_->PutVerdict(
           row.index, rules, Score(row.sample, row.response->text, options_.rules, env_)));
-      after = row.index;
     }
+    // This batch's verdicts are all in it.
+    RETURN_IF_ERROR(stage.Finish());
     RETURN_IF_ERROR(store_->Commit());
   }
   return TallyRun(*store_, options_.rules);

@@ -67,6 +67,10 @@ struct RunnerOptions {
   const std::atomic<bool>* stop = nullptr;
   // Default: no limit. Applies to Run(); the built-in responders cost nothing.
   Budget budget;
+  // Threads scoring the code subtasks (tasks/score_stage.h), so that the store thread
+  // does not wait on one sandboxed check at a time; give the python pool as many
+  // workers. 1: every answer is scored on the store thread.
+  int score_jobs = 1;
 };
 
 struct RunnerStats {

@@ -7,6 +7,7 @@
 
 #include "backends/fake_client.h"
 #include "backends/retry_client.h"
+#include "python/python_pool.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
 
@@ -374,6 +375,71 @@ TEST(RunnerTest, ABudgetStopsStartingRequestsAndAResumedRunCountsWhatWasSpent) {
   ASSERT_TRUE(stats.ok());
   EXPECT_FALSE(stats->budget_reached);
   EXPECT_EQ(store->Counts()->answered, static_cast<int64_t>(samples.size()));
+}
+
+// The code subtasks are scored on the stage's threads while the store thread goes on
+// storing: the stored verdicts are the same with 4 threads as with 1, through Run()
+// (network thread and store thread) and through ScoreAndTally (another rule set).
+TEST(RunnerTest, CodeVerdictsAreTheSameOnOneOrSeveralScoringThreads) {
+  PythonOptions po;
+  po.worker_script = STRUCTTEST_WORKER_SCRIPT;
+  po.max_workers = 4;
+  PythonPool pool(po);
+  SuiteOptions so;
+  so.suite = "default";
+  so.seed = 5;
+  so.size = 0.01;
+  so.tasks = {"code", "html"};
+  auto suite = Suite::Plan(so, nullptr, &pool);
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  std::vector<Sample> samples;
+  std::set<std::string> code_subtasks;
+  for (const PlannedSubtask& p : (*suite)->subtasks()) {
+    for (size_t i = 0; i < p.count; ++i) {
+      samples.push_back(*(*suite)->Generate(p, i));
+      if (samples.back().domain == "code") code_subtasks.insert(samples.back().subtask);
+    }
+  }
+  EXPECT_EQ(code_subtasks.size(), 8u);
+  CheckEnv env;
+  env.python = &pool;
+  std::map<int64_t, std::pair<bool, std::string>> first, first_strict;
+  for (const int jobs : {1, 4}) {
+    SCOPED_TRACE(jobs);
+    auto store = StoreWith(samples);
+    FakeModelClient client(8, [&](const ModelRequest& r, int) { return Model(samples, r); });
+    RunnerOptions options;
+    options.model = "m";
+    options.score_jobs = jobs;
+    options.batch_results = 5;  // verdicts land in later batches than their responses
+    Runner runner(store.get(), nullptr, env, options);
+    auto stats = runner.Run(&client, nullptr);
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    const auto verdicts = Verdicts(*store);
+    ASSERT_EQ(verdicts.size(), samples.size());
+    options.rules = RuleSet::kStrict;
+    Runner strict(store.get(), nullptr, env, options);
+    auto tally = strict.ScoreAndTally();
+    ASSERT_TRUE(tally.ok()) << tally.status().message();
+    EXPECT_EQ(tally->scored(), static_cast<int64_t>(samples.size()));
+    std::map<int64_t, std::pair<bool, std::string>> strict_verdicts;
+    ASSERT_TRUE(store->ForEach("strict", [&](const RunRow& row) {
+      if (row.verdict) strict_verdicts[row.index] = {row.verdict->pass, row.verdict->reason};
+      return Status::Ok();
+    }).ok());
+    ASSERT_EQ(strict_verdicts.size(), samples.size());
+    if (jobs == 1) {
+      first = verdicts;
+      first_strict = strict_verdicts;
+      continue;
+    }
+    EXPECT_EQ(verdicts, first);
+    EXPECT_EQ(strict_verdicts, first_strict);
+  }
+  int passed = 0;
+  for (const auto& [index, v] : first) passed += v.first;
+  EXPECT_GT(passed, 0);
+  EXPECT_LT(passed, static_cast<int>(samples.size()));
 }
 
 TEST(RunnerTest, BuiltinResponders) {

@@ -114,6 +114,10 @@ struct TaskFamily {
   std::span<const SubtaskSpec> subtasks;
   // The same for its strict checkers ("strict-1", ...).
   std::string_view strict_rules_version = "";
+  // Its checkers call the sandboxed python pool (CheckEnv::python): each check waits
+  // on a python3 worker, so callers score these records on several threads
+  // (tasks/score_stage.h).
+  bool needs_python = false;
 
   std::string_view version(RuleSet rules) const {
     return rules == RuleSet::kPaper ? rules_version : strict_rules_version;

@@ -538,7 +538,7 @@ std::string SimulateExecuteTaskKey(const Sample& sample) {
 const TaskFamily& CodeFamily() {
   static constexpr TaskFamily kFamily{
       "code", "edit, test and simulate Python code (MBPP functions, stdin programs)",
-      "paper-1", kSubtasks, kCodeStrictRulesVersion};
+      "paper-1", kSubtasks, kCodeStrictRulesVersion, /*needs_python=*/true};
   return kFamily;
 }
 

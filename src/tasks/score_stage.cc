@@ -1,0 +1,136 @@
+#include "tasks/score_stage.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "tasks/registry.h"
+#include "tasks/scorer.h"
+
+namespace structtest {
+
+int DefaultScoreJobs() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+ScoreStage::ScoreStage(RuleSet rules, int jobs, DeliverFn deliver, size_t max_queued,
+                       ScoreFn score)
+    : rules_(rules),
+      jobs_(std::max(1, jobs)),
+      // A slow record at the head holds back those behind it: room for a few per
+      // thread keeps the threads busy meanwhile.
+      max_queued_(max_queued > 0 ? max_queued : static_cast<size_t>(std::max(64, 16 * jobs_))),
+      deliver_(std::move(deliver)),
+      score_(std::move(score)) {}
+
+void ScoreStage::Score(ScoreItem* item) const {
+  item->verdict = score_ ? score_(*item, rules_)
+                         : ScoreResponse(item->record.sample, item->record.response.text,
+                                         rules_, item->env);
+}
+
+ScoreStage::~ScoreStage() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    todo_.clear();
+  }
+  work_cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+bool ScoreStage::Offloads(const Sample& sample) {
+  if (jobs_ <= 1) return false;
+  if (!known_domain_ || sample.domain != last_domain_) {
+    auto family = FindFamily(sample.domain);
+    // An unknown domain is scored inline, where ScoreResponse reports it.
+    last_offloads_ = family.ok() && (*family)->needs_python;
+    last_domain_ = sample.domain;
+    known_domain_ = true;
+  }
+  return last_offloads_;
+}
+
+Status ScoreStage::Add(ScoreItem* item) {
+  if (!failed_.ok()) return failed_;
+  const bool offload = Offloads(item->record.sample);
+  if (!offload && slots_.empty()) {
+    Score(item);
+    if (Status s = deliver_(*item); !s.ok()) failed_ = std::move(s);
+    return failed_;
+  }
+  if (!offload) {
+    Score(item);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Slot& slot = slots_.emplace_back();
+    slot.item = std::move(*item);
+    slot.done = !offload;
+    if (offload) todo_.push_back(&slot);
+  }
+  if (offload) {
+    if (threads_.size() < static_cast<size_t>(jobs_)) {
+      threads_.emplace_back([this] { WorkerLoop(); });
+    }
+    work_cv_.notify_one();
+  }
+  RETURN_IF_ERROR(DeliverReady(false));
+  while (slots_.size() >= max_queued_) RETURN_IF_ERROR(DeliverReady(true));
+  return Status::Ok();
+}
+
+Status ScoreStage::Poll() { return DeliverReady(false); }
+
+Status ScoreStage::Finish() {
+  while (!slots_.empty()) RETURN_IF_ERROR(DeliverReady(true));
+  return failed_;
+}
+
+size_t ScoreStage::queued() const { return slots_.size(); }
+
+Status ScoreStage::DeliverReady(bool wait_for_one) {
+  if (!failed_.ok()) return failed_;
+  while (!slots_.empty()) {
+    Slot& head = slots_.front();
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!head.done) {
+        if (!wait_for_one) return Status::Ok();
+        done_cv_.wait(lock, [&] { return head.done; });
+      }
+    }
+    wait_for_one = false;
+    Status s = deliver_(head.item);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      slots_.pop_front();
+    }
+    if (!s.ok()) {
+      failed_ = std::move(s);
+      return failed_;
+    }
+  }
+  return Status::Ok();
+}
+
+void ScoreStage::WorkerLoop() {
+  for (;;) {
+    Slot* slot = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [&] { return stop_ || !todo_.empty(); });
+      if (stop_) return;
+      slot = todo_.front();
+      todo_.pop_front();
+    }
+    ScoreItem& item = slot->item;  // this thread's until `done` is set
+    Score(&item);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      slot->done = true;
+    }
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace structtest
