@@ -101,7 +101,7 @@ http {
   server_tokens off;
   keepalive_requests 1000000;
   keepalive_timeout 60s;
-  http2_max_concurrent_streams 128;
+  http2_max_concurrent_streams ${H2_STREAMS:-128};
   client_body_buffer_size 1m;
   client_body_temp_path $TMP/client_body_temp;
   proxy_temp_path $TMP/proxy_temp;

@@ -25,6 +25,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// Streams one HTTP/2 connection is counted on (curl's own default limit, and what most
+// servers allow: nginx 128, Go 250, h2o 100).
+constexpr size_t kStreamsPerConnection = 100;
+
 struct Transfer {
   uint64_t id = 0;
   size_t endpoint = 0;
@@ -309,6 +313,16 @@ class CurlModelClient : public ModelClient {
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
     const std::string_view provider = ProviderName(options_.provider);
     ModelResult r;
+    if (code == CURLE_OK && !multiplexing_) {
+      long version = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+      if (version == CURL_HTTP_VERSION_2_0) {
+        multiplexing_ = true;
+        const long per_host = static_cast<long>(
+            (options_.max_in_flight + kStreamsPerConnection - 1) / kStreamsPerConnection + 1);
+        curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, per_host);
+      }
+    }
     if (code == CURLE_OK) {
       r = ParseHttpReply(options_.provider, static_cast<int>(status), t->body, options_.api_key);
     } else {
@@ -406,6 +420,10 @@ class CurlModelClient : public ModelClient {
   }
 
   HttpClientOptions options_;
+  // Set when a reply came over HTTP/2: the requests beyond a connection's streams
+  // then wait for a free stream on a few connections per host instead of each opening
+  // a connection of its own.
+  bool multiplexing_ = false;
   CURLM* multi_;
   int epoll_fd_;
   std::optional<Clock::time_point> timer_;  // when curl wants CURL_SOCKET_TIMEOUT
