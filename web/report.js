@@ -466,11 +466,16 @@ const ROW_H = 24;
 function buildItems() {
   const bySample = new Map();
   D.runs.forEach((r, i) => {
-    for (const x of r.rows) {
+    r.rows.forEach((x, k) => {
       let it = bySample.get(x[R.sample]);
-      if (!it) { it = {s: x[R.sample], rows: new Array(D.runs.length)}; bySample.set(x[R.sample], it); items.push(it); }
+      if (!it) {
+        it = {s: x[R.sample], rows: new Array(D.runs.length), ri: new Int32Array(D.runs.length)};
+        bySample.set(x[R.sample], it);
+        items.push(it);
+      }
       it.rows[i] = x;
-    }
+      it.ri[i] = k;
+    });
   });
 }
 
@@ -502,35 +507,86 @@ function splitTable() {
 
 // Search: the query comes from a one-line input, so a match never spans the blank line
 // between two paragraphs of a text, and a shared paragraph (a chunk) is searched once per
-// query whichever answers hold it. Per run and row: the chunks of its answer, and its
-// short paragraphs and reason lower-cased in one string.
+// query whichever answers hold it. The short paragraphs and the reason of every row of a
+// run are lower-cased once into a few long strings (segments of at most SEGMENT
+// characters, rows separated by \u0000 and their pieces by \u0001): a query is one
+// indexOf scan per segment, a hit is mapped to its row by binary search, and the scan
+// goes on from the next row. The strings are built in slices when the page is idle
+// after it is drawn (indexSearchWhenIdle); a search before that finishes them first.
+const SEGMENT = 1 << 25;
+const INDEX_SLICE = 4000;  // rows lower-cased per idle slice
 let chunkLower = null;
-const rowSearch = new Map();  // item -> per run [chunk refs, inline text]
-function rowSearchOf(it, i) {
-  let a = rowSearch.get(it);
-  if (!a) { a = new Array(D.runs.length); rowSearch.set(it, a); }
-  if (a[i] === undefined) {
-    const x = it.rows[i];
-    if (!x) { a[i] = [[], '']; return a[i]; }
-    const refs = [], inline = [];
-    for (const p of x[R.answer]) (typeof p === 'number' ? refs : inline).push(p);
-    inline.push(x[R.reason]);
-    a[i] = [refs, inline.join('\u0001').toLowerCase()];
-  }
-  return a[i];
+// Per run: [{text, first row, starts: Int32Array (one past the last)}], and the rows
+// already taken into its segments.
+const runText = [];
+let indexed = null;  // per run: {segments, parts, starts, at, first, done}
+function indexRows(limit) {
+  if (!indexed) indexed = D.runs.map(() => ({segments: [], parts: [], starts: [], at: 0, first: 0, next: 0}));
+  const close = (ix, next) => {
+    ix.starts.push(ix.at);
+    ix.segments.push({text: ix.parts.join(''), first: ix.first, starts: Int32Array.from(ix.starts)});
+    ix.parts = []; ix.starts = []; ix.at = 0; ix.first = next;
+  };
+  let budget = limit;
+  D.runs.forEach((r, i) => {
+    const ix = indexed[i];
+    if (runText[i]) return;
+    for (; ix.next < r.rows.length && budget > 0; ix.next++, budget--) {
+      const x = r.rows[ix.next];
+      const inline = [];
+      for (const p of x[R.answer]) if (typeof p !== 'number') inline.push(p);
+      inline.push(x[R.reason]);
+      const t = inline.join('\u0001').toLowerCase() + '\u0000';
+      if (ix.at > 0 && ix.at + t.length > SEGMENT) close(ix, ix.next);
+      ix.starts.push(ix.at);
+      ix.parts.push(t);
+      ix.at += t.length;
+    }
+    if (ix.next === r.rows.length) {
+      close(ix, r.rows.length);
+      runText[i] = ix.segments;
+    }
+  });
+  return runText.filter(Boolean).length === D.runs.length;
 }
-let lastQuery = null, chunkHit = null;
+function indexSearchWhenIdle() {
+  const step = () => {
+    if (!indexRows(INDEX_SLICE)) setTimeout(step, 0);
+    else document.body.dataset.searchIndexed = performance.now().toFixed(0);
+  };
+  setTimeout(step, 0);
+}
+let lastQuery = null, rowHit = null;  // per run: Uint8Array, 1 where the row matches
+function searchAll(q) {
+  if (!chunkLower) chunkLower = D.chunks.map((c) => c.toLowerCase());
+  indexRows(Infinity);
+  const chunkHit = new Uint8Array(chunkLower.length);
+  for (let k = 0; k < chunkLower.length; k++) chunkHit[k] = chunkLower[k].includes(q) ? 1 : 0;
+  rowHit = D.runs.map((r, i) => {
+    const hit = new Uint8Array(r.rows.length);
+    for (const {text, first, starts} of runText[i]) {
+      const rows = starts.length - 1;
+      for (let pos = text.indexOf(q); pos >= 0;) {
+        let lo = 0, hi = rows - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (starts[mid] <= pos) lo = mid; else hi = mid - 1;
+        }
+        hit[first + lo] = 1;
+        pos = lo + 1 < rows ? text.indexOf(q, starts[lo + 1]) : -1;
+      }
+    }
+    r.rows.forEach((x, k) => {
+      if (hit[k]) return;
+      for (const p of x[R.answer]) if (typeof p === 'number' && chunkHit[p]) { hit[k] = 1; return; }
+    });
+    return hit;
+  });
+  lastQuery = q;
+}
 function matches(it, i, q) {
-  if (q !== lastQuery) {
-    if (!chunkLower) chunkLower = D.chunks.map((c) => c.toLowerCase());
-    chunkHit = new Uint8Array(chunkLower.length);
-    for (let k = 0; k < chunkLower.length; k++) chunkHit[k] = chunkLower[k].includes(q) ? 1 : 0;
-    lastQuery = q;
-  }
-  const [refs, inline] = rowSearchOf(it, i);
-  if (inline.includes(q)) return true;
-  for (const r of refs) if (chunkHit[r]) return true;
-  return false;
+  if (q !== lastQuery) searchAll(q);
+  return it.rows[i] !== undefined && rowHit[i][it.ri[i]] === 1;
 }
 
 function applyFilters() {
@@ -638,6 +694,8 @@ async function main() {
   onHash();
   $('status').textContent = '';
   document.body.dataset.ready = (performance.now() - t0).toFixed(0);
+  document.body.dataset.readyAt = performance.now().toFixed(0);
+  indexSearchWhenIdle();
 }
 
 main().catch((e) => {
