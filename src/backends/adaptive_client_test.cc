@@ -12,13 +12,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-ModelRequest Req(uint64_t id) {
-  ModelRequest r;
-  r.id = id;
-  r.model = "m";
-  r.messages = {{"user", "q" + std::to_string(id)}};
-  return r;
-}
+ModelRequest Req(uint64_t id) { return FakeRequest(id); }
 
 FakeReply TooMany() {
   FakeReply reply;

@@ -15,13 +15,7 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-ModelRequest Req(uint64_t id) {
-  ModelRequest r;
-  r.id = id;
-  r.model = "m";
-  r.messages = {{"user", "q" + std::to_string(id)}};
-  return r;
-}
+ModelRequest Req(uint64_t id) { return FakeRequest(id); }
 
 FakeReply Ok(const ModelRequest& r, milliseconds latency) {
   FakeReply reply;
@@ -42,13 +36,11 @@ FakeReply Unavailable(milliseconds latency) {
 
 // Drives `client` like the runner: start while there is room, wait for any.
 std::vector<ModelResult> Drain(ModelClient* client, int n) {
-  std::vector<ModelResult> all;
-  int next = 0;
-  while (static_cast<int>(all.size()) < n) {
-    while (next < n && client->CanStartMore()) EXPECT_TRUE(client->Start(Req(next++)).ok());
-    client->WaitForAny(&all, milliseconds(100));
-  }
-  return all;
+  std::vector<ModelRequest> requests;
+  for (int i = 0; i < n; ++i) requests.push_back(FakeRequest(static_cast<uint64_t>(i)));
+  auto done = DrainClient(client, requests);
+  EXPECT_TRUE(done.ok()) << done.status().message();
+  return done.ok() ? std::move(done).value() : std::vector<ModelResult>();
 }
 
 TEST(EndpointPoolClientTest, StartsGoToTheEndpointWithFewestInFlight) {

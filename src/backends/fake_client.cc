@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -55,6 +56,27 @@ size_t FakeModelClient::WaitForAny(std::vector<ModelResult>* done,
   }
   for (uint64_t id : ids) in_flight_.erase(id);
   return ids.size();
+}
+
+ModelRequest FakeRequest(uint64_t id) {
+  ModelRequest r;
+  r.id = id;
+  r.model = "m";
+  r.messages = {{"user", "q" + std::to_string(id)}};
+  return r;
+}
+
+StatusOr<std::vector<ModelResult>> DrainClient(ModelClient* client,
+                                               const std::vector<ModelRequest>& requests) {
+  std::vector<ModelResult> done;
+  size_t next = 0;
+  while (next < requests.size() || client->InFlight() > 0) {
+    while (next < requests.size() && client->CanStartMore()) {
+      RETURN_IF_ERROR(client->Start(requests[next++]));
+    }
+    client->WaitForAny(&done, std::chrono::milliseconds(100));
+  }
+  return done;
 }
 
 }  // namespace structtest

@@ -55,6 +55,15 @@ class FakeModelClient : public ModelClient {
   size_t max_in_flight_seen_ = 0;
 };
 
+// For tests: request `id` of model "m" with one user message "q<id>".
+ModelRequest FakeRequest(uint64_t id);
+
+// For tests: runs `requests` through `client` the way the runner does (start while it
+// has room, wait for any) until every one came back, and returns the results in the
+// order they came. A Start() error stops it and is returned.
+StatusOr<std::vector<ModelResult>> DrainClient(ModelClient* client,
+                                               const std::vector<ModelRequest>& requests);
+
 }  // namespace structtest
 
 #endif  // STRUCTTEST_BACKENDS_FAKE_CLIENT_H_

@@ -11,13 +11,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-ModelRequest Req(uint64_t id) {
-  ModelRequest r;
-  r.id = id;
-  r.model = "m";
-  r.messages = {{"user", "q" + std::to_string(id)}};
-  return r;
-}
+ModelRequest Req(uint64_t id) { return FakeRequest(id); }
 
 ModelResult Ok(const std::string& text) {
   ModelResult r;
@@ -46,15 +40,9 @@ RetryPolicy FastPolicy() {
 
 // Runs every request through `client` the way the runner will: fill, wait, repeat.
 std::vector<ModelResult> Drain(ModelClient* client, std::vector<ModelRequest> requests) {
-  std::vector<ModelResult> done;
-  size_t next = 0;
-  while (next < requests.size() || client->InFlight() > 0) {
-    while (next < requests.size() && client->CanStartMore()) {
-      EXPECT_TRUE(client->Start(requests[next++]).ok());
-    }
-    client->WaitForAny(&done, milliseconds(1000));
-  }
-  return done;
+  auto done = DrainClient(client, requests);
+  EXPECT_TRUE(done.ok()) << done.status().message();
+  return done.ok() ? std::move(done).value() : std::vector<ModelResult>();
 }
 
 TEST(BackoffDelayTest, GrowsCapsJittersAndHonoursRetryAfter) {
