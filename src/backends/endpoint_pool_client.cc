@@ -93,7 +93,7 @@ void EndpointPoolClient::Record(const ModelResult& r, Clock::time_point now) {
   if (e.in_flight > 0) --e.in_flight;
   ++e.requests;
   if (!r.ok()) ++e.errors;
-  e.latencies_ms.push_back(r.latency.count());
+  ++e.latency_counts[r.latency.count()];
   if (!IsEndpointFailure(r)) {
     e.consecutive_failures = 0;
     e.level = 0;
@@ -152,14 +152,17 @@ EndpointStats EndpointPoolClient::Stats(size_t endpoint) const {
   s.errors = e.errors;
   s.cooldowns = e.cooldowns;
   s.last_cooldown = e.last_cooldown;
-  if (!e.latencies_ms.empty()) {
-    std::vector<int64_t> sorted = e.latencies_ms;
-    std::sort(sorted.begin(), sorted.end());
+  if (e.requests > 0) {
     const auto rank = [&](double q) {
       // Nearest rank: the smallest value with at least q of the values at or below it.
-      size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-      k = std::clamp<size_t>(k, 1, sorted.size());
-      return milliseconds(sorted[k - 1]);
+      const auto k = std::clamp<int64_t>(
+          static_cast<int64_t>(std::ceil(q * static_cast<double>(e.requests))), 1, e.requests);
+      int64_t seen = 0;
+      for (const auto& [ms, n] : e.latency_counts) {
+        seen += n;
+        if (seen >= k) return milliseconds(ms);
+      }
+      return milliseconds(e.latency_counts.rbegin()->first);
     };
     s.p50 = rank(0.50);
     s.p95 = rank(0.95);

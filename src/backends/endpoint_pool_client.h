@@ -76,7 +76,9 @@ class EndpointPoolClient : public ModelClient {
     int64_t errors = 0;
     int64_t cooldowns = 0;
     std::chrono::milliseconds last_cooldown{0};
-    std::vector<int64_t> latencies_ms;
+    // Latency (ms) -> answers that took it: exact percentiles in memory bounded by the
+    // distinct values, not by the run's length.
+    std::map<int64_t, int64_t> latency_counts;
   };
 
   // The available endpoint with room and the fewest in flight, or -1.
