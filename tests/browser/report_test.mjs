@@ -181,8 +181,11 @@ const apiJson = JSON.parse(readFileSync(path.join(apiRun, 'report.json'), 'utf8'
 const apiReportFile = path.join(work, 'api-report.html');
 execFileSync(binary, ['report', apiRun, '--format', 'html', '--output', apiReportFile]);
 
+// A browser's first start on a loaded machine (CI runs tests in parallel) can take
+// longer than puppeteer's default 30 s to print its endpoint: wait up to 3 minutes.
+const LAUNCH_TIMEOUT_MS = 180000;
 const browser = await puppeteer.launch({
-  executablePath: chromium, headless: true,
+  executablePath: chromium, headless: true, timeout: LAUNCH_TIMEOUT_MS,
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 });
 
@@ -307,7 +310,8 @@ const firefox = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsS
 if (!firefox) {
   console.log('SKIPPED (firefox part): no firefox-esr (scripts/install-deps --test installs it)');
 } else {
-  const ff = await puppeteer.launch({browser: 'firefox', executablePath: firefox, headless: true});
+  const ff = await puppeteer.launch({browser: 'firefox', executablePath: firefox, headless: true,
+                                    timeout: LAUNCH_TIMEOUT_MS});
   try {
     const page = await ff.newPage();
     const errors = [];
