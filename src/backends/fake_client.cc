@@ -66,6 +66,12 @@ ModelRequest FakeRequest(uint64_t id) {
   return r;
 }
 
+std::vector<ModelRequest> FakeRequests(int n) {
+  std::vector<ModelRequest> requests;
+  for (int i = 0; i < n; ++i) requests.push_back(FakeRequest(static_cast<uint64_t>(i)));
+  return requests;
+}
+
 StatusOr<std::vector<ModelResult>> DrainClient(ModelClient* client,
                                                const std::vector<ModelRequest>& requests) {
   std::vector<ModelResult> done;

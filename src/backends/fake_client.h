@@ -55,8 +55,9 @@ class FakeModelClient : public ModelClient {
   size_t max_in_flight_seen_ = 0;
 };
 
-// For tests: request `id` of model "m" with one user message "q<id>".
+// For tests: request `id` of model "m" with one user message "q<id>"; requests 0..n-1.
 ModelRequest FakeRequest(uint64_t id);
+std::vector<ModelRequest> FakeRequests(int n);
 
 // For tests: runs `requests` through `client` the way the runner does (start while it
 // has room, wait for any) until every one came back, and returns the results in the

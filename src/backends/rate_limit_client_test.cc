@@ -22,11 +22,8 @@ FakeReply Answer(const ModelRequest& r, int) {
   return reply;
 }
 
-// Drives `client` like the runner: start while there is room, wait for any.
 std::vector<ModelResult> Drain(ModelClient* client, int n) {
-  std::vector<ModelRequest> requests;
-  for (int i = 0; i < n; ++i) requests.push_back(FakeRequest(static_cast<uint64_t>(i)));
-  auto done = DrainClient(client, requests);
+  auto done = DrainClient(client, FakeRequests(n));
   EXPECT_TRUE(done.ok()) << done.status().message();
   return done.ok() ? std::move(done).value() : std::vector<ModelResult>();
 }
