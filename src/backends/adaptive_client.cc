@@ -62,8 +62,9 @@ void AdaptiveConcurrencyClient::Observe(const ModelResult& r, uint64_t seq,
   std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
   const int64_t p50 = sorted[sorted.size() / 2];
   if (best_p50_ms_ < 0 || p50 < best_p50_ms_) best_p50_ms_ = p50;
-  if (static_cast<double>(p50) <= policy_.latency_slack * static_cast<double>(best_p50_ms_) &&
-      limit_ < policy_.max) {
+  const double held = std::max(policy_.latency_slack * static_cast<double>(best_p50_ms_),
+                               static_cast<double>(best_p50_ms_ + policy_.latency_floor.count()));
+  if (static_cast<double>(p50) <= held && limit_ < policy_.max) {
     SetLimit(limit_ + 1, now);
   } else {
     window_ms_.clear();  // latency grew: hold the limit for another window

@@ -23,6 +23,9 @@ struct AdaptivePolicy {
   size_t min = 1;
   size_t max = 256;
   double latency_slack = 1.5;
+  // ... or within this much of it: at latencies of a few milliseconds (a server on the
+  // same machine) the jitter alone is more than the slack.
+  std::chrono::milliseconds latency_floor{5};
 };
 
 // Whether `r` tells the client to send less: a 429 or a transport timeout.

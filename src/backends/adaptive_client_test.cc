@@ -75,6 +75,43 @@ TEST(AdaptiveConcurrencyClientTest, GrowsWhileLatencyHolds) {
   EXPECT_EQ(client.decreases(), 0);
 }
 
+TEST(AdaptiveConcurrencyClientTest, MillisecondJitterOfAFastServerDoesNotStopTheGrowth) {
+  // 0 ms for the first requests, then 1 ms: the best window's median is 0, every later
+  // one's 1, more than 1.5 times 0.
+  auto fake = std::make_unique<FakeModelClient>(1000, [](const ModelRequest& r, int) {
+    FakeReply reply = Ok(r);
+    reply.latency = milliseconds(r.id < 8 ? 0 : 1);
+    return reply;
+  });
+  AdaptivePolicy policy;
+  policy.initial = 4;
+  policy.max = 12;
+  AdaptiveConcurrencyClient client(std::move(fake), policy);
+  std::vector<ModelResult> done;
+  uint64_t next = 0;
+  while (done.size() < 400) {
+    while (client.CanStartMore()) ASSERT_TRUE(client.Start(Req(next++)).ok());
+    client.WaitForAny(&done, milliseconds(100));
+  }
+  EXPECT_EQ(client.limit(), 12u);
+
+  // Without the floor the same answers hold the limit below the bound.
+  auto strict = std::make_unique<FakeModelClient>(1000, [](const ModelRequest& r, int) {
+    FakeReply reply = Ok(r);
+    reply.latency = milliseconds(r.id < 8 ? 0 : 1);
+    return reply;
+  });
+  policy.latency_floor = milliseconds(0);
+  AdaptiveConcurrencyClient held(std::move(strict), policy);
+  done.clear();
+  next = 0;
+  while (done.size() < 400) {
+    while (held.CanStartMore()) ASSERT_TRUE(held.Start(Req(next++)).ok());
+    held.WaitForAny(&done, milliseconds(100));
+  }
+  EXPECT_LT(held.limit(), 12u);
+}
+
 // The server answers 429 whenever more than K requests are in flight: the limit
 // settles near K and, with the retry wrapper above, nothing is lost.
 TEST(AdaptiveConcurrencyClientTest, SettlesNearTheServersLimitAndLosesNothing) {
