@@ -555,7 +555,8 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       }
       w.Raw("]");
       written = w.Flush();
-    }));
+      // One run's rows need no prompt: its samples were written in this order above.
+    }, one_run ? RunStore::RowRead::kNoPrompt : RunStore::RowRead::kWhole));
     RETURN_IF_ERROR(written);
     ASSIGN_OR_RETURN(RunCounts counts, store.Counts());
     ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store.Manifest());

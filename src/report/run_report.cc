@@ -3,7 +3,8 @@
 namespace structtest {
 
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
-                         const std::function<void(const RunRow&)>& on_row) {
+                         const std::function<void(const RunRow&)>& on_row,
+                         RunStore::RowRead read) {
   const std::string_view name = RuleSetName(rules);
   Tally tally;
   RETURN_IF_ERROR(store.ForEach(name, [&](const RunRow& row) {
@@ -25,7 +26,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
     v.accuracy = row.verdict->accuracy;
     tally.Add(row.sample, v);
     return Status::Ok();
-  }, /*light=*/!on_row));
+  }, on_row ? read : RunStore::RowRead::kTally));
   return tally;
 }
 

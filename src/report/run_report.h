@@ -11,11 +11,12 @@
 
 namespace structtest {
 
-// `on_row`, when given, sees every row whole (for listing failures, or the HTML
-// report); without it the rows are read light, without the prompt, the answer and the
-// reasoning (RunStore::ForEach).
+// `on_row`, when given, sees every row as `read` reads it (whole by default: for
+// listing failures, or the HTML report); without it the rows are read for the tally
+// only, without the prompt, the answer and the reasoning (RunStore::ForEach).
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
-                         const std::function<void(const RunRow&)>& on_row = nullptr);
+                         const std::function<void(const RunRow&)>& on_row = nullptr,
+                         RunStore::RowRead read = RunStore::RowRead::kWhole);
 
 }  // namespace structtest
 

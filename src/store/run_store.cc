@@ -351,16 +351,16 @@ constexpr const char* kRowColumns =
     "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
     "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error";
 
-StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, bool light) {
+StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
   RunRow row;
   row.index = q.Int(0);
   ASSIGN_OR_RETURN(row.sample, ParseSample(q.Text(1),
                                            fmt::format("{} sample {}", db_->path(), row.index),
-                                           /*with_prompt=*/!light));
+                                           /*with_prompt=*/read == RowRead::kWhole));
   if (!q.IsNull(2)) {
     StoredResponse& r = row.response.emplace();
     r.ok = q.Int(2) != 0;
-    if (!light) {
+    if (read != RowRead::kTally) {
       r.text = q.Text(3);
       r.reasoning = q.Text(4);
     }
@@ -399,13 +399,13 @@ StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
     if (!more) return out;
-    ASSIGN_OR_RETURN(RunRow row, ReadRow(q, /*light=*/false));
+    ASSIGN_OR_RETURN(RunRow row, ReadRow(q, RowRead::kWhole));
     out.push_back(std::move(row));
   }
 }
 
 Status RunStore::ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
-                         bool light) {
+                         RowRead read) {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format(
                        "SELECT {} FROM samples s LEFT JOIN responses r ON r.idx = s.idx LEFT "
@@ -415,7 +415,7 @@ Status RunStore::ForEach(std::string_view rules, const std::function<Status(cons
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
     if (!more) return Status::Ok();
-    ASSIGN_OR_RETURN(RunRow row, ReadRow(q, light));
+    ASSIGN_OR_RETURN(RunRow row, ReadRow(q, read));
     RETURN_IF_ERROR(fn(row));
   }
 }

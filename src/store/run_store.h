@@ -152,18 +152,22 @@ class RunStore {
   StatusOr<RunCounts> Counts();
   // The distinct (domain, subtask) pairs of the samples.
   StatusOr<std::vector<std::pair<std::string, std::string>>> Subtasks();
+  // What ForEach reads of each row.
+  enum class RowRead {
+    kWhole,
+    kNoPrompt,  // leaves out the sample's messages and target
+    kTally,     // also the answer and the reasoning: what tallies need
+  };
   // Calls `fn` for every sample in index order, with its response and its verdict
   // under `rules`. Rows stream from the database: memory does not grow with the run.
-  // `light` rows leave out what tallies do not need: the sample's messages and target,
-  // the answer and the reasoning.
   Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
-                 bool light = false);
+                 RowRead read = RowRead::kWhole);
 
  private:
   RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd);
   Status Prepare();
   // Reads the row at `q`'s cursor: the columns of kRowColumns.
-  StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, bool light);
+  StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, RowRead read);
 
   std::string dir_;
   std::unique_ptr<sqlite::Db> db_;
