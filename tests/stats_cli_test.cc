@@ -380,8 +380,12 @@ TEST(CorrelateCliTest, RunsAddTheirScoresAsColumns) {
   ASSERT_EQ(j["columns"].size(), 2u + 11u);
   EXPECT_EQ(j["columns"][2], "run_all");
   for (const nlohmann::json& p : j["pairs"]) {
-    if (p["x"] == "elo" && p["y"] == "size") EXPECT_EQ(p["n"], 2);  // mid has no size
-    if (p["x"] == "elo" && p["y"] == "run_html_easy") EXPECT_EQ(p["n"], 2);
+    if (p["x"] == "elo" && p["y"] == "size") {
+      EXPECT_EQ(p["n"], 2);  // mid has no size
+    }
+    if (p["x"] == "elo" && p["y"] == "run_html_easy") {
+      EXPECT_EQ(p["n"], 2);
+    }
   }
   r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run small='{}' --run mid='{}'",
                                   csv, oracle, null, oracle));
