@@ -57,6 +57,16 @@ TEST(AdaptiveConcurrencyClientTest, ABurstOf429sHalvesTheLimitOnce) {
   EXPECT_EQ(client.decreases(), 2);
 }
 
+// Keeps `client` as full as it lets itself be until `answers` results came back.
+void KeepBusy(ModelClient* client, size_t answers) {
+  std::vector<ModelResult> done;
+  uint64_t next = 0;
+  while (done.size() < answers) {
+    while (client->CanStartMore()) ASSERT_TRUE(client->Start(Req(next++)).ok());
+    client->WaitForAny(&done, milliseconds(100));
+  }
+}
+
 TEST(AdaptiveConcurrencyClientTest, GrowsWhileLatencyHolds) {
   auto fake = std::make_unique<FakeModelClient>(
       1000, [](const ModelRequest& r, int) { return Ok(r); });
@@ -64,51 +74,32 @@ TEST(AdaptiveConcurrencyClientTest, GrowsWhileLatencyHolds) {
   policy.initial = 4;
   policy.max = 10;
   AdaptiveConcurrencyClient client(std::move(fake), policy);
-  std::vector<ModelResult> done;
-  uint64_t next = 0;
-  while (done.size() < 200) {
-    while (client.CanStartMore()) ASSERT_TRUE(client.Start(Req(next++)).ok());
-    client.WaitForAny(&done, milliseconds(100));
-  }
+  KeepBusy(&client, 200);
   EXPECT_EQ(client.limit(), 10u) << "grew to the bound and stayed";
   EXPECT_EQ(client.lowest_limit(), 4u);
   EXPECT_EQ(client.decreases(), 0);
 }
 
+// 0 ms for the first requests, then 1 ms: the best window's median is 0, every later
+// one's 1, more than 1.5 times 0.
+FakeReply ZeroThenOneMs(const ModelRequest& r, int) {
+  FakeReply reply = Ok(r);
+  reply.latency = milliseconds(r.id < 8 ? 0 : 1);
+  return reply;
+}
+
 TEST(AdaptiveConcurrencyClientTest, MillisecondJitterOfAFastServerDoesNotStopTheGrowth) {
-  // 0 ms for the first requests, then 1 ms: the best window's median is 0, every later
-  // one's 1, more than 1.5 times 0.
-  auto fake = std::make_unique<FakeModelClient>(1000, [](const ModelRequest& r, int) {
-    FakeReply reply = Ok(r);
-    reply.latency = milliseconds(r.id < 8 ? 0 : 1);
-    return reply;
-  });
   AdaptivePolicy policy;
   policy.initial = 4;
   policy.max = 12;
-  AdaptiveConcurrencyClient client(std::move(fake), policy);
-  std::vector<ModelResult> done;
-  uint64_t next = 0;
-  while (done.size() < 400) {
-    while (client.CanStartMore()) ASSERT_TRUE(client.Start(Req(next++)).ok());
-    client.WaitForAny(&done, milliseconds(100));
-  }
+  AdaptiveConcurrencyClient client(std::make_unique<FakeModelClient>(1000, ZeroThenOneMs), policy);
+  KeepBusy(&client, 400);
   EXPECT_EQ(client.limit(), 12u);
 
   // Without the floor the same answers hold the limit below the bound.
-  auto strict = std::make_unique<FakeModelClient>(1000, [](const ModelRequest& r, int) {
-    FakeReply reply = Ok(r);
-    reply.latency = milliseconds(r.id < 8 ? 0 : 1);
-    return reply;
-  });
   policy.latency_floor = milliseconds(0);
-  AdaptiveConcurrencyClient held(std::move(strict), policy);
-  done.clear();
-  next = 0;
-  while (done.size() < 400) {
-    while (held.CanStartMore()) ASSERT_TRUE(held.Start(Req(next++)).ok());
-    held.WaitForAny(&done, milliseconds(100));
-  }
+  AdaptiveConcurrencyClient held(std::make_unique<FakeModelClient>(1000, ZeroThenOneMs), policy);
+  KeepBusy(&held, 400);
   EXPECT_LT(held.limit(), 12u);
 }
 
