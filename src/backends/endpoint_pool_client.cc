@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -128,14 +127,8 @@ size_t EndpointPoolClient::WaitForAny(std::vector<ModelResult>* done, millisecon
         if (e.cool_until > now) wake = std::min(wake, e.cool_until);
       }
     }
-    const milliseconds wait =
-        std::max(milliseconds(0), std::chrono::ceil<milliseconds>(wake - now));
     batch.clear();
-    if (inner_->InFlight() > 0) {
-      inner_->WaitForAny(&batch, wait);
-    } else {
-      std::this_thread::sleep_until(wake);
-    }
+    WaitInnerUntil(*inner_, wake, &batch);
     now = Clock::now();
     for (ModelResult& r : batch) {
       Record(r, now);

@@ -1,5 +1,8 @@
 #include "backends/model_client.h"
 
+#include <algorithm>
+#include <thread>
+
 #include <fmt/format.h>
 
 namespace structtest {
@@ -95,6 +98,17 @@ std::string RedactSecret(std::string_view text, std::string_view secret) {
     }
   }
   return out;
+}
+
+size_t WaitInnerUntil(ModelClient& inner, std::chrono::steady_clock::time_point wake,
+                      std::vector<ModelResult>* done) {
+  if (inner.InFlight() == 0) {
+    std::this_thread::sleep_until(wake);
+    return 0;
+  }
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
+      wake - std::chrono::steady_clock::now());
+  return inner.WaitForAny(done, std::max(wait, std::chrono::milliseconds(0)));
 }
 
 }  // namespace structtest

@@ -126,6 +126,12 @@ std::string_view DefaultBaseUrl(Provider provider);
 // echoing a key, or part of one, never reach a log. No-op when `secret` is empty.
 std::string RedactSecret(std::string_view text, std::string_view secret);
 
+// For wrappers that hold requests back until a time of their own (a backoff, a rate, a
+// cool-down): waits for results of `inner` until `wake`, appending them to `*done`, or
+// sleeps until `wake` when `inner` has nothing in flight. Returns how many it appended.
+size_t WaitInnerUntil(ModelClient& inner, std::chrono::steady_clock::time_point wake,
+                      std::vector<ModelResult>* done);
+
 }  // namespace structtest
 
 #endif  // STRUCTTEST_BACKENDS_MODEL_CLIENT_H_

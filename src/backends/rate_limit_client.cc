@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -57,12 +56,7 @@ size_t RateLimitedModelClient::WaitForAny(std::vector<ModelResult>* done,
     if (now >= deadline) return 0;
     Clock::time_point wake = deadline;
     if (!queue_.empty() && inner_->CanStartMore()) wake = std::min(wake, next_start_);
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - now);
-    if (inner_->InFlight() > 0) {
-      appended += inner_->WaitForAny(done, std::max(wait, std::chrono::milliseconds(0)));
-    } else {
-      std::this_thread::sleep_until(wake);
-    }
+    appended += WaitInnerUntil(*inner_, wake, done);
   }
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -77,14 +76,8 @@ size_t RetryingModelClient::WaitForAny(std::vector<ModelResult>* done, milliseco
     if (!waiting_.empty() && waiting_.begin()->first > now) {
       wake = std::min(wake, waiting_.begin()->first);
     }
-    const milliseconds wait = std::max(
-        milliseconds(0), std::chrono::ceil<milliseconds>(wake - now));
     batch.clear();
-    if (inner_->InFlight() > 0) {
-      inner_->WaitForAny(&batch, wait);
-    } else {
-      std::this_thread::sleep_until(wake);
-    }
+    WaitInnerUntil(*inner_, wake, &batch);
     now = Clock::now();
     for (ModelResult& r : batch) {
       auto it = entries_.find(r.id);
