@@ -53,13 +53,12 @@ bool ScoreStage::Offloads(const Sample& sample) {
 Status ScoreStage::Add(ScoreItem* item) {
   if (!failed_.ok()) return failed_;
   const bool offload = Offloads(item->record.sample);
-  if (!offload && slots_.empty()) {
-    Score(item);
-    if (Status s = deliver_(*item); !s.ok()) failed_ = std::move(s);
-    return failed_;
-  }
   if (!offload) {
     Score(item);
+    if (slots_.empty()) {  // nothing ahead of it: delivered without a move
+      if (Status s = deliver_(*item); !s.ok()) failed_ = std::move(s);
+      return failed_;
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
