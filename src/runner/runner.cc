@@ -149,6 +149,11 @@ class Runner::Loop {
     return Status::Ok();
   }
 
+  // The -j auto limit now, for the progress line.
+  void ReadLimit() {
+    if (r_.options_.concurrency_limit) counts_.concurrency_limit = r_.options_.concurrency_limit();
+  }
+
   // The store's counts when Init() read them.
   const RunCounts& initial() const { return initial_; }
 
@@ -241,13 +246,13 @@ class Runner::Loop {
 
   void Report() {
     if (progress_ == nullptr) return;
-    if (r_.options_.concurrency_limit) counts_.concurrency_limit = r_.options_.concurrency_limit();
+    ReadLimit();
     progress_->Update(counts_);
   }
 
   RunnerStats Finish(bool interrupted) {
     if (progress_ != nullptr) {
-      if (r_.options_.concurrency_limit) counts_.concurrency_limit = r_.options_.concurrency_limit();
+      ReadLimit();
       progress_->Finish(counts_);
     }
     stats_.interrupted = interrupted;
@@ -558,14 +563,10 @@ StatusOr<Tally> Runner::ScoreAndTally() {
     RETURN_IF_ERROR(store_->Begin());
     for (RunRow& row : rows) {
       after = row.index;
-      if (stage.Offloads(row.sample)) {
-        ScoreItem item =
-            ItemFor(row.index, std::move(row.sample), std::move(row.response->text), env_);
-        RETURN_IF_ERROR(stage.Add(&item));
-        continue;
-      }
-      RETURN_IF_ERROR(store_->PutVerdict(
-          row.index, rules, Score(row.sample, row.response->text, options_.rules, env_)));
+      // The stage scores the code rows on its threads, the others here and at once.
+      ScoreItem item =
+          ItemFor(row.index, std::move(row.sample), std::move(row.response->text), env_);
+      RETURN_IF_ERROR(stage.Add(&item));
     }
     // This batch's verdicts are all in it.
     RETURN_IF_ERROR(stage.Finish());
