@@ -60,27 +60,10 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 command -v openssl >/dev/null || die "openssl is missing (apt-get install openssl)"
 [[ -x $STRUCTTEST ]] || die "structtest binary '$STRUCTTEST' is missing: build it first with scripts/build"
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/http2_bench.XXXXXX")
-chmod 755 "$TMP"
-NGINX_PID=
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-  if [[ -n $NGINX_PID ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
-    kill -TERM "$NGINX_PID" 2>/dev/null || true
-    wait "$NGINX_PID" 2>/dev/null || true
-  fi
-  if [[ $KEEP_TMP == 1 ]]; then note "kept $TMP"; else rm -rf "$TMP"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [[ -z ${PORT:-} ]]; then
-  PORT=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])' 2>/dev/null || echo 18443)
-fi
+# shellcheck source=bench/nginx_lib.sh
+. "$REPO_ROOT/bench/nginx_lib.sh"
+bench_tmp_dir http2_bench
+PORT=${PORT:-$(free_port 18443)}
 
 # A self-signed certificate for 127.0.0.1, valid for a day.
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \

@@ -121,33 +121,10 @@ fi
 
 # --- tmp dir, nginx ---------------------------------------------------------
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/http_bench.XXXXXX")
-# Workers may run as another user when we are root: let them traverse it.
-chmod 755 "$TMP"
-NGINX_PID=
-
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-  if [[ -n $NGINX_PID ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
-    kill -TERM "$NGINX_PID" 2>/dev/null || true
-    wait "$NGINX_PID" 2>/dev/null || true
-  fi
-  if [[ $KEEP_TMP == 1 ]]; then
-    note "kept $TMP"
-  else
-    rm -rf "$TMP"
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [[ -z ${PORT:-} ]]; then
-  PORT=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])' 2>/dev/null || echo 18080)
-fi
+# shellcheck source=bench/nginx_lib.sh
+. "$BENCH_DIR/nginx_lib.sh"
+bench_tmp_dir http_bench
+PORT=${PORT:-$(free_port 18080)}
 
 NGINX_CONF=$TMP/nginx.conf
 sed -e "s|@PREFIX@|$TMP|g" -e "s|@PORT@|$PORT|g" -e "s|@WORKERS@|$NGINX_WORKERS|g" \
