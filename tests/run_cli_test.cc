@@ -305,6 +305,13 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   EXPECT_NE(ReadFileOrDie(page).find("<title>structtest report</title>"), std::string::npos);
   EXPECT_NE(ReadFileOrDie(run + "/report.html").find("<title>structtest report</title>"),
             std::string::npos);
+  // The run writes its page's samples half while it asks the model and the rows half
+  // after: the page is the one `report` makes of the finished run, byte for byte.
+  const std::string one_page = dir.path() + "/one.html";
+  ASSERT_EQ(Exec(dir, {"report", run, "--format", "html", "--output", one_page}, "html-one")
+                .exit_code,
+            0);
+  EXPECT_TRUE(ReadFileOrDie(one_page) == ReadFileOrDie(run + "/report.html"));
   const Finished no_output = Exec(dir, {"report", run, "--format", "html"}, "html-no-output");
   EXPECT_EQ(no_output.exit_code, 2);
   EXPECT_NE(no_output.err.find("structtest: error: --format html: needs --output FILE"),
@@ -583,6 +590,21 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_NE(broken.err.find(bad + ":1:"), std::string::npos) << broken.err;
 
+  // A file broken after good lines stores nothing, the manifest included (both go in
+  // one transaction): the same directory then takes the mended file.
+  const std::string late = dir.path() + "/late.jsonl";
+  WriteFileOrDie(late, first_line + "{\"id\": \n");
+  const std::string late_run = dir.path() + "/late-run";
+  Finished late_broken = Exec(dir, {"run", "--model", "openai/x", "--base-url", url, "--samples",
+                                    late, "--out", late_run}, "late");
+  EXPECT_EQ(late_broken.exit_code, 2);
+  EXPECT_NE(late_broken.err.find(late + ":2:"), std::string::npos) << late_broken.err;
+  WriteFileOrDie(late, first_line);
+  Finished mended = Exec(dir, {"run", "--model", "openai/x", "--base-url", url, "--samples", late,
+                               "--out", late_run}, "mended");
+  EXPECT_EQ(mended.exit_code, 0) << mended.err;
+  EXPECT_NE(mended.out.find("(1 samples)"), std::string::npos) << mended.out;
+
   // No key and the provider's own endpoint: said before anything is sent.
   unsetenv("OPENAI_API_KEY");
   Finished nokey = Exec(dir, {"run", "--model", "openai/gpt-4o", "--samples", suite.path, "--out",
@@ -622,6 +644,9 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   EXPECT_NE(errors.out.find("\"status\":\"error\""), std::string::npos);
   EXPECT_NE(errors.out.find("connect"), std::string::npos) << errors.out.substr(0, 500);
   EXPECT_EQ(errors.out.find("\"verdict\""), std::string::npos);
+  // A run that gives up leaves no page, and no half-written one.
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/down/report.html"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/down/report.html.tmp"));
 
   // The first run is untouched by all of this.
   EXPECT_EQ(ReadFileOrDie(run + "/run.db"), db);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <sstream>
 #include <map>
 #include <memory>
@@ -22,6 +23,9 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -126,11 +130,50 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
   return Status::Ok();
 }
 
-// DIR/report.html: the run's self-contained page (html_report.h).
-// `price`: what the run is costed at (ResolvePrice).
-Status WriteRunHtmlReport(const std::string& dir, RuleSet rules, const std::optional<Price>& price) {
-  return WriteHtmlReport({dir}, rules, dir + "/report.html", {price});
-}
+// DIR/report.html, the run's self-contained page (html_report.h), begun while the run
+// asks the model: the samples half (the prompts, most of the page) is read and
+// compressed on a thread of its own during the request loop, and the rows half waits
+// for Finish(). `price`: what the run is costed at (ResolvePrice).
+class RunPage {
+ public:
+  RunPage(const std::string& dir, RuleSet rules, const std::optional<Price>& price)
+      : rows_ready_(go_.get_future()) {
+    written_ = std::async(std::launch::async, [this, dir, rules, price] {
+      // Below the request loop's priority (and so its compressor's, which inherits it):
+      // the page takes the CPU time the loop leaves.
+      (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+      PageHooks hooks;
+      hooks.before_rows = [this] {
+        return rows_ready_.get() ? Status::Ok()
+                                 : Status::Unavailable("report.html: the run stopped");
+      };
+      hooks.tallied = [this](size_t, Tally&& tally) { tally_ = std::move(tally); };
+      return WriteHtmlReport({dir}, rules, dir + "/report.html", {price}, hooks);
+    });
+  }
+  // Lets the page read the rows, now that they are stored, and waits for it. The
+  // run's tally (TallyRun's) comes from the same pass over the rows.
+  StatusOr<Tally> Finish() {
+    finished_ = true;
+    go_.set_value(true);
+    RETURN_IF_ERROR(written_.get());
+    return std::move(tally_);
+  }
+  // A run that ends on an error keeps the page it had: the new one is abandoned.
+  ~RunPage() {
+    if (!finished_) {
+      go_.set_value(false);
+      written_.wait();
+    }
+  }
+
+ private:
+  std::promise<bool> go_;
+  std::future<bool> rows_ready_;
+  std::future<Status> written_;
+  Tally tally_;
+  bool finished_ = false;
+};
 
 // A default run directory named after what defines the run, so the same command finds
 // the same directory again.
@@ -253,11 +296,13 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
   return Status::Ok();
 }
 
-// Fills a new store with the samples of the run, all in one transaction. A shard run
-// keeps the samples of its shard, at their positions in the whole suite, so that the
-// shards merge into the unsharded run (store/merge.h).
+// Fills a new store with the samples of the run, all in one transaction, and calls
+// `before_commit` (when given) inside it. A shard run keeps the samples of its shard, at
+// their positions in the whole suite, so that the shards merge into the unsharded run
+// (store/merge.h).
 Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
-                  const SentenceSplitter* sentences, PythonPool* python, RunStore* store) {
+                  const SentenceSplitter* sentences, PythonPool* python, RunStore* store,
+                  const std::function<Status()>& before_commit = nullptr) {
   RETURN_IF_ERROR(store->BeginBulk());
   int64_t index = 0;
   if (!opt.samples.empty()) {
@@ -311,6 +356,7 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
       }
     }
   }
+  if (before_commit) RETURN_IF_ERROR(before_commit());
   return store->Commit();
 }
 
@@ -373,7 +419,6 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                          bool skip_sentence_subtasks, const std::string& sentences_problem,
                          PythonPool* python, bool in_memory, const std::optional<Price>& price,
                          const ClientReport& client_report = {}) {
-  ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   if (stored && stored->contains(kMergeKey)) {
     return Status::InvalidArgument(fmt::format(
@@ -381,15 +426,30 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
         "directories and merge them into it again",
         store->dir()));
   }
-  if (stored) {
-    RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
-  } else {
-    RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));
-  }
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
-  if (before.samples == 0) {
-    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store));
-  } else if (!opt.quiet && before.answered < before.samples) {
+  if (!stored && before.samples == 0) {
+    // A new run: the data files are fingerprinted on a thread of their own while the
+    // samples are read and stored, and the manifest is written in the samples'
+    // transaction, so a run directory never holds samples without it.
+    std::future<StatusOr<nlohmann::json>> identity =
+        std::async(std::launch::async, [&] { return Identity(opt, endpoint); });
+    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store,
+                               [&]() -> Status {
+                                 ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
+                                 return store->SetManifest(Manifest(opt, id));
+                               }));
+  } else {
+    ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
+    if (stored) {
+      RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
+    } else {
+      RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));
+    }
+    if (before.samples == 0) {
+      RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store));
+    }
+  }
+  if (before.samples > 0 && !opt.quiet && before.answered < before.samples) {
     PrintNote(fmt::format("{}: resuming: {} of {} samples answered, {} errored earlier",
                           store->dir(), before.answered, before.samples, before.errored));
   }
@@ -424,6 +484,8 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     ro.budget.output_per_mtok = price->output_per_mtok;
   }
   Runner runner(store, cache, env, ro);
+  std::optional<RunPage> page;
+  if (!in_memory) page.emplace(store->dir(), rules, price);
   Progress progress(stderr, Progress::ModeFor(stderr, opt.quiet));
   Outcome out;
   ASSIGN_OR_RETURN(out.stats, client != nullptr ? runner.Run(client, &progress)
@@ -437,14 +499,20 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   }
   if (out.stats.interrupted) {
     // What is there so far; the next run writes it again.
-    if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules, price));
+    if (page) RETURN_IF_ERROR(page->Finish().status());
     PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
                           "same command again to continue",
                           out.counts.answered, out.counts.samples, store->dir()));
     out.exit_code = kExitInterrupted;
     return out;
   }
-  ASSIGN_OR_RETURN(Tally tally, runner.ScoreAndTally());
+  Tally tally;
+  if (page) {
+    RETURN_IF_ERROR(runner.ScoreUnscored());
+    ASSIGN_OR_RETURN(tally, page->Finish());
+  } else {
+    ASSIGN_OR_RETURN(tally, runner.ScoreAndTally());
+  }
   out.agg = tally.Compute();
   if (!in_memory) {
     nlohmann::json report = RenderJsonReport(tally, rules);
@@ -479,11 +547,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                         out.counts.truncated);
   }
   text += "\n";
-  // The page tallies the run again itself: this one's memory (it grows with the run's
-  // source items) is given back first.
   const int64_t tally_errors = tally.errors();
-  tally = Tally();
-  if (!in_memory) RETURN_IF_ERROR(WriteRunHtmlReport(store->dir(), rules, price));
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   if (client != nullptr) {

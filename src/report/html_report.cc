@@ -459,7 +459,8 @@ namespace {
 // from their stores, once for the samples and once for the rows, so that neither is
 // ever held whole.
 Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
-                       const std::vector<std::optional<Price>>& prices, Sink* sink) {
+                       const std::vector<std::optional<Price>>& prices, Sink* sink,
+                       const PageHooks& hooks = {}) {
   if (!prices.empty() && prices.size() != run_dirs.size()) {
     return Status::InvalidArgument(fmt::format("html report: {} prices for {} runs",
                                                prices.size(), run_dirs.size()));
@@ -517,6 +518,7 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
   }
   w.Raw("],\"chunks\":");
   RETURN_IF_ERROR(w.Chunks());
+  if (hooks.before_rows) RETURN_IF_ERROR(hooks.before_rows());
   w.Raw(",\"runs\":[");
   for (size_t k = 0; k < run_dirs.size(); ++k) {
     RunStore& store = *stores[k];
@@ -577,6 +579,7 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
     w.Raw("],\"report\":");
     w.Json(report);
     w.Raw("}");
+    if (hooks.tallied) hooks.tallied(k, std::move(tally));
   }
   stores.clear();
   // Every run as the baseline in turn, so the reader can choose.
@@ -627,7 +630,8 @@ namespace {
 // The page, in pieces to `emit`: the template with its placeholders filled, the data
 // compressed and base64-encoded as it is written.
 Status EmitPage(const std::vector<std::string>& run_dirs, RuleSet rules,
-                const std::vector<std::optional<Price>>& prices, const Sink::Emit& emit) {
+                const std::vector<std::optional<Price>>& prices, const Sink::Emit& emit,
+                const PageHooks& hooks = {}) {
   // Placeholders are looked for in the template only, never in what fills them.
   const std::string_view tmpl = internal::HtmlTemplate();
   size_t at = 0;
@@ -653,7 +657,7 @@ Status EmitPage(const std::vector<std::string>& run_dirs, RuleSet rules,
     } else if (name == "{{data}}") {
       Base64Stream base64(emit);
       Sink sink([&base64](std::string_view bytes) { return base64.Add(bytes); });
-      RETURN_IF_ERROR(WriteReportData(run_dirs, rules, prices, &sink));
+      RETURN_IF_ERROR(WriteReportData(run_dirs, rules, prices, &sink, hooks));
       RETURN_IF_ERROR(sink.Finish().status());
       RETURN_IF_ERROR(base64.Finish());
     } else {
@@ -679,7 +683,8 @@ StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
 
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
                        const std::string& path,
-                       const std::vector<std::optional<Price>>& prices) {
+                       const std::vector<std::optional<Price>>& prices,
+                       const PageHooks& hooks) {
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) return Status::IoError(fmt::format("{}: {}", tmp, std::strerror(errno)));
@@ -688,7 +693,7 @@ Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
       return Status::IoError(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
     }
     return Status::Ok();
-  });
+  }, hooks);
   if (std::fclose(f) != 0 && written.ok()) {
     written = Status::IoError(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
   }

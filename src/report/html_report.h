@@ -14,6 +14,7 @@
 #ifndef STRUCTTEST_REPORT_HTML_REPORT_H_
 #define STRUCTTEST_REPORT_HTML_REPORT_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/cost.h"
+#include "report/tally.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 
@@ -60,10 +62,19 @@ StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
 
 // The same page written to `path` as it is made (PATH.tmp, renamed when complete, so a
 // reader never sees half a page and an old page stays until the new one is whole).
-// Errors: those of RenderHtmlReport, the file cannot be written.
+// Errors: those of RenderHtmlReport, the file cannot be written, that of a hook.
+struct PageHooks {
+  // Called once the samples are written, before the first run's rows are read; an
+  // error abandons the page. `run` writes the samples half (the prompts, most of the
+  // page) while it asks the model, and lets the page go on when the verdicts are in.
+  std::function<Status()> before_rows;
+  // Given each run's tally (TallyRun's), made in the same pass as the page's rows.
+  std::function<void(size_t run, Tally&& tally)> tallied;
+};
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
                        const std::string& path,
-                       const std::vector<std::optional<Price>>& prices = {});
+                       const std::vector<std::optional<Price>>& prices = {},
+                       const PageHooks& hooks = {});
 
 }  // namespace structtest
 

@@ -541,7 +541,7 @@ StatusOr<RunnerStats> Runner::RunBuiltin(std::string_view name, Progress* progre
   return loop.Finish(interrupted);
 }
 
-StatusOr<Tally> Runner::ScoreAndTally() {
+Status Runner::ScoreUnscored() {
   const std::string_view rules = RuleSetName(options_.rules);
   // Verdicts of another checker version (a run resumed by a newer build) and errors
   // (no Punkt model or python3 then, maybe now) are scored again.
@@ -572,6 +572,11 @@ StatusOr<Tally> Runner::ScoreAndTally() {
     RETURN_IF_ERROR(stage.Finish());
     RETURN_IF_ERROR(store_->Commit());
   }
+  return Status::Ok();
+}
+
+StatusOr<Tally> Runner::ScoreAndTally() {
+  RETURN_IF_ERROR(ScoreUnscored());
   return TallyRun(*store_, options_.rules);
 }
 

@@ -109,8 +109,10 @@ class Runner {
   StatusOr<RunnerStats> RunBuiltin(std::string_view name, Progress* progress);
 
   // Scores the answered samples that have no verdict under options.rules (a run
-  // resumed with another rule set), then tallies the whole run: answers by their
-  // verdicts, request errors as "not scored".
+  // resumed with another rule set, or a newer checker version).
+  Status ScoreUnscored();
+  // ScoreUnscored(), then tallies the whole run: answers by their verdicts, request
+  // errors as "not scored".
   StatusOr<Tally> ScoreAndTally();
 
   // The cache key of a request to `endpoint`.
