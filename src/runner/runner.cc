@@ -327,6 +327,7 @@ struct Exchange {
 // samples (answering cache hits itself), scores and stores results, and commits.
 StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   Loop loop(this, progress);
+  RETURN_IF_ERROR(DropOtherVersions());
   RETURN_IF_ERROR(loop.Init());
   Exchange x;
   // Enough samples ready that the client never waits for the store thread.
@@ -515,6 +516,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
 
 StatusOr<RunnerStats> Runner::RunBuiltin(std::string_view name, Progress* progress) {
   Loop loop(this, progress);
+  RETURN_IF_ERROR(DropOtherVersions());
   RETURN_IF_ERROR(loop.Init());
   bool interrupted = false;
   for (;;) {
@@ -541,10 +543,9 @@ StatusOr<RunnerStats> Runner::RunBuiltin(std::string_view name, Progress* progre
   return loop.Finish(interrupted);
 }
 
-Status Runner::ScoreUnscored() {
+Status Runner::DropOtherVersions() {
+  if (other_versions_dropped_) return Status::Ok();
   const std::string_view rules = RuleSetName(options_.rules);
-  // Verdicts of another checker version (a run resumed by a newer build) and errors
-  // (no Punkt model or python3 then, maybe now) are scored again.
   RETURN_IF_ERROR(store_->Begin());
   for (const TaskFamily* f : Families()) {
     auto dropped = store_->DropVerdictsNotOf(rules, f->domain, f->version(options_.rules));
@@ -552,6 +553,20 @@ Status Runner::ScoreUnscored() {
       (void)store_->Commit();
       return dropped.status();
     }
+  }
+  RETURN_IF_ERROR(store_->Commit());
+  other_versions_dropped_ = true;
+  return Status::Ok();
+}
+
+Status Runner::ScoreUnscored() {
+  const std::string_view rules = RuleSetName(options_.rules);
+  // Verdicts of another checker version and failed scorings are scored again.
+  RETURN_IF_ERROR(DropOtherVersions());
+  RETURN_IF_ERROR(store_->Begin());
+  if (Status s = store_->DropFailedVerdicts(rules).status(); !s.ok()) {
+    (void)store_->Commit();
+    return s;
   }
   RETURN_IF_ERROR(store_->Commit());
   ScoreStage stage(options_.rules, options_.score_jobs, [&](ScoreItem& item) {

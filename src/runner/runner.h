@@ -109,7 +109,8 @@ class Runner {
   StatusOr<RunnerStats> RunBuiltin(std::string_view name, Progress* progress);
 
   // Scores the answered samples that have no verdict under options.rules (a run
-  // resumed with another rule set, or a newer checker version).
+  // resumed with another rule set, or a newer checker version), and again those whose
+  // scoring failed (no Punkt model or python3 then, maybe now).
   Status ScoreUnscored();
   // ScoreUnscored(), then tallies the whole run: answers by their verdicts, request
   // errors as "not scored".
@@ -120,8 +121,15 @@ class Runner {
 
  private:
   class Loop;
+  // Drops the verdicts of other checker versions (a run resumed by a newer build, which
+  // is another process), once: the verdicts this runner writes are of the current
+  // ones, and no one else writes to the store while it runs (RunStore's lock). Run()
+  // and RunBuiltin() do it first, when the run has the fewest verdicts.
+  Status DropOtherVersions();
+
   RunStore* store_;
   ResponseCache* cache_;
+  bool other_versions_dropped_ = false;
   const CheckEnv& env_;
   RunnerOptions options_;
 };

@@ -283,6 +283,13 @@ StatusOr<int64_t> RunStore::DropVerdictsNotOf(std::string_view rules, std::strin
   return static_cast<int64_t>(sqlite3_changes(db_->raw()));
 }
 
+StatusOr<int64_t> RunStore::DropFailedVerdicts(std::string_view rules) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("DELETE FROM verdicts WHERE rules = ?1 AND error != ''"));
+  RETURN_IF_ERROR(q.Bind(1, rules).Run());
+  return static_cast<int64_t>(sqlite3_changes(db_->raw()));
+}
+
 StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int limit) {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare("SELECT s.idx, s.json FROM samples s WHERE s.idx > ?1 AND NOT "
@@ -390,9 +397,13 @@ StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
 StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t after, int limit) {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format(
-                       "SELECT {} FROM samples s JOIN responses r ON r.idx = s.idx AND r.ok = 1 "
-                       "LEFT JOIN verdicts v ON v.idx = s.idx AND v.rules = ?1 WHERE s.idx > ?2 "
-                       "AND v.idx IS NULL ORDER BY s.idx LIMIT ?3",
+                       // The answers without a verdict first, from the indexes alone; only
+                       // their samples are read (a sample is most of a row's bytes).
+                       "SELECT {} FROM (SELECT r.idx AS idx FROM responses r LEFT JOIN "
+                       "verdicts v ON v.idx = r.idx AND v.rules = ?1 WHERE r.ok = 1 AND r.idx > "
+                       "?2 AND v.idx IS NULL ORDER BY r.idx LIMIT ?3) u JOIN samples s ON s.idx "
+                       "= u.idx JOIN responses r ON r.idx = u.idx LEFT JOIN verdicts v ON v.idx "
+                       "= u.idx AND v.rules = ?1 ORDER BY u.idx",
                        kRowColumns)));
   q.Bind(1, rules).Bind(2, after).Bind(3, int64_t{limit});
   std::vector<RunRow> out;

@@ -132,6 +132,9 @@ class RunStore {
   // version gave (or that are errors), so they are scored again. Returns how many.
   StatusOr<int64_t> DropVerdictsNotOf(std::string_view rules, std::string_view domain,
                                       std::string_view rules_version);
+  // Drops the verdicts under `rules` that are errors (the sample could not be scored),
+  // of every domain. Returns how many.
+  StatusOr<int64_t> DropFailedVerdicts(std::string_view rules);
 
   // Copies the run in `dir` into this store, in one transaction: the samples it lacks
   // (by index), the answers (with their verdicts under every rule set) of samples it
