@@ -480,37 +480,37 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
   w.Raw(",\"samples\":[");
   for (const std::string& dir : run_dirs) {
     ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, RunStore::OpenReadOnly(dir));
-    RETURN_IF_ERROR(store->ForEach(RuleSetName(rules), [&](const RunRow& row) {
+    RETURN_IF_ERROR(store->ForEachSample([&](const Sample& sample) {
       // The same sample as compare.h's pairing: the target does not count (the first
       // run's is shown).
       if (!one_run &&
           !sample_index
-               .try_emplace(std::make_pair(row.sample.id, SampleFingerprint(row.sample)),
+               .try_emplace(std::make_pair(sample.id, SampleFingerprint(sample)),
                             samples_written)
                .second) {
         return Status::Ok();
       }
       if (samples_written++ > 0) w.Raw(",");
       w.Raw("{\"id\":");
-      w.String(row.sample.id);
+      w.String(sample.id);
       w.Raw(",\"domain\":");
-      w.String(row.sample.domain);
+      w.String(sample.domain);
       w.Raw(",\"subtask\":");
-      w.String(row.sample.subtask);
+      w.String(sample.subtask);
       w.Raw(",\"params\":");
-      w.Json(row.sample.params);
+      w.Json(sample.params);
       w.Raw(",\"derived\":");
-      w.Json(DerivedParams(row.sample));
+      w.Json(DerivedParams(sample));
       w.Raw(",\"messages\":[");
-      for (size_t i = 0; i < row.sample.messages.size(); ++i) {
+      for (size_t i = 0; i < sample.messages.size(); ++i) {
         w.Raw(i > 0 ? ",[" : "[");
-        w.String(row.sample.messages[i].role);
+        w.String(sample.messages[i].role);
         w.Raw(",");
-        w.Text(row.sample.messages[i].content, /*intern=*/true);
+        w.Text(sample.messages[i].content, /*intern=*/true);
         w.Raw("]");
       }
       w.Raw("],\"target\":");
-      w.Json(row.sample.target);
+      w.Json(sample.target);
       w.Raw("}");
       return w.Flush();
     }));

@@ -431,6 +431,25 @@ Status RunStore::ForEach(std::string_view rules, const std::function<Status(cons
   }
 }
 
+Status RunStore::ForEachSample(const std::function<Status(const Sample&)>& fn) {
+  constexpr int64_t kBatch = 256;
+  for (int64_t after = -1;;) {
+    ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT idx, json FROM samples WHERE idx > ?1 "
+                                                  "ORDER BY idx LIMIT ?2"));
+    q.Bind(1, after).Bind(2, kBatch);
+    int64_t n = 0;
+    for (;; ++n) {
+      ASSIGN_OR_RETURN(bool more, q.Step());
+      if (!more) break;
+      after = q.Int(0);
+      ASSIGN_OR_RETURN(const Sample sample,
+                       ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), after)));
+      RETURN_IF_ERROR(fn(sample));
+    }
+    if (n < kBatch) return Status::Ok();
+  }
+}
+
 StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
   assert(!in_batch_ && "MergeFrom() inside a batch");
   const std::string path = dir + "/" + std::string(kFileName);

@@ -165,6 +165,10 @@ class RunStore {
   // under `rules`. Rows stream from the database: memory does not grow with the run.
   Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
                  RowRead read = RowRead::kWhole);
+  // Calls `fn` for every sample, whole, in index order. The samples are read a few
+  // hundred at a time, each batch in a read transaction of its own, so that a reader
+  // beside a running run never holds the log from being checkpointed for long.
+  Status ForEachSample(const std::function<Status(const Sample&)>& fn);
 
  private:
   RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd);

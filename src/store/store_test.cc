@@ -152,6 +152,44 @@ TEST(RunStoreTest, ANewResponseReplacesTheOldAndDropsItsVerdicts) {
   }).ok());
 }
 
+// ForEachSample reads in batches: every sample, once, in index order, whole, across
+// the batch boundaries, while a writer on another connection goes on committing; an
+// error from the callback stops it and comes back.
+TEST(RunStoreTest, ForEachSampleReadsEverySampleInOrderBesideAWriter) {
+  testing::TempDir dir;
+  auto writer = RunStore::Open(dir.path());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  constexpr int kSamples = 700;  // more than two batches
+  AddSamples(**writer, kSamples);
+  auto reader = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  std::vector<std::string> ids;
+  ASSERT_TRUE((*reader)->ForEachSample([&](const Sample& s) {
+    const int i = static_cast<int>(ids.size());
+    EXPECT_EQ(s.messages.size(), 1u);
+    if (!s.messages.empty()) EXPECT_EQ(s.messages[0].content, MakeSample(i).messages[0].content);
+    EXPECT_EQ(s.target, MakeSample(i).target);
+    EXPECT_EQ(s.params, MakeSample(i).params);
+    ids.push_back(s.id);
+    // The run goes on beside the reader.
+    if (i % 100 == 0) {
+      EXPECT_TRUE((*writer)->Begin().ok());
+      EXPECT_TRUE((*writer)->PutResponse(i, Answer("a")).ok());
+      EXPECT_TRUE((*writer)->Commit().ok());
+    }
+    return Status::Ok();
+  }).ok());
+  ASSERT_EQ(ids.size(), static_cast<size_t>(kSamples));
+  for (int i = 0; i < kSamples; ++i) EXPECT_EQ(ids[i], MakeSample(i).id);
+
+  int calls = 0;
+  const Status stopped = (*reader)->ForEachSample([&](const Sample&) {
+    return ++calls == 300 ? Status::IoError("disk gone") : Status::Ok();
+  });
+  EXPECT_EQ(stopped.message(), "disk gone");
+  EXPECT_EQ(calls, 300);
+}
+
 TEST(RunStoreTest, ARepeatedSampleIdIsNamed) {
   auto store = RunStore::OpenInMemory();
   ASSERT_TRUE(store.ok());
