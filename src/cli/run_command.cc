@@ -772,8 +772,8 @@ int RunRun(RunOptions opt) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
   }
-  if (opt.score_jobs < 1 || opt.score_jobs > 1024) {
-    PrintError(fmt::format("--score-jobs {}: expected 1 to 1024", opt.score_jobs));
+  if (Status s = CheckScoreJobs(opt.score_jobs); !s.ok()) {
+    PrintError(s.message());
     return kExitFatal;
   }
   if (opt.retries < 0 || opt.retries > 100) {

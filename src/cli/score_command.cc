@@ -62,8 +62,8 @@ int RunScore(const ScoreOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  if (opt.jobs < 1 || opt.jobs > 1024) {
-    PrintError(fmt::format("--score-jobs {}: expected 1 to 1024", opt.jobs));
+  if (Status s = CheckScoreJobs(opt.jobs); !s.ok()) {
+    PrintError(s.message());
     return kExitFatal;
   }
   auto reader = RecordReader::Open(opt.input);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 
@@ -10,6 +12,11 @@ namespace structtest {
 
 int DefaultScoreJobs() {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+Status CheckScoreJobs(int jobs) {
+  if (jobs >= 1 && jobs <= 1024) return Status::Ok();
+  return Status::InvalidArgument(fmt::format("--score-jobs {}: expected 1 to 1024", jobs));
 }
 
 ScoreStage::ScoreStage(RuleSet rules, int jobs, DeliverFn deliver, size_t max_queued,

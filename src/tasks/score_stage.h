@@ -37,6 +37,8 @@ struct ScoreItem {
 
 // The number of threads to score on when the user gives none: the machine's cores.
 int DefaultScoreJobs();
+// `--score-jobs N` as `score` and `run` take it: InvalidArgument unless 1 <= N <= 1024.
+Status CheckScoreJobs(int jobs);
 
 class ScoreStage {
  public:
