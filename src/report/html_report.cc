@@ -685,7 +685,9 @@ Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
                        const std::string& path,
                        const std::vector<std::optional<Price>>& prices,
                        const PageHooks& hooks) {
-  const std::string tmp = path + ".tmp";
+  // Named after the process: `report --format html` may write a run's page while the
+  // run itself writes it.
+  const std::string tmp = fmt::format("{}.{}.tmp", path, getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) return Status::IoError(fmt::format("{}: {}", tmp, std::strerror(errno)));
   Status written = EmitPage(run_dirs, rules, prices, [f, &tmp](std::string_view piece) {

@@ -60,9 +60,7 @@ StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
                                        RuleSet rules,
                                        const std::vector<std::optional<Price>>& prices = {});
 
-// The same page written to `path` as it is made (PATH.tmp, renamed when complete, so a
-// reader never sees half a page and an old page stays until the new one is whole).
-// Errors: those of RenderHtmlReport, the file cannot be written, that of a hook.
+// What WriteHtmlReport calls as it goes.
 struct PageHooks {
   // Called once the samples are written, before the first run's rows are read; an
   // error abandons the page. `run` writes the samples half (the prompts, most of the
@@ -71,6 +69,11 @@ struct PageHooks {
   // Given each run's tally (TallyRun's), made in the same pass as the page's rows.
   std::function<void(size_t run, Tally&& tally)> tallied;
 };
+
+// The same page written to `path` as it is made (PATH.PID.tmp, renamed when complete,
+// so a reader never sees half a page and an old page stays until the new one is
+// whole). Errors: those of RenderHtmlReport, the file cannot be written, that of a
+// hook (the page is then abandoned).
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
                        const std::string& path,
                        const std::vector<std::optional<Price>>& prices = {},
