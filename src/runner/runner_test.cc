@@ -291,6 +291,10 @@ TEST(RunnerTest, VerdictsOfAnotherCheckerVersionAndErrorsAreScoredAgain) {
   ASSERT_TRUE(store->Commit().ok());
   Runner again(store.get(), nullptr, env, RunnerOptions());
   ASSERT_TRUE(again.Run(&client, nullptr).ok());
+  const auto after_run = Verdicts(*store);
+  EXPECT_EQ(after_run.count(0), 0u);  // dropped before the loop
+  EXPECT_EQ(after_run.count(1), 0u);
+  EXPECT_EQ(after_run.size(), fresh.size() - 2);
   auto tally_again = again.ScoreAndTally();
   ASSERT_TRUE(tally_again.ok());
   EXPECT_EQ(tally_again->errors(), 0);
