@@ -362,6 +362,17 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   ASSERT_EQ(kill(child.pid, SIGKILL), 0);
   const Finished killed = Wait(child);
   EXPECT_EQ(killed.exit_code, 128 + SIGKILL);
+  // The page it was writing during its loop is left half-written, under its own name.
+  const auto temporaries = [&] {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(run)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("report.html.", 0) == 0) found.push_back(name);
+    }
+    return found;
+  };
+  EXPECT_EQ(temporaries(),
+            std::vector<std::string>{fmt::format("report.html.{}.tmp", child.pid)});
 
   // What the store holds now: answered samples are final.
   const Finished partial = Exec(dir, {"export", run, "--output", dir.path() + "/partial.jsonl"}, "partial");
@@ -382,6 +393,7 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   const Finished resumed = Exec(dir, args, "resumed");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
+  EXPECT_TRUE(temporaries().empty());  // the resumed run's page removed it
   {
     std::lock_guard<std::mutex> lock(mu);
     std::set<std::string> second(asked.begin() + static_cast<ptrdiff_t>(asked_before), asked.end());

@@ -1,5 +1,6 @@
 #include "report/html_report.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <ctime>
@@ -681,10 +683,40 @@ StatusOr<std::string> RenderHtmlReport(const std::vector<std::string>& run_dirs,
   return out;
 }
 
+namespace {
+
+// Removes PATH.PID.tmp files whose process is gone (killed while it wrote the page: a
+// run writes its page during its whole request loop). Those of live processes stay.
+void RemoveStaleTemporaries(const std::string& path) {
+  const std::filesystem::path page(path);
+  const std::string prefix = page.filename().string() + ".";
+  const std::filesystem::path dir =
+      page.parent_path().empty() ? std::filesystem::path(".") : page.parent_path();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() + 4 || name.rfind(prefix, 0) != 0 ||
+        name.compare(name.size() - 4, 4, ".tmp") != 0) {
+      continue;
+    }
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    // EPERM: the process lives, as another user.
+    if (pid == getpid() || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
                        const std::string& path,
                        const std::vector<std::optional<Price>>& prices,
                        const PageHooks& hooks) {
+  RemoveStaleTemporaries(path);
   // Named after the process: `report --format html` may write a run's page while the
   // run itself writes it.
   const std::string tmp = fmt::format("{}.{}.tmp", path, getpid());

@@ -72,7 +72,7 @@ struct PageHooks {
 
 // The same page written to `path` as it is made (PATH.PID.tmp, renamed when complete,
 // so a reader never sees half a page and an old page stays until the new one is
-// whole). Errors: those of RenderHtmlReport, the file cannot be written, that of a
+// whole; such files of processes that died are removed first). Errors: those of RenderHtmlReport, the file cannot be written, that of a
 // hook (the page is then abandoned).
 Status WriteHtmlReport(const std::vector<std::string>& run_dirs, RuleSet rules,
                        const std::string& path,

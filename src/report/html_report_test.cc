@@ -3,12 +3,16 @@
 // once, and a page whose embedded data inflates back to exactly HtmlReportData's.
 #include "report/html_report.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "sources/math_generator.h"
@@ -187,6 +191,30 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
   const std::string b64 = page->substr(start, page->find("</script>", start) - start);
   EXPECT_GT(data->dump().size(), size_t{2} << 20);  // many buffers through the compressor
   EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+}
+
+// A page's temporary file left by a process that died (a run killed while it wrote
+// its page) is removed when the page is written again; one of a live process stays,
+// and so does everything else in the folder.
+TEST(HtmlReportTest, TemporaryPagesOfDeadProcessesAreRemoved) {
+  testing::TempDir dir;
+  Write(dir.path() + "/a", true);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);  // its pid is no one's now
+  const std::string page = dir.path() + "/report.html";
+  const std::string dead = fmt::format("{}.{}.tmp", page, child);
+  const std::string live = fmt::format("{}.{}.tmp", page, getppid());
+  const std::string other = dir.path() + "/report.html.notes.tmp";
+  for (const std::string& f : {dead, live, other}) testing::WriteFileOrDie(f, "half a page");
+  ASSERT_TRUE(WriteHtmlReport({dir.path() + "/a"}, RuleSet::kPaper, page).ok());
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_FALSE(std::filesystem::exists(fmt::format("{}.{}.tmp", page, getpid())));
+  EXPECT_NE(testing::ReadFileOrDie(page).find("<title>structtest report</title>"),
+            std::string::npos);
 }
 
 // math_hard's plots read the reference's steps off its target: each sample's count is
