@@ -259,13 +259,6 @@ nlohmann::json Manifest(const RunOptions& opt, const nlohmann::json& identity) {
   return m;
 }
 
-// "openai http://host/v1" -> "openai": what of the endpoint defines a run.
-nlohmann::json ProviderOfEndpoint(const nlohmann::json& endpoint) {
-  if (!endpoint.is_string()) return endpoint;
-  const std::string text = endpoint.get<std::string>();
-  return text.substr(0, text.find(' '));
-}
-
 // Refuses a directory whose run was made by another command, naming what differs. The
 // model name and the generation settings define a run, not the hosts serving it: a
 // run may resume on another set of replicas (of the same provider's API).

@@ -10,6 +10,13 @@
 #include "core/shard.h"
 
 namespace structtest {
+
+nlohmann::json ProviderOfEndpoint(const nlohmann::json& endpoint) {
+  if (!endpoint.is_string()) return endpoint;
+  const std::string text = endpoint.get<std::string>();
+  return text.substr(0, text.find(' '));
+}
+
 namespace {
 
 // What defines the suite and how it was asked: the manifest without the shard and
@@ -21,10 +28,7 @@ nlohmann::json Identity(const nlohmann::json& manifest) {
   // The hosts are not the run: runs asked of other replicas of the same model (the
   // same provider) merge. The first run's endpoint stays in the merged manifest.
   id.erase("endpoints");
-  if (const auto it = id.find("endpoint"); it != id.end() && it->is_string()) {
-    const std::string text = it->get<std::string>();
-    *it = text.substr(0, text.find(' '));
-  }
+  if (const auto it = id.find("endpoint"); it != id.end()) *it = ProviderOfEndpoint(*it);
   return id;
 }
 

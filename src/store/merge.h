@@ -39,6 +39,11 @@ struct MergeResult {
   bool unsharded = false;  // OUT holds a whole (unsharded) run: no shard is missing
 };
 
+// A manifest's "endpoint" ("openai http://host/v1") without its host ("openai"): what of
+// the endpoint defines a run, since replicas of one model may serve parts of it. A
+// value that is not a string comes back as it is.
+nlohmann::json ProviderOfEndpoint(const nlohmann::json& endpoint);
+
 // Merges `runs` into the run directory `out` (created when missing). Everything is
 // checked before anything is written: the manifests (naming the setting that differs
 // and the runs it differs between), the shard counts, then each run's samples and
