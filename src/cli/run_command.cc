@@ -624,8 +624,7 @@ StatusOr<std::optional<Price>> ResolvePrice(const RunOptions& opt) {
     ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(text.str(), opt.prices));
     if (auto p = FindPrice(table, opt.model)) return p;
   }
-  ASSIGN_OR_RETURN(std::vector<Price> builtin, ParsePrices(BuiltinPricesCsv(), kBuiltinPricesName));
-  return FindPrice(builtin, opt.model);
+  return BuiltinPrice(opt.model);
 }
 
 // `run --dry-run`: the requests the run would send, per subtask, read from the run

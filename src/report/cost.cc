@@ -120,6 +120,11 @@ std::optional<Price> FindPrice(const std::vector<Price>& table, std::string_view
   return std::nullopt;
 }
 
+StatusOr<std::optional<Price>> BuiltinPrice(std::string_view model) {
+  ASSIGN_OR_RETURN(const std::vector<Price> table, ParsePrices(BuiltinPricesCsv(), kBuiltinPricesName));
+  return FindPrice(table, model);
+}
+
 std::string RenderUsageText(const Tally& tally, const std::optional<Price>& price) {
   std::string out = fmt::format("\n{:<39} {:>10} {:>10} {:>10} {:>10}\n", "tokens", "input",
                                 "output", "reasoning", "cost");

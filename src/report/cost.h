@@ -47,6 +47,8 @@ StatusOr<std::vector<Price>> ParsePrices(std::string_view csv, std::string_view 
 
 // The price of `model` ("PROVIDER/NAME") in `table`, or nullopt.
 std::optional<Price> FindPrice(const std::vector<Price>& table, std::string_view model);
+// FindPrice in the built-in table.
+StatusOr<std::optional<Price>> BuiltinPrice(std::string_view model);
 
 // The token figures of a tally (Tally::AddUsage) and, with a price, their cost: a few
 // lines under the table, one per subtask and the total. Says how many answers

@@ -440,8 +440,7 @@ StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
   if (!manifest || !manifest->is_object() || !(*manifest)["model"].is_string()) {
     return std::optional<Price>();
   }
-  ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(BuiltinPricesCsv(), kBuiltinPricesName));
-  return FindPrice(table, (*manifest)["model"].get<std::string>());
+  return BuiltinPrice((*manifest)["model"].get<std::string>());
 }
 
 // A script's text, safe inside <script>...</script>.
