@@ -63,7 +63,6 @@ struct RunOptions {
   std::string model;
   std::vector<std::string> base_urls;  // --base-url, given once per replica
   std::string endpoints_file;          // --endpoints FILE
-  std::string base_url;                // the first of them (the others: replicas)
   SuiteOptions suite;
   std::string samples;
   std::string tasks;
@@ -540,7 +539,6 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                         out.counts.truncated);
   }
   text += "\n";
-  const int64_t tally_errors = tally.errors();
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   if (client != nullptr) {
@@ -588,7 +586,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
         out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0));
     out.exit_code = kExitFailures;
   }
-  if (tally_errors > 0) out.exit_code = kExitFailures;
+  if (tally.errors() > 0) out.exit_code = kExitFailures;
   return out;
 }
 
@@ -759,7 +757,6 @@ int RunRun(RunOptions opt) {
       return kExitFatal;
     }
   }
-  if (!opt.base_urls.empty()) opt.base_url = opt.base_urls.front();
   if (opt.concurrency < 1 || opt.concurrency > 4096) {
     PrintError(fmt::format("--concurrency {}: expected 1 to 4096", opt.concurrency));
     return kExitFatal;
@@ -818,7 +815,7 @@ int RunRun(RunOptions opt) {
     }
     spec = *parsed;
   }
-  if (!builtins.empty() && !opt.base_url.empty()) {
+  if (!builtins.empty() && !opt.base_urls.empty()) {
     PrintError(std::string(opt.endpoints_file.empty() ? "--base-url" : "--endpoints") +
                ": the built-in responders answer in process; pass --model "
                "PROVIDER/NAME to ask a server");
@@ -889,7 +886,8 @@ int RunRun(RunOptions opt) {
   if (spec) {
     HttpClientOptions http;
     http.provider = spec->provider;
-    http.base_url = opt.base_url.empty() ? std::string(DefaultBaseUrl(spec->provider)) : opt.base_url;
+    http.base_url =
+        opt.base_urls.empty() ? std::string(DefaultBaseUrl(spec->provider)) : opt.base_urls.front();
     http.api_key = ApiKeyFromEnvironment(spec->provider);
     if (opt.dry_run) {
       const std::string endpoint =
@@ -897,7 +895,7 @@ int RunRun(RunOptions opt) {
       const Status s = DryRun(opt, endpoint, skip_sentences, splitter.get(), &python, price);
       return s.ok() ? kExitOk : fail(s);
     }
-    if (http.api_key.empty() && opt.base_url.empty()) {
+    if (http.api_key.empty() && opt.base_urls.empty()) {
       PrintError(fmt::format("--model {}: {} is not set (the API key of {})", opt.model,
                              ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
       return kExitFatal;
