@@ -4,6 +4,7 @@
 
 #include "backends/providers.h"
 #include "backends/reasoning.h"
+#include "core/json_dom.h"
 
 namespace structtest::internal {
 
@@ -43,24 +44,28 @@ StatusOr<HttpRequest> BuildAnthropicRequest(const ModelRequest& r, std::string_v
 }
 
 Status ParseAnthropicBody(std::string_view body, ModelResult* out) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("not JSON");
+  using simdjson::dom::element;
+  thread_local simdjson::dom::parser parser;
+  element j;
+  if (!ParseDom(parser, body, &j)) return Status::InvalidArgument("not JSON");
   if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
-  const auto content = j.find("content");
-  if (content == j.end() || !content->is_array()) {
+  const std::optional<element> content = LastMember(j, "content");
+  if (!content || !content->is_array()) {
     return Status::InvalidArgument("no content array");
   }
   std::string text;
   std::string reasoning;
-  for (const auto& block : *content) {
-    if (!block.is_object() || !block.contains("type") || !block["type"].is_string()) continue;
-    const std::string type = block["type"].get<std::string>();
-    if (type == "text" && block.contains("text") && block["text"].is_string()) {
-      text += block["text"].get<std::string>();
-    } else if (type == "thinking" && block.contains("thinking") &&
-               block["thinking"].is_string()) {
-      if (!reasoning.empty()) reasoning += "\n";
-      reasoning += block["thinking"].get<std::string>();
+  const simdjson::dom::array blocks = content->get_array().value_unsafe();
+  for (const element block : blocks) {
+    const std::optional<std::string_view> type = StringMember(block, "type");
+    if (!type) continue;
+    if (*type == "text") {
+      if (const auto t = StringMember(block, "text")) text.append(*t);
+    } else if (*type == "thinking") {
+      if (const auto t = StringMember(block, "thinking")) {
+        if (!reasoning.empty()) reasoning += "\n";
+        reasoning.append(*t);
+      }
     }
   }
   Response split = SplitThinking(text);
@@ -68,9 +73,8 @@ Status ParseAnthropicBody(std::string_view body, ModelResult* out) {
     reasoning = reasoning.empty() ? split.reasoning : reasoning + "\n" + split.reasoning;
   }
   out->response = Response{std::move(split.text), std::move(reasoning)};
-  const auto stop = j.find("stop_reason");
-  if (stop != j.end() && stop->is_string()) {
-    out->finish_raw = stop->get<std::string>();
+  if (const auto stop = StringMember(j, "stop_reason")) {
+    out->finish_raw.assign(*stop);
     if (out->finish_raw == "end_turn" || out->finish_raw == "stop_sequence") {
       out->finish = FinishReason::kStop;
     } else if (out->finish_raw == "max_tokens") {
@@ -79,13 +83,12 @@ Status ParseAnthropicBody(std::string_view body, ModelResult* out) {
       out->finish = FinishReason::kOther;
     }
   }
-  const auto usage = j.find("usage");
-  if (usage != j.end() && usage->is_object()) {
-    if (usage->contains("input_tokens") && (*usage)["input_tokens"].is_number_integer()) {
-      out->usage.input = (*usage)["input_tokens"].get<int64_t>();
+  if (const auto usage = LastMember(j, "usage"); usage && usage->is_object()) {
+    if (const auto v = LastMember(*usage, "input_tokens"); v && AsInteger(*v)) {
+      out->usage.input = *AsInteger(*v);
     }
-    if (usage->contains("output_tokens") && (*usage)["output_tokens"].is_number_integer()) {
-      out->usage.output = (*usage)["output_tokens"].get<int64_t>();
+    if (const auto v = LastMember(*usage, "output_tokens"); v && AsInteger(*v)) {
+      out->usage.output = *AsInteger(*v);
     }
   }
   return Status::Ok();

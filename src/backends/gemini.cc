@@ -5,6 +5,7 @@
 
 #include "backends/providers.h"
 #include "backends/reasoning.h"
+#include "core/json_dom.h"
 
 namespace structtest::internal {
 
@@ -50,45 +51,45 @@ StatusOr<HttpRequest> BuildGeminiRequest(const ModelRequest& r, std::string_view
 }
 
 Status ParseGeminiBody(std::string_view body, ModelResult* out) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("not JSON");
+  using simdjson::dom::element;
+  thread_local simdjson::dom::parser parser;
+  element j;
+  if (!ParseDom(parser, body, &j)) return Status::InvalidArgument("not JSON");
   if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
-  const auto usage = j.find("usageMetadata");
-  if (usage != j.end() && usage->is_object()) {
-    auto get = [&](const char* key) -> int64_t {
-      const auto it = usage->find(key);
-      return it != usage->end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+  if (const auto usage = LastMember(j, "usageMetadata"); usage && usage->is_object()) {
+    auto get = [&](std::string_view key) -> int64_t {
+      const std::optional<element> v = LastMember(*usage, key);
+      return v ? AsInteger(*v).value_or(0) : 0;
     };
     out->usage.reasoning = get("thoughtsTokenCount");
     out->usage.input = get("promptTokenCount");
     out->usage.output = get("candidatesTokenCount") + out->usage.reasoning;
   }
-  const auto candidates = j.find("candidates");
-  if (candidates == j.end() || !candidates->is_array() || candidates->empty()) {
+  const std::optional<element> candidates = LastMember(j, "candidates");
+  const std::optional<element> cand = candidates ? FirstItem(*candidates) : std::nullopt;
+  if (!cand) {
     // A prompt the service refused to answer: an (empty) answer, not a transport error.
-    const auto feedback = j.find("promptFeedback");
-    if (feedback != j.end() && feedback->is_object() && feedback->contains("blockReason")) {
+    const std::optional<element> feedback = LastMember(j, "promptFeedback");
+    if (feedback && feedback->is_object() && LastMember(*feedback, "blockReason")) {
       out->finish = FinishReason::kOther;
-      out->finish_raw = (*feedback)["blockReason"].is_string()
-                            ? (*feedback)["blockReason"].get<std::string>()
-                            : "blocked";
+      out->finish_raw = StringMember(*feedback, "blockReason").value_or("blocked");
       return Status::Ok();
     }
     return Status::InvalidArgument("no candidates");
   }
-  const nlohmann::json& cand = (*candidates)[0];
-  if (!cand.is_object()) return Status::InvalidArgument("candidates[0] is not an object");
+  if (!cand->is_object()) return Status::InvalidArgument("candidates[0] is not an object");
   std::string text;
   std::string reasoning;
-  const auto content = cand.find("content");
-  if (content != cand.end() && content->is_object() && content->contains("parts") &&
-      (*content)["parts"].is_array()) {
-    for (const auto& part : (*content)["parts"]) {
-      if (!part.is_object() || !part.contains("text") || !part["text"].is_string()) continue;
-      const bool thought = part.contains("thought") && part["thought"].is_boolean() &&
-                           part["thought"].get<bool>();
-      std::string& dst = thought ? reasoning : text;
-      dst += part["text"].get<std::string>();
+  const std::optional<element> content = LastMember(*cand, "content");
+  const std::optional<element> parts = content ? LastMember(*content, "parts") : std::nullopt;
+  if (parts && parts->is_array()) {
+    const simdjson::dom::array items = parts->get_array().value_unsafe();
+    for (const element part : items) {
+      const std::optional<std::string_view> t = StringMember(part, "text");
+      if (!t) continue;
+      const std::optional<element> thought = LastMember(part, "thought");
+      const bool is_thought = thought && thought->is_bool() && thought->get_bool().value_unsafe();
+      (is_thought ? reasoning : text).append(*t);
     }
   }
   Response split = SplitThinking(text);
@@ -96,9 +97,8 @@ Status ParseGeminiBody(std::string_view body, ModelResult* out) {
     reasoning = reasoning.empty() ? split.reasoning : reasoning + "\n" + split.reasoning;
   }
   out->response = Response{std::move(split.text), std::move(reasoning)};
-  const auto finish = cand.find("finishReason");
-  if (finish != cand.end() && finish->is_string()) {
-    out->finish_raw = finish->get<std::string>();
+  if (const auto finish = StringMember(*cand, "finishReason")) {
+    out->finish_raw.assign(*finish);
     if (out->finish_raw == "STOP") {
       out->finish = FinishReason::kStop;
     } else if (out->finish_raw == "MAX_TOKENS") {

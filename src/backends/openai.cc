@@ -4,12 +4,15 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/providers.h"
-#include "core/jsonl.h"
 #include "backends/reasoning.h"
+#include "core/json_dom.h"
+#include "core/jsonl.h"
 
 namespace structtest::internal {
 
 namespace {
+
+using simdjson::dom::element;
 
 // OpenAI's reasoning models (o1, o3, o4-mini, gpt-5, ...) refuse "max_tokens" and take
 // "max_completion_tokens"; other OpenAI-compatible servers (vLLM, llama.cpp, Ollama)
@@ -68,51 +71,48 @@ StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view
 namespace {
 
 // content is a string, null, or (some servers) an array of {"type":"text","text":...}.
-bool ContentText(const nlohmann::json& content, std::string* out) {
+bool ContentText(element content, std::string* out) {
   if (content.is_null()) return true;
-  if (content.is_string()) {
-    *out = content.get<std::string>();
+  if (const auto s = AsString(content)) {
+    out->assign(*s);
     return true;
   }
   if (!content.is_array()) return false;
-  for (const auto& part : content) {
-    if (part.is_object() && part.contains("text") && part["text"].is_string()) {
-      *out += part["text"].get<std::string>();
-    }
+  const simdjson::dom::array items = content.get_array().value_unsafe();
+  for (const element part : items) {
+    if (const auto s = StringMember(part, "text")) out->append(*s);
   }
   return true;
 }
 
-int64_t IntField(const nlohmann::json& obj, const char* key) {
-  if (!obj.is_object()) return 0;
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+int64_t IntField(std::optional<element> obj, std::string_view key) {
+  if (!obj) return 0;
+  const std::optional<element> v = LastMember(*obj, key);
+  return v ? AsInteger(*v).value_or(0) : 0;
 }
 
 }  // namespace
 
 Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("not JSON");
+  thread_local simdjson::dom::parser parser;
+  element j;
+  if (!ParseDom(parser, body, &j)) return Status::InvalidArgument("not JSON");
   if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
-  const auto choices = j.find("choices");
-  if (choices == j.end() || !choices->is_array() || choices->empty()) {
-    return Status::InvalidArgument("no choices");
-  }
-  const nlohmann::json& choice = (*choices)[0];
-  if (!choice.is_object() || !choice.contains("message") || !choice["message"].is_object()) {
+  const std::optional<element> choices = LastMember(j, "choices");
+  const std::optional<element> choice = choices ? FirstItem(*choices) : std::nullopt;
+  if (!choice) return Status::InvalidArgument("no choices");
+  const std::optional<element> message = LastMember(*choice, "message");
+  if (!message || !message->is_object()) {
     return Status::InvalidArgument("choices[0] has no message");
   }
-  const nlohmann::json& message = choice["message"];
   std::string text;
-  if (message.contains("content") && !ContentText(message["content"], &text)) {
+  if (const auto content = LastMember(*message, "content"); content && !ContentText(*content, &text)) {
     return Status::InvalidArgument("message.content is not text");
   }
   std::string reasoning;
   for (const char* key : {"reasoning_content", "reasoning"}) {
-    const auto it = message.find(key);
-    if (it != message.end() && it->is_string() && !it->get<std::string>().empty()) {
-      reasoning = it->get<std::string>();
+    if (const auto r = StringMember(*message, key); r && !r->empty()) {
+      reasoning.assign(*r);
       break;
     }
   }
@@ -121,9 +121,8 @@ Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
     reasoning = reasoning.empty() ? split.reasoning : reasoning + "\n" + split.reasoning;
   }
   out->response = Response{std::move(split.text), std::move(reasoning)};
-  const auto finish = choice.find("finish_reason");
-  if (finish != choice.end() && finish->is_string()) {
-    out->finish_raw = finish->get<std::string>();
+  if (const auto finish = StringMember(*choice, "finish_reason")) {
+    out->finish_raw.assign(*finish);
     if (out->finish_raw == "stop" || out->finish_raw == "eos") {
       out->finish = FinishReason::kStop;
     } else if (out->finish_raw == "length") {
@@ -132,12 +131,10 @@ Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
       out->finish = FinishReason::kOther;
     }
   }
-  const auto usage = j.find("usage");
-  if (usage != j.end() && usage->is_object()) {
-    out->usage.input = IntField(*usage, "prompt_tokens");
-    out->usage.output = IntField(*usage, "completion_tokens");
-    const auto details = usage->find("completion_tokens_details");
-    if (details != usage->end()) out->usage.reasoning = IntField(*details, "reasoning_tokens");
+  if (const auto usage = LastMember(j, "usage"); usage && usage->is_object()) {
+    out->usage.input = IntField(usage, "prompt_tokens");
+    out->usage.output = IntField(usage, "completion_tokens");
+    out->usage.reasoning = IntField(LastMember(*usage, "completion_tokens_details"), "reasoning_tokens");
   }
   return Status::Ok();
 }

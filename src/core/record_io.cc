@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "core/json_dom.h"
+
 namespace structtest {
 
 namespace {
@@ -119,12 +121,9 @@ struct Field {
   bool missing() const { return !present || value.is_null(); }
 };
 
-Field Find(simdjson::dom::object obj, std::string_view key) {
-  Field f;
-  for (const auto field : obj) {
-    if (field.key == key) f = {true, field.value};
-  }
-  return f;
+Field Find(element obj, std::string_view key) {
+  const std::optional<element> v = LastMember(obj, key);
+  return v ? Field{true, *v} : Field{};
 }
 
 // SampleFromJson's GetString: `key` in messages only.
@@ -220,10 +219,9 @@ Status ReadSample(const RecordFields& r, Sample* s, bool with_prompt = true) {
       return Status::InvalidArgument(fmt::format(
           "field 'messages' must hold objects with role and content, found {}", TypeName(m)));
     }
-    const simdjson::dom::object obj = m.get_object().value_unsafe();
     Message msg;
-    RETURN_IF_ERROR(GetString(Find(obj, "role"), "role", true, &msg.role));
-    RETURN_IF_ERROR(GetString(Find(obj, "content"), "content", true, &msg.content));
+    RETURN_IF_ERROR(GetString(Find(m, "role"), "role", true, &msg.role));
+    RETURN_IF_ERROR(GetString(Find(m, "content"), "content", true, &msg.content));
     s->messages.push_back(std::move(msg));
   }
   return Status::Ok();
