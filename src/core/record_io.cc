@@ -372,6 +372,22 @@ void AppendBool(bool b, std::string* out) { out->append(b ? "true" : "false"); }
 
 }  // namespace
 
+bool AppendMessagesJson(std::span<const Message> messages, std::string* out) {
+  const size_t mark = out->size();
+  out->push_back('[');
+  bool ok = true;
+  for (size_t i = 0; ok && i < messages.size(); ++i) {
+    out->append(i == 0 ? "{\"content\":" : ",{\"content\":");
+    ok = AppendJsonString(messages[i].content, out);
+    out->append(",\"role\":");
+    ok = ok && AppendJsonString(messages[i].role, out);
+    out->push_back('}');
+  }
+  out->push_back(']');
+  if (!ok) out->resize(mark);
+  return ok;
+}
+
 void AppendSampleJson(const Sample& sample, std::string* out) {
   // SampleToJson's keys in nlohmann's (sorted) order.
   const size_t mark = out->size();
@@ -381,16 +397,9 @@ void AppendSampleJson(const Sample& sample, std::string* out) {
   bool ok = AppendJsonString(sample.domain, out);
   out->append(",\"id\":");
   ok = ok && AppendJsonString(sample.id, out);
-  out->append(",\"messages\":[");
-  for (size_t i = 0; ok && i < sample.messages.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    out->append("{\"content\":");
-    ok = AppendJsonString(sample.messages[i].content, out);
-    out->append(",\"role\":");
-    ok = ok && AppendJsonString(sample.messages[i].role, out);
-    out->push_back('}');
-  }
-  out->append("],\"params\":");
+  out->append(",\"messages\":");
+  ok = ok && AppendMessagesJson(sample.messages, out);
+  out->append(",\"params\":");
   out->append(DumpJsonLine(sample.params));
   out->append(",\"subtask\":");
   ok = ok && AppendJsonString(sample.subtask, out);

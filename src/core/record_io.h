@@ -10,6 +10,7 @@
 #define STRUCTTEST_CORE_RECORD_IO_H_
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -58,6 +59,11 @@ bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out);
 // summarization sample, and tallies do not need them).
 StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json = nullptr,
                                     bool with_prompt = true);
+
+// Appends the messages as SampleToJson holds them, [{"content":...,"role":...},...]
+// (nlohmann's key order and bytes), and returns true; false, with *out as it was, when
+// a string is not valid UTF-8 (nlohmann writes U+FFFD for it instead).
+bool AppendMessagesJson(std::span<const Message> messages, std::string* out);
 
 // Appends DumpJsonLine(SampleToJson(sample)) to *out (no newline): the messages, which
 // hold the documents and programs, go through the fast string writer.

@@ -12,8 +12,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tasks/responders.h"
+#include "core/jsonl.h"
+#include "core/record_io.h"
 #include "report/run_report.h"
+#include "tasks/responders.h"
 #include "tasks/registry.h"
 #include "tasks/score_stage.h"
 #include "tasks/scorer.h"
@@ -110,16 +112,32 @@ StoredResponse ToStoredResponse(const ModelResult& r) {
 }
 
 std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& request) {
+  // nlohmann's dump of {endpoint, max_tokens, messages, model, temperature}, with the
+  // request's messages spliced in as they are.
+  std::string key = "{\"endpoint\":";
+  bool ok = AppendJsonString(endpoint, &key);
+  key += fmt::format(",\"max_tokens\":{},\"messages\":", request.max_tokens);
+  if (!request.messages_json.empty()) {
+    key += request.messages_json;
+  } else {
+    ok = ok && AppendMessagesJson(request.messages, &key);
+  }
+  key += ",\"model\":";
+  ok = ok && AppendJsonString(request.model, &key);
+  if (request.temperature) key += ",\"temperature\":" + nlohmann::json(*request.temperature).dump();
+  key += '}';
+  if (ok) return key;
+  // Invalid UTF-8 somewhere: nlohmann's replacement (U+FFFD).
   nlohmann::json messages = nlohmann::json::array();
   for (const Message& m : request.messages) {
     messages.push_back({{"role", m.role}, {"content", m.content}});
   }
-  nlohmann::json key = {{"endpoint", endpoint},
-                        {"model", request.model},
-                        {"messages", std::move(messages)},
-                        {"max_tokens", request.max_tokens}};
-  if (request.temperature) key["temperature"] = *request.temperature;
-  return key.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  nlohmann::json j = {{"endpoint", endpoint},
+                      {"model", request.model},
+                      {"messages", std::move(messages)},
+                      {"max_tokens", request.max_tokens}};
+  if (request.temperature) j["temperature"] = *request.temperature;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // One Run(): the queue of samples still to ask, the requests in flight, the open batch.
@@ -180,6 +198,9 @@ class Runner::Loop {
     req.id = static_cast<uint64_t>(s.index);
     req.model = r_.options_.model;
     req.messages = s.sample.messages;
+    // Written once, here on the store thread, for the cache key and the request body
+    // (left empty when a string is not valid UTF-8).
+    AppendMessagesJson(req.messages, &req.messages_json);
     req.max_tokens = r_.options_.max_tokens;
     req.temperature = r_.options_.temperature;
     return req;

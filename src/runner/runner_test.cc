@@ -7,6 +7,7 @@
 
 #include "backends/fake_client.h"
 #include "backends/retry_client.h"
+#include "core/record_io.h"
 #include "python/python_pool.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
@@ -225,6 +226,34 @@ TEST(RunnerTest, StopKeepsWhatCameBackAndTheNextRunAsksOnlyTheRest) {
   FakeModelClient clean_client(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
   ASSERT_TRUE(clean_runner.Run(&clean_client, nullptr).ok());
   EXPECT_EQ(Verdicts(**reopened), Verdicts(*clean));
+}
+
+// The key is nlohmann's dump of the request's fields, whether the messages come as
+// strings or already written (as the runner writes them), invalid UTF-8 included.
+TEST(RunnerTest, CacheKeyIsTheDumpOfTheRequestWithOrWithoutWrittenMessages) {
+  for (const std::string& content :
+       {std::string("plain"), std::string("q\"uote\\ \n\x01 \xc3\xa9"), std::string("bad \xff"),
+        std::string()}) {
+    ModelRequest r;
+    r.model = "m\xc3\xa9";
+    r.messages = {{"system", "be brief"}, {"user", content}};
+    r.max_tokens = 64;
+    for (const std::optional<double> t : {std::optional<double>(), std::optional<double>(0.7)}) {
+      r.temperature = t;
+      nlohmann::json messages = nlohmann::json::array();
+      for (const Message& m : r.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+      nlohmann::json expected = {{"endpoint", "openai/http://h:1/v1"}, {"model", r.model},
+                                 {"messages", messages}, {"max_tokens", r.max_tokens}};
+      if (t) expected["temperature"] = *t;
+      const std::string dump =
+          expected.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      r.messages_json.clear();
+      EXPECT_EQ(Runner::CacheKey("openai/http://h:1/v1", r), dump) << content;
+      if (AppendMessagesJson(r.messages, &r.messages_json)) {
+        EXPECT_EQ(Runner::CacheKey("openai/http://h:1/v1", r), dump) << content;
+      }
+    }
+  }
 }
 
 TEST(RunnerTest, TheCacheAnswersARepeatedRequestWithoutAskingTheModel) {
