@@ -74,20 +74,26 @@ void AssignJson(element e, nlohmann::json* out) {
     case element_type::OBJECT: {
       if (!out->is_object()) *out = nlohmann::json::object();
       auto& obj = out->get_ref<nlohmann::json::object_t&>();
-      // The entries this object has; any other (left from the last record) goes.
-      std::vector<nlohmann::json::object_t::iterator> seen;
+      // The entries this object has; any other (left from the last record) goes. They
+      // are kept on one stack per thread, this object's above its parents', so that
+      // reading a record allocates nothing for them.
+      thread_local std::vector<nlohmann::json::object_t::iterator> seen_stack;
+      const size_t base = seen_stack.size();
+      const auto seen = [&](nlohmann::json::object_t::iterator it) {
+        return std::find(seen_stack.begin() + static_cast<ptrdiff_t>(base), seen_stack.end(), it) !=
+               seen_stack.end();
+      };
       const simdjson::dom::object object = e.get_object().value_unsafe();
       for (const auto field : object) {
         auto it = obj.find(field.key);
         if (it == obj.end()) it = obj.emplace(std::string(field.key), nlohmann::json()).first;
         AssignJson(field.value, &it->second);
-        if (std::find(seen.begin(), seen.end(), it) == seen.end()) seen.push_back(it);
+        if (!seen(it)) seen_stack.push_back(it);
       }
-      if (seen.size() != obj.size()) {
-        for (auto it = obj.begin(); it != obj.end();) {
-          it = std::find(seen.begin(), seen.end(), it) == seen.end() ? obj.erase(it) : std::next(it);
-        }
+      if (seen_stack.size() - base != obj.size()) {
+        for (auto it = obj.begin(); it != obj.end();) it = seen(it) ? std::next(it) : obj.erase(it);
       }
+      seen_stack.resize(base);
       return;
     }
     case element_type::ARRAY: {

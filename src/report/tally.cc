@@ -1,6 +1,7 @@
 #include "report/tally.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -131,6 +132,27 @@ std::string SourceItem(const Sample& sample) {
   return "";
 }
 
+std::optional<uint64_t> SourceItemHash(const Sample& sample) {
+  if (!sample.context.is_object()) return std::nullopt;
+  for (const char* field : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
+    const auto it = sample.context.find(field);
+    if (it == sample.context.end() || it->is_null()) continue;
+    const uint64_t h = Fnv1a("=", Fnv1a(field));
+    if (it->is_string()) return Fnv1a(it->get_ref<const std::string&>(), h);
+    char digits[24];
+    std::to_chars_result end{digits, {}};
+    if (it->is_number_unsigned()) {
+      end = std::to_chars(digits, digits + sizeof digits, it->get<uint64_t>());
+    } else if (it->is_number_integer()) {
+      end = std::to_chars(digits, digits + sizeof digits, it->get<int64_t>());
+    } else {
+      return Fnv1a(it->dump(), h);
+    }
+    return Fnv1a(std::string_view(digits, static_cast<size_t>(end.ptr - digits)), h);
+  }
+  return std::nullopt;
+}
+
 int64_t SubtaskTally::TasksSolved() const {
   int64_t n = 0;
   for (const auto& [task, state] : tasks) n += state == TaskState::kSolved;
@@ -179,12 +201,12 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
   ++scored_;
   if (verdict.pass) ++t.passed;
   if (!t.per_task()) {
-    const std::string item = SourceItem(sample);
-    if (item.empty()) {
+    const std::optional<uint64_t> item = SourceItemHash(sample);
+    if (!item) {
       ++t.single_scored;
       t.single_passed += verdict.pass;
     } else {
-      auto& [scored, passed] = t.items[Fnv1a(item)];
+      auto& [scored, passed] = t.items[*item];
       ++scored;
       passed += verdict.pass;
     }

@@ -77,6 +77,9 @@ struct SubtaskTally {
 // a summarization sample (document_id), the MBPP task or program of a code sample
 // (task_id). "" when it names none (html): the sample stands alone.
 std::string SourceItem(const Sample& sample);
+// Fnv1a(SourceItem(sample)), without writing the string out (the tally's hot path);
+// nullopt when SourceItem is "".
+std::optional<uint64_t> SourceItemHash(const Sample& sample);
 
 // Where a subtask goes in a report: registry order, unknown subtasks last.
 int ReportRank(std::string_view domain, std::string_view subtask);

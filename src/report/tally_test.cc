@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/hash.h"
+
 namespace structtest {
 namespace {
 
@@ -40,6 +42,22 @@ TEST(TallyTest, SourceItemNamesTheQuestionDocumentOrTask) {
             "document_id=doc-1");
   EXPECT_EQ(SourceItem(Make("code", "replace_variables", "x", {{"task_id", 11}})), "task_id=11");
   EXPECT_EQ(SourceItem(Make("html", "html_easy", "x", {{"start_tag", "<html>"}})), "");
+}
+
+TEST(TallyTest, SourceItemHashIsTheHashOfSourceItem) {
+  const nlohmann::json contexts[] = {
+      {{"gsm8k_index", 3}}, {{"gsm8k_index", -12}}, {{"gsm8k_index", 18446744073709551615ULL}},
+      {{"gsm8k_index", 2.5}}, {{"gsm8k_index", true}}, {{"gsm8k_index", {{"a", 1}}}},
+      {{"gsm8k_index", nullptr}, {"problem_id", "p-1"}}, {{"problem_id", ""}},
+      {{"document_id", "d\xc3\xa9"}}, {{"task_id", 0}}, {{"start_tag", "<html>"}},
+      nlohmann::json::object(), nlohmann::json::array()};
+  for (const nlohmann::json& c : contexts) {
+    Sample s = Make("math", "math_easy", "1", nlohmann::json::object());
+    s.context = c;
+    const std::string item = SourceItem(s);
+    EXPECT_EQ(SourceItemHash(s), item.empty() ? std::nullopt : std::optional(Fnv1a(item)))
+        << c.dump();
+  }
 }
 
 TEST(TallyTest, MathSamplesOfOneQuestionAreOneCluster) {
