@@ -34,7 +34,9 @@ bool JsonlReader::Fill() {
   if (eof_) return false;
   constexpr size_t kChunk = size_t{1} << 20;
   if (begin_ > 0) {  // keep the unread tail at the front
-    buf_.erase(0, begin_);
+    // Moved within the buffer, which keeps its size: shrinking it and growing it back
+    // would zero a chunk's worth of bytes on every read.
+    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
