@@ -273,22 +273,35 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return n;
 }
 
-// Whether any of the 8 bytes of `w` needs more than a copy: a control character, '"',
-// '\\' or a byte of a multi-byte UTF-8 sequence (checked one by one).
-inline bool AnySpecial(uint64_t w) {
+// Whether any of the 8 bytes of `w` is one an escape replaces: a control character,
+// '"' or '\\' (or, rarely, a byte next to one: the callers look again byte by byte).
+inline bool AnyEscaped(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
   const auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
   const uint64_t control = (w - 0x20 * kOnes) & ~w & kHigh;  // a byte < 0x20
-  return ((w & kHigh) | control | has_zero(w ^ ('"' * kOnes)) | has_zero(w ^ ('\\' * kOnes))) != 0;
+  return (control | has_zero(w ^ ('"' * kOnes)) | has_zero(w ^ ('\\' * kOnes))) != 0;
+}
+
+// The same, or a byte of a multi-byte UTF-8 sequence (checked one by one).
+inline bool AnySpecial(uint64_t w) {
+  return (w & 0x8080808080808080ULL) != 0 || AnyEscaped(w);
+}
+
+// The bytes the escape of ASCII byte `c` adds to it: 1 for \" \\ \b \f \n \r \t, 5 for
+// \u00XX, 0 when it needs none.
+inline size_t EscapeExtra(unsigned char c) {
+  if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+    return 1;
+  }
+  return c < 0x20 ? 5 : 0;
 }
 
 }  // namespace
 
 bool AppendJsonString(std::string_view s, std::string* out) {
-  const size_t mark = out->size();
-  out->reserve(out->size() + s.size() + 2);
-  out->push_back('"');
-  size_t run = 0;  // start of the bytes not yet copied
+  // First the length of the result, which also checks the UTF-8; then the bytes,
+  // written in place: one resize instead of a call per piece.
+  size_t extra = 0;
   for (size_t i = 0; i < s.size();) {
     // Most text needs no escaping: skip it eight bytes at a time.
     while (i + 8 <= s.size()) {
@@ -299,38 +312,63 @@ bool AppendJsonString(std::string_view s, std::string* out) {
     }
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       const size_t n = Utf8SequenceLength(s, i);
-      if (n == 0) {
-        out->resize(mark);
-        return false;
-      }
+      if (n == 0) return false;
       i += n;
       continue;
     }
-    out->append(s.data() + run, i - run);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default: {
-        static constexpr char kHex[] = "0123456789abcdef";
-        const char esc[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-        out->append(esc, sizeof esc);
-      }
-    }
-    run = ++i;
+    extra += EscapeExtra(c);
+    ++i;
   }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
+  const size_t at = out->size();
+  out->resize(at + s.size() + extra + 2);
+  char* p = out->data() + at;
+  *p++ = '"';
+  if (extra == 0) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  } else {
+    size_t run = 0;  // start of the bytes not yet copied
+    for (size_t i = 0; i < s.size();) {
+      while (i + 8 <= s.size()) {
+        uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        if (AnyEscaped(w)) break;
+        i += 8;
+      }
+      if (i == s.size()) break;
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (EscapeExtra(c) == 0) {
+        ++i;
+        continue;
+      }
+      std::memcpy(p, s.data() + run, i - run);
+      p += i - run;
+      *p++ = '\\';
+      switch (c) {
+        case '"': *p++ = '"'; break;
+        case '\\': *p++ = '\\'; break;
+        case '\b': *p++ = 'b'; break;
+        case '\f': *p++ = 'f'; break;
+        case '\n': *p++ = 'n'; break;
+        case '\r': *p++ = 'r'; break;
+        case '\t': *p++ = 't'; break;
+        default: {
+          static constexpr char kHex[] = "0123456789abcdef";
+          *p++ = 'u';
+          *p++ = '0';
+          *p++ = '0';
+          *p++ = kHex[c >> 4];
+          *p++ = kHex[c & 15];
+        }
+      }
+      run = ++i;
+    }
+    std::memcpy(p, s.data() + run, s.size() - run);
+    p += s.size() - run;
+  }
+  *p++ = '"';
   return true;
 }
 

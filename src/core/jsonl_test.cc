@@ -100,8 +100,9 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWritesAndRefusesInvalidUtf8) {
   Rng rng(42);
   const std::string alphabet[] = {"a", "\"", "\\", "\n", "\t", "\x01", "\x1f", "\x7f", "/",
                                   "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", " ", "\r",
-                                  "\b", "\f", std::string(1, '\0')};
-  for (int iter = 0; iter < 5000; ++iter) {
+                                  "\b", "\f", std::string(1, '\0'), "plain text run ",
+                                  "0123456789abcdef0123456789"};
+  for (int iter = 0; iter < 20000; ++iter) {
     std::string s;
     const int len = static_cast<int>(rng.UniformInt(0, 40));
     for (int k = 0; k < len; ++k) s += alphabet[rng.UniformInt(0, std::size(alphabet) - 1)];
