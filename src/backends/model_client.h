@@ -26,10 +26,6 @@ struct ModelRequest {
   uint64_t id = 0;
   std::string model;  // the provider's model name, without the "openai/" prefix
   std::vector<Message> messages;
-  // The same messages as AppendMessagesJson (core/record_io.h) writes them, when the
-  // caller wrote them once already (the runner does, for the body and the cache key);
-  // empty: written from `messages` where needed. The OpenAI body splices these bytes.
-  std::string messages_json;
   int max_tokens = 0;                 // 0: provider default (Anthropic needs one: 4096)
   std::optional<double> temperature;  // unset: provider default
   // Which of the client's endpoints (replicas of one model) serves it: an index into

@@ -34,21 +34,15 @@ StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view
   // Written directly, not through a json value: against a fast local server this body
   // is a good share of the client's work. The bytes equal what nlohmann writes.
   std::string& b = out.body;
-  size_t size = 64 + r.model.size() + r.messages_json.size();
-  if (r.messages_json.empty()) {
-    for (const Message& m : r.messages) size += 32 + m.role.size() + m.content.size();
-  }
+  size_t size = 64 + r.model.size();
+  for (const Message& m : r.messages) size += 32 + m.role.size() + m.content.size();
   b.reserve(size);
   // Keys in nlohmann's (sorted) order.
   bool valid = true;
   b += '{';
   if (r.max_tokens > 0) b += fmt::format("\"{}\":{},", MaxTokensField(r.model), r.max_tokens);
   b += "\"messages\":";
-  if (!r.messages_json.empty()) {
-    b += r.messages_json;
-  } else {
-    valid = AppendMessagesJson(r.messages, &b);
-  }
+  valid = AppendMessagesJson(r.messages, &b);
   b += ",\"model\":";
   valid = valid && AppendJsonString(r.model, &b);
   b += ",\"stream\":false";

@@ -112,16 +112,12 @@ StoredResponse ToStoredResponse(const ModelResult& r) {
 }
 
 std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& request) {
-  // nlohmann's dump of {endpoint, max_tokens, messages, model, temperature}, with the
-  // request's messages spliced in as they are.
+  // nlohmann's dump of {endpoint, max_tokens, messages, model, temperature}, written
+  // directly: building and dumping an nlohmann value of the whole prompt took longer.
   std::string key = "{\"endpoint\":";
   bool ok = AppendJsonString(endpoint, &key);
   key += fmt::format(",\"max_tokens\":{},\"messages\":", request.max_tokens);
-  if (!request.messages_json.empty()) {
-    key += request.messages_json;
-  } else {
-    ok = ok && AppendMessagesJson(request.messages, &key);
-  }
+  ok = ok && AppendMessagesJson(request.messages, &key);
   key += ",\"model\":";
   ok = ok && AppendJsonString(request.model, &key);
   if (request.temperature) key += ",\"temperature\":" + nlohmann::json(*request.temperature).dump();
@@ -198,9 +194,6 @@ class Runner::Loop {
     req.id = static_cast<uint64_t>(s.index);
     req.model = r_.options_.model;
     req.messages = s.sample.messages;
-    // Written once, here on the store thread, for the cache key and the request body
-    // (left empty when a string is not valid UTF-8).
-    AppendMessagesJson(req.messages, &req.messages_json);
     req.max_tokens = r_.options_.max_tokens;
     req.temperature = r_.options_.temperature;
     return req;
