@@ -253,30 +253,47 @@ class ChunkStore {
       return std::optional<size_t>(it->second);
     }
     if (!add) return std::optional<size_t>();
-    if (file_ == nullptr) {
-      return Status::IoError(fmt::format("html report: no temporary file: {}", std::strerror(errno)));
-    }
-    if (::pwrite(::fileno(file_), para.data(), para.size(), static_cast<off_t>(end_)) !=
-        static_cast<ssize_t>(para.size())) {
-      return Status::IoError(fmt::format("html report: temporary file: {}", std::strerror(errno)));
-    }
+    pending_.append(para);
     chunks_.push_back({end_, para.size()});
     end_ += para.size();
     index_.emplace(key, chunks_.size() - 1);
+    if (pending_.size() >= kBlock) RETURN_IF_ERROR(WritePending());
     return std::optional<size_t>(chunks_.size() - 1);
   }
   size_t size() const { return chunks_.size(); }
+  // Chunk i. Read in order, the file is read a block at a time.
   StatusOr<std::string> Text(size_t i) {
     const Chunk& c = chunks_[i];
-    std::string text(c.size, '\0');
-    if (::pread(::fileno(file_), text.data(), c.size, static_cast<off_t>(c.offset)) !=
-        static_cast<ssize_t>(c.size)) {
-      return Status::IoError(fmt::format("html report: temporary file: {}", std::strerror(errno)));
+    const uint64_t written = end_ - pending_.size();  // a chunk is wholly on one side
+    if (c.offset >= written) return std::string(pending_, c.offset - written, c.size);
+    if (c.offset < read_at_ || c.offset + c.size > read_at_ + read_.size()) {
+      read_.resize(std::min<uint64_t>(std::max(kBlock, c.size), written - c.offset));
+      read_at_ = c.offset;
+      if (::pread(::fileno(file_), read_.data(), read_.size(), static_cast<off_t>(c.offset)) !=
+          static_cast<ssize_t>(read_.size())) {
+        read_.clear();
+        return Status::IoError(fmt::format("html report: temporary file: {}", std::strerror(errno)));
+      }
     }
-    return text;
+    return std::string(read_, c.offset - read_at_, c.size);
   }
 
  private:
+  // New paragraphs wait in memory and go to the file this many bytes at a time.
+  static constexpr size_t kBlock = size_t{1} << 20;
+
+  Status WritePending() {
+    if (file_ == nullptr) {
+      return Status::IoError(fmt::format("html report: no temporary file: {}", std::strerror(errno)));
+    }
+    if (::pwrite(::fileno(file_), pending_.data(), pending_.size(),
+                 static_cast<off_t>(end_ - pending_.size())) != static_cast<ssize_t>(pending_.size())) {
+      return Status::IoError(fmt::format("html report: temporary file: {}", std::strerror(errno)));
+    }
+    pending_.clear();
+    return Status::Ok();
+  }
+
   struct Chunk {
     uint64_t offset;
     size_t size;
@@ -292,7 +309,10 @@ class ChunkStore {
   };
 
   std::FILE* file_;
-  uint64_t end_ = 0;
+  uint64_t end_ = 0;  // of the chunks, written or pending
+  std::string pending_;
+  std::string read_;  // the file's bytes from read_at_
+  uint64_t read_at_ = 0;
   std::vector<Chunk> chunks_;
   std::unordered_map<Key, size_t, KeyHash> index_;
 };
