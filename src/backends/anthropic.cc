@@ -84,12 +84,8 @@ Status ParseAnthropicBody(std::string_view body, ModelResult* out) {
     }
   }
   if (const auto usage = LastMember(j, "usage"); usage && usage->is_object()) {
-    if (const auto v = LastMember(*usage, "input_tokens"); v && AsInteger(*v)) {
-      out->usage.input = *AsInteger(*v);
-    }
-    if (const auto v = LastMember(*usage, "output_tokens"); v && AsInteger(*v)) {
-      out->usage.output = *AsInteger(*v);
-    }
+    if (const auto n = IntegerMember(*usage, "input_tokens")) out->usage.input = *n;
+    if (const auto n = IntegerMember(*usage, "output_tokens")) out->usage.output = *n;
   }
   return Status::Ok();
 }

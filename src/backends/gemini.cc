@@ -57,10 +57,7 @@ Status ParseGeminiBody(std::string_view body, ModelResult* out) {
   if (!ParseDom(parser, body, &j)) return Status::InvalidArgument("not JSON");
   if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
   if (const auto usage = LastMember(j, "usageMetadata"); usage && usage->is_object()) {
-    auto get = [&](std::string_view key) -> int64_t {
-      const std::optional<element> v = LastMember(*usage, key);
-      return v ? AsInteger(*v).value_or(0) : 0;
-    };
+    auto get = [&](std::string_view key) { return IntegerMember(*usage, key).value_or(0); };
     out->usage.reasoning = get("thoughtsTokenCount");
     out->usage.input = get("promptTokenCount");
     out->usage.output = get("candidatesTokenCount") + out->usage.reasoning;

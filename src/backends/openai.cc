@@ -80,12 +80,6 @@ bool ContentText(element content, std::string* out) {
   return true;
 }
 
-int64_t IntField(std::optional<element> obj, std::string_view key) {
-  if (!obj) return 0;
-  const std::optional<element> v = LastMember(*obj, key);
-  return v ? AsInteger(*v).value_or(0) : 0;
-}
-
 }  // namespace
 
 Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
@@ -101,7 +95,8 @@ Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
     return Status::InvalidArgument("choices[0] has no message");
   }
   std::string text;
-  if (const auto content = LastMember(*message, "content"); content && !ContentText(*content, &text)) {
+  const std::optional<element> content = LastMember(*message, "content");
+  if (content && !ContentText(*content, &text)) {
     return Status::InvalidArgument("message.content is not text");
   }
   std::string reasoning;
@@ -127,9 +122,11 @@ Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
     }
   }
   if (const auto usage = LastMember(j, "usage"); usage && usage->is_object()) {
-    out->usage.input = IntField(usage, "prompt_tokens");
-    out->usage.output = IntField(usage, "completion_tokens");
-    out->usage.reasoning = IntField(LastMember(*usage, "completion_tokens_details"), "reasoning_tokens");
+    out->usage.input = IntegerMember(*usage, "prompt_tokens").value_or(0);
+    out->usage.output = IntegerMember(*usage, "completion_tokens").value_or(0);
+    if (const auto details = LastMember(*usage, "completion_tokens_details")) {
+      out->usage.reasoning = IntegerMember(*details, "reasoning_tokens").value_or(0);
+    }
   }
   return Status::Ok();
 }

@@ -242,7 +242,8 @@ std::vector<Case> Cases() {
 }
 
 void ExpectSame(const Case& c, const std::string& body) {
-  ASSERT_EQ(Describe(c.ours, body), Describe(c.theirs, body)) << c.name << ": " << body.substr(0, 200);
+  ASSERT_EQ(Describe(c.ours, body), Describe(c.theirs, body))
+      << c.name << ": " << body.substr(0, 200);
 }
 
 TEST(ReplyParsersTest, HostileRepliesReadAsTheNlohmannReadersReadThem) {

@@ -63,4 +63,9 @@ std::optional<std::string_view> StringMember(element obj, std::string_view key) 
   return v ? AsString(*v) : std::nullopt;
 }
 
+std::optional<int64_t> IntegerMember(element obj, std::string_view key) {
+  const std::optional<element> v = LastMember(obj, key);
+  return v ? AsInteger(*v) : std::nullopt;
+}
+
 }  // namespace structtest

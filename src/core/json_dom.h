@@ -35,8 +35,9 @@ std::optional<int64_t> AsInteger(simdjson::dom::element e);
 // The string `e` holds, else nullopt.
 std::optional<std::string_view> AsString(simdjson::dom::element e);
 
-// AsString(LastMember(obj, key)).
+// AsString(LastMember(obj, key)) and AsInteger(LastMember(obj, key)).
 std::optional<std::string_view> StringMember(simdjson::dom::element obj, std::string_view key);
+std::optional<int64_t> IntegerMember(simdjson::dom::element obj, std::string_view key);
 
 }  // namespace structtest
 
