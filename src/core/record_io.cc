@@ -366,7 +366,6 @@ bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out) {
   return !out->is_discarded();
 }
 
-
 bool AppendMessagesJson(std::span<const Message> messages, std::string* out) {
   const size_t mark = out->size();
   out->push_back('[');
@@ -431,8 +430,7 @@ class ObjectWriter {
   }
 
  private:
-  // `,"key":` in one piece: a verdict line has nine keys, each appended in four
-  // calls before.
+  // `,"key":`, appended in one piece (a verdict line has nine keys).
   void Key(std::string_view key) {
     char piece[32];
     if (key.size() + 4 > sizeof piece) {  // longer than any key written here

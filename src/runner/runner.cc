@@ -15,8 +15,8 @@
 #include "core/jsonl.h"
 #include "core/record_io.h"
 #include "report/run_report.h"
-#include "tasks/responders.h"
 #include "tasks/registry.h"
+#include "tasks/responders.h"
 #include "tasks/score_stage.h"
 #include "tasks/scorer.h"
 
