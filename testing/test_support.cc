@@ -86,4 +86,23 @@ void WriteFileOrDie(const std::string& path, const std::string& contents) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+std::string MutateJson(Rng& rng, std::string text) {
+  constexpr std::string_view kBytes = "{}[]\":,\\0123456789eE.-+ntfu\x01\xC3\xA9\xFF\xED\xA0\x80 ";
+  const int edits = static_cast<int>(rng.UniformInt(1, 4));
+  for (int e = 0; e < edits && !text.empty(); ++e) {
+    const size_t at = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(text.size()) - 1));
+    const char c = kBytes[static_cast<size_t>(rng.UniformInt(0, kBytes.size() - 1))];
+    switch (rng.UniformInt(0, 3)) {
+      case 0: text[at] = c; break;
+      case 1: text.insert(at, 1, c); break;
+      case 2: text.erase(at, 1); break;
+      default: text.resize(at); break;
+    }
+  }
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  return text;
+}
+
 }  // namespace structtest::testing

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "core/rng.h"
+
 namespace structtest {
 class SentenceSplitter;
 }  // namespace structtest
@@ -43,6 +45,12 @@ class TempDir {
 
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& contents);
+
+// `text` with 1-4 random edits (a byte replaced, inserted or removed, or the rest cut
+// off), drawn from bytes that matter to a JSON reader: structure, digits, escapes,
+// control and multi-byte UTF-8 bytes, invalid ones too. Newlines become spaces, so a
+// mutated line stays one line.
+std::string MutateJson(Rng& rng, std::string text);
 
 }  // namespace structtest::testing
 

@@ -13,6 +13,7 @@
 #include "backends/providers.h"
 #include "backends/reasoning.h"
 #include "core/rng.h"
+#include "testing/test_support.h"
 
 namespace structtest {
 namespace {
@@ -205,6 +206,8 @@ Status Gemini(std::string_view body, ModelResult* out) {
 
 }  // namespace reference
 
+using ::structtest::testing::MutateJson;
+
 using Parser = Status (*)(std::string_view, ModelResult*);
 
 // Everything a parser sets, for comparing two results.
@@ -265,21 +268,10 @@ TEST(ReplyParsersTest, HostileRepliesReadAsTheNlohmannReadersReadThem) {
 
 TEST(ReplyParsersTest, RandomMutationsOfRepliesReadTheSame) {
   Rng rng(20261202);
-  constexpr std::string_view kBytes = "{}[]\":,\\0123456789eE.-+ntfu\x01\xC3\xA9\xFF\xED\xA0\x80 ";
   for (const Case& c : Cases()) {
     for (int i = 0; i < 3000; ++i) {
-      std::string body = c.replies[static_cast<size_t>(rng.UniformInt(0, c.replies.size() - 1))];
-      const int edits = static_cast<int>(rng.UniformInt(1, 4));
-      for (int e = 0; e < edits && !body.empty(); ++e) {
-        const size_t at = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(body.size()) - 1));
-        const char ch = kBytes[static_cast<size_t>(rng.UniformInt(0, kBytes.size() - 1))];
-        switch (rng.UniformInt(0, 3)) {
-          case 0: body[at] = ch; break;
-          case 1: body.insert(at, 1, ch); break;
-          case 2: body.erase(at, 1); break;
-          default: body.resize(at); break;
-        }
-      }
+      const std::string body =
+          MutateJson(rng, c.replies[static_cast<size_t>(rng.UniformInt(0, c.replies.size() - 1))]);
       ExpectSame(c, body);
       if (HasFatalFailure()) return;
     }

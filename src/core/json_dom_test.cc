@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/rng.h"
+#include "testing/test_support.h"
 
 namespace structtest {
 namespace {
 
+using ::structtest::testing::MutateJson;
 using simdjson::dom::element;
 
 // Whether `e` holds what `j` holds, as the readers see it. Sets *why when not.
@@ -116,20 +118,8 @@ TEST(JsonDomTest, NestingBeyondSimdjsonsDepthIsRefusedWithoutCrashing) {
 
 TEST(JsonDomTest, RandomMutationsOfRepliesReadTheSame) {
   Rng rng(20261201);
-  constexpr std::string_view kBytes = "{}[]\":,\\0123456789eE.-+ntfu\x01\xC3\xA9\xFF\xED\xA0\x80 ";
   for (int i = 0; i < 4000; ++i) {
-    std::string text = kReplies[rng.UniformInt(0, 2)];
-    const int edits = static_cast<int>(rng.UniformInt(1, 4));
-    for (int e = 0; e < edits && !text.empty(); ++e) {
-      const size_t at = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(text.size()) - 1));
-      const char c = kBytes[static_cast<size_t>(rng.UniformInt(0, kBytes.size() - 1))];
-      switch (rng.UniformInt(0, 3)) {
-        case 0: text[at] = c; break;
-        case 1: text.insert(at, 1, c); break;
-        case 2: text.erase(at, 1); break;
-        default: text.resize(at); break;
-      }
-    }
+    const std::string text = MutateJson(rng, kReplies[rng.UniformInt(0, 2)]);
     ExpectReadLikeNlohmann(text);
     if (HasFatalFailure()) return;
   }

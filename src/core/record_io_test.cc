@@ -16,6 +16,7 @@
 namespace structtest {
 namespace {
 
+using ::structtest::testing::MutateJson;
 using ::structtest::testing::TempDir;
 using ::structtest::testing::WriteFileOrDie;
 
@@ -141,23 +142,8 @@ TEST(RecordReaderTest, ValidAndHostileLinesReadAsTheNlohmannPathReadsThem) {
 TEST(RecordReaderTest, RandomMutationsOfValidRecordsReadTheSame) {
   Rng rng(20261201);
   std::string lines;
-  constexpr std::string_view kBytes = "{}[]\":,\\0123456789eE.-+ntfu\x01\xC3\xA9\xFF\xED\xA0\x80 ";
   for (int i = 0; i < 3000; ++i) {
-    std::string line = kValid[rng.UniformInt(0, 2)];
-    const int edits = static_cast<int>(rng.UniformInt(1, 4));
-    for (int e = 0; e < edits && !line.empty(); ++e) {
-      const size_t at = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(line.size()) - 1));
-      const char c = kBytes[static_cast<size_t>(rng.UniformInt(0, kBytes.size() - 1))];
-      switch (rng.UniformInt(0, 3)) {
-        case 0: line[at] = c; break;
-        case 1: line.insert(at, 1, c); break;
-        case 2: line.erase(at, 1); break;
-        default: line.resize(at); break;
-      }
-    }
-    for (char& c : line) {
-      if (c == '\n') c = ' ';
-    }
+    const std::string line = MutateJson(rng, kValid[rng.UniformInt(0, 2)]);
     lines += line + "\n";
   }
   ExpectSamePaths(lines);
