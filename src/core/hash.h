@@ -19,6 +19,16 @@ inline uint64_t Fnv1a(std::string_view bytes, uint64_t h = kFnv1aOffset) {
   return h;
 }
 
+// XXH3 (libxxhash): tens of GB/s where FNV-1a takes a byte at a time, for matching
+// long texts within one process (the page's paragraphs, samples across runs). Values
+// are never stored, so FNV-1a stays where they are (data file fingerprints).
+uint64_t FastHash64(std::string_view bytes, uint64_t seed = 0);
+struct Hash128 {
+  uint64_t low = 0, high = 0;
+  bool operator==(const Hash128&) const = default;
+};
+Hash128 FastHash128(std::string_view bytes);
+
 }  // namespace structtest
 
 #endif  // STRUCTTEST_CORE_HASH_H_

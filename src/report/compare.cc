@@ -652,16 +652,14 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
 }
 
 uint64_t SampleFingerprint(const Sample& s) {
-  uint64_t h = kFnv1aOffset;
+  // Each part seeds the next one's hash, so that their boundaries count.
+  uint64_t h = 0;
   for (const std::string& part : {s.domain, s.subtask, s.params.dump(), s.context.dump()}) {
-    h = Fnv1a(part, h);
-    h = Fnv1a(std::string_view("\0", 1), h);
+    h = FastHash64(part, h);
   }
   for (const Message& m : s.messages) {
-    h = Fnv1a(m.role, h);
-    h = Fnv1a(std::string_view("\0", 1), h);
-    h = Fnv1a(m.content, h);
-    h = Fnv1a(std::string_view("\0", 1), h);
+    h = FastHash64(m.role, h);
+    h = FastHash64(m.content, h);
   }
   return h;
 }

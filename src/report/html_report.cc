@@ -231,11 +231,11 @@ class Base64Stream {
 };
 
 // The prompts' long paragraphs, each stored once. Their text waits in an unlinked
-// temporary file until the chunks are written, so that memory holds only two hashes,
-// an offset and a length per paragraph, however many documents the runs summarize.
-// Two paragraphs are the same when their lengths and two independent 64-bit hashes
-// (FNV-1a and libstdc++'s Murmur) agree: a false match among n paragraphs has a
-// chance of about n^2 / 2^129, and no paragraph is read back to compare.
+// temporary file until the chunks are written, so that memory holds only a hash, an
+// offset and a length per paragraph, however many documents the runs summarize. Two
+// paragraphs are the same when their lengths and 128-bit XXH3 hashes agree: a false
+// match among n paragraphs has a chance of about n^2 / 2^129, and no paragraph is
+// read back to compare.
 class ChunkStore {
  public:
   // Written and read with pwrite/pread on the descriptor only: no stdio buffering.
@@ -248,7 +248,7 @@ class ChunkStore {
 
   // The index of `para`, added when `add` and new; nullopt when absent and not added.
   StatusOr<std::optional<size_t>> Find(std::string_view para, bool add) {
-    const Key key{Fnv1a(para), std::hash<std::string_view>()(para), para.size()};
+    const Key key{FastHash128(para), para.size()};
     if (const auto it = index_.find(key); it != index_.end()) {
       return std::optional<size_t>(it->second);
     }
@@ -299,13 +299,12 @@ class ChunkStore {
     size_t size;
   };
   struct Key {
-    uint64_t fnv;
-    size_t murmur;
+    Hash128 hash;
     size_t size;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
-    size_t operator()(const Key& k) const { return k.fnv; }
+    size_t operator()(const Key& k) const { return k.hash.low; }
   };
 
   std::FILE* file_;
