@@ -239,7 +239,7 @@ class Base64Stream {
 class ChunkStore {
  public:
   // Written and read with pwrite/pread on the descriptor only: no stdio buffering.
-  ChunkStore() : file_(std::tmpfile()) {}
+  ChunkStore() : file_(std::tmpfile()), open_error_(file_ == nullptr ? errno : 0) {}
   ~ChunkStore() {
     if (file_ != nullptr) std::fclose(file_);
   }
@@ -284,7 +284,8 @@ class ChunkStore {
 
   Status WritePending() {
     if (file_ == nullptr) {
-      return Status::IoError(fmt::format("html report: no temporary file: {}", std::strerror(errno)));
+      return Status::IoError(
+          fmt::format("html report: no temporary file: {}", std::strerror(open_error_)));
     }
     if (::pwrite(::fileno(file_), pending_.data(), pending_.size(),
                  static_cast<off_t>(end_ - pending_.size())) != static_cast<ssize_t>(pending_.size())) {
@@ -308,6 +309,7 @@ class ChunkStore {
   };
 
   std::FILE* file_;
+  int open_error_;  // errno of tmpfile(), when it failed
   uint64_t end_ = 0;  // of the chunks, written or pending
   std::string pending_;
   std::string read_;  // the file's bytes from read_at_

@@ -153,6 +153,11 @@ TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
   EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
 }
 
+// Document k of the large run: 5,000 bytes, distinct for each k.
+std::string Document(int k) {
+  return std::string(5000, static_cast<char>('a' + k % 26)) + std::to_string(k);
+}
+
 // Enough data (megabytes, many distinct long paragraphs, invalid UTF-8) to go through
 // the compressor and the chunk store many times: the page and the file written as it
 // is made hold exactly the document HtmlReportData gives.
@@ -165,9 +170,9 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
     ASSERT_TRUE((*store)->Begin().ok());
     for (int i = 0; i < 3000; ++i) {
       Sample s = Summary("s" + std::to_string(i), 3);
-      // 300 distinct documents, each in ten prompts.
-      s.messages[0].content = std::string(200, static_cast<char>('a' + i % 300 % 26)) +
-                              std::to_string(i % 300) + "\n\nSummarize.";
+      // 300 distinct documents, each in ten prompts: 1.5 MB of paragraphs, more than the
+      // paragraph store keeps in memory before it writes to its file.
+      s.messages[0].content = Document(i % 300) + "\n\nSummarize.";
       ASSERT_TRUE((*store)->AddSample(i, s).ok());
       StoredResponse r;
       r.ok = true;
@@ -180,7 +185,8 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
   auto data = HtmlReportData({run}, RuleSet::kPaper);
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_EQ((*data)["samples"].size(), 3000u);
-  EXPECT_EQ((*data)["chunks"].size(), 300u);
+  ASSERT_EQ((*data)["chunks"].size(), 300u);
+  for (int k = 0; k < 300; ++k) EXPECT_EQ((*data)["chunks"][k], Document(k)) << k;
   const std::string path = dir.path() + "/report.html";
   ASSERT_TRUE(WriteHtmlReport({run}, RuleSet::kPaper, path).ok());
   auto page = RenderHtmlReport({run}, RuleSet::kPaper);
