@@ -123,6 +123,29 @@ TEST(CliTest, UnreadableInputAndBadRulesAreFatal) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// `score -o` naming the input (or a link to it) stops before anything is written: the
+// input keeps its records.
+TEST(CliTest, ScoreRefusesToWriteOverItsInput) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  const std::string records = std::string(kBulletPass) + "\n" + kBulletFail + "\n";
+  WriteFileOrDie(in, records);
+  std::filesystem::create_symlink(in, dir.path() + "/link.jsonl");
+  for (const std::string& out : {in, dir.path() + "/link.jsonl"}) {
+    const CommandResult r = Structtest(dir, "score -i '" + in + "' -o '" + out + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "structtest: error: " + out + ": the output is the input file " + in +
+                         ": writing it would erase the records before they are read; write "
+                         "the output to another file\n");
+    EXPECT_EQ(ReadFileOrDie(in), records);
+  }
+  const CommandResult r = Structtest(dir, "score -i '" + in + "' -o '" + dir.path() + "/v.jsonl'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string verdicts = ReadFileOrDie(dir.path() + "/v.jsonl");
+  EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), '\n'), 2) << verdicts;
+  EXPECT_EQ(ReadFileOrDie(in), records);
+}
+
 TEST(CliTest, MissingSentenceModelSaysWhereItLooked) {
   TempDir dir;
   const std::string in = dir.path() + "/in.jsonl";

@@ -73,6 +73,10 @@ int RunScore(const ScoreOptions& opt) {
   }
   std::unique_ptr<JsonlWriter> writer;
   if (!opt.output.empty()) {
+    if (Status s = CheckOutputIsNotInput(opt.input, opt.output); !s.ok()) {
+      PrintError(s.message());
+      return kExitFatal;
+    }
     auto w = JsonlWriter::Open(opt.output);
     if (!w.ok()) {
       PrintError(w.status().message());

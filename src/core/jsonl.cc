@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iterator>
 
 #include <stdio.h>
@@ -135,6 +136,16 @@ JsonlReader::Result JsonlReader::Next(nlohmann::json* record, std::string* probl
     return Result::kBadLine;
   }
   return Result::kRecord;
+}
+
+Status CheckOutputIsNotInput(const std::string& input, const std::string& output) {
+  if (input == "-" || output == "-") return Status::Ok();
+  std::error_code ec;  // an output that cannot be looked at is Open's to report
+  if (!std::filesystem::equivalent(input, output, ec) || ec) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{}: the output is the input file {}: writing it would erase the records before "
+      "they are read; write the output to another file",
+      output, input));
 }
 
 StatusOr<std::unique_ptr<JsonlWriter>> JsonlWriter::Open(const std::string& path) {

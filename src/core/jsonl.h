@@ -66,6 +66,11 @@ class JsonlReader {
   bool eof_ = false;
 };
 
+// InvalidArgument when `output` is the file `input` (the same path, a link to it, or
+// another name for it): opening the output truncates it, and with it what was to be
+// read. "-" (standard input or output) and an output that does not exist yet pass.
+Status CheckOutputIsNotInput(const std::string& input, const std::string& output);
+
 // Writes one JSON value per line. Invalid UTF-8 in strings is replaced by U+FFFD
 // rather than failing the whole output.
 class JsonlWriter {

@@ -1,5 +1,6 @@
 #include "core/jsonl.h"
 
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -75,6 +76,31 @@ TEST(JsonlWriterTest, UnwritablePathIsAnError) {
   auto writer = JsonlWriter::Open("/nonexistent/dir/out.jsonl");
   ASSERT_FALSE(writer.ok());
   EXPECT_NE(writer.status().message().find("/nonexistent/dir/out.jsonl"), std::string::npos);
+}
+
+// The output may not be the input under any of its names: opening it would truncate
+// the records before they are read.
+TEST(CheckOutputIsNotInputTest, RefusesTheInputUnderAnyNameAndNothingElse) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, "{}\n");
+  std::filesystem::create_directory(dir.path() + "/sub");
+  std::filesystem::create_symlink(in, dir.path() + "/sym.jsonl");
+  std::filesystem::create_hard_link(in, dir.path() + "/hard.jsonl");
+  for (const std::string& out : {in, dir.path() + "/sub/../in.jsonl", dir.path() + "/sym.jsonl",
+                                 dir.path() + "/hard.jsonl"}) {
+    const Status s = CheckOutputIsNotInput(in, out);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << out;
+    EXPECT_EQ(s.message().rfind(out + ": the output is the input file " + in, 0), 0u)
+        << s.message();
+  }
+  WriteFileOrDie(dir.path() + "/other.jsonl", "{}\n");
+  for (const std::string& out : {dir.path() + "/other.jsonl", dir.path() + "/new.jsonl",
+                                 std::string("-"), dir.path() + "/missing/dir/out.jsonl"}) {
+    EXPECT_TRUE(CheckOutputIsNotInput(in, out).ok()) << out;
+  }
+  EXPECT_TRUE(CheckOutputIsNotInput("-", in).ok());  // standard input is no file to lose
+  EXPECT_EQ(ReadFileOrDie(in), "{}\n");
 }
 
 TEST(RecordFromJsonTest, NamesTheMissingOrMistypedField) {

@@ -167,7 +167,9 @@ TEST(RunStoreTest, ForEachSampleReadsEverySampleInOrderBesideAWriter) {
   ASSERT_TRUE((*reader)->ForEachSample([&](const Sample& s) {
     const int i = static_cast<int>(ids.size());
     EXPECT_EQ(s.messages.size(), 1u);
-    if (!s.messages.empty()) EXPECT_EQ(s.messages[0].content, MakeSample(i).messages[0].content);
+    if (!s.messages.empty()) {
+      EXPECT_EQ(s.messages[0].content, MakeSample(i).messages[0].content);
+    }
     EXPECT_EQ(s.target, MakeSample(i).target);
     EXPECT_EQ(s.params, MakeSample(i).params);
     ids.push_back(s.id);
