@@ -477,6 +477,30 @@ TEST(CliTest, RunScoresTheBuiltinResponders) {
   EXPECT_EQ(r.out.find(" length "), std::string::npos) << r.out;
 }
 
+// A model run of samples that count sentences stops before asking anything when the
+// sentence model is missing: when it stores the samples (a new run) and when it finds
+// them stored (the same command again).
+TEST(CliTest, AModelRunNeedingTheSentenceModelStopsBeforeAskingAnything) {
+  TempDir dir;
+  const std::string in = dir.path() + "/samples.jsonl";
+  WriteFileOrDie(in,
+                 R"({"id": "h1", "domain": "html", "subtask": "html_easy", "params": {}, "context": {}, "messages": [{"role": "user", "content": "Write a page."}]})"
+                 "\n"
+                 R"({"id": "l1", "domain": "summarization", "subtask": "length", "params": {"n_sentences": 2}, "context": {}, "messages": [{"role": "user", "content": "Summarize."}]})"
+                 "\n");
+  const std::string args = "run --model openai/m --base-url http://127.0.0.1:9/v1 --samples '" +
+                           in + "' --out '" + dir.path() + "/run' --nltk-data '" + dir.path() +
+                           "/none' --quiet";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const CommandResult r = Structtest(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << attempt;
+    EXPECT_NE(r.err.find("summarization/length needs it to count sentences: pass --nltk-data"),
+              std::string::npos)
+        << attempt << ": " << r.err;
+    EXPECT_EQ(r.err.find("html"), std::string::npos) << attempt << ": " << r.err;
+  }
+}
+
 TEST(CliTest, TasksListsTheRegistry) {
   TempDir dir;
   const CommandResult r = Structtest(dir, "tasks");

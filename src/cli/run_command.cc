@@ -18,6 +18,7 @@
 #include <future>
 #include <sstream>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -291,12 +292,23 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
 // Fills a new store with the samples of the run, all in one transaction, and calls
 // `before_commit` (when given) inside it. A shard run keeps the samples of its shard, at
 // their positions in the whole suite, so that the shards merge into the unsharded run
-// (store/merge.h).
+// (store/merge.h). `subtasks`, when given, gets the (domain, subtask) pairs of the
+// samples added (what RunStore::Subtasks() would read back).
 Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
                   const SentenceSplitter* sentences, PythonPool* python, RunStore* store,
+                  std::set<std::pair<std::string, std::string>>* subtasks = nullptr,
                   const std::function<Status()>& before_commit = nullptr) {
   RETURN_IF_ERROR(store->BeginBulk());
   int64_t index = 0;
+  const std::pair<std::string, std::string>* last = nullptr;  // in *subtasks
+  const auto add = [&](const Sample& sample, std::string_view json = {}) {
+    // Samples come in runs of one subtask: the set is looked at once a run.
+    if (subtasks != nullptr &&
+        (last == nullptr || sample.subtask != last->second || sample.domain != last->first)) {
+      last = &*subtasks->emplace(sample.domain, sample.subtask).first;
+    }
+    return store->AddSample(index++, sample, json);
+  };
   if (!opt.samples.empty()) {
     ASSIGN_OR_RETURN(auto reader, RecordReader::Open(opt.samples));
     Sample read;
@@ -326,7 +338,7 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
         ++index;
         continue;
       }
-      RETURN_IF_ERROR(store->AddSample(index++, *sample, line).WithContext(where()));
+      RETURN_IF_ERROR(add(*sample, line).WithContext(where()));
     }
     RETURN_IF_ERROR(reader->io_error());
     if (index == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
@@ -344,7 +356,7 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
           ++index;
           continue;
         }
-        RETURN_IF_ERROR(store->AddSample(index++, *sample));
+        RETURN_IF_ERROR(add(*sample));
       }
     }
   }
@@ -419,6 +431,9 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
         store->dir()));
   }
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
+  // The (domain, subtask) pairs of the samples a new run adds, which spares reading
+  // them back from the store (a pass over every stored sample).
+  std::optional<std::set<std::pair<std::string, std::string>>> added;
   if (!stored && before.samples == 0) {
     // A new run: the data files are fingerprinted on a thread of their own while the
     // samples are read and stored, and the manifest is written in the samples'
@@ -426,7 +441,7 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     std::future<StatusOr<nlohmann::json>> identity =
         std::async(std::launch::async, [&] { return Identity(opt, endpoint); });
     RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store,
-                               [&]() -> Status {
+                               &added.emplace(), [&]() -> Status {
                                  ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
                                  return store->SetManifest(Manifest(opt, id));
                                }));
@@ -438,7 +453,8 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
       RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));
     }
     if (before.samples == 0) {
-      RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store));
+      RETURN_IF_ERROR(
+          AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store, &added.emplace()));
     }
   }
   if (before.samples > 0 && !opt.quiet && before.answered < before.samples) {
@@ -446,7 +462,12 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                           store->dir(), before.answered, before.samples, before.errored));
   }
   // An API run must be able to score everything it pays for.
-  ASSIGN_OR_RETURN(auto subtasks, store->Subtasks());
+  std::vector<std::pair<std::string, std::string>> subtasks;
+  if (added) {
+    subtasks.assign(added->begin(), added->end());
+  } else {
+    ASSIGN_OR_RETURN(subtasks, store->Subtasks());
+  }
   for (const auto& [domain, subtask] : subtasks) {
     auto ref = FindSubtask(domain, subtask);
     if (!ref.ok() || !ref->spec->needs_sentences || env.sentences != nullptr) continue;
