@@ -135,7 +135,7 @@ TEST(CliTest, ScoreRefusesToWriteOverItsInput) {
     const CommandResult r = Structtest(dir, "score -i '" + in + "' -o '" + out + "'");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err, "structtest: error: " + out + ": the output is the input file " + in +
-                         ": writing it would erase the records before they are read; write "
+                         ": writing it would destroy it before it is read; write "
                          "the output to another file\n");
     EXPECT_EQ(ReadFileOrDie(in), records);
   }
@@ -440,6 +440,30 @@ TEST(CliTest, RunScoreJobsStoreTheSameVerdicts) {
       EXPECT_EQ(r.out, first);
     }
   }
+}
+
+// `export -o` naming the run's own database (or its log) is refused, and the run is
+// still whole: exported again, it gives the same lines.
+TEST(CliTest, ExportRefusesToWriteOverTheRunItReads) {
+  TempDir dir;
+  const std::string run = dir.path() + "/run";
+  CommandResult r = Structtest(dir, "run --model builtin/oracle --quiet --no-cache --tasks html "
+                                    "--size 0.02 --out '" + run + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Structtest(dir, "export '" + run + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string lines = r.out;
+  ASSERT_NE(lines.find("\"subtask\":\"html_easy\""), std::string::npos) << lines;
+  for (const std::string file : {"run.db", "run.db-wal"}) {
+    const std::string path = run + "/" + file;
+    if (!std::filesystem::exists(path)) continue;  // no log left after a clean close
+    r = Structtest(dir, "export '" + run + "' -o '" + path + "'");
+    EXPECT_EQ(r.exit_code, 2) << file;
+    EXPECT_NE(r.err.find(path + ": the output is the input file"), std::string::npos) << r.err;
+  }
+  r = Structtest(dir, "export '" + run + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, lines);
 }
 
 TEST(CliTest, RunScoresTheBuiltinResponders) {

@@ -80,6 +80,14 @@ int RunExport(const ExportOptions& opt) {
     PrintError(store.status().message());
     return kExitFatal;
   }
+  // The run's database and its log are the input: writing over them would lose the run.
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::string file = opt.run + "/" + std::string(RunStore::kFileName) + suffix;
+    if (Status s = CheckOutputIsNotInput(file, opt.output); !s.ok()) {
+      PrintError(s.message());
+      return kExitFatal;
+    }
+  }
   auto writer = JsonlWriter::Open(opt.output);
   if (!writer.ok()) {
     PrintError(writer.status().message());

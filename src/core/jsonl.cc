@@ -143,8 +143,8 @@ Status CheckOutputIsNotInput(const std::string& input, const std::string& output
   std::error_code ec;  // an output that cannot be looked at is Open's to report
   if (!std::filesystem::equivalent(input, output, ec) || ec) return Status::Ok();
   return Status::InvalidArgument(fmt::format(
-      "{}: the output is the input file {}: writing it would erase the records before "
-      "they are read; write the output to another file",
+      "{}: the output is the input file {}: writing it would destroy it before it is "
+      "read; write the output to another file",
       output, input));
 }
 
