@@ -307,6 +307,19 @@ inline size_t EscapeExtra(unsigned char c) {
   return c < 0x20 ? 5 : 0;
 }
 
+// The first index from `i` where a word of 8 bytes may hold a byte `special` looks for:
+// `i` moves over the words that hold none (most text), and stops short of the last
+// partial word.
+inline size_t SkipPlainWords(std::string_view s, size_t i, bool (*special)(uint64_t)) {
+  while (i + 8 <= s.size()) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (special(w)) break;
+    i += 8;
+  }
+  return i;
+}
+
 }  // namespace
 
 bool AppendJsonString(std::string_view s, std::string* out) {
@@ -314,13 +327,7 @@ bool AppendJsonString(std::string_view s, std::string* out) {
   // written in place: one resize instead of a call per piece.
   size_t extra = 0;
   for (size_t i = 0; i < s.size();) {
-    // Most text needs no escaping: skip it eight bytes at a time.
-    while (i + 8 <= s.size()) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      if (AnySpecial(w)) break;
-      i += 8;
-    }
+    i = SkipPlainWords(s, i, AnySpecial);  // most text needs no escaping
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
@@ -342,12 +349,7 @@ bool AppendJsonString(std::string_view s, std::string* out) {
   } else {
     size_t run = 0;  // start of the bytes not yet copied
     for (size_t i = 0; i < s.size();) {
-      while (i + 8 <= s.size()) {
-        uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        if (AnyEscaped(w)) break;
-        i += 8;
-      }
+      i = SkipPlainWords(s, i, AnyEscaped);
       if (i == s.size()) break;
       const auto c = static_cast<unsigned char>(s[i]);
       if (EscapeExtra(c) == 0) {

@@ -122,35 +122,47 @@ int ReportRank(std::string_view domain, std::string_view subtask) {
   return 1 << 20;
 }
 
-std::string SourceItem(const Sample& sample) {
-  if (!sample.context.is_object()) return "";
-  for (const char* field : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
-    const auto it = sample.context.find(field);
+namespace {
+
+// The context member naming the sample's source item, and in *field its name; nullptr
+// when the context names none.
+const nlohmann::json* SourceItemMember(const Sample& sample, const char** field) {
+  if (!sample.context.is_object()) return nullptr;
+  for (const char* f : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
+    const auto it = sample.context.find(f);
     if (it == sample.context.end() || it->is_null()) continue;
-    return std::string(field) + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
+    *field = f;
+    return &*it;
   }
-  return "";
+  return nullptr;
+}
+
+}  // namespace
+
+std::string SourceItem(const Sample& sample) {
+  const char* field = nullptr;
+  const nlohmann::json* v = SourceItemMember(sample, &field);
+  if (v == nullptr) return "";
+  return std::string(field) + "=" + (v->is_string() ? v->get<std::string>() : v->dump());
 }
 
 std::optional<uint64_t> SourceItemHash(const Sample& sample) {
-  if (!sample.context.is_object()) return std::nullopt;
-  for (const char* field : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
-    const auto it = sample.context.find(field);
-    if (it == sample.context.end() || it->is_null()) continue;
-    const uint64_t h = Fnv1a("=", Fnv1a(field));
-    if (it->is_string()) return Fnv1a(it->get_ref<const std::string&>(), h);
-    char digits[24];
-    std::to_chars_result end{digits, {}};
-    if (it->is_number_unsigned()) {
-      end = std::to_chars(digits, digits + sizeof digits, it->get<uint64_t>());
-    } else if (it->is_number_integer()) {
-      end = std::to_chars(digits, digits + sizeof digits, it->get<int64_t>());
-    } else {
-      return Fnv1a(it->dump(), h);
-    }
-    return Fnv1a(std::string_view(digits, static_cast<size_t>(end.ptr - digits)), h);
+  const char* field = nullptr;
+  const nlohmann::json* v = SourceItemMember(sample, &field);
+  if (v == nullptr) return std::nullopt;
+  const uint64_t h = Fnv1a("=", Fnv1a(field));
+  if (v->is_string()) return Fnv1a(v->get_ref<const std::string&>(), h);
+  // Integers as dump() writes them, without a string to hold them.
+  char digits[24];
+  std::to_chars_result end{digits, {}};
+  if (v->is_number_unsigned()) {
+    end = std::to_chars(digits, digits + sizeof digits, v->get<uint64_t>());
+  } else if (v->is_number_integer()) {
+    end = std::to_chars(digits, digits + sizeof digits, v->get<int64_t>());
+  } else {
+    return Fnv1a(v->dump(), h);
   }
-  return std::nullopt;
+  return Fnv1a(std::string_view(digits, static_cast<size_t>(end.ptr - digits)), h);
 }
 
 int64_t SubtaskTally::TasksSolved() const {
