@@ -382,7 +382,10 @@ bool AppendMessagesJson(std::span<const Message> messages, std::string* out) {
   return ok;
 }
 
-void AppendSampleJson(const Sample& sample, std::string* out) {
+namespace {
+
+// AppendSampleJson, and without the prompt and the target AppendSampleHeadJson.
+void AppendSampleJsonOf(const Sample& sample, bool with_prompt, std::string* out) {
   // SampleToJson's keys in nlohmann's (sorted) order.
   const size_t mark = out->size();
   out->append("{\"context\":");
@@ -391,19 +394,38 @@ void AppendSampleJson(const Sample& sample, std::string* out) {
   bool ok = AppendJsonString(sample.domain, out);
   out->append(",\"id\":");
   ok = ok && AppendJsonString(sample.id, out);
-  out->append(",\"messages\":");
-  ok = ok && AppendMessagesJson(sample.messages, out);
+  if (with_prompt) {
+    out->append(",\"messages\":");
+    ok = ok && AppendMessagesJson(sample.messages, out);
+  }
   out->append(",\"params\":");
   out->append(DumpJsonLine(sample.params));
   out->append(",\"subtask\":");
   ok = ok && AppendJsonString(sample.subtask, out);
-  out->append(",\"target\":");
-  out->append(DumpJsonLine(sample.target));
+  if (with_prompt) {
+    out->append(",\"target\":");
+    out->append(DumpJsonLine(sample.target));
+  }
   out->push_back('}');
   if (!ok) {  // invalid UTF-8 somewhere: nlohmann's replacement
     out->resize(mark);
-    out->append(DumpJsonLine(SampleToJson(sample)));
+    nlohmann::json j = SampleToJson(sample);
+    if (!with_prompt) {
+      j.erase("messages");
+      j.erase("target");
+    }
+    out->append(DumpJsonLine(j));
   }
+}
+
+}  // namespace
+
+void AppendSampleJson(const Sample& sample, std::string* out) {
+  AppendSampleJsonOf(sample, /*with_prompt=*/true, out);
+}
+
+void AppendSampleHeadJson(const Sample& sample, std::string* out) {
+  AppendSampleJsonOf(sample, /*with_prompt=*/false, out);
 }
 
 namespace {

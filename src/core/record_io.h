@@ -69,6 +69,10 @@ bool AppendMessagesJson(std::span<const Message> messages, std::string* out);
 // hold the documents and programs, go through the fast string writer.
 void AppendSampleJson(const Sample& sample, std::string* out);
 
+// Appends the sample's head: its JSON without the messages and the target (what
+// SampleFromJsonText reads with with_prompt = false), in the same key order and bytes.
+void AppendSampleHeadJson(const Sample& sample, std::string* out);
+
 // Appends DumpJsonLine(VerdictToJson(sample, verdict)) and a newline to *out.
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out);
 

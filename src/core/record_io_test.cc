@@ -204,5 +204,45 @@ TEST(VerdictLineTest, SameBytesAsNlohmann) {
   }
 }
 
+// A sample's JSON and its head are the same bytes as nlohmann writes them, invalid
+// UTF-8 included (U+FFFD), and the head reads back as the sample without its prompt.
+TEST(SampleJsonTest, WholeAndHeadAreNlohmannBytes) {
+  Rng rng(11);
+  const std::string pieces[] = {"a", "\"", "\\", "\n", "\x01", "\x7f", "é",
+                                "\xF0\x9F\x98\x80", "\xFF", "\xED\xA0\x80", " "};
+  auto random_text = [&] {
+    std::string s;
+    const int n = static_cast<int>(rng.UniformInt(0, 10));
+    for (int i = 0; i < n; ++i) s += pieces[static_cast<size_t>(rng.UniformInt(0, 10))];
+    return s;
+  };
+  for (int i = 0; i < 2000; ++i) {
+    Sample s;
+    s.id = random_text();
+    s.domain = i % 5 == 0 ? random_text() : "summarization";
+    s.subtask = "length";
+    s.params = {{"n_sentences", i % 9}, {"ratio", 0.5 * i}};
+    s.context = {{"document_id", i}, {"start_tag", "<summary>"}};
+    s.messages = {{"user", random_text()}, {"assistant", random_text()}};
+    s.target = i % 3 == 0 ? nlohmann::json() : nlohmann::json({{"answer", "x"}});
+    nlohmann::json whole = SampleToJson(s);
+    std::string fast;
+    AppendSampleJson(s, &fast);
+    EXPECT_EQ(fast, DumpJsonLine(whole)) << i;
+
+    nlohmann::json head = whole;
+    head.erase("messages");
+    head.erase("target");
+    std::string fast_head;
+    AppendSampleHeadJson(s, &fast_head);
+    EXPECT_EQ(fast_head, DumpJsonLine(head)) << i;
+    auto back = SampleFromJsonText(fast_head, nullptr, /*with_prompt=*/false);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    auto whole_back = SampleFromJsonText(fast, nullptr, /*with_prompt=*/false);
+    ASSERT_TRUE(whole_back.ok()) << whole_back.status().message();
+    EXPECT_EQ(DumpJsonLine(SampleToJson(*back)), DumpJsonLine(SampleToJson(*whole_back))) << i;
+  }
+}
+
 }  // namespace
 }  // namespace structtest

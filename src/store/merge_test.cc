@@ -8,6 +8,7 @@
 
 #include "core/shard.h"
 #include "store/run_store.h"
+#include "store/sqlite.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -78,7 +79,8 @@ void MakeShardRun(const std::string& dir, int n, const Shard& shard, std::vector
 }
 
 // index -> "answer pass" under `rules`, "error", or "-" (no response).
-std::map<int64_t, std::string> Rows(const std::string& dir, const char* rules) {
+std::map<int64_t, std::string> Rows(const std::string& dir, const char* rules,
+                                     RunStore::RowRead read = RunStore::RowRead::kWhole) {
   std::map<int64_t, std::string> out;
   auto store = RunStore::OpenReadOnly(dir);
   EXPECT_TRUE(store.ok()) << store.status().message();
@@ -94,7 +96,8 @@ std::map<int64_t, std::string> Rows(const std::string& dir, const char* rules) {
                               }
                               out[row.index] = v;
                               return Status::Ok();
-                            })
+                            },
+                            read)
                   .ok());
   return out;
 }
@@ -160,6 +163,15 @@ TEST(MergeTest, ShardsMergeIntoTheWholeRunIncrementallyAndIdempotently) {
   EXPECT_GT(second->runs[0].added.answers, 0);
   EXPECT_EQ(Rows(out, "paper"), Rows(whole, "paper"));
   EXPECT_EQ(Rows(out, "strict"), Rows(whole, "strict"));
+  // Read from the sample heads, which the merge wrote for the samples it took.
+  EXPECT_EQ(Rows(out, "paper", RunStore::RowRead::kNoPrompt), Rows(whole, "paper"));
+  {
+    auto db = sqlite::Db::Open(out + "/run.db", /*read_only=*/true);
+    ASSERT_TRUE(db.ok());
+    auto q = (*db)->Prepare("SELECT COUNT(*) FROM sample_heads");
+    ASSERT_TRUE(q.ok() && *q->Step());
+    EXPECT_EQ(q->Int(0), n);
+  }
 
   auto manifest = (*RunStore::OpenReadOnly(out))->Manifest();
   ASSERT_TRUE(manifest.ok() && manifest->has_value());

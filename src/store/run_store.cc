@@ -64,7 +64,22 @@ CREATE TABLE verdicts (
   PRIMARY KEY (idx, rules)
 );
 )sql",
+    // 2: each sample's head, its JSON without the messages and the target: the scans
+    // that tally or list the rows read these instead of the whole samples, most of
+    // whose bytes are the prompts.
+    R"sql(
+CREATE TABLE sample_heads (
+  idx INTEGER PRIMARY KEY REFERENCES samples(idx),
+  json TEXT NOT NULL
+);
+INSERT INTO sample_heads(idx, json)
+  SELECT idx, json_remove(json, '$.messages', '$.target') FROM samples;
+)sql",
 };
+
+// The first schema version with sample_heads. A reader of an older run reads the
+// whole samples instead.
+constexpr int64_t kHeadsSince = 2;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -92,8 +107,10 @@ RunStore::RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd)
     : dir_(std::move(dir)), db_(std::move(db)), lock_fd_(lock_fd) {}
 
 RunStore::~RunStore() {
+  if (bulk_synced_.valid()) bulk_synced_.wait();
   // Statements first: the connection closes after them.
   add_sample_.reset();
+  add_head_.reset();
   put_response_.reset();
   drop_verdicts_.reset();
   put_verdict_.reset();
@@ -141,7 +158,7 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
   ASSIGN_OR_RETURN(bool row, get.Step());
   const int64_t version = row ? get.Int(0) : 0;
   const auto known = static_cast<int64_t>(std::size(kMigrations));
-  if (version != known) {
+  if (version < 1 || version > known) {
     return Status::InvalidArgument(
         version > known
             ? fmt::format("{}: schema version {} is newer than this build ({})", path, version, known)
@@ -149,7 +166,9 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
                           "'structtest run' once to upgrade it",
                           path, version, known));
   }
-  return std::unique_ptr<RunStore>(new RunStore(dir, std::move(db), -1));
+  std::unique_ptr<RunStore> store(new RunStore(dir, std::move(db), -1));
+  store->heads_ = version >= kHeadsSince;
+  return store;
 }
 
 StatusOr<std::unique_ptr<RunStore>> RunStore::OpenInMemory() {
@@ -163,6 +182,7 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenInMemory() {
 Status RunStore::Prepare() {
   ASSIGN_OR_RETURN(add_sample_, db_->Prepare("INSERT INTO samples(idx, id, domain, subtask, json) "
                                              "VALUES (?1, ?2, ?3, ?4, ?5)"));
+  ASSIGN_OR_RETURN(add_head_, db_->Prepare("INSERT INTO sample_heads(idx, json) VALUES (?1, ?2)"));
   ASSIGN_OR_RETURN(put_response_,
                    db_->Prepare("INSERT OR REPLACE INTO responses(idx, ok, text, reasoning, "
                                 "finish, finish_raw, input_tokens, output_tokens, "
@@ -202,7 +222,7 @@ Status RunStore::Begin() {
 }
 
 Status RunStore::BeginBulk() {
-  RETURN_IF_ERROR(db_->Exec("PRAGMA journal_mode=DELETE"));
+  RETURN_IF_ERROR(db_->Exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF"));
   bulk_ = true;
   return Begin();
 }
@@ -214,8 +234,26 @@ Status RunStore::Commit() {
   if (!s.ok()) (void)db_->Exec("ROLLBACK");
   if (bulk_) {
     bulk_ = false;
-    const Status wal = db_->Exec("PRAGMA journal_mode=WAL");
+    const Status wal = db_->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL");
     if (s.ok()) s = wal;
+    // The samples go to disk while the run asks for answers. A checkpoint of the log
+    // syncs the whole file too, so this only brings that moment forward.
+    const char* file = sqlite3_db_filename(db_->raw(), "main");
+    if (s.ok() && file != nullptr && *file != '\0') {  // "" in memory
+      bulk_synced_ = std::async(std::launch::async, [path = std::string(file)] {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return errno;
+        const int err = fdatasync(fd) == 0 ? 0 : errno;
+        close(fd);
+        return err;
+      });
+    }
+  } else if (s.ok() && bulk_synced_.valid() &&
+             bulk_synced_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    if (const int err = bulk_synced_.get(); err != 0) {
+      s = Status::IoError(fmt::format("{}: the samples did not reach the disk: {}", db_->path(),
+                                      std::strerror(err)));
+    }
   }
   return s;
 }
@@ -236,7 +274,10 @@ Status RunStore::AddSample(int64_t index, const Sample& sample, std::string_view
   if (!s.ok() && add_sample_->last_error() == SQLITE_CONSTRAINT_UNIQUE) {
     return Status::InvalidArgument(fmt::format("sample id '{}' appears twice", sample.id));
   }
-  return s;
+  RETURN_IF_ERROR(s);
+  sample_json_.clear();
+  AppendSampleHeadJson(sample, &sample_json_);
+  return add_head_->Bind(1, index).Bind(2, sample_json_).Run();
 }
 
 Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
@@ -415,13 +456,26 @@ StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t
   }
 }
 
+StatusOr<bool> RunStore::HeadsComplete() {
+  if (!heads_) return false;
+  ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT (SELECT COUNT(*) FROM samples) = "
+                                                "(SELECT COUNT(*) FROM sample_heads)"));
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  return row && q.Int(0) != 0;
+}
+
 Status RunStore::ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
                          RowRead read) {
+  // Rows without the prompt come from the heads, when every sample has one.
+  bool heads = false;
+  if (read != RowRead::kWhole) {
+    ASSIGN_OR_RETURN(heads, HeadsComplete());
+  }
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format(
-                       "SELECT {} FROM samples s LEFT JOIN responses r ON r.idx = s.idx LEFT "
+                       "SELECT {} FROM {} s LEFT JOIN responses r ON r.idx = s.idx LEFT "
                        "JOIN verdicts v ON v.idx = s.idx AND v.rules = ?1 ORDER BY s.idx",
-                       kRowColumns)));
+                       kRowColumns, heads ? "sample_heads" : "samples")));
   q.Bind(1, rules);
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
@@ -498,6 +552,11 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
     RETURN_IF_ERROR(db_->Exec("INSERT OR IGNORE INTO main.samples(idx, id, domain, subtask, json) "
                               "SELECT idx, id, domain, subtask, json FROM src.samples"));
     counts.samples = sqlite3_changes(db_->raw());
+    // The heads of the samples taken, from their JSON (`src` may be of an older schema).
+    RETURN_IF_ERROR(db_->Exec(
+        "INSERT INTO main.sample_heads(idx, json) SELECT o.idx, json_remove(o.json, "
+        "'$.messages', '$.target') FROM src.samples o WHERE NOT EXISTS (SELECT 1 FROM "
+        "main.sample_heads h WHERE h.idx = o.idx)"));
     // The responses to take: where this store has none, or an error and the other an
     // answer.
     RETURN_IF_ERROR(db_->Exec(

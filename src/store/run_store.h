@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,7 +100,9 @@ class RunStore {
   // locks DIR for this process. Errors: DIR not creatable, locked by another run, a
   // database that is not a run store or is newer than this build.
   static StatusOr<std::unique_ptr<RunStore>> Open(const std::string& dir);
-  // Opens an existing run for reading (export, report). Errors: no run there.
+  // Opens an existing run for reading (export, report). Errors: no run there, a schema
+  // newer than this build. A run of an older schema is read as it is (without
+  // sample_heads, the rows come from the whole samples).
   static StatusOr<std::unique_ptr<RunStore>> OpenReadOnly(const std::string& dir);
   // A store that lives in memory only (runs of the built-in responders without --out).
   static StatusOr<std::unique_ptr<RunStore>> OpenInMemory();
@@ -116,7 +119,11 @@ class RunStore {
   Status Begin();
   Status Commit();
   // A batch that fills a new run with its samples: written once, under a rollback
-  // journal, instead of to the write-ahead log and then again into the database.
+  // journal, instead of to the write-ahead log and then again into the database. Its
+  // Commit() does not wait for the disk: the database file is synced on a thread of
+  // its own while the run goes on (a power loss in that second can leave a new run's
+  // database unreadable, when it holds no answer yet; a process crash cannot), and a
+  // later Commit() reports that sync's failure.
   Status BeginBulk();
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
@@ -143,8 +150,8 @@ class RunStore {
   // store has none and the answers are the same. Merging a run twice adds nothing.
   // Errors, before anything is written: a sample that is another one in the other run
   // (index, id or content), a sample answered in both with different answers.
-  // REQUIRES: not in a batch; `dir` holds a run of the same manifest, of this schema
-  // version (OpenReadOnly checks it), and is not this store.
+  // REQUIRES: not in a batch; `dir` holds a run of the same manifest, of a schema this
+  // build reads (OpenReadOnly checks it), and is not this store.
   StatusOr<MergeCounts> MergeFrom(const std::string& dir);
 
   // Up to `limit` samples with index > `after` that have no ok response, by index.
@@ -173,6 +180,8 @@ class RunStore {
  private:
   RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd);
   Status Prepare();
+  // Whether every sample has its head (sample_heads), which ForEach then reads.
+  StatusOr<bool> HeadsComplete();
   // Reads the row at `q`'s cursor: the columns of kRowColumns.
   StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, RowRead read);
 
@@ -181,9 +190,13 @@ class RunStore {
   int lock_fd_ = -1;
   bool in_batch_ = false;
   // Prepared once; see run_store.cc.
-  std::optional<sqlite::Stmt> add_sample_, put_response_, drop_verdicts_, put_verdict_;
+  std::optional<sqlite::Stmt> add_sample_, add_head_, put_response_, drop_verdicts_, put_verdict_;
   std::string sample_json_;  // AddSample's buffer
   bool bulk_ = false;        // in a BeginBulk() batch
+  // Whether the schema has sample_heads (a reader of an older run: false).
+  bool heads_ = true;
+  // The bulk batch's sync (see BeginBulk): 0 or its errno.
+  std::future<int> bulk_synced_;
 };
 
 }  // namespace structtest

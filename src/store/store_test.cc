@@ -1,6 +1,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "store/response_cache.h"
@@ -314,6 +315,137 @@ TEST(RunStoreTest, RefusesANewerSchemaAndForeignFiles) {
   auto missing = RunStore::OpenReadOnly(junk.path() + "/nothing");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("no run here"), std::string::npos);
+}
+
+// Every row as `read` gives it: index, sample (as JSON), response text, verdict.
+std::vector<std::string> RowsAs(RunStore& store, RunStore::RowRead read) {
+  std::vector<std::string> out;
+  const Status s = store.ForEach("paper", [&](const RunRow& r) {
+    out.push_back(fmt::format("{} {} {} {}", r.index, SampleToJson(r.sample).dump(),
+                              r.response ? r.response->text + "/" + r.response->finish : "-",
+                              r.verdict ? r.verdict->reason : "-"));
+    return Status::Ok();
+  }, read);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return out;
+}
+
+// A run of 5 samples, 2 answered (one with a verdict), 1 errored, in `dir`.
+void MakeRun(const std::string& dir) {
+  auto store = RunStore::Open(dir);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  ASSERT_TRUE((*store)->BeginBulk().ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE((*store)->AddSample(i, MakeSample(i)).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->PutResponse(1, Answer("one")).ok());
+  StoredVerdict v;
+  v.reason = "because";
+  v.rules_version = "math-1";
+  ASSERT_TRUE((*store)->PutVerdict(1, "paper", v).ok());
+  ASSERT_TRUE((*store)->PutResponse(2, Answer("two")).ok());
+  ASSERT_TRUE((*store)->PutResponse(4, Failure("HTTP 500")).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+}
+
+// The prompt is most of a sample's bytes: the rows that leave it out are read from
+// the sample heads, and are the rows read whole without the prompt.
+TEST(RunStoreTest, RowsWithoutThePromptComeFromTheHeadsAndMatchTheWholeRows) {
+  testing::TempDir dir;
+  MakeRun(dir.path());
+  auto store = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  std::vector<std::string> whole;
+  ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+    Sample s = r.sample;
+    EXPECT_FALSE(s.messages.empty());
+    s.messages.clear();
+    s.target = nullptr;
+    whole.push_back(fmt::format("{} {} {} {}", r.index, SampleToJson(s).dump(),
+                                r.response ? r.response->text + "/" + r.response->finish : "-",
+                                r.verdict ? r.verdict->reason : "-"));
+    return Status::Ok();
+  }).ok());
+  ASSERT_EQ(whole.size(), 5u);
+  EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), whole);
+  store->reset();
+
+  // What the heads hold is what those rows show: a sample's whole JSON spoilt under
+  // its head does not change them.
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("UPDATE samples SET json = '{}' WHERE idx = 3").ok());
+  }
+  store = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), whole);
+}
+
+// A head missing (a store written some other way) is no row missing: those reads go
+// back to the whole samples.
+TEST(RunStoreTest, AMissingHeadFallsBackToTheWholeSamples) {
+  testing::TempDir dir;
+  MakeRun(dir.path());
+  std::vector<std::string> before;
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok());
+    before = RowsAs(**store, RunStore::RowRead::kTally);
+  }
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("DELETE FROM sample_heads WHERE idx = 2").ok());
+  }
+  auto store = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), before);
+  ASSERT_EQ(before.size(), 5u);
+}
+
+// A run of the first schema (no sample heads) reads as it is, and the first writer
+// that opens it adds the heads.
+TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
+  testing::TempDir dir;
+  MakeRun(dir.path());
+  std::vector<std::string> no_prompt, tally;
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok());
+    no_prompt = RowsAs(**store, RunStore::RowRead::kNoPrompt);
+    tally = RowsAs(**store, RunStore::RowRead::kTally);
+  }
+  const auto schema = [&]() -> std::pair<int64_t, bool> {  // (version, has the heads)
+    auto db = sqlite::Db::Open(dir.path() + "/run.db", /*read_only=*/true);
+    EXPECT_TRUE(db.ok());
+    auto q = (*db)->Prepare("SELECT (SELECT user_version FROM pragma_user_version), "
+                            "(SELECT COUNT(*) FROM sqlite_master WHERE name = 'sample_heads')");
+    EXPECT_TRUE(q.ok() && *q->Step());
+    return {q->Int(0), q->Int(1) != 0};
+  };
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("DROP TABLE sample_heads; PRAGMA user_version=1").ok());
+  }
+  ASSERT_EQ(schema(), std::make_pair(int64_t{1}, false));
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), no_prompt);
+    EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), tally);
+  }
+  ASSERT_TRUE(RunStore::Open(dir.path()).ok());
+  EXPECT_EQ(schema(), std::make_pair(int64_t{2}, true));
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("UPDATE samples SET json = '{}' WHERE idx = 3").ok());
+  }
+  auto store = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), no_prompt) << "read from the heads";
 }
 
 TEST(ResponseCacheTest, ReturnsWhatWasPutUnderTheWholeKey) {
