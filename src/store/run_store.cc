@@ -183,17 +183,32 @@ Status RunStore::Prepare() {
   ASSIGN_OR_RETURN(add_sample_, db_->Prepare("INSERT INTO samples(idx, id, domain, subtask, json) "
                                              "VALUES (?1, ?2, ?3, ?4, ?5)"));
   ASSIGN_OR_RETURN(add_head_, db_->Prepare("INSERT INTO sample_heads(idx, json) VALUES (?1, ?2)"));
+  // An answer or a verdict that replaces one updates its row in place (an upsert):
+  // INSERT OR REPLACE deletes and inserts, and each such statement kept a journal of
+  // its own pages for its rollback (2.5 times the instructions per answer stored).
   ASSIGN_OR_RETURN(put_response_,
-                   db_->Prepare("INSERT OR REPLACE INTO responses(idx, ok, text, reasoning, "
+                   db_->Prepare("INSERT INTO responses(idx, ok, text, reasoning, "
                                 "finish, finish_raw, input_tokens, output_tokens, "
                                 "reasoning_tokens, latency_ms, http_status, attempts, error, "
                                 "cached, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                                "?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
+                                "?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT(idx) DO UPDATE "
+                                "SET ok = excluded.ok, text = excluded.text, reasoning = "
+                                "excluded.reasoning, finish = excluded.finish, finish_raw = "
+                                "excluded.finish_raw, input_tokens = excluded.input_tokens, "
+                                "output_tokens = excluded.output_tokens, reasoning_tokens = "
+                                "excluded.reasoning_tokens, latency_ms = excluded.latency_ms, "
+                                "http_status = excluded.http_status, attempts = "
+                                "excluded.attempts, error = excluded.error, cached = "
+                                "excluded.cached, created_ms = excluded.created_ms"));
   ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1"));
   ASSIGN_OR_RETURN(put_verdict_,
-                   db_->Prepare("INSERT OR REPLACE INTO verdicts(idx, rules, pass, reason, "
+                   db_->Prepare("INSERT INTO verdicts(idx, rules, pass, reason, "
                                 "rules_version, format, accuracy, error) VALUES (?1, ?2, ?3, "
-                                "?4, ?5, ?6, ?7, ?8)"));
+                                "?4, ?5, ?6, ?7, ?8) ON CONFLICT(idx, rules) DO UPDATE SET "
+                                "pass = excluded.pass, reason = excluded.reason, "
+                                "rules_version = excluded.rules_version, format = "
+                                "excluded.format, accuracy = excluded.accuracy, error = "
+                                "excluded.error"));
   return Status::Ok();
 }
 
@@ -266,10 +281,10 @@ Status RunStore::AddSample(int64_t index, const Sample& sample, std::string_view
     json = sample_json_;
   }
   Status s = add_sample_->Bind(1, index)
-                 .Bind(2, sample.id)
-                 .Bind(3, sample.domain)
-                 .Bind(4, sample.subtask)
-                 .Bind(5, json)
+                 .BindView(2, sample.id)
+                 .BindView(3, sample.domain)
+                 .BindView(4, sample.subtask)
+                 .BindView(5, json)
                  .Run();
   if (!s.ok() && add_sample_->last_error() == SQLITE_CONSTRAINT_UNIQUE) {
     return Status::InvalidArgument(fmt::format("sample id '{}' appears twice", sample.id));
@@ -277,7 +292,7 @@ Status RunStore::AddSample(int64_t index, const Sample& sample, std::string_view
   RETURN_IF_ERROR(s);
   sample_json_.clear();
   AppendSampleHeadJson(sample, &sample_json_);
-  return add_head_->Bind(1, index).Bind(2, sample_json_).Run();
+  return add_head_->Bind(1, index).BindView(2, sample_json_).Run();
 }
 
 Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
@@ -285,17 +300,17 @@ Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
   RETURN_IF_ERROR(drop_verdicts_->Bind(1, index).Run());
   return put_response_->Bind(1, index)
       .Bind(2, int64_t{r.ok})
-      .Bind(3, r.text)
-      .Bind(4, r.reasoning)
-      .Bind(5, r.finish)
-      .Bind(6, r.finish_raw)
+      .BindView(3, r.text)
+      .BindView(4, r.reasoning)
+      .BindView(5, r.finish)
+      .BindView(6, r.finish_raw)
       .Bind(7, r.input_tokens)
       .Bind(8, r.output_tokens)
       .Bind(9, r.reasoning_tokens)
       .Bind(10, r.latency_ms)
       .Bind(11, r.http_status)
       .Bind(12, r.attempts)
-      .Bind(13, r.error)
+      .BindView(13, r.error)
       .Bind(14, int64_t{r.cached})
       .Bind(15, NowMs())
       .Run();
@@ -304,13 +319,13 @@ Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
 Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& v) {
   assert(in_batch_ && "PutVerdict() outside a batch");
   return put_verdict_->Bind(1, index)
-      .Bind(2, rules)
+      .BindView(2, rules)
       .Bind(3, int64_t{v.pass})
-      .Bind(4, v.reason)
-      .Bind(5, v.rules_version)
+      .BindView(4, v.reason)
+      .BindView(5, v.rules_version)
       .Bind(6, FromBool(v.format))
       .Bind(7, FromBool(v.accuracy))
-      .Bind(8, v.error)
+      .BindView(8, v.error)
       .Run();
 }
 

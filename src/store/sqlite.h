@@ -52,6 +52,9 @@ class Stmt {
 
   Stmt& Bind(int index, int64_t value);
   Stmt& Bind(int index, std::string_view text);
+  // Binds `text` without a copy: its bytes must stay as they are until the statement is
+  // reset (Run() or Reset()), as in `stmt.BindView(1, s).Run()`.
+  Stmt& BindView(int index, std::string_view text);
   Stmt& BindNull(int index);
   Stmt& Bind(int index, const std::optional<int64_t>& value);
 

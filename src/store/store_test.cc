@@ -151,6 +151,49 @@ TEST(RunStoreTest, ANewResponseReplacesTheOldAndDropsItsVerdicts) {
     }
     return Status::Ok();
   }).ok());
+
+  // An error replaced by an answer, and a verdict by another: every field is the new one.
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->PutResponse(1, Failure("HTTP 500")).ok());
+  StoredResponse answer = Answer("fine");
+  answer.cached = true;
+  answer.reasoning_tokens = 3;
+  ASSERT_TRUE((*store)->PutResponse(1, answer).ok());
+  v.pass = false;
+  v.format = true;
+  v.error = "no model";
+  ASSERT_TRUE((*store)->PutVerdict(1, "paper", v).ok());
+  StoredVerdict again;
+  again.pass = true;
+  again.reason = "right";
+  again.rules_version = "math-2";
+  again.accuracy = false;
+  ASSERT_TRUE((*store)->PutVerdict(1, "paper", again).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  int seen = 0;
+  ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+    if (r.index != 1) return Status::Ok();
+    ++seen;
+    EXPECT_TRUE(r.response->ok);
+    EXPECT_EQ(r.response->text, "fine");
+    EXPECT_EQ(r.response->error, "");
+    EXPECT_EQ(r.response->http_status, 200);
+    EXPECT_EQ(r.response->attempts, 1);
+    EXPECT_EQ(r.response->reasoning_tokens, 3);
+    EXPECT_TRUE(r.response->cached);
+    EXPECT_TRUE(r.verdict->pass);
+    EXPECT_EQ(r.verdict->reason, "right");
+    EXPECT_EQ(r.verdict->rules_version, "math-2");
+    EXPECT_EQ(r.verdict->format, std::nullopt);
+    EXPECT_EQ(r.verdict->accuracy, std::optional<bool>(false));
+    EXPECT_EQ(r.verdict->error, "");
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(seen, 1);
+  auto counts = (*store)->Counts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->answered, 2);
+  EXPECT_EQ(counts->errored, 0);
 }
 
 // ForEachSample reads in batches: every sample, once, in index order, whole, across
