@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -136,10 +137,17 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWritesAndRefusesInvalidUtf8) {
     ASSERT_TRUE(AppendJsonString(s, &out));
     EXPECT_EQ(out, "x" + nlohmann::json(s).dump()) << s;
   }
-  for (const char* bad : {"\xff", "a\xc3", "\xed\xa0\x80", "\xc0\xaf", "\xf4\x90\x80\x80",
-                          "ok\xe2\x82"}) {
+  // Past the 16-byte steps too: a bad byte at every offset of a long plain run.
+  std::vector<std::string> bad = {"\xff", "a\xc3", "\xed\xa0\x80", "\xc0\xaf",
+                                  "\xf4\x90\x80\x80", "ok\xe2\x82"};
+  for (size_t at = 0; at < 40; ++at) {
+    std::string s(40, 'p');
+    s[at] = '\xff';
+    bad.push_back(s);
+  }
+  for (const std::string& b : bad) {
     std::string out = "x";
-    EXPECT_FALSE(AppendJsonString(bad, &out)) << bad;
+    EXPECT_FALSE(AppendJsonString(b, &out)) << b;
     EXPECT_EQ(out, "x");
   }
 }
