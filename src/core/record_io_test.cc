@@ -167,16 +167,19 @@ TEST(RecordReaderTest, SamplesKeepTheirLine) {
   EXPECT_EQ((*reader)->NextSample(&s, &line, &problem), JsonlReader::Result::kEnd);
 }
 
+// Up to `max_pieces` pieces of text that escape, of UTF-8 and of invalid UTF-8.
+std::string RandomText(Rng& rng, int max_pieces) {
+  static const std::string pieces[] = {"a", "\"", "\\", "\n", "\t", "\x01", "\x1f", "\x7f", "é",
+                                       "\xF0\x9F\x98\x80", "\xFF", "\xED\xA0\x80", " ", "'"};
+  std::string s;
+  const int n = static_cast<int>(rng.UniformInt(0, max_pieces));
+  for (int i = 0; i < n; ++i) s += pieces[static_cast<size_t>(rng.UniformInt(0, 13))];
+  return s;
+}
+
 TEST(VerdictLineTest, SameBytesAsNlohmann) {
   Rng rng(7);
-  const std::string pieces[] = {"a", "\"", "\\", "\n", "\t", "\x01", "\x1f", "\x7f", "é",
-                                "\xF0\x9F\x98\x80", "\xFF", "\xED\xA0\x80", " ", "'"};
-  auto random_text = [&] {
-    std::string s;
-    const int n = static_cast<int>(rng.UniformInt(0, 12));
-    for (int i = 0; i < n; ++i) s += pieces[static_cast<size_t>(rng.UniformInt(0, 13))];
-    return s;
-  };
+  auto random_text = [&] { return RandomText(rng, 12); };
   for (int i = 0; i < 3000; ++i) {
     Sample s;
     s.id = random_text();
@@ -208,14 +211,7 @@ TEST(VerdictLineTest, SameBytesAsNlohmann) {
 // UTF-8 included (U+FFFD), and the head reads back as the sample without its prompt.
 TEST(SampleJsonTest, WholeAndHeadAreNlohmannBytes) {
   Rng rng(11);
-  const std::string pieces[] = {"a", "\"", "\\", "\n", "\x01", "\x7f", "é",
-                                "\xF0\x9F\x98\x80", "\xFF", "\xED\xA0\x80", " "};
-  auto random_text = [&] {
-    std::string s;
-    const int n = static_cast<int>(rng.UniformInt(0, 10));
-    for (int i = 0; i < n; ++i) s += pieces[static_cast<size_t>(rng.UniformInt(0, 10))];
-    return s;
-  };
+  auto random_text = [&] { return RandomText(rng, 10); };
   for (int i = 0; i < 2000; ++i) {
     Sample s;
     s.id = random_text();
