@@ -342,7 +342,12 @@ StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json, bool 
       if (not_json != nullptr) *not_json = true;
       return Status::InvalidArgument("not valid JSON");
     }
-    return SampleFromJson(std::move(j));
+    ASSIGN_OR_RETURN(Sample s, SampleFromJson(std::move(j)));
+    if (!with_prompt) {  // as the fast path leaves them
+      s.messages.clear();
+      s.target = nlohmann::json();
+    }
+    return s;
   }
   if (!root.is_object()) {
     return Status::InvalidArgument(

@@ -73,12 +73,13 @@ CREATE TABLE sample_heads (
   json TEXT NOT NULL
 );
 INSERT INTO sample_heads(idx, json)
-  SELECT idx, json_remove(json, '$.messages', '$.target') FROM samples;
+  SELECT idx, json_remove(json, '$.messages', '$.target') FROM samples WHERE json_valid(json);
 )sql",
 };
 
 // The first schema version with sample_heads. A reader of an older run reads the
-// whole samples instead.
+// whole samples instead, as ForEach does when a sample has no head (one whose JSON
+// SQLite's json_remove cannot read, which the migration leaves out).
 constexpr int64_t kHeadsSince = 2;
 
 int64_t NowMs() {
@@ -567,11 +568,12 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
     RETURN_IF_ERROR(db_->Exec("INSERT OR IGNORE INTO main.samples(idx, id, domain, subtask, json) "
                               "SELECT idx, id, domain, subtask, json FROM src.samples"));
     counts.samples = sqlite3_changes(db_->raw());
-    // The heads of the samples taken, from their JSON (`src` may be of an older schema).
+    // The heads of the samples taken, from their JSON (`src` may be of an older schema;
+    // a sample SQLite cannot read has none, and the rows are read from the samples).
     RETURN_IF_ERROR(db_->Exec(
         "INSERT INTO main.sample_heads(idx, json) SELECT o.idx, json_remove(o.json, "
-        "'$.messages', '$.target') FROM src.samples o WHERE NOT EXISTS (SELECT 1 FROM "
-        "main.sample_heads h WHERE h.idx = o.idx)"));
+        "'$.messages', '$.target') FROM src.samples o WHERE json_valid(o.json) AND NOT EXISTS "
+        "(SELECT 1 FROM main.sample_heads h WHERE h.idx = o.idx)"));
     // The responses to take: where this store has none, or an error and the other an
     // answer.
     RETURN_IF_ERROR(db_->Exec(

@@ -491,6 +491,52 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
   EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), no_prompt) << "read from the heads";
 }
 
+// A sample whose JSON SQLite's json_remove refuses (nested deeper than it reads) gets
+// no head from the upgrade, which still goes through; its rows come from the samples.
+TEST(RunStoreTest, TheUpgradeLeavesOutASampleSqliteCannotRead) {
+  testing::TempDir dir;
+  {
+    auto store = RunStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int i = 0; i < 3; ++i) {
+      Sample s = MakeSample(i);
+      if (i == 1) {
+        nlohmann::json deep = nlohmann::json::array();
+        for (int d = 0; d < 2100; ++d) deep = nlohmann::json::array({std::move(deep)});
+        s.params["deep"] = std::move(deep);
+      }
+      ASSERT_TRUE((*store)->AddSample(i, s).ok());
+    }
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  std::vector<std::string> rows;
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok());
+    rows = RowsAs(**store, RunStore::RowRead::kTally);
+    ASSERT_EQ(rows.size(), 3u);
+  }
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("DROP TABLE sample_heads; PRAGMA user_version=1").ok());
+  }
+  auto upgraded = RunStore::Open(dir.path());
+  ASSERT_TRUE(upgraded.ok()) << upgraded.status().message();
+  upgraded->reset();
+  {
+    auto db = sqlite::Db::Open(dir.path() + "/run.db", /*read_only=*/true);
+    ASSERT_TRUE(db.ok());
+    auto q = (*db)->Prepare("SELECT group_concat(idx) FROM sample_heads");
+    ASSERT_TRUE(q.ok() && *q->Step());
+    EXPECT_EQ(q->Text(0), "0,2");
+  }
+  auto store = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), rows);
+}
+
 TEST(ResponseCacheTest, ReturnsWhatWasPutUnderTheWholeKey) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/sub/cache.db";
