@@ -121,9 +121,9 @@ class RunStore {
   // A batch that fills a new run with its samples: written once, under a rollback
   // journal, instead of to the write-ahead log and then again into the database. Its
   // Commit() does not wait for the disk: the database file is synced on a thread of
-  // its own while the run goes on (a power loss in that second can leave a new run's
-  // database unreadable, when it holds no answer yet; a process crash cannot), and a
-  // later Commit() reports that sync's failure.
+  // its own while the run goes on (a power loss in that second, not a process crash,
+  // can leave the new run's database unreadable, with the answers of that second),
+  // and a later Commit() reports that sync's failure.
   Status BeginBulk();
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
