@@ -146,6 +146,45 @@ TEST(CliTest, ScoreRefusesToWriteOverItsInput) {
   EXPECT_EQ(ReadFileOrDie(in), records);
 }
 
+// libcurl is loaded by the first HTTP client only: a command that sends no request
+// starts without it (and its 35 libraries), one that does loads it.
+TEST(CliTest, OnlyACommandThatSendsRequestsLoadsLibcurl) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(in, std::string(kBulletPass) + "\n");
+  const CommandResult score =
+      Structtest(dir, "score -i '" + in + "' -o '" + dir.path() + "/v.jsonl'");
+  ASSERT_EQ(score.exit_code, 0) << score.err;
+  // The loader's own log of the libraries it opens.
+  const auto loaded = [&](const std::string& args) {
+    const std::string log = dir.path() + "/ld.log";
+    const std::string cmd = "LD_DEBUG=files LD_DEBUG_OUTPUT='" + log + "' '" +
+                            std::string(STRUCTTEST_BINARY) + "' " + args +
+                            " >/dev/null 2>&1 </dev/null";
+    (void)std::system(cmd.c_str());
+    std::string all;
+    for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+      if (f.path().filename().string().starts_with("ld.log")) {
+        all += ReadFileOrDie(f.path().string());
+        std::filesystem::remove(f.path());
+      }
+    }
+    return all;
+  };
+  const std::string score_log = loaded("score -i '" + in + "' -o '" + dir.path() + "/v.jsonl'");
+  ASSERT_NE(score_log.find("libc.so"), std::string::npos) << "no loader log";
+  EXPECT_EQ(score_log.find("libcurl"), std::string::npos) << score_log;
+  // A request to a port nothing listens on: the client is made, and fails.
+  const std::string samples = dir.path() + "/samples.jsonl";
+  ASSERT_EQ(Structtest(dir, "generate --tasks html_easy --limit 1 --out '" + samples + "'")
+                .exit_code,
+            0);
+  const std::string run_log =
+      loaded("run --model openai/m --base-url http://127.0.0.1:9/v1 --samples '" + samples +
+             "' --out '" + dir.path() + "/run' --retries 0 --quiet");
+  EXPECT_NE(run_log.find("libcurl"), std::string::npos);
+}
+
 TEST(CliTest, MissingSentenceModelSaysWhereItLooked) {
   TempDir dir;
   const std::string in = dir.path() + "/in.jsonl";

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/http/curl_library.h"
 #include "backends/providers.h"
 
 namespace structtest {
@@ -87,7 +88,7 @@ size_t OnHeader(char* data, size_t size, size_t nmemb, void* user) {
                                       [](char c) { return c >= '0' && c <= '9'; })) {
       t->retry_after = milliseconds(std::min<long long>(std::atoll(value.c_str()), 86'400) * 1000);
     } else if (!value.empty()) {
-      const time_t when = curl_getdate(value.c_str(), nullptr);
+      const time_t when = Curl().getdate(value.c_str(), nullptr);
       if (when > 0) {
         const long long secs = std::max<long long>(0, when - std::time(nullptr));
         t->retry_after = milliseconds(std::min<long long>(secs, 86'400) * 1000);
@@ -118,22 +119,22 @@ class CurlModelClient : public ModelClient {
  public:
   CurlModelClient(HttpClientOptions options, CURLM* multi, int epoll_fd)
       : options_(std::move(options)), multi_(multi), epoll_fd_(epoll_fd) {
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, OnSocket);
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, OnTimer);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+    Curl().multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, OnSocket);
+    Curl().multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    Curl().multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, OnTimer);
+    Curl().multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
   }
 
   ~CurlModelClient() override {
     for (auto& [easy, t] : transfers_) {
-      curl_multi_remove_handle(multi_, easy);
-      curl_easy_cleanup(easy);
+      Curl().multi_remove_handle(multi_, easy);
+      Curl().easy_cleanup(easy);
     }
-    for (auto& t : idle_) curl_easy_cleanup(t->easy);
-    curl_multi_cleanup(multi_);
+    for (auto& t : idle_) Curl().easy_cleanup(t->easy);
+    Curl().multi_cleanup(multi_);
     close(epoll_fd_);
-    curl_slist_free_all(headers_);
-    for (curl_slist* h : old_headers_) curl_slist_free_all(h);
+    Curl().slist_free_all(headers_);
+    for (curl_slist* h : old_headers_) Curl().slist_free_all(h);
   }
 
   bool CanStartMore() const override { return transfers_.size() < options_.max_in_flight; }
@@ -163,23 +164,23 @@ class CurlModelClient : public ModelClient {
     // they are set again only when they change.
     if (http.url != t->url) {
       t->url = http.url;
-      curl_easy_setopt(e, CURLOPT_URL, t->url.c_str());
+      Curl().easy_setopt(e, CURLOPT_URL, t->url.c_str());
       // Over TLS, wait for a connection being set up to see whether it multiplexes
       // (HTTP/2) rather than open one per transfer. Never over plain HTTP: it cannot
       // multiplex there, and curl would hold every new transfer until the first
       // response arrived, so one silent request would stall the others.
       const bool may_multiplex = http.url.starts_with("https://") &&
                                  options_.http_version != HttpClientOptions::HttpVersion::kHttp11;
-      curl_easy_setopt(e, CURLOPT_PIPEWAIT, may_multiplex ? 1L : 0L);
+      Curl().easy_setopt(e, CURLOPT_PIPEWAIT, may_multiplex ? 1L : 0L);
     }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, SharedHeaders(http.headers));
+    Curl().easy_setopt(e, CURLOPT_HTTPHEADER, SharedHeaders(http.headers));
     t->request_body = std::move(http.body);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+    Curl().easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
                      static_cast<curl_off_t>(t->request_body.size()));
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->request_body.c_str());
+    Curl().easy_setopt(e, CURLOPT_POSTFIELDS, t->request_body.c_str());
     t->start = Clock::now();
     t->last_activity = t->start;
-    if (curl_multi_add_handle(multi_, e) != CURLM_OK) {
+    if (Curl().multi_add_handle(multi_, e) != CURLM_OK) {
       return Status::Internal("curl_multi_add_handle failed");
     }
     ids_.insert(t->id);
@@ -198,7 +199,7 @@ class CurlModelClient : public ModelClient {
       if (timer_ && now >= *timer_) {
         timer_.reset();
         int running = 0;
-        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+        Curl().multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
         now = Clock::now();
       }
       size_t appended = Collect(done);
@@ -222,7 +223,7 @@ class CurlModelClient : public ModelClient {
         if (events[i].events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
         if (events[i].events & EPOLLERR) flags |= CURL_CSELECT_ERR;
         int running = 0;
-        curl_multi_socket_action(multi_, events[i].data.fd, flags, &running);
+        Curl().multi_socket_action(multi_, events[i].data.fd, flags, &running);
       }
     }
   }
@@ -259,7 +260,7 @@ class CurlModelClient : public ModelClient {
   size_t Collect(std::vector<ModelResult>* done) {
     size_t appended = 0;
     int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+    while (CURLMsg* msg = Curl().multi_info_read(multi_, &left)) {
       if (msg->msg != CURLMSG_DONE) continue;
       auto it = transfers_.find(msg->easy_handle);
       assert(it != transfers_.end() && "curl finished a transfer we do not know");
@@ -292,7 +293,7 @@ class CurlModelClient : public ModelClient {
       r.endpoint = t->endpoint;
       r.timed_out = true;
       long status = 0;
-      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+      Curl().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
       r.http_status = static_cast<int>(status);
       r.error = ErrorKind::kRetryable;
       r.error_message = fmt::format("{}: idle timeout: nothing received for {} ms",
@@ -310,17 +311,17 @@ class CurlModelClient : public ModelClient {
 
   ModelResult Finish(Transfer* t, CURLcode code) {
     long status = 0;
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    Curl().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
     const std::string_view provider = ProviderName(options_.provider);
     ModelResult r;
     if (code == CURLE_OK && !multiplexing_) {
       long version = 0;
-      curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+      Curl().easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
       if (version == CURL_HTTP_VERSION_2_0) {
         multiplexing_ = true;
         const long per_host = static_cast<long>(
             (options_.max_in_flight + kStreamsPerConnection - 1) / kStreamsPerConnection + 1);
-        curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, per_host);
+        Curl().multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, per_host);
       }
     }
     if (code == CURLE_OK) {
@@ -334,8 +335,8 @@ class CurlModelClient : public ModelClient {
       } else {
         r.error = KindOfCurlError(code);
         r.timed_out = code == CURLE_OPERATION_TIMEDOUT;
-        const std::string detail = t->errbuf[0] != '\0' ? t->errbuf : curl_easy_strerror(code);
-        std::string message = fmt::format("{}: {} ({})", provider, curl_easy_strerror(code), detail);
+        const std::string detail = t->errbuf[0] != '\0' ? t->errbuf : Curl().easy_strerror(code);
+        std::string message = fmt::format("{}: {} ({})", provider, Curl().easy_strerror(code), detail);
         if (code == CURLE_PEER_FAILED_VERIFICATION) {
           message += options_.ca_file.empty()
                          ? "; a server with a private or self-signed certificate needs its CA "
@@ -361,29 +362,29 @@ class CurlModelClient : public ModelClient {
       return t;
     }
     auto t = std::make_unique<Transfer>();
-    t->easy = curl_easy_init();
+    t->easy = Curl().easy_init();
     if (t->easy == nullptr) return nullptr;
     CURL* e = t->easy;
     t->max_body = options_.max_body_bytes;
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+    Curl().easy_setopt(e, CURLOPT_POST, 1L);
+    Curl().easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
+    Curl().easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    Curl().easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
+    Curl().easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    Curl().easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    Curl().easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    Curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    Curl().easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
+    Curl().easy_setopt(e, CURLOPT_HTTP_VERSION,
                      options_.http_version == HttpClientOptions::HttpVersion::kHttp11
                          ? static_cast<long>(CURL_HTTP_VERSION_1_1)
                          : static_cast<long>(CURL_HTTP_VERSION_2TLS));
-    if (!options_.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, options_.ca_file.c_str());
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+    if (!options_.ca_file.empty()) Curl().easy_setopt(e, CURLOPT_CAINFO, options_.ca_file.c_str());
+    Curl().easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    Curl().easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    Curl().easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options_.connect_timeout.count()));
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
+    Curl().easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
     // The idle timeout is ours (ExpireIdle): curl's low-speed check averages over
     // seconds-long windows and fires late.
     return t;
@@ -391,7 +392,7 @@ class CurlModelClient : public ModelClient {
 
   // Takes `t` out of the multi handle and keeps it for the next request.
   void Release(std::unique_ptr<Transfer> t) {
-    curl_multi_remove_handle(multi_, t->easy);
+    Curl().multi_remove_handle(multi_, t->easy);
     ids_.erase(t->id);
     t->body.clear();
     t->request_body.clear();
@@ -402,7 +403,7 @@ class CurlModelClient : public ModelClient {
     if (idle_.size() < options_.max_in_flight) {
       idle_.push_back(std::move(t));
     } else {
-      curl_easy_cleanup(t->easy);
+      Curl().easy_cleanup(t->easy);
     }
   }
 
@@ -413,8 +414,8 @@ class CurlModelClient : public ModelClient {
     // Transfers in flight may still point at the old list: keep it until destruction.
     if (headers_ != nullptr) old_headers_.push_back(headers_);
     headers_ = nullptr;
-    for (const std::string& h : headers) headers_ = curl_slist_append(headers_, h.c_str());
-    headers_ = curl_slist_append(headers_, "Expect:");
+    for (const std::string& h : headers) headers_ = Curl().slist_append(headers_, h.c_str());
+    headers_ = Curl().slist_append(headers_, "Expect:");
     header_lines_ = headers;
     return headers_;
   }
@@ -445,20 +446,17 @@ std::string ApiKeyFromEnvironment(Provider provider) {
 
 StatusOr<std::unique_ptr<ModelClient>> NewCurlModelClient(HttpClientOptions options) {
   assert(options.max_in_flight >= 1 && "max_in_flight must be at least 1");
-  static std::once_flag once;
-  static CURLcode init = CURLE_OK;
-  std::call_once(once, [] { init = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  if (init != CURLE_OK) return Status::Internal("curl_global_init failed");
-  CURLM* multi = curl_multi_init();
+  RETURN_IF_ERROR(LoadCurl().status());
+  CURLM* multi = Curl().multi_init();
   if (multi == nullptr) return Status::Internal("curl_multi_init failed");
-  curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  Curl().multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
   // No CURLMOPT_MAX_TOTAL_CONNECTIONS: CanStartMore() already bounds the transfers,
   // and a transfer queued behind a connection still closing would spend its total
   // timeout waiting (seen as spurious "timed out after 0 ms" errors).
-  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_in_flight));
+  Curl().multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_in_flight));
   const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) {
-    curl_multi_cleanup(multi);
+    Curl().multi_cleanup(multi);
     return Status::Internal(fmt::format("epoll_create1: {}", std::strerror(errno)));
   }
   return std::unique_ptr<ModelClient>(

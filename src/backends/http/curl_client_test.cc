@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/http/curl_library.h"
 #include "backends/retry_client.h"
 #include "testing/fake_server.h"
 
@@ -76,6 +77,20 @@ ModelResult One(const HttpClientOptions& o, ModelRequest req = Req(1)) {
 
 FakeHttpReply Ok(const FakeHttpRequest& req) {
   return FakeHttpReply{200, {}, testing::OpenAiCompletionBody(AnswerFor(req))};
+}
+
+// libcurl is loaded once, and its functions are callable through the table.
+TEST(CurlLibraryTest, LoadsOnceAndItsFunctionsWork) {
+  auto first = LoadCurl();
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto again = LoadCurl();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*first, *again);
+  EXPECT_EQ(&Curl(), *first);
+  // (A function the library lacks fails LoadCurl.) Two that need no handle:
+  const CurlLibrary& c = **first;
+  EXPECT_STREQ(c.easy_strerror(CURLE_OK), "No error");
+  EXPECT_GT(c.getdate("Wed, 21 Oct 2015 07:28:00 GMT", nullptr), 0);
 }
 
 TEST(CurlClientTest, OpenAiRoundTrip) {
