@@ -66,6 +66,13 @@ std::vector<int64_t> PendingIndexes(RunStore& store) {
   }
 }
 
+// Runs `sql` on the run database in `dir`, as another program editing it would.
+void ExecOn(const std::string& dir, const char* sql) {
+  auto db = sqlite::Db::Open(dir + "/run.db");
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  ASSERT_TRUE((*db)->Exec(sql).ok()) << sql;
+}
+
 TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
   testing::TempDir dir;
   const std::string run = dir.path() + "/run";
@@ -336,11 +343,7 @@ TEST(RunStoreTest, ASecondWriterIsRefusedWithAClearError) {
 
 TEST(RunStoreTest, RefusesANewerSchemaAndForeignFiles) {
   testing::TempDir dir;
-  {
-    auto db = sqlite::Db::Open(dir.path() + "/run.db");
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("PRAGMA user_version=99").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "PRAGMA user_version=99"));
   auto store = RunStore::Open(dir.path());
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("schema version 99 is newer than this build"),
@@ -361,12 +364,17 @@ TEST(RunStoreTest, RefusesANewerSchemaAndForeignFiles) {
 }
 
 // Every row as `read` gives it: index, sample (as JSON), response text, verdict.
+// A row as RowsAs shows it, with `sample` for its sample.
+std::string RowText(const RunRow& r, const Sample& sample) {
+  return fmt::format("{} {} {} {}", r.index, SampleToJson(sample).dump(),
+                     r.response ? r.response->text + "/" + r.response->finish : "-",
+                     r.verdict ? r.verdict->reason : "-");
+}
+
 std::vector<std::string> RowsAs(RunStore& store, RunStore::RowRead read) {
   std::vector<std::string> out;
   const Status s = store.ForEach("paper", [&](const RunRow& r) {
-    out.push_back(fmt::format("{} {} {} {}", r.index, SampleToJson(r.sample).dump(),
-                              r.response ? r.response->text + "/" + r.response->finish : "-",
-                              r.verdict ? r.verdict->reason : "-"));
+    out.push_back(RowText(r, r.sample));
     return Status::Ok();
   }, read);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -404,9 +412,7 @@ TEST(RunStoreTest, RowsWithoutThePromptComeFromTheHeadsAndMatchTheWholeRows) {
     EXPECT_FALSE(s.messages.empty());
     s.messages.clear();
     s.target = nullptr;
-    whole.push_back(fmt::format("{} {} {} {}", r.index, SampleToJson(s).dump(),
-                                r.response ? r.response->text + "/" + r.response->finish : "-",
-                                r.verdict ? r.verdict->reason : "-"));
+    whole.push_back(RowText(r, s));
     return Status::Ok();
   }).ok());
   ASSERT_EQ(whole.size(), 5u);
@@ -415,11 +421,7 @@ TEST(RunStoreTest, RowsWithoutThePromptComeFromTheHeadsAndMatchTheWholeRows) {
 
   // What the heads hold is what those rows show: a sample's whole JSON spoilt under
   // its head does not change them.
-  {
-    auto db = sqlite::Db::Open(dir.path() + "/run.db");
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("UPDATE samples SET json = '{}' WHERE idx = 3").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "UPDATE samples SET json = '{}' WHERE idx = 3"));
   store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
   EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), whole);
@@ -436,11 +438,7 @@ TEST(RunStoreTest, AMissingHeadFallsBackToTheWholeSamples) {
     ASSERT_TRUE(store.ok());
     before = RowsAs(**store, RunStore::RowRead::kTally);
   }
-  {
-    auto db = sqlite::Db::Open(dir.path() + "/run.db");
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("DELETE FROM sample_heads WHERE idx = 2").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "DELETE FROM sample_heads WHERE idx = 2"));
   auto store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
   EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), before);
@@ -467,11 +465,7 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
     EXPECT_TRUE(q.ok() && *q->Step());
     return {q->Int(0), q->Int(1) != 0};
   };
-  {
-    auto db = sqlite::Db::Open(dir.path() + "/run.db");
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("DROP TABLE sample_heads; PRAGMA user_version=1").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "DROP TABLE sample_heads; PRAGMA user_version=1"));
   ASSERT_EQ(schema(), std::make_pair(int64_t{1}, false));
   {
     auto store = RunStore::OpenReadOnly(dir.path());
@@ -481,11 +475,7 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
   }
   ASSERT_TRUE(RunStore::Open(dir.path()).ok());
   EXPECT_EQ(schema(), std::make_pair(int64_t{2}, true));
-  {
-    auto db = sqlite::Db::Open(dir.path() + "/run.db");
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("UPDATE samples SET json = '{}' WHERE idx = 3").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "UPDATE samples SET json = '{}' WHERE idx = 3"));
   auto store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
   EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), no_prompt) << "read from the heads";
@@ -517,11 +507,7 @@ TEST(RunStoreTest, TheUpgradeLeavesOutASampleSqliteCannotRead) {
     rows = RowsAs(**store, RunStore::RowRead::kTally);
     ASSERT_EQ(rows.size(), 3u);
   }
-  {
-    auto db = sqlite::Db::Open(dir.path() + "/run.db");
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("DROP TABLE sample_heads; PRAGMA user_version=1").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "DROP TABLE sample_heads; PRAGMA user_version=1"));
   auto upgraded = RunStore::Open(dir.path());
   ASSERT_TRUE(upgraded.ok()) << upgraded.status().message();
   upgraded->reset();
