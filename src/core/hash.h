@@ -11,7 +11,7 @@ namespace structtest {
 
 inline constexpr uint64_t kFnv1aOffset = 0xCBF29CE484222325ULL;
 
-inline uint64_t Fnv1a(std::string_view bytes, uint64_t h = kFnv1aOffset) {
+constexpr uint64_t Fnv1a(std::string_view bytes, uint64_t h = kFnv1aOffset) {
   for (unsigned char c : bytes) {
     h ^= c;
     h *= 0x100000001B3ULL;

@@ -6,6 +6,10 @@
 #include <filesystem>
 #include <iterator>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <stdio.h>
 #include <unistd.h>
 
@@ -33,7 +37,7 @@ JsonlReader::~JsonlReader() {
 
 bool JsonlReader::Fill() {
   if (eof_) return false;
-  constexpr size_t kChunk = size_t{1} << 20;
+  constexpr size_t kChunk = size_t{1} << 17;
   if (begin_ > 0) {  // keep the unread tail at the front
     // Moved within the buffer, which keeps its size: shrinking it and growing it back
     // would zero a chunk's worth of bytes on every read.
@@ -284,20 +288,6 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return n;
 }
 
-// Whether any of the 8 bytes of `w` is one an escape replaces: a control character,
-// '"' or '\\' (or, rarely, a byte next to one: the callers look again byte by byte).
-inline bool AnyEscaped(uint64_t w) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  const auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  const uint64_t control = (w - 0x20 * kOnes) & ~w & kHigh;  // a byte < 0x20
-  return (control | has_zero(w ^ ('"' * kOnes)) | has_zero(w ^ ('\\' * kOnes))) != 0;
-}
-
-// The same, or a byte of a multi-byte UTF-8 sequence (checked one by one).
-inline bool AnySpecial(uint64_t w) {
-  return (w & 0x8080808080808080ULL) != 0 || AnyEscaped(w);
-}
-
 // The bytes the escape of ASCII byte `c` adds to it: 1 for \" \\ \b \f \n \r \t, 5 for
 // \u00XX, 0 when it needs none.
 inline size_t EscapeExtra(unsigned char c) {
@@ -307,17 +297,45 @@ inline size_t EscapeExtra(unsigned char c) {
   return c < 0x20 ? 5 : 0;
 }
 
-// The first index from `i` where a word of 8 bytes may hold a byte `special` looks for:
-// `i` moves over the words that hold none (most text), and stops short of the last
-// partial word.
-inline size_t SkipPlainWords(std::string_view s, size_t i, bool (*special)(uint64_t)) {
-  while (i + 8 <= s.size()) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (special(w)) break;
-    i += 8;
+// Whether byte `c` is one an escape replaces (a control character, '"' or '\\') or,
+// with kUtf8, one of a multi-byte UTF-8 sequence.
+template <bool kUtf8>
+inline bool IsSpecial(unsigned char c) {
+  return c < 0x20 || c == '"' || c == '\\' || (kUtf8 && c >= 0x80);
+}
+
+// The index of the first byte from `i` that IsSpecial<kUtf8>, or s.size(): most text
+// has none, and is looked at 16 bytes at a time.
+template <bool kUtf8>
+inline size_t FindSpecial(std::string_view s, size_t i) {
+  const char* p = s.data();
+  const size_t n = s.size();
+#if defined(__SSE2__)
+  const auto mask = [](const char* at) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    // A signed compare: bytes >= 0x80 are negative, so "< 0x20" takes them too; the
+    // unsigned one (max(x, 0x1F) == 0x1F) only the control characters.
+    const __m128i control =
+        kUtf8 ? _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))
+              : _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F));
+    const __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+    const __m128i backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))));
+  };
+  for (; i + 16 <= n; i += 16) {
+    if (const unsigned m = mask(p + i); m != 0) return i + static_cast<size_t>(__builtin_ctz(m));
   }
-  return i;
+  if (i < n && n >= 16) {  // the last 16 bytes, overlapping the ones looked at
+    const size_t from = n - 16;
+    const unsigned m = mask(p + from) >> (i - from);
+    return m != 0 ? i + static_cast<size_t>(__builtin_ctz(m)) : n;
+  }
+#endif
+  for (; i < n; ++i) {
+    if (IsSpecial<kUtf8>(static_cast<unsigned char>(p[i]))) return i;
+  }
+  return n;
 }
 
 }  // namespace
@@ -327,7 +345,7 @@ bool AppendJsonString(std::string_view s, std::string* out) {
   // written in place: one resize instead of a call per piece.
   size_t extra = 0;
   for (size_t i = 0; i < s.size();) {
-    i = SkipPlainWords(s, i, AnySpecial);  // most text needs no escaping
+    i = FindSpecial<true>(s, i);  // most text needs no escaping
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
@@ -349,7 +367,7 @@ bool AppendJsonString(std::string_view s, std::string* out) {
   } else {
     size_t run = 0;  // start of the bytes not yet copied
     for (size_t i = 0; i < s.size();) {
-      i = SkipPlainWords(s, i, AnyEscaped);
+      i = FindSpecial<false>(s, i);
       if (i == s.size()) break;
       const auto c = static_cast<unsigned char>(s[i]);
       if (EscapeExtra(c) == 0) {

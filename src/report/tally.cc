@@ -124,33 +124,91 @@ int ReportRank(std::string_view domain, std::string_view subtask) {
 
 namespace {
 
-// The context member naming the sample's source item, and in *field its name; nullptr
-// when the context names none.
-const nlohmann::json* SourceItemMember(const Sample& sample, const char** field) {
-  if (!sample.context.is_object()) return nullptr;
-  for (const char* f : {"gsm8k_index", "problem_id", "document_id", "task_id"}) {
-    const auto it = sample.context.find(f);
-    if (it == sample.context.end() || it->is_null()) continue;
-    *field = f;
-    return &*it;
+// Where `key` starts its probe in a table of mask + 1 slots. The multiply spreads
+// FNV-1a's low bits, which differ little between names that differ in one digit.
+size_t ProbeStart(uint64_t key, size_t mask) {
+  const uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+  return static_cast<size_t>(h ^ (h >> 32)) & mask;
+}
+
+}  // namespace
+
+ItemCounts::Entry& ItemCounts::operator[](uint64_t key) {
+  if (2 * (size_ + 1) > slots_.size()) Grow();  // at most half full
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = ProbeStart(key, mask);; i = (i + 1) & mask) {
+    if (!used_[i]) {
+      used_[i] = 1;
+      ++size_;
+      slots_[i] = Entry{key, 0, 0};
+      return slots_[i];
+    }
+    if (slots_[i].key == key) return slots_[i];
   }
-  return nullptr;
+}
+
+void ItemCounts::Grow() {
+  std::vector<Entry> old = std::move(slots_);
+  std::vector<uint8_t> old_used = std::move(used_);
+  const size_t n = old.empty() ? 16 : 2 * old.size();
+  slots_.assign(n, Entry{});
+  used_.assign(n, 0);
+  const size_t mask = n - 1;
+  for (size_t k = 0; k < old.size(); ++k) {
+    if (!old_used[k]) continue;
+    size_t i = ProbeStart(old[k].key, mask);
+    while (used_[i]) i = (i + 1) & mask;
+    used_[i] = 1;
+    slots_[i] = old[k];
+  }
+}
+
+namespace {
+
+// The context members that name a sample's source item, the first present (and not
+// null) one winning; and the hash of each name with its "=", where SourceItem's string
+// starts.
+constexpr std::string_view kSourceItemFields[] = {"gsm8k_index", "problem_id", "document_id",
+                                                 "task_id"};
+constexpr uint64_t kSourceItemPrefixHash[] = {
+    Fnv1a("=", Fnv1a(kSourceItemFields[0])), Fnv1a("=", Fnv1a(kSourceItemFields[1])),
+    Fnv1a("=", Fnv1a(kSourceItemFields[2])), Fnv1a("=", Fnv1a(kSourceItemFields[3]))};
+
+// The member naming the sample's source item, and in *field the index of its name;
+// nullptr when the context names none. One pass over the members (a context has a
+// handful), not a lookup for each name.
+const nlohmann::json* SourceItemMember(const Sample& sample, size_t* field) {
+  if (!sample.context.is_object()) return nullptr;
+  const nlohmann::json* found = nullptr;
+  size_t rank = std::size(kSourceItemFields);
+  for (const auto& [key, value] : sample.context.get_ref<const nlohmann::json::object_t&>()) {
+    for (size_t r = 0; r < rank; ++r) {
+      if (key == kSourceItemFields[r] && !value.is_null()) {
+        found = &value;
+        rank = r;
+        break;
+      }
+    }
+  }
+  *field = rank;
+  return found;
 }
 
 }  // namespace
 
 std::string SourceItem(const Sample& sample) {
-  const char* field = nullptr;
+  size_t field = 0;
   const nlohmann::json* v = SourceItemMember(sample, &field);
   if (v == nullptr) return "";
-  return std::string(field) + "=" + (v->is_string() ? v->get<std::string>() : v->dump());
+  return std::string(kSourceItemFields[field]) + "=" +
+         (v->is_string() ? v->get<std::string>() : v->dump());
 }
 
 std::optional<uint64_t> SourceItemHash(const Sample& sample) {
-  const char* field = nullptr;
+  size_t field = 0;
   const nlohmann::json* v = SourceItemMember(sample, &field);
   if (v == nullptr) return std::nullopt;
-  const uint64_t h = Fnv1a("=", Fnv1a(field));
+  const uint64_t h = kSourceItemPrefixHash[field];
   if (v->is_string()) return Fnv1a(v->get_ref<const std::string&>(), h);
   // Integers as dump() writes them, without a string to hold them.
   char digits[24];
@@ -218,9 +276,9 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
       ++t.single_scored;
       t.single_passed += verdict.pass;
     } else {
-      auto& [scored, passed] = t.items[*item];
-      ++scored;
-      passed += verdict.pass;
+      ItemCounts::Entry& e = t.items[*item];
+      ++e.scored;
+      e.passed += verdict.pass;
     }
   }
   if (t.per_task()) {
@@ -286,7 +344,7 @@ Stratum SubtaskTally::ToStratum() const {
       if (state != TaskState::kIncomplete) ++kinds[{1, state == TaskState::kSolved}];
     }
   } else {
-    for (const auto& [item, counts] : items) ++kinds[{counts.first, counts.second}];
+    items.ForEach([&](const ItemCounts::Entry& e) { ++kinds[{e.scored, e.passed}]; });
     if (single_passed > 0) kinds[{1, 1}] += single_passed;
     if (single_scored > single_passed) kinds[{1, 0}] += single_scored - single_passed;
   }

@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "report/aggregates.h"
@@ -19,6 +18,33 @@
 #include "tasks/task.h"
 
 namespace structtest {
+
+// (scored, passed) samples per source item, keyed by the item's 64-bit hash: an
+// open-addressing table, as the tally looks one up for every record it adds.
+class ItemCounts {
+ public:
+  struct Entry {
+    uint64_t key = 0;
+    uint32_t scored = 0;
+    uint32_t passed = 0;
+  };
+  // The entry of `key`, made with zero counts when it is new.
+  Entry& operator[](uint64_t key);
+  size_t size() const { return size_; }
+  // Calls f(const Entry&) for every entry, in no particular order.
+  template <typename F>
+  void ForEach(F f) const {
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (used_[i]) f(slots_[i]);
+    }
+  }
+
+ private:
+  void Grow();
+  std::vector<Entry> slots_;
+  std::vector<uint8_t> used_;
+  size_t size_ = 0;
+};
 
 struct SubtaskTally {
   std::string domain;
@@ -44,7 +70,7 @@ struct SubtaskTally {
   // are keyed by a 64-bit hash of their name (Fnv1a): this is the one part of a tally
   // that grows with the run, and two items of one subtask sharing a hash (a chance of
   // about n^2 / 2^65) would only merge two clusters of the interval's estimate.
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> items;
+  ItemCounts items;
   int64_t single_scored = 0;
   int64_t single_passed = 0;
 

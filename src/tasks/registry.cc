@@ -95,11 +95,17 @@ StatusOr<SubtaskRef> FindSubtask(std::string_view domain, std::string_view subta
     }
     return index;
   }();
+  // Records mostly come in runs of one subtask: the last found is tried first.
+  thread_local SubtaskRef last{};
+  if (last.spec != nullptr && last.spec->name == subtask && last.family->domain == domain) {
+    return last;
+  }
   if (const auto it = kIndex->find(subtask); it != kIndex->end()) {
     if (it->second.family->domain != domain) {
       return Status::InvalidArgument(fmt::format("subtask '{}' belongs to domain '{}', not '{}'",
                                                  subtask, it->second.family->domain, domain));
     }
+    last = it->second;
     return it->second;
   }
   ASSIGN_OR_RETURN(const TaskFamily* family, FindFamily(domain));
