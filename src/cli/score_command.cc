@@ -100,26 +100,25 @@ int RunScore(const ScoreOptions& opt) {
   std::string explained;
 
   RecordReader& in = **reader;
-  std::string out;  // the verdict line
   // Verdicts come back in input order, so the output is the same for any --score-jobs.
+  // Their lines are written straight into the writer's buffer.
   ScoreStage stage(*rules, opt.jobs, [&](ScoreItem& item) -> Status {
     const Sample& sample = item.record.sample;
     const auto& verdict = item.verdict;
-    out.clear();
     if (!verdict.ok()) {
       tally.AddError(sample);
       problem(fmt::format("{}:{}: record '{}' ({}/{}): {}", in.path(), item.tag, sample.id,
                           sample.domain, sample.subtask, verdict.status().message()));
-      if (writer) AppendScoreErrorLine(sample, verdict.status().message(), *rules, &out);
+      if (writer) AppendScoreErrorLine(sample, verdict.status().message(), *rules, writer->buffer());
     } else {
       tally.Add(sample, *verdict);
-      if (writer) AppendVerdictLine(sample, *verdict, &out);
+      if (writer) AppendVerdictLine(sample, *verdict, writer->buffer());
       if (opt.explain && !verdict->pass) {
         explained += fmt::format("FAIL {} {}/{}: {}\n", sample.id, sample.domain,
                                  sample.subtask, verdict->reason);
       }
     }
-    if (writer) RETURN_IF_ERROR(writer->WriteLine(out));
+    if (writer) RETURN_IF_ERROR(writer->FlushIfFull());
     if (explained.size() > (1 << 16)) {
       std::fputs(explained.c_str(), stdout);
       explained.clear();

@@ -164,7 +164,9 @@ StatusOr<std::unique_ptr<JsonlWriter>> JsonlWriter::Open(const std::string& path
 }
 
 JsonlWriter::JsonlWriter(std::string path, FILE* f, bool owned)
-    : path_(std::move(path)), file_(f), owned_(owned) {}
+    : path_(std::move(path)), file_(f), owned_(owned) {
+  buffer_.reserve(kFlushAt + (size_t{64} << 10));  // most lines are far shorter
+}
 
 JsonlWriter::~JsonlWriter() {
   if (file_ == nullptr) return;
@@ -228,12 +230,12 @@ void AppendJson(const nlohmann::json& j, std::string* out) {
 Status JsonlWriter::Write(const nlohmann::json& record) {
   buffer_ += DumpJsonLine(record);
   buffer_.push_back('\n');
-  return buffer_.size() >= (size_t{1} << 20) ? Flush() : Status::Ok();
+  return FlushIfFull();
 }
 
 Status JsonlWriter::WriteLine(std::string_view line) {
   buffer_.append(line);
-  return buffer_.size() >= (size_t{1} << 20) ? Flush() : Status::Ok();
+  return FlushIfFull();
 }
 
 Status JsonlWriter::Flush() {
@@ -340,9 +342,7 @@ inline size_t FindSpecial(std::string_view s, size_t i) {
 
 }  // namespace
 
-bool AppendJsonString(std::string_view s, std::string* out) {
-  // First the length of the result, which also checks the UTF-8; then the bytes,
-  // written in place: one resize instead of a call per piece.
+size_t JsonStringSize(std::string_view s) {
   size_t extra = 0;
   for (size_t i = 0; i < s.size();) {
     i = FindSpecial<true>(s, i);  // most text needs no escaping
@@ -350,18 +350,19 @@ bool AppendJsonString(std::string_view s, std::string* out) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const size_t n = Utf8SequenceLength(s, i);
-      if (n == 0) return false;
+      if (n == 0) return 0;
       i += n;
       continue;
     }
     extra += EscapeExtra(c);
     ++i;
   }
-  const size_t at = out->size();
-  out->resize(at + s.size() + extra + 2);
-  char* p = out->data() + at;
+  return s.size() + extra + 2;
+}
+
+char* WriteJsonString(std::string_view s, size_t size, char* p) {
   *p++ = '"';
-  if (extra == 0) {
+  if (size == s.size() + 2) {  // nothing to escape
     std::memcpy(p, s.data(), s.size());
     p += s.size();
   } else {
@@ -400,6 +401,17 @@ bool AppendJsonString(std::string_view s, std::string* out) {
     p += s.size() - run;
   }
   *p++ = '"';
+  return p;
+}
+
+bool AppendJsonString(std::string_view s, std::string* out) {
+  // The length of the result first, which also checks the UTF-8; then the bytes,
+  // written in place: one resize instead of a call per piece.
+  const size_t size = JsonStringSize(s);
+  if (size == 0) return false;
+  const size_t at = out->size();
+  out->resize(at + size);
+  WriteJsonString(s, size, out->data() + at);
   return true;
 }
 

@@ -81,10 +81,15 @@ class JsonlWriter {
   Status Write(const nlohmann::json& record);
   // Writes `line`, which must end in a newline, as it is (buffered).
   Status WriteLine(std::string_view line);
+  // Or lines appended in place here, ending in newlines, then FlushIfFull(): without
+  // the copy of each line.
+  std::string* buffer() { return &buffer_; }
+  Status FlushIfFull() { return buffer_.size() >= kFlushAt ? Flush() : Status::Ok(); }
   // Flushes and closes; reports a write error (disk full) naming the file.
   Status Close();
 
  private:
+  static constexpr size_t kFlushAt = size_t{1} << 20;  // buffered bytes
   JsonlWriter(std::string path, FILE* f, bool owned);
   Status Flush();
   std::string path_;
@@ -104,6 +109,11 @@ void AppendJson(const nlohmann::json& j, std::string* out);
 // of request bodies. Returns false, appending nothing, when `s` is not valid UTF-8;
 // the caller then goes through nlohmann with its replacement handler.
 bool AppendJsonString(std::string_view s, std::string* out);
+// AppendJsonString in two steps, for writers that size a whole line first: the size
+// of `s` as a JSON string, quotes included (0 when `s` is not valid UTF-8); and the
+// writing of those `size` bytes at `p`, which returns their end.
+size_t JsonStringSize(std::string_view s);
+char* WriteJsonString(std::string_view s, size_t size, char* p);
 
 }  // namespace structtest
 

@@ -1,6 +1,7 @@
 #include "core/record_io.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <iterator>
 #include <vector>
@@ -67,6 +68,18 @@ nlohmann::json ToJson(element e) {
   return nlohmann::json(nullptr);
 }
 
+// obj.find(key) for the small objects of records (a handful of members): a walk that
+// compares the sizes first rather than a descent that compares the bytes of each.
+nlohmann::json::object_t::iterator FindMember(nlohmann::json::object_t& obj,
+                                              std::string_view key) {
+  if (obj.size() > 8) return obj.find(key);
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string& k = it->first;
+    if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) return it;
+  }
+  return obj.end();
+}
+
 // *out = ToJson(e), reusing the nodes and string buffers *out already has: records of
 // one file mostly share their shape, so reading the next one allocates next to nothing.
 void AssignJson(element e, nlohmann::json* out) {
@@ -85,7 +98,7 @@ void AssignJson(element e, nlohmann::json* out) {
       };
       const simdjson::dom::object object = e.get_object().value_unsafe();
       for (const auto field : object) {
-        auto it = obj.find(field.key);
+        auto it = FindMember(obj, field.key);
         if (it == obj.end()) it = obj.emplace(std::string(field.key), nlohmann::json()).first;
         AssignJson(field.value, &it->second);
         if (!seen(it)) seen_stack.push_back(it);
@@ -436,79 +449,136 @@ void AppendSampleHeadJson(const Sample& sample, std::string* out) {
 namespace {
 
 // Writes one JSON object's members, in the order given (nlohmann's sorted order is the
-// caller's to keep), remembering whether every string was valid UTF-8.
+// caller's to keep), as a line: the members are gathered first, so that the line is
+// sized once and written in one pass.
 class ObjectWriter {
  public:
-  explicit ObjectWriter(std::string* out) : out_(out), mark_(out->size()) { out_->push_back('{'); }
   void String(std::string_view key, std::string_view value) {
-    Key(key);
-    ok_ = ok_ && AppendJsonString(value, out_);
+    const size_t size = JsonStringSize(value);
+    if (size == 0) ok_ = false;  // invalid UTF-8
+    Add(key, value, size, true);
   }
   void Bool(std::string_view key, bool value) {
-    Key(key);
-    out_->append(value ? std::string_view("true") : std::string_view("false"));
+    const std::string_view text = value ? "true" : "false";
+    Add(key, text, text.size(), false);
   }
-  // Closes the object and a line; false, with what was written taken back, when a
-  // string was not valid UTF-8 (the caller then writes nlohmann's replacement).
-  bool CloseLine() {
-    out_->append("}\n");
-    if (!ok_) out_->resize(mark_);
-    return ok_;
+  // Appends the object and a newline to *out; false, appending nothing, when a string
+  // was not valid UTF-8 (the caller then writes nlohmann's replacement).
+  bool AppendLine(std::string* out) const {
+    if (!ok_) return false;
+    const size_t at = out->size();
+    out->resize(at + size_);
+    char* p = out->data() + at;
+    *p++ = '{';
+    for (size_t i = 0; i < n_; ++i) {
+      const Member& m = members_[i];
+      if (i > 0) *p++ = ',';
+      *p++ = '"';
+      std::memcpy(p, m.key.data(), m.key.size());
+      p += m.key.size();
+      *p++ = '"';
+      *p++ = ':';
+      if (m.string) {
+        p = WriteJsonString(m.value, m.size, p);
+      } else {
+        std::memcpy(p, m.value.data(), m.value.size());
+        p += m.value.size();
+      }
+    }
+    *p++ = '}';
+    *p++ = '\n';
+    return true;
   }
 
  private:
-  // `,"key":`, appended in one piece (a verdict line has nine keys).
-  void Key(std::string_view key) {
-    char piece[32];
-    if (key.size() + 4 > sizeof piece) {  // longer than any key written here
-      out_->append(first_ ? "\"" : ",\"").append(key).append("\":");
-      first_ = false;
-      return;
-    }
-    size_t n = 0;
-    if (!first_) piece[n++] = ',';
-    first_ = false;
-    piece[n++] = '"';
-    std::memcpy(piece + n, key.data(), key.size());
-    n += key.size();
-    piece[n++] = '"';
-    piece[n++] = ':';
-    out_->append(piece, n);
+  struct Member {
+    std::string_view key, value;
+    size_t size;  // of the value as written
+    bool string;  // written as a JSON string, else as it is
+  };
+  // Keys are the writers' own, and need no escaping.
+  void Add(std::string_view key, std::string_view value, size_t size, bool string) {
+    members_[n_++] = {key, value, size, string};
+    size_ += key.size() + 3 + size + (n_ > 1);  // "key": and a comma before all but one
   }
-  std::string* out_;
-  size_t mark_;
-  bool first_ = true;
+  std::array<Member, 9> members_;  // the most a line here has
+  size_t n_ = 0;
+  size_t size_ = 3;  // { } and the newline
   bool ok_ = true;
 };
 
 }  // namespace
 
+namespace {
+
+// Copies the literal `text` (its size known here, so no call) to p; returns the end.
+template <size_t N>
+char* Put(char* p, const char (&text)[N]) {
+  std::memcpy(p, text, N - 1);
+  return p + N - 1;
+}
+
+char* PutBool(char* p, bool b) { return b ? Put(p, "true") : Put(p, "false"); }
+
+}  // namespace
+
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out) {
-  ObjectWriter w(out);  // VerdictToJson's keys in nlohmann's (sorted) order
-  if (verdict.accuracy) w.Bool("accuracy", *verdict.accuracy);
-  w.String("domain", sample.domain);
-  if (verdict.format) w.Bool("format", *verdict.format);
-  w.String("id", sample.id);
-  w.Bool("pass", verdict.pass);
-  w.String("reason", verdict.reason);
-  w.String("rules", verdict.rules);
-  w.String("rules_version", verdict.rules_version);
-  w.String("subtask", sample.subtask);
-  if (!w.CloseLine()) {  // invalid UTF-8 somewhere: nlohmann's replacement
-    out->append(DumpJsonLine(VerdictToJson(sample, verdict)));
-    out->push_back('\n');
+  // VerdictToJson's keys in nlohmann's (sorted) order; the line is the hot path of
+  // `score`, so it is written here key by key rather than through ObjectWriter.
+  enum { kDomain, kId, kReason, kRules, kRulesVersion, kSubtask, kStrings };
+  const std::string_view strings[kStrings] = {sample.domain,  sample.id,
+                                              verdict.reason, verdict.rules,
+                                              verdict.rules_version, sample.subtask};
+  size_t sizes[kStrings];
+  // The keys, punctuation and booleans take at most this many bytes.
+  size_t bound = sizeof R"({"accuracy":false,"domain":,"format":false,"id":,"pass":false,)"
+                 R"("reason":,"rules":,"rules_version":,"subtask":})" "\n";
+  for (int i = 0; i < kStrings; ++i) {
+    sizes[i] = JsonStringSize(strings[i]);
+    if (sizes[i] == 0) {  // invalid UTF-8: nlohmann's replacement
+      out->append(DumpJsonLine(VerdictToJson(sample, verdict)));
+      out->push_back('\n');
+      return;
+    }
+    bound += sizes[i];
   }
+  const size_t at = out->size();
+  out->resize(at + bound);
+  char* const begin = out->data() + at;
+  char* p = begin;
+  const auto string = [&](int i) { p = WriteJsonString(strings[i], sizes[i], p); };
+  *p++ = '{';
+  if (verdict.accuracy) {
+    p = PutBool(Put(p, "\"accuracy\":"), *verdict.accuracy);
+    *p++ = ',';
+  }
+  p = Put(p, "\"domain\":");
+  string(kDomain);
+  if (verdict.format) p = PutBool(Put(p, ",\"format\":"), *verdict.format);
+  p = Put(p, ",\"id\":");
+  string(kId);
+  p = PutBool(Put(p, ",\"pass\":"), verdict.pass);
+  p = Put(p, ",\"reason\":");
+  string(kReason);
+  p = Put(p, ",\"rules\":");
+  string(kRules);
+  p = Put(p, ",\"rules_version\":");
+  string(kRulesVersion);
+  p = Put(p, ",\"subtask\":");
+  string(kSubtask);
+  p = Put(p, "}\n");
+  out->resize(at + static_cast<size_t>(p - begin));
 }
 
 void AppendScoreErrorLine(const Sample& sample, std::string_view error, RuleSet rules,
                           std::string* out) {
-  ObjectWriter w(out);
+  ObjectWriter w;
   w.String("domain", sample.domain);
   w.String("error", error);
   w.String("id", sample.id);
   w.String("rules", RuleSetName(rules));
   w.String("subtask", sample.subtask);
-  if (!w.CloseLine()) {
+  if (!w.AppendLine(out)) {
     const nlohmann::json j = {{"id", sample.id},
                               {"domain", sample.domain},
                               {"subtask", sample.subtask},
