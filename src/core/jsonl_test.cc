@@ -152,6 +152,30 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWritesAndRefusesInvalidUtf8) {
   }
 }
 
+// The 16-byte scan, its overlapping last step and the short strings' byte loop: each
+// byte that needs a look, at every offset of strings of every length up to 48.
+TEST(AppendJsonStringTest, FindsAnEscapeOrNonAsciiByteAtEveryOffset) {
+  const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\xc3\xa9",
+                                  "\xe2\x82\xac"};
+  for (size_t len = 1; len <= 48; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (const std::string& special : specials) {
+        std::string s(len, 'p');
+        s.replace(at, 1, special);
+        std::string out = "x";
+        ASSERT_TRUE(AppendJsonString(s, &out)) << len << " " << at;
+        ASSERT_EQ(out, "x" + nlohmann::json(s).dump()) << len << " " << at;
+        ASSERT_EQ(JsonStringSize(s), out.size() - 1) << len << " " << at;
+      }
+    }
+    // Bytes just outside the ranges looked for pass as they are.
+    const std::string plain = std::string(len, ' ') + "\x7f!#[]";
+    std::string out;
+    ASSERT_TRUE(AppendJsonString(plain, &out));
+    EXPECT_EQ(out, "\"" + plain + "\"");
+  }
+}
+
 // A random JSON value of every type nlohmann has, strings with escapes and invalid UTF-8
 // (in keys too), numbers at the edges of their types.
 nlohmann::json RandomJson(Rng& rng, int depth) {

@@ -190,18 +190,21 @@ struct RecordFields {
 
   explicit RecordFields(simdjson::dom::object obj) {
     for (const auto field : obj) {
-      const std::string_view k = field.key;
-      Field* f = k == "id"          ? &id
-                 : k == "domain"    ? &domain
-                 : k == "subtask"   ? &subtask
-                 : k == "params"    ? &params
-                 : k == "context"   ? &context
-                 : k == "target"    ? &target
-                 : k == "messages"  ? &messages
-                 : k == "response"  ? &response
-                 : k == "reasoning" ? &reasoning
-                                    : nullptr;
-      if (f != nullptr) *f = {true, field.value};
+      if (Field* f = Of(field.key)) *f = {true, field.value};
+    }
+  }
+
+ private:
+  // The field named `k`, or nullptr; by its size first, as a record has many keys.
+  Field* Of(std::string_view k) {
+    const auto is = [&](std::string_view name) { return k == name; };
+    switch (k.size()) {
+      case 2: return is("id") ? &id : nullptr;
+      case 6: return is("domain") ? &domain : is("params") ? &params : is("target") ? &target : nullptr;
+      case 7: return is("subtask") ? &subtask : is("context") ? &context : nullptr;
+      case 8: return is("response") ? &response : is("messages") ? &messages : nullptr;
+      case 9: return is("reasoning") ? &reasoning : nullptr;
+      default: return nullptr;
     }
   }
 };

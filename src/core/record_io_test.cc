@@ -192,9 +192,9 @@ TEST(VerdictLineTest, SameBytesAsNlohmann) {
     v.rules_version = "paper-2";
     if (rng.UniformInt(0, 1) == 1) v.format = rng.UniformInt(0, 1) == 1;
     if (rng.UniformInt(0, 1) == 1) v.accuracy = rng.UniformInt(0, 1) == 1;
-    std::string fast;
+    std::string fast = "earlier line\n";  // appended, as to a writer's buffer
     AppendVerdictLine(s, v, &fast);
-    EXPECT_EQ(fast, DumpJsonLine(VerdictToJson(s, v)) + "\n") << i;
+    EXPECT_EQ(fast, "earlier line\n" + DumpJsonLine(VerdictToJson(s, v)) + "\n") << i;
 
     std::string error_line;
     AppendScoreErrorLine(s, reason, RuleSet::kStrict, &error_line);

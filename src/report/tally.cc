@@ -189,6 +189,7 @@ const nlohmann::json* SourceItemMember(const Sample& sample, size_t* field) {
         break;
       }
     }
+    if (rank == 0) break;  // none ranks higher
   }
   *field = rank;
   return found;

@@ -1,12 +1,14 @@
 // The tally's clusters and the intervals the renderers show.
 #include "report/tally.h"
 
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/hash.h"
+#include "core/rng.h"
 
 namespace structtest {
 namespace {
@@ -58,6 +60,30 @@ TEST(TallyTest, SourceItemHashIsTheHashOfSourceItem) {
     EXPECT_EQ(SourceItemHash(s), item.empty() ? std::nullopt : std::optional(Fnv1a(item)))
         << c.dump();
   }
+}
+
+// The open-addressing table against std::map, through its growth, key 0 included.
+TEST(ItemCountsTest, CountsLikeAMap) {
+  Rng rng(5);
+  ItemCounts counts;
+  std::map<uint64_t, std::pair<uint32_t, uint32_t>> want;
+  for (int i = 0; i < 20000; ++i) {
+    // Few distinct keys at first (repeats), then many (growth); small ones collide.
+    const uint64_t key = i % 3 == 0 ? static_cast<uint64_t>(rng.UniformInt(0, 40)) : rng.Next();
+    const bool passed = rng.Bernoulli(0.3);
+    ItemCounts::Entry& e = counts[key];
+    EXPECT_EQ(e.key, key);
+    ++e.scored;
+    e.passed += passed;
+    ++want[key].first;
+    want[key].second += passed;
+  }
+  EXPECT_EQ(counts.size(), want.size());
+  std::map<uint64_t, std::pair<uint32_t, uint32_t>> got;
+  counts.ForEach([&](const ItemCounts::Entry& e) {
+    EXPECT_TRUE(got.emplace(e.key, std::pair(e.scored, e.passed)).second) << "twice: " << e.key;
+  });
+  EXPECT_EQ(got, want);
 }
 
 TEST(TallyTest, MathSamplesOfOneQuestionAreOneCluster) {
