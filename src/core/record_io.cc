@@ -1,7 +1,6 @@
 #include "core/record_io.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <iterator>
 #include <vector>
@@ -452,67 +451,50 @@ void AppendSampleHeadJson(const Sample& sample, std::string* out) {
 namespace {
 
 // Writes one JSON object's members, in the order given (nlohmann's sorted order is the
-// caller's to keep), as a line: the members are gathered first, so that the line is
-// sized once and written in one pass.
+// caller's to keep), remembering whether every string was valid UTF-8.
 class ObjectWriter {
  public:
+  explicit ObjectWriter(std::string* out) : out_(out), mark_(out->size()) { out_->push_back('{'); }
   void String(std::string_view key, std::string_view value) {
-    const size_t size = JsonStringSize(value);
-    if (size == 0) ok_ = false;  // invalid UTF-8
-    Add(key, value, size, true);
+    Key(key);
+    ok_ = ok_ && AppendJsonString(value, out_);
   }
   void Bool(std::string_view key, bool value) {
-    const std::string_view text = value ? "true" : "false";
-    Add(key, text, text.size(), false);
+    Key(key);
+    out_->append(value ? std::string_view("true") : std::string_view("false"));
   }
-  // Appends the object and a newline to *out; false, appending nothing, when a string
-  // was not valid UTF-8 (the caller then writes nlohmann's replacement).
-  bool AppendLine(std::string* out) const {
-    if (!ok_) return false;
-    const size_t at = out->size();
-    out->resize(at + size_);
-    char* p = out->data() + at;
-    *p++ = '{';
-    for (size_t i = 0; i < n_; ++i) {
-      const Member& m = members_[i];
-      if (i > 0) *p++ = ',';
-      *p++ = '"';
-      std::memcpy(p, m.key.data(), m.key.size());
-      p += m.key.size();
-      *p++ = '"';
-      *p++ = ':';
-      if (m.string) {
-        p = WriteJsonString(m.value, m.size, p);
-      } else {
-        std::memcpy(p, m.value.data(), m.value.size());
-        p += m.value.size();
-      }
-    }
-    *p++ = '}';
-    *p++ = '\n';
-    return true;
+  // Closes the object and a line; false, with what was written taken back, when a
+  // string was not valid UTF-8 (the caller then writes nlohmann's replacement).
+  bool CloseLine() {
+    out_->append("}\n");
+    if (!ok_) out_->resize(mark_);
+    return ok_;
   }
 
  private:
-  struct Member {
-    std::string_view key, value;
-    size_t size;  // of the value as written
-    bool string;  // written as a JSON string, else as it is
-  };
-  // Keys are the writers' own, and need no escaping.
-  void Add(std::string_view key, std::string_view value, size_t size, bool string) {
-    members_[n_++] = {key, value, size, string};
-    size_ += key.size() + 3 + size + (n_ > 1);  // "key": and a comma before all but one
+  // `,"key":`, appended in one piece.
+  void Key(std::string_view key) {
+    char piece[32];
+    if (key.size() + 4 > sizeof piece) {  // longer than any key written here
+      out_->append(first_ ? "\"" : ",\"").append(key).append("\":");
+      first_ = false;
+      return;
+    }
+    size_t n = 0;
+    if (!first_) piece[n++] = ',';
+    first_ = false;
+    piece[n++] = '"';
+    std::memcpy(piece + n, key.data(), key.size());
+    n += key.size();
+    piece[n++] = '"';
+    piece[n++] = ':';
+    out_->append(piece, n);
   }
-  std::array<Member, 9> members_;  // the most a line here has
-  size_t n_ = 0;
-  size_t size_ = 3;  // { } and the newline
+  std::string* out_;
+  size_t mark_;
+  bool first_ = true;
   bool ok_ = true;
 };
-
-}  // namespace
-
-namespace {
 
 // Copies the literal `text` (its size known here, so no call) to p; returns the end.
 template <size_t N>
@@ -575,13 +557,13 @@ void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string
 
 void AppendScoreErrorLine(const Sample& sample, std::string_view error, RuleSet rules,
                           std::string* out) {
-  ObjectWriter w;
+  ObjectWriter w(out);
   w.String("domain", sample.domain);
   w.String("error", error);
   w.String("id", sample.id);
   w.String("rules", RuleSetName(rules));
   w.String("subtask", sample.subtask);
-  if (!w.AppendLine(out)) {
+  if (!w.CloseLine()) {
     const nlohmann::json j = {{"id", sample.id},
                               {"domain", sample.domain},
                               {"subtask", sample.subtask},
