@@ -37,7 +37,7 @@ JsonlReader::~JsonlReader() {
 
 bool JsonlReader::Fill() {
   if (eof_) return false;
-  constexpr size_t kChunk = size_t{1} << 17;
+  constexpr size_t kChunk = size_t{1} << 20;
   if (begin_ > 0) {  // keep the unread tail at the front
     // Moved within the buffer, which keeps its size: shrinking it and growing it back
     // would zero a chunk's worth of bytes on every read.
