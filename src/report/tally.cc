@@ -137,29 +137,26 @@ ItemCounts::Entry& ItemCounts::operator[](uint64_t key) {
   if (2 * (size_ + 1) > slots_.size()) Grow();  // at most half full
   const size_t mask = slots_.size() - 1;
   for (size_t i = ProbeStart(key, mask);; i = (i + 1) & mask) {
-    if (!used_[i]) {
-      used_[i] = 1;
+    Slot& s = slots_[i];
+    if (!s.used) {
+      s = Slot{Entry{key, 0, 0}, true};
       ++size_;
-      slots_[i] = Entry{key, 0, 0};
-      return slots_[i];
+      return s.entry;
     }
-    if (slots_[i].key == key) return slots_[i];
+    if (s.entry.key == key) return s.entry;
   }
 }
 
 void ItemCounts::Grow() {
-  std::vector<Entry> old = std::move(slots_);
-  std::vector<uint8_t> old_used = std::move(used_);
+  std::vector<Slot> old = std::move(slots_);
   const size_t n = old.empty() ? 16 : 2 * old.size();
-  slots_.assign(n, Entry{});
-  used_.assign(n, 0);
+  slots_.assign(n, Slot{});
   const size_t mask = n - 1;
-  for (size_t k = 0; k < old.size(); ++k) {
-    if (!old_used[k]) continue;
-    size_t i = ProbeStart(old[k].key, mask);
-    while (used_[i]) i = (i + 1) & mask;
-    used_[i] = 1;
-    slots_[i] = old[k];
+  for (const Slot& s : old) {
+    if (!s.used) continue;
+    size_t i = ProbeStart(s.entry.key, mask);
+    while (slots_[i].used) i = (i + 1) & mask;
+    slots_[i] = s;
   }
 }
 

@@ -34,15 +34,18 @@ class ItemCounts {
   // Calls f(const Entry&) for every entry, in no particular order.
   template <typename F>
   void ForEach(F f) const {
-    for (size_t i = 0; i < slots_.size(); ++i) {
-      if (used_[i]) f(slots_[i]);
+    for (const Slot& s : slots_) {
+      if (s.used) f(s.entry);
     }
   }
 
  private:
+  struct Slot {
+    Entry entry;
+    bool used = false;
+  };
   void Grow();
-  std::vector<Entry> slots_;
-  std::vector<uint8_t> used_;
+  std::vector<Slot> slots_;
   size_t size_ = 0;
 };
 
