@@ -306,6 +306,29 @@ inline bool IsSpecial(unsigned char c) {
   return c < 0x20 || c == '"' || c == '\\' || (kUtf8 && c >= 0x80);
 }
 
+// Writes the escape of ASCII byte `c` (one that needs one) at p; returns the end.
+inline char* WriteEscape(unsigned char c, char* p) {
+  *p++ = '\\';
+  switch (c) {
+    case '"': *p++ = '"'; break;
+    case '\\': *p++ = '\\'; break;
+    case '\b': *p++ = 'b'; break;
+    case '\f': *p++ = 'f'; break;
+    case '\n': *p++ = 'n'; break;
+    case '\r': *p++ = 'r'; break;
+    case '\t': *p++ = 't'; break;
+    default: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      *p++ = 'u';
+      *p++ = '0';
+      *p++ = '0';
+      *p++ = kHex[c >> 4];
+      *p++ = kHex[c & 15];
+    }
+  }
+  return p;
+}
+
 // The index of the first byte from `i` that IsSpecial<kUtf8>, or s.size(): most text
 // has none, and is looked at 16 bytes at a time.
 template <bool kUtf8>
@@ -331,6 +354,13 @@ inline size_t FindSpecial(std::string_view s, size_t i) {
   if (i < n && n >= 16) {  // the last 16 bytes, overlapping the ones looked at
     const size_t from = n - 16;
     const unsigned m = mask(p + from) >> (i - from);
+    return m != 0 ? i + static_cast<size_t>(__builtin_ctz(m)) : n;
+  }
+  if (i < n) {  // a string shorter than 16 bytes: looked at in a copy padded with 'a'
+    char padded[16];
+    std::memset(padded, 'a', sizeof padded);
+    std::memcpy(padded, p + i, n - i);
+    const unsigned m = mask(padded);
     return m != 0 ? i + static_cast<size_t>(__builtin_ctz(m)) : n;
   }
 #endif
@@ -377,29 +407,36 @@ char* WriteJsonString(std::string_view s, size_t size, char* p) {
       }
       std::memcpy(p, s.data() + run, i - run);
       p += i - run;
-      *p++ = '\\';
-      switch (c) {
-        case '"': *p++ = '"'; break;
-        case '\\': *p++ = '\\'; break;
-        case '\b': *p++ = 'b'; break;
-        case '\f': *p++ = 'f'; break;
-        case '\n': *p++ = 'n'; break;
-        case '\r': *p++ = 'r'; break;
-        case '\t': *p++ = 't'; break;
-        default: {
-          static constexpr char kHex[] = "0123456789abcdef";
-          *p++ = 'u';
-          *p++ = '0';
-          *p++ = '0';
-          *p++ = kHex[c >> 4];
-          *p++ = kHex[c & 15];
-        }
-      }
+      p = WriteEscape(c, p);
       run = ++i;
     }
     std::memcpy(p, s.data() + run, s.size() - run);
     p += s.size() - run;
   }
+  *p++ = '"';
+  return p;
+}
+
+char* WriteJsonStringUnsized(std::string_view s, char* p) {
+  *p++ = '"';
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size();) {
+    i = FindSpecial<true>(s, i);
+    if (i == s.size()) break;
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t n = Utf8SequenceLength(s, i);
+      if (n == 0) return nullptr;
+      i += n;  // copied with the run
+      continue;
+    }
+    std::memcpy(p, s.data() + run, i - run);
+    p += i - run;
+    p = WriteEscape(c, p);
+    run = ++i;
+  }
+  std::memcpy(p, s.data() + run, s.size() - run);
+  p += s.size() - run;
   *p++ = '"';
   return p;
 }

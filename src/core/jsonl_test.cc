@@ -149,7 +149,33 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWritesAndRefusesInvalidUtf8) {
     std::string out = "x";
     EXPECT_FALSE(AppendJsonString(b, &out)) << b;
     EXPECT_EQ(out, "x");
+    std::string room(JsonStringBound(b.size()), '\0');
+    EXPECT_EQ(WriteJsonStringUnsized(b, room.data()), nullptr) << b;
   }
+}
+
+// The one-pass writer on random strings: the bytes AppendJsonString writes, within the
+// bound (a string of control characters only is the longest).
+TEST(WriteJsonStringUnsizedTest, WritesWhatAppendJsonStringWritesWithinTheBound) {
+  Rng rng(7);
+  const std::string alphabet[] = {"a", "\"", "\\", "\n", "\x01", "\x1f", "\xc3\xa9",
+                                  "\xf0\x9f\x98\x80", std::string(1, '\0'), "run of text "};
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string s;
+    for (int k = static_cast<int>(rng.UniformInt(0, 30)); k > 0; --k) {
+      s += alphabet[rng.UniformInt(0, std::size(alphabet) - 1)];
+    }
+    std::string expected;
+    ASSERT_TRUE(AppendJsonString(s, &expected));
+    std::string room(JsonStringBound(s.size()) + 1, '#');  // one guard byte
+    const char* end = WriteJsonStringUnsized(s, room.data());
+    ASSERT_NE(end, nullptr);
+    EXPECT_EQ(std::string_view(room.data(), static_cast<size_t>(end - room.data())), expected);
+    EXPECT_EQ(room.back(), '#');
+  }
+  const std::string controls(33, '\x01');
+  std::string room(JsonStringBound(controls.size()), '\0');
+  EXPECT_EQ(WriteJsonStringUnsized(controls, room.data()), room.data() + room.size());
 }
 
 // The 16-byte scan, its overlapping last step and the short strings' byte loop: each
@@ -166,6 +192,13 @@ TEST(AppendJsonStringTest, FindsAnEscapeOrNonAsciiByteAtEveryOffset) {
         ASSERT_TRUE(AppendJsonString(s, &out)) << len << " " << at;
         ASSERT_EQ(out, "x" + nlohmann::json(s).dump()) << len << " " << at;
         ASSERT_EQ(JsonStringSize(s), out.size() - 1) << len << " " << at;
+        // The one-pass writer, into room for the longest escape, writes the same bytes.
+        std::string room(JsonStringBound(s.size()), '\0');
+        const char* end = WriteJsonStringUnsized(s, room.data());
+        ASSERT_NE(end, nullptr) << len << " " << at;
+        ASSERT_EQ(std::string_view(room.data(), static_cast<size_t>(end - room.data())),
+                  out.substr(1))
+            << len << " " << at;
       }
     }
     // Bytes just outside the ranges looked for pass as they are.

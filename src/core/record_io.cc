@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "core/bytes.h"
 #include "core/json_dom.h"
 
 namespace structtest {
@@ -67,16 +68,48 @@ nlohmann::json ToJson(element e) {
   return nlohmann::json(nullptr);
 }
 
-// obj.find(key) for the small objects of records (a handful of members): a walk that
-// compares the sizes first rather than a descent that compares the bytes of each.
-nlohmann::json::object_t::iterator FindMember(nlohmann::json::object_t& obj,
-                                              std::string_view key) {
-  if (obj.size() > 8) return obj.find(key);
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const std::string& k = it->first;
-    if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) return it;
+// Members of an object read into one that already has the same keys (the next record
+// of a file, mostly) are found by a walk that compares sizes first and marked by their
+// position in a bit mask: nothing is allocated, and a key the object lacks sends the
+// read to the general way.
+constexpr size_t kSmallObject = 64;
+
+// The position of `key` in the small `obj`, or obj.size().
+size_t MemberAt(const nlohmann::json::object_t& obj, std::string_view key,
+                nlohmann::json::object_t::iterator* found) {
+  size_t i = 0;
+  for (auto it = const_cast<nlohmann::json::object_t&>(obj).begin(); it != obj.end(); ++it, ++i) {
+    if (SameBytes(it->first, key)) {
+      *found = it;
+      return i;
+    }
   }
-  return obj.end();
+  return i;
+}
+
+void AssignJson(element e, nlohmann::json* out);
+
+// The object case of AssignJson when `obj` has every key of `object` and at most
+// kSmallObject members; false (with some members assigned) otherwise.
+bool AssignSameKeys(simdjson::dom::object object, nlohmann::json::object_t& obj) {
+  if (obj.empty() || obj.size() > kSmallObject) return false;
+  uint64_t seen = 0;
+  size_t distinct = 0;
+  for (const auto field : object) {
+    nlohmann::json::object_t::iterator it;
+    const size_t at = MemberAt(obj, field.key, &it);
+    if (at == obj.size()) return false;
+    AssignJson(field.value, &it->second);  // a repeated key: the last one wins
+    const uint64_t bit = uint64_t{1} << at;
+    distinct += (seen & bit) == 0;
+    seen |= bit;
+  }
+  if (distinct == obj.size()) return true;
+  size_t i = 0;  // members this record does not have go
+  for (auto it = obj.begin(); it != obj.end(); ++i) {
+    it = (seen >> i & 1) != 0 ? std::next(it) : obj.erase(it);
+  }
+  return true;
 }
 
 // *out = ToJson(e), reusing the nodes and string buffers *out already has: records of
@@ -86,18 +119,19 @@ void AssignJson(element e, nlohmann::json* out) {
     case element_type::OBJECT: {
       if (!out->is_object()) *out = nlohmann::json::object();
       auto& obj = out->get_ref<nlohmann::json::object_t&>();
-      // The entries this object has; any other (left from the last record) goes. They
-      // are kept on one stack per thread, this object's above its parents', so that
-      // reading a record allocates nothing for them.
+      const simdjson::dom::object object = e.get_object().value_unsafe();
+      if (AssignSameKeys(object, obj)) return;
+      // The general way. The entries this object has; any other (left from the last
+      // record) goes. They are kept on one stack per thread, this object's above its
+      // parents', so that reading a record allocates nothing for them.
       thread_local std::vector<nlohmann::json::object_t::iterator> seen_stack;
       const size_t base = seen_stack.size();
       const auto seen = [&](nlohmann::json::object_t::iterator it) {
         return std::find(seen_stack.begin() + static_cast<ptrdiff_t>(base), seen_stack.end(), it) !=
                seen_stack.end();
       };
-      const simdjson::dom::object object = e.get_object().value_unsafe();
       for (const auto field : object) {
-        auto it = FindMember(obj, field.key);
+        auto it = obj.find(field.key);
         if (it == obj.end()) it = obj.emplace(std::string(field.key), nlohmann::json()).first;
         AssignJson(field.value, &it->second);
         if (!seen(it)) seen_stack.push_back(it);
@@ -122,7 +156,7 @@ void AssignJson(element e, nlohmann::json* out) {
     }
     case element_type::STRING:
       if (out->is_string()) {
-        out->get_ref<std::string&>().assign(e.get_string().value_unsafe());
+        AssignBytes(&out->get_ref<std::string&>(), e.get_string().value_unsafe());
       } else {
         *out = std::string(e.get_string().value_unsafe());
       }
@@ -151,7 +185,7 @@ Status GetString(const Field& f, const char* key, bool required, std::string* ou
     return Status::Ok();
   }
   if (f.value.is_string()) {
-    out->assign(f.value.get_string().value_unsafe());  // reuses the capacity it has
+    AssignBytes(out, f.value.get_string().value_unsafe());
     return Status::Ok();
   }
   // Ids are sometimes numbers in hand-written files; accept integers for ids only.
@@ -509,48 +543,53 @@ char* PutBool(char* p, bool b) { return b ? Put(p, "true") : Put(p, "false"); }
 
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out) {
   // VerdictToJson's keys in nlohmann's (sorted) order; the line is the hot path of
-  // `score`, so it is written here key by key rather than through ObjectWriter.
-  enum { kDomain, kId, kReason, kRules, kRulesVersion, kSubtask, kStrings };
-  const std::string_view strings[kStrings] = {sample.domain,  sample.id,
-                                              verdict.reason, verdict.rules,
-                                              verdict.rules_version, sample.subtask};
-  size_t sizes[kStrings];
-  // The keys, punctuation and booleans take at most this many bytes.
+  // `score`, so it is written here key by key rather than through ObjectWriter, into
+  // room for the longest escape of its strings.
   size_t bound = sizeof R"({"accuracy":false,"domain":,"format":false,"id":,"pass":false,)"
                  R"("reason":,"rules":,"rules_version":,"subtask":})" "\n";
-  for (int i = 0; i < kStrings; ++i) {
-    sizes[i] = JsonStringSize(strings[i]);
-    if (sizes[i] == 0) {  // invalid UTF-8: nlohmann's replacement
-      out->append(DumpJsonLine(VerdictToJson(sample, verdict)));
-      out->push_back('\n');
-      return;
-    }
-    bound += sizes[i];
+  for (const std::string_view s : {std::string_view(sample.domain), std::string_view(sample.id),
+                                   std::string_view(verdict.reason), verdict.rules,
+                                   verdict.rules_version, std::string_view(sample.subtask)}) {
+    bound += JsonStringBound(s.size());
   }
   const size_t at = out->size();
   out->resize(at + bound);
   char* const begin = out->data() + at;
   char* p = begin;
-  const auto string = [&](int i) { p = WriteJsonString(strings[i], sizes[i], p); };
+  bool utf8 = true;
+  const auto string = [&](std::string_view s) {
+    // On invalid UTF-8, p stays: the rest is written over what this wrote, and dropped.
+    if (char* end = WriteJsonStringUnsized(s, p); end != nullptr) {
+      p = end;
+    } else {
+      utf8 = false;
+    }
+  };
   *p++ = '{';
   if (verdict.accuracy) {
     p = PutBool(Put(p, "\"accuracy\":"), *verdict.accuracy);
     *p++ = ',';
   }
   p = Put(p, "\"domain\":");
-  string(kDomain);
+  string(sample.domain);
   if (verdict.format) p = PutBool(Put(p, ",\"format\":"), *verdict.format);
   p = Put(p, ",\"id\":");
-  string(kId);
+  string(sample.id);
   p = PutBool(Put(p, ",\"pass\":"), verdict.pass);
   p = Put(p, ",\"reason\":");
-  string(kReason);
+  string(verdict.reason);
   p = Put(p, ",\"rules\":");
-  string(kRules);
+  string(verdict.rules);
   p = Put(p, ",\"rules_version\":");
-  string(kRulesVersion);
+  string(verdict.rules_version);
   p = Put(p, ",\"subtask\":");
-  string(kSubtask);
+  string(sample.subtask);
+  if (!utf8) {  // nlohmann's replacement
+    out->resize(at);
+    out->append(DumpJsonLine(VerdictToJson(sample, verdict)));
+    out->push_back('\n');
+    return;
+  }
   p = Put(p, "}\n");
   out->resize(at + static_cast<size_t>(p - begin));
 }

@@ -139,6 +139,34 @@ TEST(RecordReaderTest, ValidAndHostileLinesReadAsTheNlohmannPathReadsThem) {
   ExpectSamePaths(lines);
 }
 
+// The reader fills one record's objects from the last one's where their keys agree:
+// keys that come, go, repeat or change type from one line to the next, at the top and
+// nested, must leave each record as its own line has it.
+TEST(RecordReaderTest, ObjectsChangingShapeFromLineToLineReadAsTheirOwnLine) {
+  const char* const params[] = {
+      R"({"a":1,"b":"x"})", R"({"a":2,"b":"y"})", R"({"a":1,"a":2})", R"({"b":"z"})",
+      R"({"a":1,"b":2,"c":3})", R"({})", R"({"c":[1,2],"a":{"n":1,"m":2}})",
+      R"({"c":[3],"a":{"m":5}})", R"({"c":null,"a":{"m":5,"m":6,"n":7}})", R"({"a":"s"})",
+      R"({"b":"x","a":1})", R"({"b":"x","b":"y","a":1})",
+  };
+  std::string lines;
+  for (const char* p : params) {
+    lines += fmt::format(
+        R"({{"id":"1","domain":"d","subtask":"s","response":"r","params":{},"context":{}}})",
+        p, p) + "\n";
+  }
+  std::string many = "{";  // more members than a mask has bits
+  for (int i = 0; i < 70; ++i) many += fmt::format("{}\"k{}\":{}", i ? "," : "", i, i);
+  many += "}";
+  for (int round = 0; round < 2; ++round) {
+    lines += fmt::format(
+        R"({{"id":"1","domain":"d","subtask":"s","response":"r","params":{}}})", many) + "\n";
+    lines += fmt::format(
+        R"({{"id":"1","domain":"d","subtask":"s","response":"r","params":{}}})", params[0]) + "\n";
+  }
+  ExpectSamePaths(lines);
+}
+
 TEST(RecordReaderTest, RandomMutationsOfValidRecordsReadTheSame) {
   Rng rng(20261201);
   std::string lines;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/bytes.h"
 #include "core/hash.h"
 #include "tasks/registry.h"
 
@@ -180,7 +181,7 @@ const nlohmann::json* SourceItemMember(const Sample& sample, size_t* field) {
   size_t rank = std::size(kSourceItemFields);
   for (const auto& [key, value] : sample.context.get_ref<const nlohmann::json::object_t&>()) {
     for (size_t r = 0; r < rank; ++r) {
-      if (key == kSourceItemFields[r] && !value.is_null()) {
+      if (SameBytes(key, kSourceItemFields[r]) && !value.is_null()) {
         found = &value;
         rank = r;
         break;
@@ -241,7 +242,8 @@ double SubtaskTally::Accuracy() const {
 
 SubtaskTally& Tally::Get(const Sample& sample) {
   // Records mostly come in runs of one subtask.
-  if (last_ != nullptr && last_->subtask == sample.subtask && last_->domain == sample.domain) {
+  if (last_ != nullptr && SameBytes(last_->subtask, sample.subtask) &&
+      SameBytes(last_->domain, sample.domain)) {
     return *last_;
   }
   SubtaskTally& t = by_subtask_[{sample.domain, sample.subtask}];

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/bytes.h"
 #include "tasks/code/family.h"
 #include "tasks/html/family.h"
 #include "tasks/math/family.h"
@@ -97,7 +98,8 @@ StatusOr<SubtaskRef> FindSubtask(std::string_view domain, std::string_view subta
   }();
   // Records mostly come in runs of one subtask: the last found is tried first.
   thread_local SubtaskRef last{};
-  if (last.spec != nullptr && last.spec->name == subtask && last.family->domain == domain) {
+  if (last.spec != nullptr && SameBytes(last.spec->name, subtask) &&
+      SameBytes(last.family->domain, domain)) {
     return last;
   }
   if (const auto it = kIndex->find(subtask); it != kIndex->end()) {
