@@ -1,4 +1,6 @@
 // structtest: score LLM outputs with the StructTest rules. See README.md.
+#include <malloc.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -53,6 +55,12 @@ void PrintNote(std::string_view message) {
 
 int main(int argc, char** argv) {
   using namespace structtest::cli;
+  // Blocks of 256 KiB and more (read and write buffers, the page's chunks) are mapped
+  // and given back when freed, always. glibc otherwise raises this threshold after the
+  // first such block is freed, and the next ones land in the threads' heaps, which
+  // then keep the space: a run's peak memory grew with its length (64-71 MB for
+  // 84,000 samples where 8,400 took 57; 61-62 MB with the threshold fixed).
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
   CLI::App app{"structtest: the StructTest benchmark, scored by deterministic rules"};
   app.set_version_flag("--version", std::string("structtest ") + STRUCTTEST_VERSION);
   app.require_subcommand(1);

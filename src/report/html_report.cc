@@ -22,7 +22,6 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -231,11 +230,11 @@ class Base64Stream {
 };
 
 // The prompts' long paragraphs, each stored once. Their text waits in an unlinked
-// temporary file until the chunks are written, so that memory holds only a hash, an
-// offset and a length per paragraph, however many documents the runs summarize. Two
-// paragraphs are the same when their lengths and 128-bit XXH3 hashes agree: a false
-// match among n paragraphs has a chance of about n^2 / 2^129, and no paragraph is
-// read back to compare.
+// temporary file until the chunks are written, so that memory holds only a hash and a
+// length per paragraph, however many documents the runs summarize. Two paragraphs are
+// the same when their lengths and 96 bits of their XXH3-128 hashes agree: a false
+// match among n paragraphs has a chance of about n^2 / 2^97 (1e-17 for a million),
+// and no paragraph is read back to compare.
 class ChunkStore {
  public:
   // Written and read with pwrite/pread on the descriptor only: no stdio buffering.
@@ -248,34 +247,38 @@ class ChunkStore {
 
   // The index of `para`, added when `add` and new; nullopt when absent and not added.
   StatusOr<std::optional<size_t>> Find(std::string_view para, bool add) {
-    const Key key{FastHash128(para), para.size()};
-    if (const auto it = index_.find(key); it != index_.end()) {
-      return std::optional<size_t>(it->second);
-    }
+    if (para.size() > UINT32_MAX) return std::optional<size_t>();  // written out in full
+    const Hash128 hash = FastHash128(para);
+    const auto size = static_cast<uint32_t>(para.size());
+    Slot* slot = Lookup(hash, size);
+    if (slot->index != 0) return std::optional<size_t>(slot->index - 1);
     if (!add) return std::optional<size_t>();
     pending_.append(para);
-    chunks_.push_back({end_, para.size()});
+    sizes_.push_back(size);
     end_ += para.size();
-    index_.emplace(key, chunks_.size() - 1);
+    *slot = Slot{hash.low, static_cast<uint32_t>(hash.high), static_cast<uint32_t>(sizes_.size())};
+    if (++used_ * 4 > slots_.size() * 3) Grow();
     if (pending_.size() >= kBlock) RETURN_IF_ERROR(WritePending());
-    return std::optional<size_t>(chunks_.size() - 1);
+    return std::optional<size_t>(sizes_.size() - 1);
   }
-  size_t size() const { return chunks_.size(); }
-  // Chunk i. Read in order, the file is read a block at a time.
-  StatusOr<std::string> Text(size_t i) {
-    const Chunk& c = chunks_[i];
+  size_t size() const { return sizes_.size(); }
+  // The chunks' texts, each once, in order: 0, 1, ... (the file read a block at a time).
+  StatusOr<std::string> Next() {
+    const uint64_t offset = next_offset_;
+    const uint64_t size = sizes_[next_++];
+    next_offset_ += size;
     const uint64_t written = end_ - pending_.size();  // a chunk is wholly on one side
-    if (c.offset >= written) return std::string(pending_, c.offset - written, c.size);
-    if (c.offset < read_at_ || c.offset + c.size > read_at_ + read_.size()) {
-      read_.resize(std::min<uint64_t>(std::max(kBlock, c.size), written - c.offset));
-      read_at_ = c.offset;
-      if (::pread(::fileno(file_), read_.data(), read_.size(), static_cast<off_t>(c.offset)) !=
+    if (offset >= written) return std::string(pending_, offset - written, size);
+    if (offset < read_at_ || offset + size > read_at_ + read_.size()) {
+      read_.resize(std::min<uint64_t>(std::max<uint64_t>(kBlock, size), written - offset));
+      read_at_ = offset;
+      if (::pread(::fileno(file_), read_.data(), read_.size(), static_cast<off_t>(offset)) !=
           static_cast<ssize_t>(read_.size())) {
         read_.clear();
         return Status::IoError(fmt::format("html report: temporary file: {}", std::strerror(errno)));
       }
     }
-    return std::string(read_, c.offset - read_at_, c.size);
+    return std::string(read_, offset - read_at_, size);
   }
 
  private:
@@ -295,18 +298,38 @@ class ChunkStore {
     return Status::Ok();
   }
 
-  struct Chunk {
-    uint64_t offset;
-    size_t size;
+  // The index: open addressing over 16-byte slots, 96 bits of a paragraph's hash with
+  // its chunk number (+1; 0 is a free slot), the chunk's length compared in sizes_.
+  // A paragraph costs about 35 bytes of memory, where a node-based map and a vector of
+  // offsets took 80: the page's memory grows that little with the documents of a run.
+  struct Slot {
+    uint64_t low = 0;
+    uint32_t high = 0;  // of the hash's high half
+    uint32_t index = 0;
   };
-  struct Key {
-    Hash128 hash;
-    size_t size;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const { return k.hash.low; }
-  };
+  static_assert(sizeof(Slot) == 16);
+
+  // The slot holding (hash, size), or the free slot where it would go.
+  Slot* Lookup(const Hash128& hash, uint32_t size) {
+    const size_t mask = slots_.size() - 1;
+    const auto high = static_cast<uint32_t>(hash.high);
+    for (size_t i = hash.low & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.index == 0) return &s;
+      if (s.low == hash.low && s.high == high && sizes_[s.index - 1] == size) return &s;
+    }
+  }
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.index == 0) continue;
+      size_t i = s.low & mask;
+      while (slots_[i].index != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
 
   std::FILE* file_;
   int open_error_;  // errno of tmpfile(), when it failed
@@ -314,8 +337,11 @@ class ChunkStore {
   std::string pending_;
   std::string read_;  // the file's bytes from read_at_
   uint64_t read_at_ = 0;
-  std::vector<Chunk> chunks_;
-  std::unordered_map<Key, size_t, KeyHash> index_;
+  std::vector<uint32_t> sizes_;  // of the chunks, in order
+  size_t next_ = 0;              // the chunk Next() reads, at next_offset_
+  uint64_t next_offset_ = 0;
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  size_t used_ = 0;
 };
 
 // Writes the report's JSON into a Sink, interning the long paragraphs of the prompts.
@@ -368,7 +394,7 @@ class Writer {
     Raw("[");
     for (size_t i = 0; i < chunks_.size(); ++i) {
       if (i > 0) Raw(",");
-      ASSIGN_OR_RETURN(std::string text, chunks_.Text(i));
+      ASSIGN_OR_RETURN(std::string text, chunks_.Next());
       String(text);
       RETURN_IF_ERROR(Flush());
     }

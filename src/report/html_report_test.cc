@@ -158,6 +158,42 @@ std::string Document(int k) {
   return std::string(5000, static_cast<char>('a' + k % 26)) + std::to_string(k);
 }
 
+// More distinct paragraphs than the chunk index starts with room for, so that it grows
+// several times: each is stored once, in the order first seen, and every prompt and
+// every answer repeating a prompt points at its own.
+TEST(HtmlReportTest, ThousandsOfDistinctParagraphsAreEachStoredOnceAndFound) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/many";
+  constexpr int kDocuments = 2500;
+  const auto paragraph = [](int k) { return "Paragraph " + std::to_string(k) + std::string(200, 'p'); };
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int i = 0; i < 2 * kDocuments; ++i) {
+      Sample s = Summary("s" + std::to_string(i), 3);
+      s.messages[0].content = paragraph(i % kDocuments) + "\n\nSummarize.";
+      ASSERT_TRUE((*store)->AddSample(i, s).ok());
+      StoredResponse r;
+      r.ok = true;
+      r.text = "Again:\n\n" + paragraph((i * 7) % kDocuments);
+      ASSERT_TRUE((*store)->PutResponse(i, r).ok());
+    }
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto data = HtmlReportData({run}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const nlohmann::json& d = *data;
+  ASSERT_EQ(d["chunks"].size(), static_cast<size_t>(kDocuments));
+  for (int k = 0; k < kDocuments; ++k) ASSERT_EQ(d["chunks"][k], paragraph(k)) << k;
+  const nlohmann::json& rows = d["runs"][0]["rows"];
+  ASSERT_EQ(rows.size(), static_cast<size_t>(2 * kDocuments));
+  for (int i = 0; i < 2 * kDocuments; ++i) {
+    ASSERT_EQ(d["samples"][i]["messages"][0][1][0], i % kDocuments) << i;
+    ASSERT_EQ(rows[i][2], nlohmann::json::array({"Again:", (i * 7) % kDocuments})) << i;
+  }
+}
+
 // Enough data (megabytes, many distinct long paragraphs, invalid UTF-8) to go through
 // the compressor and the chunk store many times: the page and the file written as it
 // is made hold exactly the document HtmlReportData gives.
