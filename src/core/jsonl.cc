@@ -299,11 +299,10 @@ inline size_t EscapeExtra(unsigned char c) {
   return c < 0x20 ? 5 : 0;
 }
 
-// Whether byte `c` is one an escape replaces (a control character, '"' or '\\') or,
-// with kUtf8, one of a multi-byte UTF-8 sequence.
-template <bool kUtf8>
+// Whether byte `c` is one an escape replaces (a control character, '"' or '\\') or
+// one of a multi-byte UTF-8 sequence.
 inline bool IsSpecial(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\' || (kUtf8 && c >= 0x80);
+  return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
 }
 
 // Writes the escape of ASCII byte `c` (one that needs one) at p; returns the end.
@@ -329,20 +328,16 @@ inline char* WriteEscape(unsigned char c, char* p) {
   return p;
 }
 
-// The index of the first byte from `i` that IsSpecial<kUtf8>, or s.size(): most text
-// has none, and is looked at 16 bytes at a time.
-template <bool kUtf8>
+// The index of the first byte from `i` that IsSpecial, or s.size(): most text has
+// none, and is looked at 16 bytes at a time.
 inline size_t FindSpecial(std::string_view s, size_t i) {
   const char* p = s.data();
   const size_t n = s.size();
 #if defined(__SSE2__)
   const auto mask = [](const char* at) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-    // A signed compare: bytes >= 0x80 are negative, so "< 0x20" takes them too; the
-    // unsigned one (max(x, 0x1F) == 0x1F) only the control characters.
-    const __m128i control =
-        kUtf8 ? _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))
-              : _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F));
+    // A signed compare: bytes >= 0x80 are negative, so "< 0x20" takes them too.
+    const __m128i control = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
     const __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
     const __m128i backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
     return static_cast<unsigned>(
@@ -365,7 +360,7 @@ inline size_t FindSpecial(std::string_view s, size_t i) {
   }
 #endif
   for (; i < n; ++i) {
-    if (IsSpecial<kUtf8>(static_cast<unsigned char>(p[i]))) return i;
+    if (IsSpecial(static_cast<unsigned char>(p[i]))) return i;
   }
   return n;
 }
@@ -375,7 +370,7 @@ inline size_t FindSpecial(std::string_view s, size_t i) {
 size_t JsonStringSize(std::string_view s) {
   size_t extra = 0;
   for (size_t i = 0; i < s.size();) {
-    i = FindSpecial<true>(s, i);  // most text needs no escaping
+    i = FindSpecial(s, i);  // most text needs no escaping
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
@@ -391,28 +386,11 @@ size_t JsonStringSize(std::string_view s) {
 }
 
 char* WriteJsonString(std::string_view s, size_t size, char* p) {
+  // With something to escape, the one-pass writer: JsonStringSize found s valid UTF-8.
+  if (size != s.size() + 2) return WriteJsonStringUnsized(s, p);
   *p++ = '"';
-  if (size == s.size() + 2) {  // nothing to escape
-    std::memcpy(p, s.data(), s.size());
-    p += s.size();
-  } else {
-    size_t run = 0;  // start of the bytes not yet copied
-    for (size_t i = 0; i < s.size();) {
-      i = FindSpecial<false>(s, i);
-      if (i == s.size()) break;
-      const auto c = static_cast<unsigned char>(s[i]);
-      if (EscapeExtra(c) == 0) {
-        ++i;
-        continue;
-      }
-      std::memcpy(p, s.data() + run, i - run);
-      p += i - run;
-      p = WriteEscape(c, p);
-      run = ++i;
-    }
-    std::memcpy(p, s.data() + run, s.size() - run);
-    p += s.size() - run;
-  }
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
   *p++ = '"';
   return p;
 }
@@ -421,7 +399,7 @@ char* WriteJsonStringUnsized(std::string_view s, char* p) {
   *p++ = '"';
   size_t run = 0;  // start of the bytes not yet copied
   for (size_t i = 0; i < s.size();) {
-    i = FindSpecial<true>(s, i);
+    i = FindSpecial(s, i);
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {

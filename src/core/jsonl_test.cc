@@ -178,7 +178,7 @@ TEST(WriteJsonStringUnsizedTest, WritesWhatAppendJsonStringWritesWithinTheBound)
   EXPECT_EQ(WriteJsonStringUnsized(controls, room.data()), room.data() + room.size());
 }
 
-// The 16-byte scan, its overlapping last step and the short strings' byte loop: each
+// The 16-byte scan, its overlapping last step and the short strings' padded copy: each
 // byte that needs a look, at every offset of strings of every length up to 48.
 TEST(AppendJsonStringTest, FindsAnEscapeOrNonAsciiByteAtEveryOffset) {
   const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\xc3\xa9",
