@@ -114,9 +114,9 @@ bool AppendJsonString(std::string_view s, std::string* out);
 // writing of those `size` bytes at `p`, which returns their end.
 size_t JsonStringSize(std::string_view s);
 char* WriteJsonString(std::string_view s, size_t size, char* p);
-// Or in one pass, for short strings: writes `s` as a JSON string at p, which has room
-// for JsonStringBound(s.size()) bytes; returns the end, or nullptr (what was written
-// is garbage then) when `s` is not valid UTF-8.
+// Or in one pass, where room for the longest escape is cheap to give: writes `s` as a
+// JSON string at p, which has room for JsonStringBound(s.size()) bytes; returns the
+// end, or nullptr (what was written is garbage then) when `s` is not valid UTF-8.
 constexpr size_t JsonStringBound(size_t n) { return 6 * n + 2; }
 char* WriteJsonStringUnsized(std::string_view s, char* p);
 

@@ -75,10 +75,10 @@ nlohmann::json ToJson(element e) {
 constexpr size_t kSmallObject = 64;
 
 // The position of `key` in the small `obj`, or obj.size().
-size_t MemberAt(const nlohmann::json::object_t& obj, std::string_view key,
+size_t MemberAt(nlohmann::json::object_t& obj, std::string_view key,
                 nlohmann::json::object_t::iterator* found) {
   size_t i = 0;
-  for (auto it = const_cast<nlohmann::json::object_t&>(obj).begin(); it != obj.end(); ++it, ++i) {
+  for (auto it = obj.begin(); it != obj.end(); ++it, ++i) {
     if (SameBytes(it->first, key)) {
       *found = it;
       return i;

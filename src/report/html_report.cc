@@ -257,7 +257,7 @@ class ChunkStore {
     sizes_.push_back(size);
     end_ += para.size();
     *slot = Slot{hash.low, static_cast<uint32_t>(hash.high), static_cast<uint32_t>(sizes_.size())};
-    if (++used_ * 4 > slots_.size() * 3) Grow();
+    if (sizes_.size() * 4 > slots_.size() * 3) Grow();  // a slot per chunk
     if (pending_.size() >= kBlock) RETURN_IF_ERROR(WritePending());
     return std::optional<size_t>(sizes_.size() - 1);
   }
@@ -341,7 +341,6 @@ class ChunkStore {
   size_t next_ = 0;              // the chunk Next() reads, at next_offset_
   uint64_t next_offset_ = 0;
   std::vector<Slot> slots_ = std::vector<Slot>(1024);
-  size_t used_ = 0;
 };
 
 // Writes the report's JSON into a Sink, interning the long paragraphs of the prompts.
