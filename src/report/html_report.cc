@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <condition_variable>
@@ -24,6 +23,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <isa-l/igzip_lib.h>
 
 #include "core/hash.h"
 #include "core/jsonl.h"
@@ -42,8 +42,10 @@ namespace {
 
 // Paragraphs shorter than this stay inline: an index would save little.
 constexpr size_t kMinChunk = 120;
-// zlib's level: 3 makes the page of a 8,400-sample run 20% larger than 6 does in half
-// the time (1.1 s against 2.1 s), and the page is written at the end of every run.
+// ISA-L's igzip level 3 (of 0-3). On 60 MB of a run's prompts it wrote a gzip stream
+// 3% smaller than zlib's level 3 did, in 0.29 s against 0.99 s (level 2: 0.21 s,
+// 6% larger than zlib's): deflate was over half of writing a page, and the page of a
+// run is written while its requests are under way.
 constexpr int kLevel = 3;
 // Bytes of JSON text collected before they go through the compressor.
 constexpr size_t kSinkBuffer = 1 << 16;
@@ -90,7 +92,6 @@ class Sink {
       ready_.notify_all();
       worker_.join();
     }
-    if (started_) deflateEnd(&z_);
   }
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
@@ -108,8 +109,8 @@ class Sink {
     ready_.notify_all();
     if (worker_.joinable()) worker_.join();
     RETURN_IF_ERROR(failed_);
-    RETURN_IF_ERROR(Start());
-    RETURN_IF_ERROR(Deflate(std::string(), Z_FINISH));
+    Start();
+    RETURN_IF_ERROR(Deflate(std::string(), /*last=*/true));
     return std::string();
   }
 
@@ -122,7 +123,7 @@ class Sink {
   Status Hand() {
     if (!compress_ || buffer_.empty()) return Status::Ok();
     if (!worker_.joinable()) {
-      RETURN_IF_ERROR(Start());
+      Start();
       worker_ = std::thread([this] { Compress(); });
     }
     std::unique_lock<std::mutex> lock(mu_);
@@ -141,14 +142,15 @@ class Sink {
     return Status::Ok();
   }
 
-  Status Start() {
-    if (started_) return Status::Ok();
-    // 15 + 16: a gzip header, which DecompressionStream("gzip") reads.
-    if (deflateInit2(&z_, kLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      return Status::Internal("html report: zlib: deflateInit2 failed");
-    }
+  void Start() {
+    if (started_) return;
+    isal_deflate_init(&z_);
+    z_.gzip_flag = IGZIP_GZIP;  // a gzip header, which DecompressionStream("gzip") reads
+    z_.level = kLevel;
+    level_buffer_.resize(ISAL_DEF_LVL3_DEFAULT);
+    z_.level_buf = level_buffer_.data();
+    z_.level_buf_size = static_cast<uint32_t>(level_buffer_.size());
     started_ = true;
-    return Status::Ok();
   }
 
   // The compressor thread: deflates the full buffers in order until closed.
@@ -160,7 +162,7 @@ class Sink {
       std::string text = std::move(full_.front());
       full_.pop_front();
       lock.unlock();
-      Status s = Deflate(text, Z_NO_FLUSH);
+      Status s = Deflate(text, /*last=*/false);
       lock.lock();
       spare_.push_back(std::move(text));
       if (!s.ok()) {
@@ -173,27 +175,32 @@ class Sink {
     }
   }
 
-  Status Deflate(const std::string& text, int flush) {
-    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-    z_.avail_in = static_cast<uInt>(text.size());
+  // Compresses `text`, the stream's last when `last`, and emits what comes out.
+  Status Deflate(const std::string& text, bool last) {
+    z_.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(text.data()));
+    z_.avail_in = static_cast<uint32_t>(text.size());
+    z_.end_of_stream = last ? 1 : 0;
+    z_.flush = NO_FLUSH;
     char chunk[1 << 16];
-    int rc;
     do {
-      z_.next_out = reinterpret_cast<Bytef*>(chunk);
+      z_.next_out = reinterpret_cast<uint8_t*>(chunk);
       z_.avail_out = sizeof chunk;
-      rc = deflate(&z_, flush);
-      if (rc == Z_STREAM_ERROR) return Status::Internal("html report: zlib: deflate failed");
+      if (const int rc = isal_deflate(&z_); rc != COMP_OK) {
+        return Status::Internal(fmt::format("html report: isa-l: isal_deflate failed ({})", rc));
+      }
       if (z_.avail_out < sizeof chunk) {
         RETURN_IF_ERROR(emit_(std::string_view(chunk, sizeof chunk - z_.avail_out)));
       }
-    } while (z_.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    } while (z_.avail_in > 0 || z_.avail_out == 0 ||
+             (last && z_.internal_state.state != ZSTATE_END));
     return Status::Ok();
   }
 
   bool compress_;
   Emit emit_;
   bool started_ = false;
-  z_stream z_{};
+  isal_zstream z_{};
+  std::vector<uint8_t> level_buffer_;  // the level's working memory
   std::string buffer_;
   std::thread worker_;
   std::mutex mu_;
