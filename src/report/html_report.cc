@@ -47,6 +47,7 @@ constexpr size_t kMinChunk = 120;
 // 6% larger than zlib's): deflate was over half of writing a page, and the page of a
 // run is written while its requests are under way.
 constexpr int kLevel = 3;
+constexpr size_t kLevelBuffer = ISAL_DEF_LVL3_DEFAULT;  // the working memory level 3 wants
 // Bytes of JSON text collected before they go through the compressor.
 constexpr size_t kSinkBuffer = 1 << 16;
 
@@ -75,9 +76,9 @@ void AppendBase64(std::string_view in, std::string* appended) {
 // Where the report's JSON text goes: into a gzip stream whose bytes go to `emit` as they
 // come (the page), or kept as text (HtmlReportData, `emit` null). The text is never held
 // whole when compressed: memory is a few buffers. Compressing, a thread of the sink's
-// own deflates the full buffers while the caller writes the next (deflate is half the
-// work of a report). `emit` is called on that thread until Finish() has joined it, then
-// on the caller's for the stream's end; never after Finish() or the destructor returns.
+// own deflates the full buffers while the caller writes the next. `emit` is called on
+// that thread until Finish() has joined it, then on the caller's for the stream's end;
+// never after Finish() or the destructor returns.
 class Sink {
  public:
   using Emit = std::function<Status(std::string_view)>;
@@ -143,14 +144,13 @@ class Sink {
   }
 
   void Start() {
-    if (started_) return;
+    if (!level_buffer_.empty()) return;  // started
     isal_deflate_init(&z_);
     z_.gzip_flag = IGZIP_GZIP;  // a gzip header, which DecompressionStream("gzip") reads
     z_.level = kLevel;
-    level_buffer_.resize(ISAL_DEF_LVL3_DEFAULT);
+    level_buffer_.resize(kLevelBuffer);
     z_.level_buf = level_buffer_.data();
     z_.level_buf_size = static_cast<uint32_t>(level_buffer_.size());
-    started_ = true;
   }
 
   // The compressor thread: deflates the full buffers in order until closed.
@@ -198,9 +198,8 @@ class Sink {
 
   bool compress_;
   Emit emit_;
-  bool started_ = false;
   isal_zstream z_{};
-  std::vector<uint8_t> level_buffer_;  // the level's working memory
+  std::vector<uint8_t> level_buffer_;  // the level's working memory; empty until Start()
   std::string buffer_;
   std::thread worker_;
   std::mutex mu_;
