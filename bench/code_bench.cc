@@ -58,7 +58,7 @@ PythonOptions Options(int workers) {
 bool Score(CheckFn check, const ScoredRecord& r, PythonPool* pool) {
   CheckEnv env;
   env.python = pool;
-  auto v = check(r.sample, r.response.text, env);
+  auto v = CodeFamily().Check(check, r.sample, r.response.text, env);
   return v.ok() && v->pass;
 }
 

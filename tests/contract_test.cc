@@ -113,5 +113,78 @@ TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
   }
 }
 
+// Checkers read a sample's params from the flat struct its family parsed once
+// (tasks/params.h): a key a subtask reads that is missing or mistyped is an error naming
+// that key, under either rule set, and a key it does not read changes nothing, whatever
+// it holds. Every key any family parses is tried on every subtask that does not have it.
+TEST(ContractTest, ParamsAreReadWhereTheSubtaskReadsThemAndNowhereElse) {
+  std::string load_error;
+  const std::unique_ptr<SentenceSplitter> splitter =
+      ::structtest::testing::SharedSentenceSplitter("contract", &load_error);
+  ASSERT_EQ(load_error, "");
+  CheckEnv env;
+  env.sentences = splitter.get();
+  auto suite = PlanOrDie(5);
+  ASSERT_TRUE(suite);
+  const std::vector<std::string> known = {
+      "n_sentences", "n_points",   "n_subpoints", "n_sentences_per_point", "n_sentences_total",
+      "symbol",      "ground_truth", "mode",      "no_of_tags",            "math_format_name"};
+  int checked = 0;
+  for (const PlannedSubtask& p : suite->subtasks()) {
+    if (p.ref.family->needs_python) continue;  // its checkers read no params
+    if (p.ref.spec->needs_sentences && !splitter) continue;
+    const std::string name(p.ref.spec->name);
+    auto sample = suite->Generate(p, 0);
+    ASSERT_TRUE(sample.ok()) << name;
+    const std::string oracle = sample->target.at("answer").get<std::string>();
+    for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+      const auto score = [&](const Sample& s) { return ScoreResponse(s, oracle, rules, env); };
+      const std::string where = fmt::format("{} ({})", name, RuleSetName(rules));
+      auto base = score(*sample);
+      ASSERT_TRUE(base.ok()) << where << ": " << base.status().message();
+      ASSERT_TRUE(base->pass) << where;
+      for (const std::string& key : known) {
+        if (sample->params.contains(key)) {
+          for (const nlohmann::json& bad : {nlohmann::json(), nlohmann::json(""),
+                                            nlohmann::json(-5), nlohmann::json::array()}) {
+            Sample s = *sample;
+            if (bad.is_null()) {
+              s.params.erase(key);
+            } else {
+              s.params[key] = bad;
+            }
+            auto v = score(s);
+            if (v.ok()) {
+              // Only a key this rule set does not read, or a value it accepts.
+              EXPECT_EQ(v->reason, base->reason) << where << ": params." << key << " = "
+                                                 << bad.dump();
+              continue;
+            }
+            ++checked;
+            EXPECT_NE(v.status().message().find("params." + key), std::string::npos)
+                << where << ": params." << key << " = " << bad.dump() << ": "
+                << v.status().message();
+          }
+        } else {
+          Sample s = *sample;
+          s.params[key] = "not a value of " + key;
+          auto v = score(s);
+          ASSERT_TRUE(v.ok()) << where << ": an unread params." << key << ": "
+                              << v.status().message();
+          EXPECT_EQ(v->pass, base->pass) << where << ": params." << key;
+          EXPECT_EQ(v->reason, base->reason) << where << ": params." << key;
+        }
+      }
+      if (sample->params.empty()) continue;  // `questions` reads none
+      Sample s = *sample;
+      s.params = nlohmann::json::array();
+      auto v = score(s);
+      ASSERT_FALSE(v.ok()) << where << ": params that are not an object";
+      EXPECT_EQ(v.status().message(), "params: expected an object") << where;
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
 }  // namespace
 }  // namespace structtest

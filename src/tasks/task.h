@@ -13,6 +13,7 @@
 
 #include "structtest/sample.h"
 #include "structtest/status.h"
+#include "tasks/params.h"
 
 namespace structtest {
 
@@ -33,12 +34,17 @@ struct CheckEnv {
   PythonPool* python = nullptr;
 };
 
-// Scores `response` for `sample`. A wrong answer is a failing Verdict with a reason;
-// an error Status means the sample itself cannot be scored (missing or malformed
-// params, missing sentence model) and is reported per record, never as a fail.
-// The returned Verdict's rules/rules_version are filled in by the caller.
-using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, std::string_view response,
-                                      const CheckEnv& env);
+// Scores `response` for `sample`, whose params its family parsed into `params`. A
+// wrong answer is a failing Verdict with a reason; an error Status means the sample
+// itself cannot be scored (missing or malformed params, missing sentence model) and is
+// reported per record, never as a fail. The returned Verdict's rules/rules_version are
+// filled in by the caller.
+using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, const SampleParams& params,
+                                      std::string_view response, const CheckEnv& env);
+
+// Fills the family's member of *out from `params` (the sample's JSON object; views into
+// it). Never fails: a key that cannot be read holds its error (see tasks/params.h).
+using ParseParamsFn = void (*)(const nlohmann::json& params, SampleParams* out);
 
 // The data generators draw from (built-in or the user's), not owned. A generator whose
 // source is empty returns an error naming what is missing.
@@ -118,9 +124,19 @@ struct TaskFamily {
   // on a python3 worker, so callers score these records on several threads
   // (tasks/score_stage.h).
   bool needs_python = false;
+  // Parses a sample's params for its checkers; null: the family's checkers read none.
+  ParseParamsFn parse_params = nullptr;
 
   std::string_view version(RuleSet rules) const {
     return rules == RuleSet::kPaper ? rules_version : strict_rules_version;
+  }
+
+  // Parses the sample's params once and runs `check` (one of this family's checkers).
+  StatusOr<Verdict> Check(CheckFn check, const Sample& sample, std::string_view response,
+                          const CheckEnv& env) const {
+    SampleParams params;
+    if (parse_params != nullptr) parse_params(sample.params, &params);
+    return check(sample, params, response, env);
   }
 };
 

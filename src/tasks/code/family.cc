@@ -69,7 +69,7 @@ bool ContainsPrintOf(std::string_view line, std::string_view name) {
          line.find(fmt::format("'{}: ', str({})", name, name)) != std::string_view::npos;
 }
 
-StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, const SampleParams&, std::string_view response,
                                           const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   std::string storage;
@@ -241,7 +241,7 @@ StatusOr<const std::string*> ExpectedRenamedSource(PythonPool* pool, std::string
   });
 }
 
-StatusOr<Verdict> CheckReplaceVariables(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckReplaceVariables(const Sample& sample, const SampleParams&, std::string_view response,
                                         const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   ASSIGN_OR_RETURN(const nlohmann::json* mapping, GetMapping(sample));
@@ -400,7 +400,7 @@ StatusOr<Verdict> CheckStdinInputs(const Sample& sample, std::string_view answer
   return RunResults(r, shown, n);
 }
 
-StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, const SampleParams&, std::string_view response,
                                          const CheckEnv& env) {
   ASSIGN_OR_RETURN(int64_t n, GenN(sample));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));
@@ -423,7 +423,7 @@ StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, std::string_view 
 
 // ---- simulate_execute ----------------------------------------------------------------
 
-StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, const SampleParams&, std::string_view response,
                                        const CheckEnv& env) {
   ASSIGN_OR_RETURN(const std::string* expected,
                    GetString(sample.context, "context", "expected_output"));

@@ -152,7 +152,7 @@ bool StrictAnswer(const Sample& sample, std::string_view response, bool fenced,
 
 // ---- add_print_statements ------------------------------------------------------------
 
-StatusOr<Verdict> CheckAddPrintStatementsStrict(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckAddPrintStatementsStrict(const Sample& sample, const SampleParams&, std::string_view response,
                                                 const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
@@ -206,7 +206,7 @@ StatusOr<const std::string*> RenamedSource(PythonPool* pool, std::string_view so
   });
 }
 
-StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, const SampleParams&, std::string_view response,
                                               const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   ASSIGN_OR_RETURN(const nlohmann::json* mapping,
@@ -340,7 +340,7 @@ StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view 
 
 }  // namespace
 
-StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, const SampleParams&, std::string_view response,
                                                const CheckEnv& env) {
   ASSIGN_OR_RETURN(int64_t n, GenN(sample));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));
@@ -389,7 +389,7 @@ std::vector<std::string_view> OutputLines(std::string_view text) {
 
 }  // namespace
 
-StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, std::string_view response,
+StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, const SampleParams&, std::string_view response,
                                              const CheckEnv& env) {
   ASSIGN_OR_RETURN(const std::string* expected_text,
                    GetString(sample.context, "context", "expected_output"));

@@ -78,26 +78,22 @@ bool LocateAnswer(std::string_view response, const AnswerTags& tags, std::string
   return true;
 }
 
-struct Expected {
-  std::string_view name;
-  int64_t count;
-};
+using Expected = HtmlTagCount;
 
-StatusOr<std::vector<Expected>> GetGroundTruth(const nlohmann::json& params) {
-  ASSIGN_OR_RETURN(const nlohmann::json* gt, GetField(params, "params", "ground_truth"));
-  if (!gt->is_object()) {
+// params.ground_truth (`gt`) into *out: (tag, count) in the object's key order.
+Status ReadGroundTruth(const nlohmann::json& gt, std::vector<Expected>* out) {
+  if (!gt.is_object()) {
     return Status::InvalidArgument(
         fmt::format("params.ground_truth: expected an object of tag counts, found {}",
-                    gt->type_name()));
+                    gt.type_name()));
   }
-  std::vector<Expected> out;
-  out.reserve(gt->size());
-  for (auto it = gt->begin(); it != gt->end(); ++it) {
+  out->reserve(gt.size());
+  for (auto it = gt.begin(); it != gt.end(); ++it) {
     ASSIGN_OR_RETURN(int64_t n,
-                     GetIntInRange(*gt, "params.ground_truth", it.key(), 0, 1000000000));
-    out.push_back({it.key(), n});
+                     GetIntInRange(gt, "params.ground_truth", it.key(), 0, 1000000000));
+    out->push_back({it.key(), n});
   }
-  return out;
+  return Status::Ok();
 }
 
 struct TagStats {
@@ -226,7 +222,7 @@ std::string Shown(std::string_view name) {
 }
 
 // What is wrong with one tag name, or "" when it passes the paper rule.
-std::string TagProblem(const TagStats& t, const std::vector<Expected>& expected) {
+std::string TagProblem(const TagStats& t, std::span<const Expected> expected) {
   const Expected* want = nullptr;
   for (const Expected& e : expected) {
     if (e.name == t.name) want = &e;
@@ -260,18 +256,11 @@ std::string StopNote(const ScanResult& scan) {
       scan.stop_pos, scan.what);
 }
 
-StatusOr<Verdict> CheckHtmlPaper(const Sample& sample, std::string_view response,
-                                 const CheckEnv&) {
+StatusOr<Verdict> CheckHtmlPaper(const Sample& sample, const SampleParams& params,
+                                 std::string_view response, const CheckEnv&) {
   ASSIGN_OR_RETURN(const AnswerTags tags, GetAnswerTags(sample.context));
-  ASSIGN_OR_RETURN(const std::vector<Expected> expected, GetGroundTruth(sample.params));
-  if (sample.params.contains("mode")) {
-    ASSIGN_OR_RETURN(const std::string* mode, GetString(sample.params, "params", "mode"));
-    if (*mode == "nested_eval") {
-      return Status::Unimplemented(
-          "params.mode: 'nested_eval' (the reference's placement check) is not "
-          "implemented; the recorded runs use 'nested'");
-    }
-  }
+  ASSIGN_OR_RETURN(const std::span<const Expected> expected, params.html.ground_truth.get());
+  RETURN_IF_ERROR(params.html.mode);
 
   std::string storage;
   std::string_view answer;
@@ -338,11 +327,44 @@ constexpr TaskFamily kFamily{
     "paper-2",
     kSubtasks,
     "strict-1",
+    /*needs_python=*/false,
+    &html_internal::ParseHtmlParams,
 };
 
 }  // namespace
 
 const TaskFamily& HtmlFamily() { return kFamily; }
+
+void html_internal::ParseHtmlParams(const nlohmann::json& params, SampleParams* out) {
+  HtmlParams& p = out->html;
+  p.ground_truth_storage.clear();
+  if (!params.is_object()) {
+    p.ground_truth.SetNotObject();
+    p.no_of_tags.SetNotObject();
+    return;
+  }
+  if (const auto it = params.find("ground_truth"); it != params.end()) {
+    const Status read = ReadGroundTruth(*it, &p.ground_truth_storage);
+    if (read.ok()) {
+      p.ground_truth.Set(std::span<const Expected>(p.ground_truth_storage));
+    } else {
+      p.ground_truth.Set(StatusOr<std::span<const Expected>>(read));
+    }
+  }
+  if (const auto it = params.find("mode"); it != params.end()) {
+    const StatusOr<std::string_view> mode = StringParam(*it, "mode");
+    if (!mode.ok()) {
+      p.mode = mode.status();
+    } else if (*mode == "nested_eval") {
+      p.mode = Status::Unimplemented(
+          "params.mode: 'nested_eval' (the reference's placement check) is not "
+          "implemented; the recorded runs use 'nested'");
+    }
+  }
+  if (const auto it = params.find("no_of_tags"); it != params.end()) {
+    p.no_of_tags.Set(html_internal::ReadNoOfTags(*it, params));
+  }
+}
 
 std::optional<std::string> ExtractHtmlAnswer(std::string_view response,
                                              std::string_view start_tag,

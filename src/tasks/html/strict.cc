@@ -22,8 +22,7 @@ constexpr size_t kNpos = std::string_view::npos;
 // parent" is one number per tag (params.no_of_tags).
 enum TagId : int { kHtml, kHead, kTitle, kBody, kDiv, kFooter, kH1, kH2, kP, kNumTags };
 constexpr int kOther = -1;
-constexpr std::array<std::string_view, kNumTags> kTagNames = {
-    "html", "head", "title", "body", "div", "footer", "h1", "h2", "p"};
+constexpr const std::array<std::string_view, kNumTags>& kTagNames = kHtmlTagNames;
 constexpr std::array<int, kNumTags> kParent = {-1,    kHtml, kHead, kHtml, kBody,
                                                kBody, kDiv,  kDiv,  kDiv};
 
@@ -49,42 +48,17 @@ struct Shape {
   }
 };
 
-StatusOr<Shape> GetShape(const nlohmann::json& params) {
-  ASSIGN_OR_RETURN(const nlohmann::json* counts, GetField(params, "params", "no_of_tags"));
-  if (!counts->is_object()) {
-    return Status::InvalidArgument(fmt::format(
-        "params.no_of_tags: expected an object of tag counts, found {}", counts->type_name()));
-  }
-  Shape shape;
-  shape.per_parent[kHtml] = 1;
-  if (counts->contains("html")) {
-    ASSIGN_OR_RETURN(shape.per_parent[kHtml],
-                     GetIntInRange(*counts, "params.no_of_tags", "html", 1, 1));
-  }
-  for (int t = kHead; t < kNumTags; ++t) {
-    ASSIGN_OR_RETURN(shape.per_parent[t],
-                     GetIntInRange(*counts, "params.no_of_tags", kTagNames[t], 0, kMaxPerParent));
-  }
-  // The paper scores against ground_truth; a sample whose two descriptions differ
-  // cannot be scored the same way by both rule sets.
-  if (params.contains("ground_truth")) {
-    ASSIGN_OR_RETURN(const nlohmann::json* gt, GetField(params, "params", "ground_truth"));
-    if (!gt->is_object()) {
-      return Status::InvalidArgument(fmt::format(
-          "params.ground_truth: expected an object of tag counts, found {}", gt->type_name()));
-    }
-    for (int t = kHtml; t < kNumTags; ++t) {
-      if (!gt->contains(kTagNames[t])) continue;
-      ASSIGN_OR_RETURN(
-          int64_t n, GetIntInRange(*gt, "params.ground_truth", kTagNames[t], 0, int64_t{1} << 50));
-      if (n != shape.Total(t)) {
-        return Status::InvalidArgument(
-            fmt::format("params: ground_truth.{} is {}, but no_of_tags makes {}", kTagNames[t], n,
-                        shape.Total(t)));
-      }
-    }
-  }
-  return shape;
+// The shape of the parsed params, or the error of reading no_of_tags.
+StatusOr<Shape> GetShape(const SampleParams& params) {
+  ASSIGN_OR_RETURN(const auto per_parent, params.html.no_of_tags.get());
+  return Shape{per_parent};
+}
+
+// The cheaters parse the params themselves: they run on samples, not through a check.
+StatusOr<Shape> GetShape(const Sample& sample) {
+  SampleParams params;
+  ParseHtmlParams(sample.params, &params);
+  return GetShape(params);
 }
 
 int Lookup(std::string_view raw) {
@@ -386,9 +360,47 @@ uint64_t StableHash(std::string_view s) {
 
 }  // namespace
 
-StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view response,
-                                  const CheckEnv&) {
-  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+StatusOr<std::array<int64_t, kHtmlTagNames.size()>> ReadNoOfTags(const nlohmann::json& counts,
+                                                                 const nlohmann::json& params) {
+  if (!counts.is_object()) {
+    return Status::InvalidArgument(fmt::format(
+        "params.no_of_tags: expected an object of tag counts, found {}", counts.type_name()));
+  }
+  Shape shape;
+  shape.per_parent[kHtml] = 1;
+  if (counts.contains("html")) {
+    ASSIGN_OR_RETURN(shape.per_parent[kHtml],
+                     GetIntInRange(counts, "params.no_of_tags", "html", 1, 1));
+  }
+  for (int t = kHead; t < kNumTags; ++t) {
+    ASSIGN_OR_RETURN(shape.per_parent[t],
+                     GetIntInRange(counts, "params.no_of_tags", kTagNames[t], 0, kMaxPerParent));
+  }
+  // The paper scores against ground_truth; a sample whose two descriptions differ
+  // cannot be scored the same way by both rule sets.
+  if (params.contains("ground_truth")) {
+    ASSIGN_OR_RETURN(const nlohmann::json* gt, GetField(params, "params", "ground_truth"));
+    if (!gt->is_object()) {
+      return Status::InvalidArgument(fmt::format(
+          "params.ground_truth: expected an object of tag counts, found {}", gt->type_name()));
+    }
+    for (int t = kHtml; t < kNumTags; ++t) {
+      if (!gt->contains(kTagNames[t])) continue;
+      ASSIGN_OR_RETURN(
+          int64_t n, GetIntInRange(*gt, "params.ground_truth", kTagNames[t], 0, int64_t{1} << 50));
+      if (n != shape.Total(t)) {
+        return Status::InvalidArgument(
+            fmt::format("params: ground_truth.{} is {}, but no_of_tags makes {}", kTagNames[t], n,
+                        shape.Total(t)));
+      }
+    }
+  }
+  return shape.per_parent;
+}
+
+StatusOr<Verdict> CheckHtmlStrict(const Sample&, const SampleParams& params,
+                                  std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(const Shape shape, GetShape(params));
   bool cut_think;
   const std::string_view answer = AnswerText(response, &cut_think);
   TreeChecker checker(shape, answer);
@@ -397,7 +409,7 @@ StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view respons
 }
 
 StatusOr<std::string> HtmlSkeleton(const Sample& sample) {
-  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample));
   const auto& n = shape.per_parent;
   std::vector<int64_t> divs(static_cast<size_t>(n[kBody]), n[kDiv]);
   switch (StableHash(sample.id) % 3) {
@@ -419,7 +431,7 @@ StatusOr<std::string> HtmlLoophole(const Sample& sample) {
   // The paper checks only the names that occur: the one with the smallest total,
   // as that many self-closed tags, is the shortest answer it passes. In every
   // generated sample that is html itself (total 1): <html><html/></html>.
-  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample.params));
+  ASSIGN_OR_RETURN(const Shape shape, GetShape(sample));
   int best = kHtml;
   for (int t = kHead; t < kNumTags; ++t) {
     if (shape.Total(t) > 0 && shape.Total(t) < shape.Total(best)) best = t;

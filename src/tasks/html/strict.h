@@ -7,6 +7,8 @@
 #ifndef STRUCTTEST_TASKS_HTML_STRICT_H_
 #define STRUCTTEST_TASKS_HTML_STRICT_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,10 +16,18 @@
 
 namespace structtest::html_internal {
 
-// Reads params.no_of_tags (the per-parent counts the prompt states; ground_truth, when
-// present, must hold the same totals). Errors: missing or malformed counts.
-StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, std::string_view response,
-                                  const CheckEnv& env);
+// The family's TaskFamily::parse_params (family.cc).
+void ParseHtmlParams(const nlohmann::json& params, SampleParams* out);
+
+// params.no_of_tags (`counts`), the per-parent counts the prompt states, as
+// HtmlParams::no_of_tags holds them; ground_truth, when `params` has it, must hold the
+// same totals. Errors: malformed counts, totals that differ.
+StatusOr<std::array<int64_t, kHtmlTagNames.size()>> ReadNoOfTags(const nlohmann::json& counts,
+                                                                 const nlohmann::json& params);
+
+// Reads the parsed params.no_of_tags.
+StatusOr<Verdict> CheckHtmlStrict(const Sample& sample, const SampleParams& params,
+                                  std::string_view response, const CheckEnv& env);
 
 // The asked tags with the right totals but misplaced, chosen by the sample id: every
 // tag closed at once with no nesting, all divs in the first body, or the asked tree

@@ -479,18 +479,18 @@ StatusOr<const std::string*> GetStringFast(const nlohmann::json& obj,
   return GetString(obj, where, key);
 }
 
-StatusOr<Verdict> CheckMathPaper(const Sample& sample, std::string_view response,
-                                 const CheckEnv&) {
+StatusOr<Verdict> CheckMathPaper(const Sample& sample, const SampleParams& params,
+                                 std::string_view response, const CheckEnv&) {
   // Both formats start at the end of the response: have it on its way while the
-  // params are looked up.
+  // sample is looked at.
   if (response.size() >= 1) __builtin_prefetch(response.data() + response.size() - 1);
   if (response.size() >= 65) __builtin_prefetch(response.data() + response.size() - 65);
-  ASSIGN_OR_RETURN(const std::string* name,
-                   GetStringFast(sample.params, "params", "math_format_name"));
-  const MathFormat* f = ParseFormatName(*name);
+  const MathParams& p = params.math;
+  if (!p.format_name.ok()) return p.format_name.status();
+  const MathFormat* f = p.format;
   if (f == nullptr) {
     ReasonBuffer quoted;
-    AppendQuoted(*name, 60, &quoted);
+    AppendQuoted(p.format_name.value(), 60, &quoted);
     return Status::InvalidArgument(
         fmt::format("params.math_format_name: unknown format {} (expected "
                     "Suffix1..7PhrasesMathFormat or BulletPoints1..20MathFormat)",
@@ -523,11 +523,25 @@ constexpr TaskFamily kFamily{
     "paper-2",
     kSubtasks,
     math_internal::kStrictRulesVersion,
+    /*needs_python=*/false,
+    &math_internal::ParseMathParams,
 };
 
 }  // namespace
 
 const TaskFamily& MathFamily() { return kFamily; }
+
+void math_internal::ParseMathParams(const nlohmann::json& params, SampleParams* out) {
+  MathParams& p = out->math;
+  if (!params.is_object()) {
+    p.format_name.SetNotObject();
+    return;
+  }
+  const auto it = params.find("math_format_name");
+  if (it == params.end()) return;
+  p.format_name.Set(StringParam(*it, "math_format_name"));
+  if (p.format_name.ok()) p.format = ParseFormatName(p.format_name.value());
+}
 
 std::optional<int64_t> MathHardStepCount(std::string_view format_name, std::string_view text) {
   const MathFormat* f = math_internal::ParseFormatName(format_name);

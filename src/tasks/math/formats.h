@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "tasks/params.h"
+
 namespace structtest::math_internal {
 
 enum class AnswerKind {
@@ -100,6 +102,9 @@ inline const MathFormat* ParseFormatName(std::string_view name) {
   if (hard) return n <= 20 ? &kHardFormats[n - 1] : nullptr;
   return n <= 7 ? &kEasyFormats[n - 1] : nullptr;
 }
+
+// The family's TaskFamily::parse_params: math_format_name and the format it names.
+void ParseMathParams(const nlohmann::json& params, SampleParams* out);
 
 }  // namespace structtest::math_internal
 

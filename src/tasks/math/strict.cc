@@ -596,19 +596,25 @@ struct Parsed {
   const std::string* gold = nullptr;
 };
 
-StatusOr<Parsed> ParseSample(const Sample& sample) {
+StatusOr<Parsed> ParseSample(const Sample& sample, const MathParams& params) {
   Parsed p;
-  ASSIGN_OR_RETURN(const std::string* name,
-                   GetString(sample.params, "params", "math_format_name"));
-  p.format = ParseFormatName(*name);
+  ASSIGN_OR_RETURN(const std::string_view name, params.format_name.get());
+  p.format = params.format;
   if (p.format == nullptr) {
     return Status::InvalidArgument(
         fmt::format("params.math_format_name: unknown format {} (expected "
                     "Suffix1..7PhrasesMathFormat or BulletPoints1..20MathFormat)",
-                    Quote(*name, 60)));
+                    Quote(name, 60)));
   }
   ASSIGN_OR_RETURN(p.gold, GetString(sample.context, "context", "gold_answer"));
   return p;
+}
+
+// The cheaters parse the params themselves: they run on samples, not through a check.
+StatusOr<Parsed> ParseSample(const Sample& sample) {
+  SampleParams params;
+  ParseMathParams(sample.params, &params);
+  return ParseSample(sample, params.math);
 }
 
 // Text after a closed answer form is prose outside the answer ("\boxed{50} miles in
@@ -874,9 +880,9 @@ std::string WrongGuess(std::string_view gold) {
 
 }  // namespace
 
-StatusOr<Verdict> CheckMathStrict(const Sample& sample, std::string_view response,
-                                  const CheckEnv&) {
-  ASSIGN_OR_RETURN(const Parsed p, ParseSample(sample));
+StatusOr<Verdict> CheckMathStrict(const Sample& sample, const SampleParams& params,
+                                  std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(const Parsed p, ParseSample(sample, params.math));
   std::string storage;
   const std::string_view t = Strip(NormalizeNewlines(response, &storage));
   const std::string lower = LowerAsciiCopy(t);

@@ -46,8 +46,8 @@ inline constexpr size_t kAnswerScanBytes = 64;
 // Model text quoted in a reason is cut to this many code points.
 inline constexpr size_t kQuoteCodePoints = 40;
 
-StatusOr<Verdict> CheckMathStrict(const Sample& sample, std::string_view response,
-                                  const CheckEnv& env);
+StatusOr<Verdict> CheckMathStrict(const Sample& sample, const SampleParams& params,
+                                  std::string_view response, const CheckEnv& env);
 
 // builtin/skeleton: the target's structure (reasoning lines or steps, answer line)
 // with every line or step replaced by the same filler and the answer by `N`.

@@ -24,7 +24,7 @@ Sample MathSample(std::string_view format, std::string_view gold = "18") {
 
 Verdict Strict(std::string_view format, std::string_view response,
                std::string_view gold = "18") {
-  const auto v = math_internal::CheckMathStrict(MathSample(format, gold), response, CheckEnv{});
+  const auto v = MathFamily().Check(&math_internal::CheckMathStrict, MathSample(format, gold), response, CheckEnv{});
   EXPECT_TRUE(v.ok()) << v.status().message();
   if (!v.ok()) return Verdict{};
   EXPECT_EQ(v->pass, v->format.value_or(false) && v->accuracy.value_or(false)) << v->reason;
@@ -220,15 +220,15 @@ TEST(MathStrictCheatTest, CheatersPassPaperFailStrict) {
                                   : "a b c\nd e f\nThe answer is: 1,600"}};
       const auto loophole = math_internal::MathLoophole(s);
       ASSERT_TRUE(loophole.ok());
-      const auto paper = MathFamily().subtasks[0].check_paper(s, *loophole, CheckEnv{});
+      const auto paper = MathFamily().Check(MathFamily().subtasks[0].check_paper, s, *loophole, CheckEnv{});
       ASSERT_TRUE(paper.ok());
       EXPECT_TRUE(paper->pass) << format << " " << id << ": " << paper->reason << "\n" << *loophole;
-      const auto strict = math_internal::CheckMathStrict(s, *loophole, CheckEnv{});
+      const auto strict = MathFamily().Check(&math_internal::CheckMathStrict, s, *loophole, CheckEnv{});
       ASSERT_TRUE(strict.ok());
       EXPECT_FALSE(strict->pass) << format << ": " << *loophole;
       const auto skeleton = math_internal::MathSkeleton(s);
       ASSERT_TRUE(skeleton.ok());
-      const auto sk = math_internal::CheckMathStrict(s, *skeleton, CheckEnv{});
+      const auto sk = MathFamily().Check(&math_internal::CheckMathStrict, s, *skeleton, CheckEnv{});
       ASSERT_TRUE(sk.ok());
       EXPECT_FALSE(sk->pass) << format << ": " << *skeleton;
     }

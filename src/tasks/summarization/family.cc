@@ -47,6 +47,37 @@ StatusOr<SummaryTags> GetSummaryTags(const Sample& sample) {
   return tags;
 }
 
+void ParseSummarizationParams(const nlohmann::json& params, SampleParams* out) {
+  SummarizationParams& p = out->summarization;
+  if (!params.is_object()) {
+    for (Param<int64_t>* n : {&p.n_sentences, &p.n_points, &p.n_subpoints,
+                              &p.n_sentences_per_point, &p.n_sentences_total}) {
+      n->SetNotObject();
+    }
+    p.symbol.SetNotObject();
+    return;
+  }
+  // One pass over the (sorted) keys.
+  for (const auto& [key, value] : params.get_ref<const nlohmann::json::object_t&>()) {
+    if (key == "symbol") {
+      StatusOr<std::string_view> symbol = StringParam(value, key);
+      if (symbol.ok() && symbol->empty()) {
+        symbol = Status::InvalidArgument("params.symbol: must not be empty");
+      }
+      p.symbol.Set(std::move(symbol));
+      continue;
+    }
+    Param<int64_t>* n = key == "n_sentences"             ? &p.n_sentences
+                        : key == "n_points"              ? &p.n_points
+                        : key == "n_subpoints"           ? &p.n_subpoints
+                        : key == "n_sentences_per_point" ? &p.n_sentences_per_point
+                        : key == "n_sentences_total"     ? &p.n_sentences_total
+                                                         : nullptr;
+    if (n == nullptr) continue;
+    n->Set(IntParam(value, key, 0, n == &p.n_sentences_total ? kMaxCount * kMaxCount : kMaxCount));
+  }
+}
+
 }  // namespace summarization_internal
 
 namespace {
@@ -57,12 +88,6 @@ using summarization_internal::SummaryTags;
 StatusOr<std::string> Summary(const Sample& sample, std::string_view response) {
   ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
   return ExtractSummary(response, tags.start, tags.end);
-}
-
-StatusOr<std::string_view> GetSymbol(const Sample& sample) {
-  ASSIGN_OR_RETURN(const std::string* s, GetString(sample.params, "params", "symbol"));
-  if (s->empty()) return Status::InvalidArgument("params.symbol: must not be empty");
-  return std::string_view(*s);
 }
 
 Status NeedSentences(const CheckEnv& env) {
@@ -131,9 +156,9 @@ std::string DropDigitDotSpace(std::string_view text) {
   return out;
 }
 
-StatusOr<Verdict> CheckLength(const Sample& sample, std::string_view response,
-                              const CheckEnv& env) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_sentences", 0, kMaxCount));
+StatusOr<Verdict> CheckLength(const Sample& sample, const SampleParams& params,
+                              std::string_view response, const CheckEnv& env) {
+  ASSIGN_OR_RETURN(int64_t n, params.summarization.n_sentences.get());
   RETURN_IF_ERROR(NeedSentences(env));
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
   const std::string cleaned = DropDigitDotSpace(text);
@@ -153,10 +178,10 @@ size_t CountOccurrences(std::string_view text, std::string_view needle) {
   return n;
 }
 
-StatusOr<Verdict> CheckBulletPoints(const Sample& sample, std::string_view response,
-                                    const CheckEnv&) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
-  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+StatusOr<Verdict> CheckBulletPoints(const Sample& sample, const SampleParams& params,
+                                    std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, params.summarization.n_points.get());
+  ASSIGN_OR_RETURN(std::string_view symbol, params.summarization.symbol.get());
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
   const size_t found = CountOccurrences(text, symbol);
   if (static_cast<int64_t>(found) == n) {
@@ -245,9 +270,9 @@ std::variant<int, std::string> WalkNumbered(const std::vector<std::string_view>&
   return prev;
 }
 
-StatusOr<Verdict> CheckNumberedPoints(const Sample& sample, std::string_view response,
-                                      const CheckEnv&) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+StatusOr<Verdict> CheckNumberedPoints(const Sample& sample, const SampleParams& params,
+                                      std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, params.summarization.n_points.get());
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
   if (text.empty()) return Fail("the answer is empty");
   const auto walk = WalkNumbered(SplitChar(text, '\n'),
@@ -283,8 +308,8 @@ bool StartsWithIgnoreCase(std::string_view line, std::string_view lowered_prefix
   return std::string_view(lowered).starts_with(lowered_prefix);
 }
 
-StatusOr<Verdict> CheckQuestions(const Sample& sample, std::string_view response,
-                                 const CheckEnv&) {
+StatusOr<Verdict> CheckQuestions(const Sample& sample, const SampleParams&,
+                                 std::string_view response, const CheckEnv&) {
   // "[question]" lower-cased, once.
   static const std::vector<std::string> kPrefixes = [] {
     std::vector<std::string> v;
@@ -330,11 +355,11 @@ struct LengthParams {
   int64_t points, per_point, total;
 };
 
-StatusOr<LengthParams> GetLengthParams(const Sample& sample) {
+StatusOr<LengthParams> GetLengthParams(const SummarizationParams& params) {
   LengthParams p;
-  ASSIGN_OR_RETURN(p.points, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
-  ASSIGN_OR_RETURN(p.per_point, GetIntInRange(sample.params, "params", "n_sentences_per_point", 0, kMaxCount));
-  ASSIGN_OR_RETURN(p.total, GetIntInRange(sample.params, "params", "n_sentences_total", 0, kMaxCount * kMaxCount));
+  ASSIGN_OR_RETURN(p.points, params.n_points.get());
+  ASSIGN_OR_RETURN(p.per_point, params.n_sentences_per_point.get());
+  ASSIGN_OR_RETURN(p.total, params.n_sentences_total.get());
   return p;
 }
 
@@ -368,10 +393,10 @@ Verdict PointsAndTotal(const LengthParams& p, int64_t points, int64_t total,
                           Plural(p.total, "sentence"), total));
 }
 
-StatusOr<Verdict> CheckBulletPointsLength(const Sample& sample, std::string_view response,
-                                          const CheckEnv& env) {
-  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(sample));
-  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+StatusOr<Verdict> CheckBulletPointsLength(const Sample& sample, const SampleParams& params,
+                                          std::string_view response, const CheckEnv& env) {
+  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(params.summarization));
+  ASSIGN_OR_RETURN(std::string_view symbol, params.summarization.symbol.get());
   RETURN_IF_ERROR(NeedSentences(env));
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
   const auto lines = StrippedNonEmptyLines(text);
@@ -389,9 +414,9 @@ StatusOr<Verdict> CheckBulletPointsLength(const Sample& sample, std::string_view
 
 // ---- numbered_points_length ------------------------------------------------------
 
-StatusOr<Verdict> CheckNumberedPointsLength(const Sample& sample, std::string_view response,
-                                            const CheckEnv& env) {
-  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(sample));
+StatusOr<Verdict> CheckNumberedPointsLength(const Sample& sample, const SampleParams& params,
+                                            std::string_view response, const CheckEnv& env) {
+  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(params.summarization));
   RETURN_IF_ERROR(NeedSentences(env));
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
   int64_t total = 0;
@@ -411,11 +436,11 @@ bool IsSubPoint(std::string_view line, std::string_view symbol) {
   return b != std::string_view::npos && line.substr(b).starts_with(symbol);
 }
 
-StatusOr<Verdict> CheckIndentedBulletPoints(const Sample& sample, std::string_view response,
-                                            const CheckEnv&) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
-  ASSIGN_OR_RETURN(int64_t n_sub, GetIntInRange(sample.params, "params", "n_subpoints", 0, kMaxCount));
-  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+StatusOr<Verdict> CheckIndentedBulletPoints(const Sample& sample, const SampleParams& params,
+                                            std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, params.summarization.n_points.get());
+  ASSIGN_OR_RETURN(int64_t n_sub, params.summarization.n_subpoints.get());
+  ASSIGN_OR_RETURN(std::string_view symbol, params.summarization.symbol.get());
   ASSIGN_OR_RETURN(std::string text, Summary(sample, response));
   std::vector<std::string_view> lines;
   for (std::string_view line : SplitChar(text, '\n')) {
@@ -620,7 +645,8 @@ std::string ExtractSummary(std::string_view response, std::string_view start_tag
 const TaskFamily& SummarizationFamily() {
   static constexpr TaskFamily kFamily{
       "summarization", "summarize a document under format rules", "paper-1", kSubtasks,
-      summarization_internal::kStrictRulesVersion};
+      summarization_internal::kStrictRulesVersion, /*needs_python=*/false,
+      &summarization_internal::ParseSummarizationParams};
   return kFamily;
 }
 

@@ -36,6 +36,9 @@ struct SummaryTags {
 };
 StatusOr<SummaryTags> GetSummaryTags(const Sample& sample);
 
+// The family's TaskFamily::parse_params.
+void ParseSummarizationParams(const nlohmann::json& params, SampleParams* out);
+
 }  // namespace summarization_internal
 
 }  // namespace structtest

@@ -189,12 +189,6 @@ Status NeedSentences(const CheckEnv& env) {
   return Status::Ok();
 }
 
-StatusOr<std::string_view> GetSymbol(const Sample& sample) {
-  ASSIGN_OR_RETURN(const std::string* s, GetString(sample.params, "params", "symbol"));
-  if (s->empty()) return Status::InvalidArgument("params.symbol: must not be empty");
-  return std::string_view(*s);
-}
-
 // ---- the summary between the tags --------------------------------------------------
 
 struct Extracted {
@@ -737,9 +731,9 @@ std::string ListStructure(const std::vector<Line>& lines, const ListSpec& spec, 
   return why;
 }
 
-StatusOr<Verdict> CheckFlatList(const Sample& sample, std::string_view response,
-                                const ListSpec& spec) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+StatusOr<Verdict> CheckFlatList(const Sample& sample, const SummarizationParams& params,
+                                std::string_view response, const ListSpec& spec) {
+  ASSIGN_OR_RETURN(int64_t n, params.n_points.get());
   ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
   if (x.fail) return *x.fail;
   std::vector<Item> items;
@@ -759,13 +753,11 @@ struct LengthParams {
   int64_t points, per_point;
 };
 
-StatusOr<LengthParams> GetLengthParams(const Sample& sample) {
+StatusOr<LengthParams> GetLengthParams(const SummarizationParams& params) {
   LengthParams p;
-  ASSIGN_OR_RETURN(p.points, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
-  ASSIGN_OR_RETURN(p.per_point, GetIntInRange(sample.params, "params", "n_sentences_per_point",
-                                              0, kMaxCount));
-  ASSIGN_OR_RETURN(int64_t total, GetIntInRange(sample.params, "params", "n_sentences_total", 0,
-                                                kMaxCount * kMaxCount));
+  ASSIGN_OR_RETURN(p.points, params.n_points.get());
+  ASSIGN_OR_RETURN(p.per_point, params.n_sentences_per_point.get());
+  ASSIGN_OR_RETURN(int64_t total, params.n_sentences_total.get());
   if (total != p.points * p.per_point) {
     return Status::InvalidArgument(fmt::format(
         "params.n_sentences_total: {} is not n_points x n_sentences_per_point ({} x {})", total,
@@ -776,9 +768,10 @@ StatusOr<LengthParams> GetLengthParams(const Sample& sample) {
 
 // The hard flat lists: the list rules, then `point-sentences` (each point has exactly
 // the asked number of sentences), then the content rules over the sentences.
-StatusOr<Verdict> CheckFlatListLength(const Sample& sample, std::string_view response,
-                                      const CheckEnv& env, const ListSpec& spec) {
-  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(sample));
+StatusOr<Verdict> CheckFlatListLength(const Sample& sample, const SummarizationParams& params,
+                                      std::string_view response, const CheckEnv& env,
+                                      const ListSpec& spec) {
+  ASSIGN_OR_RETURN(LengthParams p, GetLengthParams(params));
   RETURN_IF_ERROR(NeedSentences(env));
   ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
   if (x.fail) return *x.fail;
@@ -810,9 +803,9 @@ StatusOr<Verdict> CheckFlatListLength(const Sample& sample, std::string_view res
 
 // ---- the checkers ------------------------------------------------------------------
 
-StatusOr<Verdict> StrictLength(const Sample& sample, std::string_view response,
-                               const CheckEnv& env) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_sentences", 0, kMaxCount));
+StatusOr<Verdict> StrictLength(const Sample& sample, const SampleParams& params,
+                               std::string_view response, const CheckEnv& env) {
+  ASSIGN_OR_RETURN(int64_t n, params.summarization.n_sentences.get());
   RETURN_IF_ERROR(NeedSentences(env));
   ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
   if (x.fail) return *x.fail;
@@ -843,32 +836,32 @@ StatusOr<Verdict> StrictLength(const Sample& sample, std::string_view response,
   return JudgeContent(units, GetDocument(sample), Plural(n, "sentence"));
 }
 
-StatusOr<Verdict> StrictBulletPoints(const Sample& sample, std::string_view response,
-                                     const CheckEnv&) {
-  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
-  return CheckFlatList(sample, response,
+StatusOr<Verdict> StrictBulletPoints(const Sample& sample, const SampleParams& params,
+                                     std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(std::string_view symbol, params.summarization.symbol.get());
+  return CheckFlatList(sample, params.summarization, response,
                        {Mark::kSymbol, symbol, PromptAsks(sample, kSymbolOnlyInstruction)});
 }
 
-StatusOr<Verdict> StrictNumberedPoints(const Sample& sample, std::string_view response,
-                                       const CheckEnv&) {
-  return CheckFlatList(sample, response, {Mark::kNumber, ""});
+StatusOr<Verdict> StrictNumberedPoints(const Sample& sample, const SampleParams& params,
+                                       std::string_view response, const CheckEnv&) {
+  return CheckFlatList(sample, params.summarization, response, {Mark::kNumber, ""});
 }
 
-StatusOr<Verdict> StrictBulletPointsLength(const Sample& sample, std::string_view response,
-                                           const CheckEnv& env) {
-  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
-  return CheckFlatListLength(sample, response, env,
+StatusOr<Verdict> StrictBulletPointsLength(const Sample& sample, const SampleParams& params,
+                                           std::string_view response, const CheckEnv& env) {
+  ASSIGN_OR_RETURN(std::string_view symbol, params.summarization.symbol.get());
+  return CheckFlatListLength(sample, params.summarization, response, env,
                              {Mark::kSymbol, symbol, PromptAsks(sample, kSymbolOnlyInstruction)});
 }
 
-StatusOr<Verdict> StrictNumberedPointsLength(const Sample& sample, std::string_view response,
-                                             const CheckEnv& env) {
-  return CheckFlatListLength(sample, response, env, {Mark::kNumber, ""});
+StatusOr<Verdict> StrictNumberedPointsLength(const Sample& sample, const SampleParams& params,
+                                             std::string_view response, const CheckEnv& env) {
+  return CheckFlatListLength(sample, params.summarization, response, env, {Mark::kNumber, ""});
 }
 
-StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view response,
-                                  const CheckEnv&) {
+StatusOr<Verdict> StrictQuestions(const Sample& sample, const SampleParams& params,
+                                  std::string_view response, const CheckEnv&) {
   constexpr size_t kCount = std::size(kSummaryQuestions);
   ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
   if (x.fail) return *x.fail;
@@ -976,11 +969,11 @@ StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view respons
   return JudgeContent(units, GetDocument(sample), "the five questions answered");
 }
 
-StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, std::string_view response,
-                                             const CheckEnv&) {
-  ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
-  ASSIGN_OR_RETURN(int64_t n_sub, GetIntInRange(sample.params, "params", "n_subpoints", 0, kMaxCount));
-  ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, const SampleParams& params,
+                                             std::string_view response, const CheckEnv&) {
+  ASSIGN_OR_RETURN(int64_t n, params.summarization.n_points.get());
+  ASSIGN_OR_RETURN(int64_t n_sub, params.summarization.n_subpoints.get());
+  ASSIGN_OR_RETURN(std::string_view symbol, params.summarization.symbol.get());
   ASSIGN_OR_RETURN(Extracted x, Extract(sample, response));
   if (x.fail) return *x.fail;
   const std::string what = fmt::format("'{}' point", symbol);
@@ -1143,6 +1136,9 @@ StatusOr<std::string> SkeletonAnswer(const Sample& sample) {
 
 StatusOr<std::string> LoopholeAnswer(const Sample& sample) {
   ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
+  SampleParams parsed;
+  ParseSummarizationParams(sample.params, &parsed);
+  const SummarizationParams& params = parsed.summarization;
   const std::string& subtask = sample.subtask;
   auto repeat = [](std::string_view s, int64_t n, std::string_view sep) {
     std::string out;
@@ -1151,23 +1147,22 @@ StatusOr<std::string> LoopholeAnswer(const Sample& sample) {
   };
   std::string body;
   if (subtask == "length") {
-    ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_sentences", 0, kMaxCount));
+    ASSIGN_OR_RETURN(int64_t n, params.n_sentences.get());
     body = repeat("Yes.", n, " ");
   } else if (subtask == "questions") {
     for (std::string_view q : kSummaryQuestions) body += fmt::format("{}[{}]", body.empty() ? "" : "\n", q);
   } else if (subtask == "indented_bullet_points") {
-    ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
-    ASSIGN_OR_RETURN(int64_t m, GetIntInRange(sample.params, "params", "n_subpoints", 0, kMaxCount));
-    ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+    ASSIGN_OR_RETURN(int64_t n, params.n_points.get());
+    ASSIGN_OR_RETURN(int64_t m, params.n_subpoints.get());
+    ASSIGN_OR_RETURN(std::string_view symbol, params.symbol.get());
     const std::string point =
         std::string(symbol) + repeat(fmt::format("\n\t{}", symbol), m, "");
     body = repeat(point, n, "\n");
   } else {
-    ASSIGN_OR_RETURN(int64_t n, GetIntInRange(sample.params, "params", "n_points", 0, kMaxCount));
+    ASSIGN_OR_RETURN(int64_t n, params.n_points.get());
     int64_t per_point = 0;  // the easy lists: no sentence is needed at all
     if (subtask.ends_with("_length")) {
-      ASSIGN_OR_RETURN(per_point, GetIntInRange(sample.params, "params", "n_sentences_per_point",
-                                                0, kMaxCount));
+      ASSIGN_OR_RETURN(per_point, params.n_sentences_per_point.get());
     }
     const std::string sentences = repeat("Yes.", per_point, " ");
     if (subtask.starts_with("numbered")) {
@@ -1176,7 +1171,7 @@ StatusOr<std::string> LoopholeAnswer(const Sample& sample) {
                             sentences);
       }
     } else {
-      ASSIGN_OR_RETURN(std::string_view symbol, GetSymbol(sample));
+      ASSIGN_OR_RETURN(std::string_view symbol, params.symbol.get());
       // bullet_points counts the symbol anywhere: all of them on one line will do.
       body = per_point == 0 ? repeat(symbol, n, " ")
                             : repeat(fmt::format("{} {}", symbol, sentences), n, "\n");

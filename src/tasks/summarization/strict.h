@@ -27,20 +27,20 @@ inline constexpr std::string_view kProseInstruction = "written as plain prose (n
 // is harmless emphasis.
 inline constexpr std::string_view kSymbolOnlyInstruction = "Use that symbol nowhere else";
 
-StatusOr<Verdict> StrictLength(const Sample& sample, std::string_view response,
-                               const CheckEnv& env);
-StatusOr<Verdict> StrictBulletPoints(const Sample& sample, std::string_view response,
-                                     const CheckEnv& env);
-StatusOr<Verdict> StrictNumberedPoints(const Sample& sample, std::string_view response,
-                                       const CheckEnv& env);
-StatusOr<Verdict> StrictQuestions(const Sample& sample, std::string_view response,
-                                  const CheckEnv& env);
-StatusOr<Verdict> StrictBulletPointsLength(const Sample& sample, std::string_view response,
-                                           const CheckEnv& env);
-StatusOr<Verdict> StrictNumberedPointsLength(const Sample& sample, std::string_view response,
-                                             const CheckEnv& env);
-StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, std::string_view response,
-                                             const CheckEnv& env);
+StatusOr<Verdict> StrictLength(const Sample& sample, const SampleParams& params,
+                               std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> StrictBulletPoints(const Sample& sample, const SampleParams& params,
+                                     std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> StrictNumberedPoints(const Sample& sample, const SampleParams& params,
+                                       std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> StrictQuestions(const Sample& sample, const SampleParams& params,
+                                  std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> StrictBulletPointsLength(const Sample& sample, const SampleParams& params,
+                                           std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> StrictNumberedPointsLength(const Sample& sample, const SampleParams& params,
+                                             std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, const SampleParams& params,
+                                             std::string_view response, const CheckEnv& env);
 
 // `builtin/skeleton`: the target answer line by line with its markers (symbols,
 // numbers, bracketed questions, indentation) kept and every sentence replaced by a
