@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,8 +47,9 @@ StatusOr<const nlohmann::json*> GetField(const nlohmann::json& obj,
 // order it always did, so a sample with several problems reports the same first one;
 // a key its subtask does not read is never asked for, whatever it holds.
 
-// "params.KEY: missing" (or "params: expected an object") is made only when asked for:
-// most samples lack most keys of their family.
+// "params.KEY: missing" (or "params: expected an object") is made only when asked for,
+// and a Param holds no Status until it has an error: most samples lack most keys of
+// their family, and a sample's params are parsed on the hot path of scoring.
 template <typename T>
 class Param {
  public:
@@ -61,7 +63,7 @@ class Param {
     if (v.ok()) {
       Set(std::move(v).value());
     } else {
-      error_ = v.status();
+      error_ = std::make_unique<Status>(v.status());
       state_ = State::kError;
     }
   }
@@ -82,7 +84,7 @@ class Param {
   std::string_view key_;
   State state_ = State::kMissing;
   T value_{};
-  Status error_;
+  std::unique_ptr<Status> error_;  // set in kError
 };
 
 // The messages of a key that is not there.
@@ -94,10 +96,10 @@ Status Param<T>::status() const {
   switch (state_) {
     case State::kOk: return Status::Ok();
     case State::kMissing: return MissingParam(key_);
-    case State::kError: return error_;
+    case State::kError: return *error_;
     case State::kNotObject: return ParamsNotObject();
   }
-  return error_;
+  return Status::Ok();
 }
 
 // The value of params.KEY as GetIntInRange(params, "params", KEY, lo, hi) reads it.
@@ -134,7 +136,7 @@ struct HtmlParams {
   Param<std::span<const HtmlTagCount>> ground_truth{"ground_truth"};
   std::vector<HtmlTagCount> ground_truth_storage;
   // Ok unless params.mode is not a string or asks for 'nested_eval' (not implemented).
-  Status mode;
+  Param<bool> mode{"mode"};
   // The strict rule set's: no_of_tags, how many of each tag (kHtmlTagNames) under its
   // one parent, checked against ground_truth when that is given.
   Param<std::array<int64_t, kHtmlTagNames.size()>> no_of_tags{"no_of_tags"};

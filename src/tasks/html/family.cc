@@ -260,7 +260,7 @@ StatusOr<Verdict> CheckHtmlPaper(const Sample& sample, const SampleParams& param
                                  std::string_view response, const CheckEnv&) {
   ASSIGN_OR_RETURN(const AnswerTags tags, GetAnswerTags(sample.context));
   ASSIGN_OR_RETURN(const std::span<const Expected> expected, params.html.ground_truth.get());
-  RETURN_IF_ERROR(params.html.mode);
+  if (!params.html.mode.ok()) return params.html.mode.status();
 
   std::string storage;
   std::string_view answer;
@@ -351,14 +351,15 @@ void html_internal::ParseHtmlParams(const nlohmann::json& params, SampleParams* 
       p.ground_truth.Set(StatusOr<std::span<const Expected>>(read));
     }
   }
+  p.mode.Set(true);  // no mode is the paper's
   if (const auto it = params.find("mode"); it != params.end()) {
     const StatusOr<std::string_view> mode = StringParam(*it, "mode");
     if (!mode.ok()) {
-      p.mode = mode.status();
+      p.mode.Set(StatusOr<bool>(mode.status()));
     } else if (*mode == "nested_eval") {
-      p.mode = Status::Unimplemented(
+      p.mode.Set(StatusOr<bool>(Status::Unimplemented(
           "params.mode: 'nested_eval' (the reference's placement check) is not "
-          "implemented; the recorded runs use 'nested'");
+          "implemented; the recorded runs use 'nested'")));
     }
   }
   if (const auto it = params.find("no_of_tags"); it != params.end()) {
