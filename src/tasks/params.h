@@ -135,7 +135,8 @@ struct HtmlParams {
   // [0, 10^9]; a view into ground_truth_storage.
   Param<std::span<const HtmlTagCount>> ground_truth{"ground_truth"};
   std::vector<HtmlTagCount> ground_truth_storage;
-  // Ok unless params.mode is not a string or asks for 'nested_eval' (not implemented).
+  // Ok (true) unless params.mode is not a string or asks for 'nested_eval' (not
+  // implemented); a sample without a mode is the paper's.
   Param<bool> mode{"mode"};
   // The strict rule set's: no_of_tags, how many of each tag (kHtmlTagNames) under its
   // one parent, checked against ground_truth when that is given.
