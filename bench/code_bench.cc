@@ -42,9 +42,9 @@ const std::map<std::string, double> kReferenceRate = {{"add_print_statements", 1
                                                       {"replace_variables", 32.1e3}};
 constexpr double kTargetFactor = 30;
 
-CheckFn Checker(const std::string& subtask) {
+const SubtaskSpec* Spec(const std::string& subtask) {
   for (const SubtaskSpec& s : CodeFamily().subtasks) {
-    if (s.name == subtask) return s.check_paper;
+    if (s.name == subtask) return &s;
   }
   return nullptr;
 }
@@ -55,10 +55,10 @@ PythonOptions Options(int workers) {
   return o;
 }
 
-bool Score(CheckFn check, const ScoredRecord& r, PythonPool* pool) {
+bool Score(const SubtaskSpec* spec, const ScoredRecord& r, PythonPool* pool) {
   CheckEnv env;
   env.python = pool;
-  auto v = CodeFamily().Check(check, r.sample, r.response.text, env);
+  auto v = CodeFamily().Check(*spec, RuleSet::kPaper, r.sample, r.response.text, env);
   return v.ok() && v->pass;
 }
 
@@ -69,8 +69,8 @@ void BM_Warm(benchmark::State& state, const std::string& subtask) {
     return;
   }
   PythonPool pool(Options(1));
-  const CheckFn check = Checker(subtask);
-  for (const auto& r : records) Score(check, r, &pool);  // warm the caches
+  const SubtaskSpec* spec = Spec(subtask);
+  for (const auto& r : records) Score(spec, r, &pool);  // warm the caches
   if (!pool.Info().ok()) {
     state.SkipWithError(pool.Info().status().message().c_str());
     return;
@@ -78,7 +78,7 @@ void BM_Warm(benchmark::State& state, const std::string& subtask) {
   size_t i = 0;
   int64_t passed = 0;
   for (auto _ : state) {
-    passed += Score(check, records[i], &pool);
+    passed += Score(spec, records[i], &pool);
     if (++i == records.size()) i = 0;
   }
   benchmark::DoNotOptimize(passed);
@@ -94,7 +94,7 @@ void BM_Cold(benchmark::State& state, const std::string& subtask) {
     state.SkipWithError("no records: ../shared/conformance is absent");
     return;
   }
-  const CheckFn check = Checker(subtask);
+  const SubtaskSpec* spec = Spec(subtask);
   int64_t passed = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -104,7 +104,7 @@ void BM_Cold(benchmark::State& state, const std::string& subtask) {
       return;
     }
     state.ResumeTiming();
-    for (const auto& r : records) passed += Score(check, r, pool.get());
+    for (const auto& r : records) passed += Score(spec, r, pool.get());
     state.PauseTiming();
     pool.reset();
     state.ResumeTiming();
@@ -144,11 +144,11 @@ void BM_Pool(benchmark::State& state, const std::string& subtask) {
     state.SkipWithError("no records: ../shared/conformance is absent");
     return;
   }
-  const CheckFn check = Checker(subtask);
+  const SubtaskSpec* spec = Spec(subtask);
   int64_t passed = 0;
   for (auto _ : state) {
     const size_t i = f->next++ % f->records.size();
-    passed += Score(check, f->records[i], f->pool.get());
+    passed += Score(spec, f->records[i], f->pool.get());
   }
   benchmark::DoNotOptimize(passed);
   state.SetItemsProcessed(state.iterations());
@@ -160,12 +160,12 @@ void BM_FreshPython(benchmark::State& state, const std::string& subtask) {
     state.SkipWithError("no records: ../shared/conformance is absent");
     return;
   }
-  const CheckFn check = Checker(subtask);
+  const SubtaskSpec* spec = Spec(subtask);
   int64_t passed = 0;
   for (auto _ : state) {
     const size_t i = f->next++ % f->records.size();
     PythonPool pool(Options(1));  // a new python3 for this sample alone
-    passed += Score(check, f->records[i], &pool);
+    passed += Score(spec, f->records[i], &pool);
   }
   benchmark::DoNotOptimize(passed);
   state.SetItemsProcessed(state.iterations());

@@ -40,8 +40,8 @@ StatusOr<const nlohmann::json*> GetField(const nlohmann::json& obj,
 // ---- The flat params of a sample -------------------------------------------------
 //
 // A family parses a sample's params once (TaskFamily::parse_params) into the flat
-// struct below, and its checkers of both rule sets read members, never the JSON
-// object. Each key any of the family's subtasks reads is a Param: its value, or the
+// struct below, for the rule set it is scored under, and its checkers read members,
+// never the JSON object. Each key any of the family's subtasks reads is a Param: its value, or the
 // error a checker returns when it needs the key (missing, mistyped, out of range,
 // worded as GetIntInRange and GetString word it). A checker asks for its keys in the
 // order it always did, so a sample with several problems reports the same first one;
@@ -131,15 +131,16 @@ struct HtmlParams {
   HtmlParams(const HtmlParams&) = delete;  // ground_truth points into it
   HtmlParams& operator=(const HtmlParams&) = delete;
 
-  // The paper's: ground_truth, (tag, count) in the object's key order, each count in
-  // [0, 10^9]; a view into ground_truth_storage.
+  // The paper's (parsed for it alone): ground_truth, (tag, count) in the object's key
+  // order, each count in [0, 10^9]; a view into ground_truth_storage.
   Param<std::span<const HtmlTagCount>> ground_truth{"ground_truth"};
   std::vector<HtmlTagCount> ground_truth_storage;
   // Ok (true) unless params.mode is not a string or asks for 'nested_eval' (not
   // implemented); a sample without a mode is the paper's.
   Param<bool> mode{"mode"};
-  // The strict rule set's: no_of_tags, how many of each tag (kHtmlTagNames) under its
-  // one parent, checked against ground_truth when that is given.
+  // The strict rule set's (parsed for it alone): no_of_tags, how many of each tag
+  // (kHtmlTagNames) under its one parent, checked against ground_truth when that is
+  // given.
   Param<std::array<int64_t, kHtmlTagNames.size()>> no_of_tags{"no_of_tags"};
 };
 

@@ -15,7 +15,7 @@ StatusOr<Verdict> ScoreResponse(const Sample& sample, std::string_view response,
                                              "by this build",
                                              sample.subtask, RuleSetName(rules)));
   }
-  ASSIGN_OR_RETURN(Verdict v, ref.family->Check(check, sample, response, env));
+  ASSIGN_OR_RETURN(Verdict v, ref.family->Check(*ref.spec, rules, sample, response, env));
   v.rules = RuleSetName(rules);
   v.rules_version = ref.family->version(rules);
   return v;

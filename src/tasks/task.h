@@ -5,6 +5,7 @@
 #ifndef STRUCTTEST_TASKS_TASK_H_
 #define STRUCTTEST_TASKS_TASK_H_
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -43,8 +44,10 @@ using CheckFn = StatusOr<Verdict> (*)(const Sample& sample, const SampleParams& 
                                       std::string_view response, const CheckEnv& env);
 
 // Fills the family's member of *out from `params` (the sample's JSON object; views into
-// it). Never fails: a key that cannot be read holds its error (see tasks/params.h).
-using ParseParamsFn = void (*)(const nlohmann::json& params, SampleParams* out);
+// it): the keys its checkers of `rules` read, and only those, as scoring under one rule
+// set should not pay for the other's. Never fails: a key that cannot be read holds its
+// error (see tasks/params.h).
+using ParseParamsFn = void (*)(const nlohmann::json& params, RuleSet rules, SampleParams* out);
 
 // The data generators draw from (built-in or the user's), not owned. A generator whose
 // source is empty returns an error naming what is missing.
@@ -131,12 +134,14 @@ struct TaskFamily {
     return rules == RuleSet::kPaper ? rules_version : strict_rules_version;
   }
 
-  // Parses the sample's params once and runs `check` (one of this family's checkers).
-  StatusOr<Verdict> Check(CheckFn check, const Sample& sample, std::string_view response,
-                          const CheckEnv& env) const {
+  // Parses what the checker of `rules` of `spec` (one of this family's subtasks) reads
+  // from the sample's params, once, and runs it. REQUIRES: spec.checker(rules) is set.
+  StatusOr<Verdict> Check(const SubtaskSpec& spec, RuleSet rules, const Sample& sample,
+                          std::string_view response, const CheckEnv& env) const {
+    assert(spec.checker(rules) != nullptr && "Check() of a checker this build lacks");
     SampleParams params;
-    if (parse_params != nullptr) parse_params(sample.params, &params);
-    return check(sample, params, response, env);
+    if (parse_params != nullptr) parse_params(sample.params, rules, &params);
+    return spec.checker(rules)(sample, params, response, env);
   }
 };
 

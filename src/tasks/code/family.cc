@@ -69,8 +69,8 @@ bool ContainsPrintOf(std::string_view line, std::string_view name) {
          line.find(fmt::format("'{}: ', str({})", name, name)) != std::string_view::npos;
 }
 
-StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, const SampleParams&, std::string_view response,
-                                          const CheckEnv& env) {
+StatusOr<Verdict> CheckAddPrintStatements(const Sample& sample, const SampleParams&,
+                                          std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   std::string storage;
   ASSIGN_OR_RETURN(std::string_view answer_span, Answer(sample, response, &storage));
@@ -241,8 +241,8 @@ StatusOr<const std::string*> ExpectedRenamedSource(PythonPool* pool, std::string
   });
 }
 
-StatusOr<Verdict> CheckReplaceVariables(const Sample& sample, const SampleParams&, std::string_view response,
-                                        const CheckEnv& env) {
+StatusOr<Verdict> CheckReplaceVariables(const Sample& sample, const SampleParams&,
+                                        std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   ASSIGN_OR_RETURN(const nlohmann::json* mapping, GetMapping(sample));
   std::string storage;
@@ -400,8 +400,8 @@ StatusOr<Verdict> CheckStdinInputs(const Sample& sample, std::string_view answer
   return RunResults(r, shown, n);
 }
 
-StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, const SampleParams&, std::string_view response,
-                                         const CheckEnv& env) {
+StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, const SampleParams&,
+                                         std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(int64_t n, GenN(sample));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));
   std::string storage;
@@ -423,8 +423,8 @@ StatusOr<Verdict> CheckTestCaseInputsGen(const Sample& sample, const SampleParam
 
 // ---- simulate_execute ----------------------------------------------------------------
 
-StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, const SampleParams&, std::string_view response,
-                                       const CheckEnv& env) {
+StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, const SampleParams&,
+                                       std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(const std::string* expected,
                    GetString(sample.context, "context", "expected_output"));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));

@@ -82,10 +82,10 @@ class CodeGeneratorTest : public ::testing::Test {
       EXPECT_NE(prompt.find("<ans>"), std::string::npos);
       EXPECT_NE(prompt.find("</ans>"), std::string::npos);
       const std::string answer = sample->target.at("answer").get<std::string>();
-      auto v = CodeFamily().Check(spec.check_paper, *sample, answer, env_);
+      auto v = CodeFamily().Check(spec, RuleSet::kPaper, *sample, answer, env_);
       ASSERT_TRUE(v.ok()) << subtask << " " << i << ": " << v.status().message();
       EXPECT_TRUE(v->pass) << subtask << " " << i << ": " << v->reason << "\n" << answer;
-      auto empty = CodeFamily().Check(spec.check_paper, *sample, "", env_);
+      auto empty = CodeFamily().Check(spec, RuleSet::kPaper, *sample, "", env_);
       ASSERT_TRUE(empty.ok()) << empty.status().message();
       EXPECT_FALSE(empty->pass) << subtask << " " << i;
     }

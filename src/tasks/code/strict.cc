@@ -152,8 +152,8 @@ bool StrictAnswer(const Sample& sample, std::string_view response, bool fenced,
 
 // ---- add_print_statements ------------------------------------------------------------
 
-StatusOr<Verdict> CheckAddPrintStatementsStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                                const CheckEnv& env) {
+StatusOr<Verdict> CheckAddPrintStatementsStrict(const Sample& sample, const SampleParams&,
+                                                std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   ASSIGN_OR_RETURN(PythonPool * pool, Pool(env));
   std::string answer, reason;
@@ -206,8 +206,8 @@ StatusOr<const std::string*> RenamedSource(PythonPool* pool, std::string_view so
   });
 }
 
-StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                              const CheckEnv& env) {
+StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, const SampleParams&,
+                                              std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
   ASSIGN_OR_RETURN(const nlohmann::json* mapping,
                    GetField(sample.context, "context", "var_mapping"));
@@ -340,8 +340,8 @@ StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view 
 
 }  // namespace
 
-StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                               const CheckEnv& env) {
+StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, const SampleParams&,
+                                               std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(int64_t n, GenN(sample));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));
   ASSIGN_OR_RETURN(std::string_view source, Source(sample));
@@ -389,8 +389,8 @@ std::vector<std::string_view> OutputLines(std::string_view text) {
 
 }  // namespace
 
-StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                             const CheckEnv& env) {
+StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, const SampleParams&,
+                                             std::string_view response, const CheckEnv& env) {
   ASSIGN_OR_RETURN(const std::string* expected_text,
                    GetString(sample.context, "context", "expected_output"));
   ASSIGN_OR_RETURN(bool call_based, IsCallBased(sample));

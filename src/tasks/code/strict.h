@@ -38,14 +38,14 @@ namespace code_internal {
 bool StrictAnswer(const Sample& sample, std::string_view response, bool fenced,
                   std::string* answer, std::string* reason);
 
-StatusOr<Verdict> CheckAddPrintStatementsStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                                const CheckEnv& env);
-StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                              const CheckEnv& env);
-StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                               const CheckEnv& env);
-StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, const SampleParams&, std::string_view response,
-                                             const CheckEnv& env);
+StatusOr<Verdict> CheckAddPrintStatementsStrict(const Sample& sample, const SampleParams&,
+                                                std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, const SampleParams&,
+                                              std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, const SampleParams&,
+                                               std::string_view response, const CheckEnv& env);
+StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, const SampleParams&,
+                                             std::string_view response, const CheckEnv& env);
 
 // builtin/skeleton: the target's structure with its content replaced by filler.
 StatusOr<std::string> SkeletonAddPrint(const Sample& sample);

@@ -335,12 +335,19 @@ constexpr TaskFamily kFamily{
 
 const TaskFamily& HtmlFamily() { return kFamily; }
 
-void html_internal::ParseHtmlParams(const nlohmann::json& params, SampleParams* out) {
+void html_internal::ParseHtmlParams(const nlohmann::json& params, RuleSet rules,
+                                    SampleParams* out) {
   HtmlParams& p = out->html;
   p.ground_truth_storage.clear();
   if (!params.is_object()) {
     p.ground_truth.SetNotObject();
     p.no_of_tags.SetNotObject();
+    return;
+  }
+  if (rules == RuleSet::kStrict) {
+    if (const auto it = params.find("no_of_tags"); it != params.end()) {
+      p.no_of_tags.Set(html_internal::ReadNoOfTags(*it, params));
+    }
     return;
   }
   if (const auto it = params.find("ground_truth"); it != params.end()) {
@@ -361,9 +368,6 @@ void html_internal::ParseHtmlParams(const nlohmann::json& params, SampleParams* 
           "params.mode: 'nested_eval' (the reference's placement check) is not "
           "implemented; the recorded runs use 'nested'")));
     }
-  }
-  if (const auto it = params.find("no_of_tags"); it != params.end()) {
-    p.no_of_tags.Set(html_internal::ReadNoOfTags(*it, params));
   }
 }
 

@@ -15,6 +15,11 @@
 namespace structtest::html_internal {
 namespace {
 
+// The strict checker on `answer`, the sample's params parsed as scoring parses them.
+StatusOr<Verdict> Strict(const Sample& s, std::string_view answer) {
+  return HtmlFamily().Check(HtmlFamily().subtasks[0], RuleSet::kStrict, s, answer, CheckEnv{});
+}
+
 class TextRecorder : public TagVisitor {
  public:
   TextRecorder() : TagVisitor(/*wants_text=*/true) {}
@@ -74,14 +79,14 @@ TEST(HtmlStrictTest, CheatsPassPaperAndFailStrictWithTheRuleTheyBreak) {
       for (CheatFn cheat : {&HtmlSkeleton, &HtmlLoophole}) {
         auto answer = cheat(s);
         ASSERT_TRUE(answer.ok()) << answer.status().message();
-        auto paper = HtmlFamily().Check(spec.check_paper, s, *answer, CheckEnv{});
-        auto strict = HtmlFamily().Check(&CheckHtmlStrict, s, *answer, CheckEnv{});
+        auto paper = HtmlFamily().Check(spec, RuleSet::kPaper, s, *answer, CheckEnv{});
+        auto strict = Strict(s, *answer);
         ASSERT_TRUE(paper.ok() && strict.ok());
         EXPECT_TRUE(paper->pass) << paper->reason << "\n" << *answer;
         EXPECT_FALSE(strict->pass) << *answer;
         if (cheat == &HtmlSkeleton) skeleton_rules.insert(RuleOf(*strict));
       }
-      auto oracle = HtmlFamily().Check(&CheckHtmlStrict, s, s.target["answer"].get<std::string>(), CheckEnv{});
+      auto oracle = Strict(s, s.target["answer"].get<std::string>());
       ASSERT_TRUE(oracle.ok());
       EXPECT_TRUE(oracle->pass) << oracle->reason;
     }
@@ -131,30 +136,30 @@ constexpr std::string_view kSmallTree =
 TEST(HtmlStrictTest, BadParamsAreErrorsNamingTheField) {
   Sample s = Small();
   s.params.erase("no_of_tags");
-  auto v = HtmlFamily().Check(&CheckHtmlStrict, s, kSmallTree, CheckEnv{});
+  auto v = Strict(s, kSmallTree);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().message(), "params.no_of_tags: missing");
 
   s = Small();
   s.params["no_of_tags"].erase("p");
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, kSmallTree, CheckEnv{});
+  v = Strict(s, kSmallTree);
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.status().message().find("params.no_of_tags.p"), std::string::npos)
       << v.status().message();
 
   s = Small();
   s.params["no_of_tags"]["html"] = 2;
-  EXPECT_FALSE(HtmlFamily().Check(&CheckHtmlStrict, s, kSmallTree, CheckEnv{}).ok());
+  EXPECT_FALSE(Strict(s, kSmallTree).ok());
 
   s = Small();
   s.params["ground_truth"]["p"] = 2;
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, kSmallTree, CheckEnv{});
+  v = Strict(s, kSmallTree);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().message(), "params: ground_truth.p is 2, but no_of_tags makes 1");
 
   s = Small();  // without ground_truth the per-parent counts are enough
   s.params.erase("ground_truth");
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, kSmallTree, CheckEnv{});
+  v = Strict(s, kSmallTree);
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->pass) << v->reason;
 }
@@ -164,36 +169,35 @@ TEST(HtmlStrictTest, BigAnswersAreJudgedWhole) {
   // A megabyte of words inside a p, and of blank lines between the elements: fine.
   std::string words = std::string(kSmallTree);
   words.insert(words.find("<p>") + 3, std::string(1 << 20, 'w'));
-  auto v = HtmlFamily().Check(&CheckHtmlStrict, s, words, CheckEnv{});
+  auto v = Strict(s, words);
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->pass) << v->reason.substr(0, 200);
   std::string blank = std::string(kSmallTree);
   blank.insert(blank.find("<body>"), std::string(1 << 20, '\n'));
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, blank, CheckEnv{});
+  v = Strict(s, blank);
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->pass) << v->reason.substr(0, 200);
   // A megabyte of text directly in the body is quoted short.
   std::string stray = std::string(kSmallTree);
   stray.insert(stray.find("<div>"), std::string(1 << 20, 'x'));
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, stray, CheckEnv{});
+  v = Strict(s, stray);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->reason, "stray-text: '" + std::string(40, 'x') + "...' directly inside body 1");
   // 100k divs in the body: the first wrong count is named, after the whole scan.
   std::string many = "<html><head><title></title></head><body>";
   for (int i = 0; i < 100000; ++i) many += "<div><h1></h1><h2></h2><p></p></div>";
   many += "<footer></footer></body></html>";
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, many, CheckEnv{});
+  v = Strict(s, many);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->reason, "children-count: body 1 has 100000 div, expected 1");
 }
 
 TEST(HtmlStrictTest, ThinkBlocksAreNotTheAnswer) {
   const Sample s = Small();
-  auto v = HtmlFamily().Check(&CheckHtmlStrict, s, "<think>a</think><think>b <html></think>\n" + std::string(kSmallTree),
-                           CheckEnv{});
+  auto v = Strict(s, "<think>a</think><think>b <html></think>\n" + std::string(kSmallTree));
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->pass) << v->reason;
-  v = HtmlFamily().Check(&CheckHtmlStrict, s, std::string(kSmallTree) + "\n<think>checking", CheckEnv{});
+  v = Strict(s, std::string(kSmallTree) + "\n<think>checking");
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->pass) << v->reason;
 }

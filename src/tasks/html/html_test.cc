@@ -28,7 +28,8 @@ Sample HtmlSample(nlohmann::json ground_truth) {
 const nlohmann::json kTwoP = {{"html", 1}, {"body", 1}, {"p", 2}};
 
 Verdict Check(const Sample& s, std::string_view response) {
-  const auto v = HtmlFamily().Check(HtmlFamily().subtasks[0].check_paper, s, response, CheckEnv{});
+  const auto v =
+      HtmlFamily().Check(HtmlFamily().subtasks[0], RuleSet::kPaper, s, response, CheckEnv{});
   EXPECT_TRUE(v.ok()) << v.status().message();
   return v.ok() ? *v : Verdict{};
 }
@@ -165,7 +166,7 @@ TEST(HtmlCheckTest, TagsComeFromContext) {
 
 TEST(HtmlCheckTest, BadParamsAreErrorsNamingTheField) {
   const auto check = [](const Sample& s, std::string_view response, const CheckEnv& env) {
-    return HtmlFamily().Check(HtmlFamily().subtasks[1].check_paper, s, response, env);
+    return HtmlFamily().Check(HtmlFamily().subtasks[1], RuleSet::kPaper, s, response, env);
   };
   Sample s = HtmlSample(kTwoP);
   s.params.erase("ground_truth");

@@ -57,7 +57,7 @@ StatusOr<Shape> GetShape(const SampleParams& params) {
 // The cheaters parse the params themselves: they run on samples, not through a check.
 StatusOr<Shape> GetShape(const Sample& sample) {
   SampleParams params;
-  ParseHtmlParams(sample.params, &params);
+  ParseHtmlParams(sample.params, RuleSet::kStrict, &params);
   return GetShape(params);
 }
 

@@ -17,7 +17,7 @@
 namespace structtest::html_internal {
 
 // The family's TaskFamily::parse_params (family.cc).
-void ParseHtmlParams(const nlohmann::json& params, SampleParams* out);
+void ParseHtmlParams(const nlohmann::json& params, RuleSet rules, SampleParams* out);
 
 // params.no_of_tags (`counts`), the per-parent counts the prompt states, as
 // HtmlParams::no_of_tags holds them; ground_truth, when `params` has it, must hold the

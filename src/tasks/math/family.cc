@@ -531,7 +531,7 @@ constexpr TaskFamily kFamily{
 
 const TaskFamily& MathFamily() { return kFamily; }
 
-void math_internal::ParseMathParams(const nlohmann::json& params, SampleParams* out) {
+void math_internal::ParseMathParams(const nlohmann::json& params, RuleSet, SampleParams* out) {
   MathParams& p = out->math;
   if (!params.is_object()) {
     p.format_name.SetNotObject();

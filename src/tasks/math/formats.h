@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "structtest/sample.h"
 #include "tasks/params.h"
 
 namespace structtest::math_internal {
@@ -104,7 +105,7 @@ inline const MathFormat* ParseFormatName(std::string_view name) {
 }
 
 // The family's TaskFamily::parse_params: math_format_name and the format it names.
-void ParseMathParams(const nlohmann::json& params, SampleParams* out);
+void ParseMathParams(const nlohmann::json& params, RuleSet rules, SampleParams* out);
 
 }  // namespace structtest::math_internal
 

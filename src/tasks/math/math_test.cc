@@ -25,7 +25,8 @@ Sample MathSample(std::string_view format, std::string_view gold = "18") {
 Verdict Check(std::string_view format, std::string_view response,
               std::string_view gold = "18") {
   const Sample s = MathSample(format, gold);
-  const auto v = MathFamily().Check(MathFamily().subtasks[0].check_paper, s, response, CheckEnv{});
+  const auto v =
+      MathFamily().Check(MathFamily().subtasks[0], RuleSet::kPaper, s, response, CheckEnv{});
   EXPECT_TRUE(v.ok()) << v.status().message();
   if (!v.ok()) return Verdict{};
   EXPECT_TRUE(v->format.has_value());
@@ -241,7 +242,7 @@ TEST(MathHardTest, JsonObject) {
 
 TEST(MathCheckTest, BadParamsAreErrorsNamingTheField) {
   const auto check = [](const Sample& s, std::string_view response, const CheckEnv& env) {
-    return MathFamily().Check(MathFamily().subtasks[1].check_paper, s, response, env);
+    return MathFamily().Check(MathFamily().subtasks[1], RuleSet::kPaper, s, response, env);
   };
   Sample s = MathSample(Hard(1));
   s.params.erase("math_format_name");

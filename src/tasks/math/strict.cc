@@ -613,7 +613,7 @@ StatusOr<Parsed> ParseSample(const Sample& sample, const MathParams& params) {
 // The cheaters parse the params themselves: they run on samples, not through a check.
 StatusOr<Parsed> ParseSample(const Sample& sample) {
   SampleParams params;
-  ParseMathParams(sample.params, &params);
+  ParseMathParams(sample.params, RuleSet::kStrict, &params);
   return ParseSample(sample, params.math);
 }
 

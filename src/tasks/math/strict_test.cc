@@ -22,9 +22,14 @@ Sample MathSample(std::string_view format, std::string_view gold = "18") {
   return s;
 }
 
+// The strict checker on `response`, the sample's params parsed as scoring parses them.
+StatusOr<Verdict> CheckStrict(const Sample& s, std::string_view response) {
+  return MathFamily().Check(MathFamily().subtasks[0], RuleSet::kStrict, s, response, CheckEnv{});
+}
+
 Verdict Strict(std::string_view format, std::string_view response,
                std::string_view gold = "18") {
-  const auto v = MathFamily().Check(&math_internal::CheckMathStrict, MathSample(format, gold), response, CheckEnv{});
+  const auto v = CheckStrict(MathSample(format, gold), response);
   EXPECT_TRUE(v.ok()) << v.status().message();
   if (!v.ok()) return Verdict{};
   EXPECT_EQ(v->pass, v->format.value_or(false) && v->accuracy.value_or(false)) << v->reason;
@@ -220,15 +225,16 @@ TEST(MathStrictCheatTest, CheatersPassPaperFailStrict) {
                                   : "a b c\nd e f\nThe answer is: 1,600"}};
       const auto loophole = math_internal::MathLoophole(s);
       ASSERT_TRUE(loophole.ok());
-      const auto paper = MathFamily().Check(MathFamily().subtasks[0].check_paper, s, *loophole, CheckEnv{});
+      const auto paper =
+          MathFamily().Check(MathFamily().subtasks[0], RuleSet::kPaper, s, *loophole, CheckEnv{});
       ASSERT_TRUE(paper.ok());
       EXPECT_TRUE(paper->pass) << format << " " << id << ": " << paper->reason << "\n" << *loophole;
-      const auto strict = MathFamily().Check(&math_internal::CheckMathStrict, s, *loophole, CheckEnv{});
+      const auto strict = CheckStrict(s, *loophole);
       ASSERT_TRUE(strict.ok());
       EXPECT_FALSE(strict->pass) << format << ": " << *loophole;
       const auto skeleton = math_internal::MathSkeleton(s);
       ASSERT_TRUE(skeleton.ok());
-      const auto sk = MathFamily().Check(&math_internal::CheckMathStrict, s, *skeleton, CheckEnv{});
+      const auto sk = CheckStrict(s, *skeleton);
       ASSERT_TRUE(sk.ok());
       EXPECT_FALSE(sk->pass) << format << ": " << *skeleton;
     }

@@ -47,7 +47,7 @@ StatusOr<SummaryTags> GetSummaryTags(const Sample& sample) {
   return tags;
 }
 
-void ParseSummarizationParams(const nlohmann::json& params, SampleParams* out) {
+void ParseSummarizationParams(const nlohmann::json& params, RuleSet, SampleParams* out) {
   SummarizationParams& p = out->summarization;
   if (!params.is_object()) {
     for (Param<int64_t>* n : {&p.n_sentences, &p.n_points, &p.n_subpoints,

@@ -37,7 +37,7 @@ struct SummaryTags {
 StatusOr<SummaryTags> GetSummaryTags(const Sample& sample);
 
 // The family's TaskFamily::parse_params.
-void ParseSummarizationParams(const nlohmann::json& params, SampleParams* out);
+void ParseSummarizationParams(const nlohmann::json& params, RuleSet rules, SampleParams* out);
 
 }  // namespace summarization_internal
 

@@ -1137,7 +1137,7 @@ StatusOr<std::string> SkeletonAnswer(const Sample& sample) {
 StatusOr<std::string> LoopholeAnswer(const Sample& sample) {
   ASSIGN_OR_RETURN(SummaryTags tags, GetSummaryTags(sample));
   SampleParams parsed;
-  ParseSummarizationParams(sample.params, &parsed);
+  ParseSummarizationParams(sample.params, RuleSet::kPaper, &parsed);
   const SummarizationParams& params = parsed.summarization;
   const std::string& subtask = sample.subtask;
   auto repeat = [](std::string_view s, int64_t n, std::string_view sep) {
