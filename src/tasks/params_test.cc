@@ -56,7 +56,8 @@ TEST(ParamTest, ReadsAsGetIntInRangeAndGetStringRead) {
   const nlohmann::json not_object = nlohmann::json::array();
   Param<int64_t> n("a");
   n.SetNotObject();
-  EXPECT_EQ(n.status().message(), GetIntInRange(not_object, "params", "a", 0, 1).status().message());
+  EXPECT_EQ(n.status().message(),
+            GetIntInRange(not_object, "params", "a", 0, 1).status().message());
 }
 
 }  // namespace

@@ -43,6 +43,12 @@ Sample MakeSample(std::string_view subtask, nlohmann::json context) {
   return s;
 }
 
+// The paper checker of the sample's subtask, its params parsed as scoring parses them.
+StatusOr<Verdict> CheckPaper(const Sample& sample, std::string_view response,
+                             const CheckEnv& env) {
+  return CodeFamily().Check(Spec(sample.subtask), RuleSet::kPaper, sample, response, env);
+}
+
 class CodeCheckersTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -58,7 +64,7 @@ class CodeCheckersTest : public ::testing::Test {
   Verdict Check(const Sample& sample, std::string_view response) {
     CheckEnv env;
     env.python = pool_;
-    auto v = CodeFamily().Check(Spec(sample.subtask), RuleSet::kPaper, sample, response, env);
+    auto v = CheckPaper(sample, response, env);
     EXPECT_TRUE(v.ok()) << v.status().message();
     if (!v.ok()) {
       Verdict failed;
@@ -154,9 +160,9 @@ TEST_F(CodeCheckersTest, ReplaceVariables) {
 
   CheckEnv env;
   env.python = pool_;
-  auto err = CodeFamily().Check(Spec("replace_variables"), RuleSet::kPaper, MakeSample("replace_variables",
-                                         {{"source_code", "x"}, {"var_mapping", {"a:b:c"}}}),
-                              "x", env);
+  auto err = CheckPaper(
+      MakeSample("replace_variables", {{"source_code", "x"}, {"var_mapping", {"a:b:c"}}}), "x",
+      env);
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.status().message(),
             "context.var_mapping[0]: 'a:b:c' is not of the form old:new (one colon)");
@@ -256,7 +262,7 @@ TEST_F(CodeCheckersTest, SimulateExecute) {
 TEST_F(CodeCheckersTest, ErrorsAreNotVerdicts) {
   CheckEnv no_pool;
   const Sample s = MakeSample("simulate_execute", {{"expected_output", "1"}, {"fn_name", "f"}});
-  auto v = CodeFamily().Check(Spec("simulate_execute"), RuleSet::kPaper, s, "<ans>1</ans>", no_pool);
+  auto v = CheckPaper(s, "<ans>1</ans>", no_pool);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().code(), StatusCode::kUnavailable);
 
@@ -274,20 +280,20 @@ TEST_F(CodeCheckersTest, ErrorsAreNotVerdicts) {
     }
     const Sample m = MakeSample(spec.name, {{"source_code", "x = 1"}, {"var_mapping", {"x:y"}},
                                             {"fn_name", "f"}, {"call_based", true}});
-    auto r = CodeFamily().Check(spec, RuleSet::kPaper, m, "<ans>\nx = 1\nprint(\"x: \", str(x))\n1\n2\n3\n4\n5\n</ans>", env);
+    auto r = CheckPaper(m, "<ans>\nx = 1\nprint(\"x: \", str(x))\n1\n2\n3\n4\n5\n</ans>", env);
     ASSERT_FALSE(r.ok()) << spec.name;
     EXPECT_NE(r.status().message().find("python3"), std::string::npos) << r.status().message();
   }
-  auto r = CodeFamily().Check(Spec("simulate_execute"), RuleSet::kPaper, s, "<ans>1</ans>", env);
+  auto r = CheckPaper(s, "<ans>1</ans>", env);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
 
   env.python = pool_;
-  r = CodeFamily().Check(Spec("simulate_execute"), RuleSet::kPaper,
-      MakeSample("simulate_execute", {{"expected_output", "[1,"}, {"fn_name", "f"}}), "<ans>1</ans>", env);
+  r = CheckPaper(MakeSample("simulate_execute", {{"expected_output", "[1,"}, {"fn_name", "f"}}),
+                 "<ans>1</ans>", env);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  r = CodeFamily().Check(Spec("add_print_statements"), RuleSet::kPaper, MakeSample("add_print_statements", {}), "x", env);
+  r = CheckPaper(MakeSample("add_print_statements", {}), "x", env);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "context.source_code: missing");
 }

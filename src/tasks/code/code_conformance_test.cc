@@ -85,7 +85,8 @@ class CodeConformanceTest : public ::testing::Test {
       auto work = [&] {
         for (size_t i = next++; i < records.size(); i = next++) {
           const Record& r = records[i];
-          auto v = CodeFamily().Check(*spec, RuleSet::kPaper, r.record.sample, r.record.response.text, env);
+          auto v = CodeFamily().Check(*spec, RuleSet::kPaper, r.record.sample,
+                                      r.record.response.text, env);
           const bool same = v.ok() && v->pass == (r.reference == 1);
           std::lock_guard<std::mutex> lock(mu);
           if (v.ok()) {
