@@ -5,14 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "backends/fake_client.h"
+#include "backends/fake_client_test_util.h"
 #include "backends/retry_client.h"
 
 namespace structtest {
 namespace {
 
 using std::chrono::milliseconds;
-
-ModelRequest Req(uint64_t id) { return FakeRequest(id); }
 
 FakeReply TooMany() {
   FakeReply reply;
@@ -23,7 +22,7 @@ FakeReply TooMany() {
   return reply;
 }
 
-FakeReply Ok(const ModelRequest& r) {
+FakeReply QuickOk(const ModelRequest& r) {
   FakeReply reply;
   reply.result.response.text = "a" + std::to_string(r.id);
   reply.result.finish = FinishReason::kStop;
@@ -34,7 +33,7 @@ FakeReply Ok(const ModelRequest& r) {
 TEST(AdaptiveConcurrencyClientTest, ABurstOf429sHalvesTheLimitOnce) {
   int starts = 0;
   auto fake = std::make_unique<FakeModelClient>(64, [&](const ModelRequest& r, int) {
-    return starts++ < 16 ? TooMany() : Ok(r);
+    return starts++ < 16 ? TooMany() : QuickOk(r);
   });
   AdaptivePolicy policy;
   policy.initial = 16;
@@ -69,7 +68,7 @@ void KeepBusy(ModelClient* client, size_t answers) {
 
 TEST(AdaptiveConcurrencyClientTest, GrowsWhileLatencyHolds) {
   auto fake = std::make_unique<FakeModelClient>(
-      1000, [](const ModelRequest& r, int) { return Ok(r); });
+      1000, [](const ModelRequest& r, int) { return QuickOk(r); });
   AdaptivePolicy policy;
   policy.initial = 4;
   policy.max = 10;
@@ -83,7 +82,7 @@ TEST(AdaptiveConcurrencyClientTest, GrowsWhileLatencyHolds) {
 // 0 ms for the first requests, then 1 ms: the best window's median is 0, every later
 // one's 1, more than 1.5 times 0.
 FakeReply ZeroThenOneMs(const ModelRequest& r, int) {
-  FakeReply reply = Ok(r);
+  FakeReply reply = QuickOk(r);
   reply.latency = milliseconds(r.id < 8 ? 0 : 1);
   return reply;
 }
@@ -109,7 +108,7 @@ TEST(AdaptiveConcurrencyClientTest, SettlesNearTheServersLimitAndLosesNothing) {
   constexpr size_t kK = 8;
   FakeModelClient* inner = nullptr;
   auto fake = std::make_unique<FakeModelClient>(1000, [&](const ModelRequest& r, int) {
-    return inner->InFlight() >= kK ? TooMany() : Ok(r);
+    return inner->InFlight() >= kK ? TooMany() : QuickOk(r);
   });
   inner = fake.get();
   AdaptivePolicy policy;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/fake_client.h"
+#include "backends/fake_client_test_util.h"
 #include "backends/retry_client.h"
 
 namespace structtest {
@@ -14,8 +15,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
-
-ModelRequest Req(uint64_t id) { return FakeRequest(id); }
 
 FakeReply Ok(const ModelRequest& r, milliseconds latency) {
   FakeReply reply;
@@ -32,12 +31,6 @@ FakeReply Unavailable(milliseconds latency) {
   reply.result.error_message = "openai: HTTP 503: down";
   reply.latency = latency;
   return reply;
-}
-
-std::vector<ModelResult> Drain(ModelClient* client, int n) {
-  auto done = DrainClient(client, FakeRequests(n));
-  EXPECT_TRUE(done.ok()) << done.status().message();
-  return done.ok() ? std::move(done).value() : std::vector<ModelResult>();
 }
 
 TEST(EndpointPoolClientTest, StartsGoToTheEndpointWithFewestInFlight) {

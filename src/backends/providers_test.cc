@@ -8,7 +8,8 @@ namespace {
 
 using nlohmann::json;
 
-ModelRequest Req() {
+// Request 7: a system and a user message, max_tokens and temperature set.
+ModelRequest BriefRequest() {
   ModelRequest r;
   r.id = 7;
   r.model = "m1";
@@ -48,7 +49,7 @@ TEST(RedactSecretTest, RemovesKeyAndLongPieces) {
 }
 
 TEST(OpenAiTest, BuildsChatCompletion) {
-  auto h = BuildHttpRequest(Provider::kOpenAi, Req(), "http://h:1/v1/", "KEY");
+  auto h = BuildHttpRequest(Provider::kOpenAi, BriefRequest(), "http://h:1/v1/", "KEY");
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(h->url, "http://h:1/v1/chat/completions");
   EXPECT_TRUE(HasHeader(*h, "Authorization: Bearer KEY"));
@@ -59,7 +60,7 @@ TEST(OpenAiTest, BuildsChatCompletion) {
   EXPECT_EQ(b["max_tokens"], 100);
   EXPECT_EQ(b["temperature"], 0.5);
   // No key, no Authorization header (local servers).
-  auto anon = BuildHttpRequest(Provider::kOpenAi, Req(), "", "");
+  auto anon = BuildHttpRequest(Provider::kOpenAi, BriefRequest(), "", "");
   ASSERT_TRUE(anon.ok());
   EXPECT_EQ(anon->url, "https://api.openai.com/v1/chat/completions");
   for (const auto& x : anon->headers) EXPECT_EQ(x.find("Authorization"), std::string::npos);
@@ -68,7 +69,7 @@ TEST(OpenAiTest, BuildsChatCompletion) {
 TEST(OpenAiTest, BodyBytesEqualNlohmannsIncludingEscapesAndInvalidUtf8) {
   for (const std::string& content : {std::string("plain"), std::string("q\"uote\\ \n\t\x01 \xc3\xa9 \xf0\x9f\x98\x80"),
                                     std::string("bad \xff byte"), std::string()}) {
-    ModelRequest r = Req();
+    ModelRequest r = BriefRequest();
     r.messages[1].content = content;
     auto h = BuildHttpRequest(Provider::kOpenAi, r, "", "");
     ASSERT_TRUE(h.ok());
@@ -84,7 +85,7 @@ TEST(OpenAiTest, BodyBytesEqualNlohmannsIncludingEscapesAndInvalidUtf8) {
 
 TEST(OpenAiTest, ReasoningModelsGetMaxCompletionTokens) {
   for (const char* model : {"o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-nano"}) {
-    ModelRequest r = Req();
+    ModelRequest r = BriefRequest();
     r.model = model;
     auto h = BuildHttpRequest(Provider::kOpenAi, r, "", "");
     ASSERT_TRUE(h.ok());
@@ -93,7 +94,7 @@ TEST(OpenAiTest, ReasoningModelsGetMaxCompletionTokens) {
     EXPECT_FALSE(b.contains("max_tokens")) << model;
   }
   for (const char* model : {"gpt-4o", "omni-7b", "Qwen/Qwen2.5-7B", "o"}) {
-    ModelRequest r = Req();
+    ModelRequest r = BriefRequest();
     r.model = model;
     const json b = json::parse(BuildHttpRequest(Provider::kOpenAi, r, "", "")->body);
     EXPECT_EQ(b["max_tokens"], 100) << model;
@@ -101,7 +102,7 @@ TEST(OpenAiTest, ReasoningModelsGetMaxCompletionTokens) {
 }
 
 TEST(OpenAiTest, RejectsUnknownRoleAndEmptyPrompt) {
-  ModelRequest r = Req();
+  ModelRequest r = BriefRequest();
   r.messages.push_back({"tool", "x"});
   EXPECT_FALSE(BuildHttpRequest(Provider::kOpenAi, r, "", "").ok());
   r.messages.clear();
@@ -216,7 +217,7 @@ TEST(ReplyTest, ErrorMessageCarriesDetailButNeverTheKey) {
 }
 
 TEST(AnthropicTest, BuildsMessages) {
-  auto h = BuildHttpRequest(Provider::kAnthropic, Req(), "", "AKEY");
+  auto h = BuildHttpRequest(Provider::kAnthropic, BriefRequest(), "", "AKEY");
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->url, "https://api.anthropic.com/v1/messages");
   EXPECT_TRUE(HasHeader(*h, "x-api-key: AKEY"));
@@ -226,7 +227,7 @@ TEST(AnthropicTest, BuildsMessages) {
   ASSERT_EQ(b["messages"].size(), 1u);
   EXPECT_EQ(b["messages"][0]["role"], "user");
   EXPECT_EQ(b["max_tokens"], 100);
-  ModelRequest r = Req();
+  ModelRequest r = BriefRequest();
   r.max_tokens = 0;
   EXPECT_EQ(json::parse(BuildHttpRequest(Provider::kAnthropic, r, "", "")->body)["max_tokens"],
             4096);
@@ -251,7 +252,7 @@ TEST(AnthropicTest, ParsesThinkingBlocks) {
 }
 
 TEST(GeminiTest, BuildsGenerateContentWithKeyInHeader) {
-  auto h = BuildHttpRequest(Provider::kGemini, Req(), "", "GKEY");
+  auto h = BuildHttpRequest(Provider::kGemini, BriefRequest(), "", "GKEY");
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->url,
             "https://generativelanguage.googleapis.com/v1beta/models/m1:generateContent");
@@ -261,7 +262,7 @@ TEST(GeminiTest, BuildsGenerateContentWithKeyInHeader) {
   EXPECT_EQ(b["systemInstruction"]["parts"][0]["text"], "be brief");
   EXPECT_EQ(b["contents"][0]["role"], "user");
   EXPECT_EQ(b["generationConfig"]["maxOutputTokens"], 100);
-  ModelRequest r = Req();
+  ModelRequest r = BriefRequest();
   r.model = "../x?key=1";
   EXPECT_FALSE(BuildHttpRequest(Provider::kGemini, r, "", "").ok());
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/fake_client.h"
+#include "backends/fake_client_test_util.h"
 #include "backends/retry_client.h"
 
 namespace structtest {
@@ -13,19 +14,11 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-ModelRequest Req(uint64_t id) { return FakeRequest(id); }
-
 FakeReply Answer(const ModelRequest& r, int) {
   FakeReply reply;
   reply.result.response.text = "a" + std::to_string(r.id);
   reply.result.finish = FinishReason::kStop;
   return reply;
-}
-
-std::vector<ModelResult> Drain(ModelClient* client, int n) {
-  auto done = DrainClient(client, FakeRequests(n));
-  EXPECT_TRUE(done.ok()) << done.status().message();
-  return done.ok() ? std::move(done).value() : std::vector<ModelResult>();
 }
 
 TEST(RateLimitedModelClientTest, StartsNoFasterThanTheRateAndLosesNothing) {

@@ -5,15 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "backends/fake_client.h"
+#include "backends/fake_client_test_util.h"
 
 namespace structtest {
 namespace {
 
 using std::chrono::milliseconds;
 
-ModelRequest Req(uint64_t id) { return FakeRequest(id); }
-
-ModelResult Ok(const std::string& text) {
+ModelResult OkResult(const std::string& text) {
   ModelResult r;
   r.response.text = text;
   r.finish = FinishReason::kStop;
@@ -36,13 +35,6 @@ RetryPolicy FastPolicy() {
   p.max_attempts = 4;
   p.seed = 42;
   return p;
-}
-
-// Runs every request through `client` the way the runner will: fill, wait, repeat.
-std::vector<ModelResult> Drain(ModelClient* client, std::vector<ModelRequest> requests) {
-  auto done = DrainClient(client, requests);
-  EXPECT_TRUE(done.ok()) << done.status().message();
-  return done.ok() ? std::move(done).value() : std::vector<ModelResult>();
 }
 
 TEST(BackoffDelayTest, GrowsCapsJittersAndHonoursRetryAfter) {
@@ -73,7 +65,7 @@ TEST(BackoffDelayTest, GrowsCapsJittersAndHonoursRetryAfter) {
 
 TEST(FakeModelClientTest, RespectsParallelismAndLatency) {
   auto fake = std::make_unique<FakeModelClient>(
-      2, [](const ModelRequest& r, int) { return FakeReply{Ok("a"), milliseconds(r.id % 3)}; });
+      2, [](const ModelRequest& r, int) { return FakeReply{OkResult("a"), milliseconds(r.id % 3)}; });
   std::vector<ModelRequest> reqs;
   for (uint64_t i = 0; i < 10; ++i) reqs.push_back(Req(i));
   const auto done = Drain(fake.get(), reqs);
@@ -85,7 +77,7 @@ TEST(FakeModelClientTest, RespectsParallelismAndLatency) {
 TEST(RetryingModelClientTest, RetriesRetryableErrorsUntilSuccess) {
   auto fake = std::make_unique<FakeModelClient>(4, [](const ModelRequest& r, int prev) {
     if (prev < 2) return FakeReply{Err(ErrorKind::kRetryable, prev == 0 ? 429 : 503), {}};
-    return FakeReply{Ok("answer " + r.messages[0].content), milliseconds(1)};
+    return FakeReply{OkResult("answer " + r.messages[0].content), milliseconds(1)};
   });
   FakeModelClient* raw = fake.get();
   RetryingModelClient client(std::move(fake), FastPolicy());
@@ -141,7 +133,7 @@ TEST(RetryingModelClientTest, HonoursRetryAfter) {
       r.retry_after = milliseconds(150);
       return FakeReply{r, {}};
     }
-    return FakeReply{Ok("x"), {}};
+    return FakeReply{OkResult("x"), {}};
   });
   RetryingModelClient client(std::move(fake), FastPolicy());
   const auto start = std::chrono::steady_clock::now();
@@ -156,7 +148,7 @@ TEST(RetryingModelClientTest, WaitForAnyTimesOutWhileBackingOff) {
   auto fake = std::make_unique<FakeModelClient>(1, [](const ModelRequest&, int prev) {
     ModelResult r = Err(ErrorKind::kRetryable, 429);
     r.retry_after = milliseconds(10'000);
-    return prev == 0 ? FakeReply{r, {}} : FakeReply{Ok("x"), {}};
+    return prev == 0 ? FakeReply{r, {}} : FakeReply{OkResult("x"), {}};
   });
   RetryingModelClient client(std::move(fake), FastPolicy());
   ASSERT_TRUE(client.Start(Req(1)).ok());
@@ -169,7 +161,7 @@ TEST(RetryingModelClientTest, WaitForAnyTimesOutWhileBackingOff) {
 
 TEST(RetryingModelClientTest, DuplicateIdIsRefused) {
   auto fake = std::make_unique<FakeModelClient>(
-      4, [](const ModelRequest&, int) { return FakeReply{Ok("x"), milliseconds(50)}; });
+      4, [](const ModelRequest&, int) { return FakeReply{OkResult("x"), milliseconds(50)}; });
   RetryingModelClient client(std::move(fake), FastPolicy());
   ASSERT_TRUE(client.Start(Req(1)).ok());
   EXPECT_FALSE(client.Start(Req(1)).ok());

@@ -27,6 +27,9 @@ size_t PrevCodePointStart(std::string_view s, size_t end);
 // Appends c as UTF-8.
 void AppendUtf8(char32_t c, std::string* out);
 
+// '0' to '9', the only digits JSON numbers and Python's int() of an ASCII string take.
+inline bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
 // Python str.isspace() for one code point (also what `\s` matches in a str regex).
 bool IsPySpace(char32_t c);
 // Python str.isnumeric() for one code point.

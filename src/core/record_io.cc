@@ -179,7 +179,7 @@ Field Find(element obj, std::string_view key) {
 }
 
 // SampleFromJson's GetString: `key` in messages only.
-Status GetString(const Field& f, const char* key, bool required, std::string* out) {
+Status FieldString(const Field& f, const char* key, bool required, std::string* out) {
   if (f.missing()) {
     if (required) return Status::InvalidArgument(fmt::format("missing field '{}'", key));
     return Status::Ok();
@@ -204,7 +204,7 @@ Status GetString(const Field& f, const char* key, bool required, std::string* ou
 }
 
 // *out becomes the object (an empty one when the field is missing or null).
-Status GetObject(const Field& f, const char* key, nlohmann::json* out) {
+Status FieldObject(const Field& f, const char* key, nlohmann::json* out) {
   if (f.missing()) {
     *out = nlohmann::json::object();
     return Status::Ok();
@@ -252,11 +252,11 @@ void ClearSample(Sample* s) {
 
 // SampleFromJson, field for field and message for message.
 Status ReadSample(const RecordFields& r, Sample* s, bool with_prompt = true) {
-  RETURN_IF_ERROR(GetString(r.id, "id", true, &s->id));
-  RETURN_IF_ERROR(GetString(r.domain, "domain", true, &s->domain));
-  RETURN_IF_ERROR(GetString(r.subtask, "subtask", true, &s->subtask));
-  RETURN_IF_ERROR(GetObject(r.params, "params", &s->params));
-  RETURN_IF_ERROR(GetObject(r.context, "context", &s->context));
+  RETURN_IF_ERROR(FieldString(r.id, "id", true, &s->id));
+  RETURN_IF_ERROR(FieldString(r.domain, "domain", true, &s->domain));
+  RETURN_IF_ERROR(FieldString(r.subtask, "subtask", true, &s->subtask));
+  RETURN_IF_ERROR(FieldObject(r.params, "params", &s->params));
+  RETURN_IF_ERROR(FieldObject(r.context, "context", &s->context));
   if (!with_prompt) return Status::Ok();
   if (r.target.present) {
     AssignJson(r.target.value, &s->target);
@@ -275,8 +275,8 @@ Status ReadSample(const RecordFields& r, Sample* s, bool with_prompt = true) {
           "field 'messages' must hold objects with role and content, found {}", TypeName(m)));
     }
     Message msg;
-    RETURN_IF_ERROR(GetString(Find(m, "role"), "role", true, &msg.role));
-    RETURN_IF_ERROR(GetString(Find(m, "content"), "content", true, &msg.content));
+    RETURN_IF_ERROR(FieldString(Find(m, "role"), "role", true, &msg.role));
+    RETURN_IF_ERROR(FieldString(Find(m, "content"), "content", true, &msg.content));
     s->messages.push_back(std::move(msg));
   }
   return Status::Ok();
@@ -336,10 +336,10 @@ RecordReader::Result RecordReader::NextRecord(ScoredRecord* record, std::string*
   record->response.text.clear();
   record->response.reasoning.clear();
   if (Status s = ReadSample(fields, &record->sample); !s.ok()) return field_problem(s);
-  if (Status s = GetString(fields.response, "response", true, &record->response.text); !s.ok()) {
+  if (Status s = FieldString(fields.response, "response", true, &record->response.text); !s.ok()) {
     return field_problem(s);
   }
-  if (Status s = GetString(fields.reasoning, "reasoning", false, &record->response.reasoning);
+  if (Status s = FieldString(fields.reasoning, "reasoning", false, &record->response.reasoning);
       !s.ok()) {
     return field_problem(s);
   }

@@ -375,11 +375,6 @@ std::string CiMarkdown(const std::optional<Interval>& i) {
 // Below the smallest double the exact p underflows to 0: shown as a bound.
 std::string P(double p) { return p < 1e-300 ? std::string("<1e-300") : fmt::format("{:.3g}", p); }
 
-std::optional<Interval> Find(const std::map<std::string, Interval>& m, const std::string& key) {
-  const auto it = m.find(key);
-  return it == m.end() ? std::nullopt : std::optional<Interval>(it->second);
-}
-
 // One aggregate row: its name, A, B and the interval of B - A; nullopt when absent.
 struct AggregateRow {
   std::string name;
@@ -392,9 +387,9 @@ std::vector<AggregateRow> AggregateRows(const Comparison& c) {
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
     rows.push_back({domain + " Easy", c.aggregates_a.easy.at(domain),
-                    c.aggregates_b.easy.at(domain), Find(c.difference_ci.easy, domain)});
+                    c.aggregates_b.easy.at(domain), IntervalAt(c.difference_ci.easy, domain)});
     rows.push_back({domain + " Hard", c.aggregates_a.hard.at(domain),
-                    c.aggregates_b.hard.at(domain), Find(c.difference_ci.hard, domain)});
+                    c.aggregates_b.hard.at(domain), IntervalAt(c.difference_ci.hard, domain)});
   }
   rows.push_back({"overall Easy", c.aggregates_a.overall_easy, c.aggregates_b.overall_easy,
                   c.difference_ci.overall_easy});
@@ -443,7 +438,7 @@ nlohmann::json OptionalJson(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
-nlohmann::json CiJson(const std::optional<Interval>& i) {
+nlohmann::json DifferenceCiJson(const std::optional<Interval>& i) {
   return i ? nlohmann::json{{"low", i->low}, {"high", i->high}} : nlohmann::json();
 }
 
@@ -597,7 +592,7 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
                           {"a", s.accuracy_a},
                           {"b", s.accuracy_b},
                           {"difference", s.accuracy_b - s.accuracy_a},
-                          {"ci", CiJson(s.difference_ci)},
+                          {"ci", DifferenceCiJson(s.difference_ci)},
                           {"pass_to_fail", s.pass_to_fail},
                           {"fail_to_pass", s.fail_to_pass},
                           {"sample_pass_to_fail", s.sample_pass_to_fail},
@@ -611,15 +606,15 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
       return nlohmann::json{{"a", OptionalJson(a)},
                             {"b", OptionalJson(b)},
                             {"difference", a && b ? nlohmann::json(*b - *a) : nlohmann::json()},
-                            {"ci", CiJson(ci)}};
+                            {"ci", DifferenceCiJson(ci)}};
     };
     nlohmann::json domains = nlohmann::json::object();
     for (std::string_view d : kPaperDomains) {
       const std::string domain(d);
       domains[domain] = {{"easy", figure(c.aggregates_a.easy.at(domain), c.aggregates_b.easy.at(domain),
-                                         Find(c.difference_ci.easy, domain))},
+                                         IntervalAt(c.difference_ci.easy, domain))},
                          {"hard", figure(c.aggregates_a.hard.at(domain), c.aggregates_b.hard.at(domain),
-                                         Find(c.difference_ci.hard, domain))}};
+                                         IntervalAt(c.difference_ci.hard, domain))}};
     }
     j["domains"] = std::move(domains);
     j["overall_easy"] = figure(c.aggregates_a.overall_easy, c.aggregates_b.overall_easy,

@@ -48,7 +48,7 @@ std::optional<double> Number(std::string_view cell) {
   return out;
 }
 
-size_t RowOf(ModelTable* table, const std::string& model) {
+size_t ModelRow(ModelTable* table, const std::string& model) {
   const std::string key = Lower(model);
   for (size_t m = 0; m < table->models.size(); ++m) {
     if (Lower(table->models[m]) == key) return m;
@@ -60,7 +60,7 @@ size_t RowOf(ModelTable* table, const std::string& model) {
 
 std::string Fixed(double v) { return fmt::format("{:.3f}", v); }
 
-std::string CiText(const std::optional<Interval>& i) {
+std::string CoefficientCiText(const std::optional<Interval>& i) {
   return i ? fmt::format("[{:6.3f}, {:6.3f}]", i->low, i->high) : std::string("-");
 }
 
@@ -88,7 +88,7 @@ size_t TooFew(const std::vector<ColumnPair>& pairs) {
                                            [](const ColumnPair& p) { return !p.pearson; }));
 }
 
-std::string Notes(const std::vector<ColumnPair>& pairs) {
+std::string PairNotes(const std::vector<ColumnPair>& pairs) {
   std::string out = fmt::format(
       "Pearson's r with a Fisher z 95% CI; Spearman's rho with a percentile bootstrap 95% CI "
       "({} replicates resampling the models, seed {}); n: models with both figures",
@@ -186,7 +186,7 @@ Status AddRunColumns(ModelTable* table, const std::string& model, const std::str
     figures.push_back(agg.easy.at(std::string(d)));
     figures.push_back(agg.hard.at(std::string(d)));
   }
-  const size_t row = RowOf(table, model);
+  const size_t row = ModelRow(table, model);
   for (size_t f = 0; f < std::size(kRunColumns); ++f) {
     auto it = std::find(table->columns.begin(), table->columns.end(), kRunColumns[f]);
     if (it == table->columns.end()) {
@@ -235,11 +235,11 @@ std::string RenderCorrelationsText(const ModelTable& table, const std::vector<Co
   for (const ColumnPair& p : pairs) {
     if (!p.pearson) continue;
     out += fmt::format("{:<{}}  {:<{}}  {:>3}  {:>9}  {:<16}  {:>12}  {}\n", p.x, wx, p.y, wy, p.n,
-                       Fixed(p.pearson->value), CiText(p.pearson->ci),
+                       Fixed(p.pearson->value), CoefficientCiText(p.pearson->ci),
                        p.spearman ? Fixed(p.spearman->value) : "-",
-                       CiText(p.spearman ? p.spearman->ci : std::nullopt));
+                       CoefficientCiText(p.spearman ? p.spearman->ci : std::nullopt));
   }
-  out += "\n" + Notes(pairs) + "\n";
+  out += "\n" + PairNotes(pairs) + "\n";
   return out;
 }
 
@@ -258,7 +258,7 @@ std::string RenderCorrelationsMarkdown(const ModelTable& table,
                        p.spearman ? Fixed(p.spearman->value) : "-",
                        ci(p.spearman ? p.spearman->ci : std::nullopt));
   }
-  out += "\n" + Notes(pairs) + ".\n";
+  out += "\n" + PairNotes(pairs) + ".\n";
   return out;
 }
 

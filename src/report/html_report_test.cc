@@ -36,7 +36,7 @@ Sample Summary(const std::string& id, int n_points) {
 }
 
 // Four samples: passed, failed, errored request, answered but not scored; a fifth unasked.
-void Write(const std::string& dir, bool first_passes) {
+void WriteRun(const std::string& dir, bool first_passes) {
   auto store = RunStore::Open(dir);
   ASSERT_TRUE(store.ok()) << store.status().message();
   ASSERT_TRUE((*store)->Begin().ok());
@@ -104,8 +104,8 @@ std::string Unbase64(const std::string& in) {
 TEST(HtmlReportTest, RowsCarryEveryStatusAndSharedTextIsStoredOnce) {
   testing::TempDir dir;
   const std::string a = dir.path() + "/a", b = dir.path() + "/b";
-  Write(a, true);
-  Write(b, false);
+  WriteRun(a, true);
+  WriteRun(b, false);
   auto data = HtmlReportData({a, b}, RuleSet::kPaper);
   ASSERT_TRUE(data.ok()) << data.status().message();
   const nlohmann::json& d = *data;
@@ -136,7 +136,7 @@ TEST(HtmlReportTest, RowsCarryEveryStatusAndSharedTextIsStoredOnce) {
 
 TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
   testing::TempDir dir;
-  Write(dir.path() + "/a", true);
+  WriteRun(dir.path() + "/a", true);
   auto data = HtmlReportData({dir.path() + "/a"}, RuleSet::kPaper);
   ASSERT_TRUE(data.ok()) << data.status().message();
   auto page = RenderHtmlReport({dir.path() + "/a"}, RuleSet::kPaper);
@@ -240,7 +240,7 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
 // and so does everything else in the folder.
 TEST(HtmlReportTest, TemporaryPagesOfDeadProcessesAreRemoved) {
   testing::TempDir dir;
-  Write(dir.path() + "/a", true);
+  WriteRun(dir.path() + "/a", true);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) _exit(0);
@@ -307,7 +307,7 @@ TEST(HtmlReportTest, MathHardSamplesCarryTheirTargetsStepCount) {
 TEST(HtmlReportTest, RunsCarryTheirTokenUsageAndCost) {
   testing::TempDir dir;
   const std::string a = dir.path() + "/a";
-  Write(a, true);
+  WriteRun(a, true);
   Price price;
   price.input_per_mtok = 2;
   price.output_per_mtok = 8;
@@ -332,7 +332,7 @@ TEST(HtmlReportTest, RunsCarryTheirTokenUsageAndCost) {
 
 TEST(HtmlReportTest, AnUnwritablePathIsAnErrorNamingIt) {
   testing::TempDir dir;
-  Write(dir.path() + "/a", true);
+  WriteRun(dir.path() + "/a", true);
   const Status s = WriteHtmlReport({dir.path() + "/a"}, RuleSet::kPaper,
                                    dir.path() + "/no/such/dir/report.html");
   ASSERT_FALSE(s.ok());

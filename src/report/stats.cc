@@ -218,6 +218,12 @@ double Stratum::AccuracyB() const {
   return n == 0 ? 0.0 : 100.0 * static_cast<double>(PassedB()) / static_cast<double>(n);
 }
 
+std::optional<Interval> IntervalAt(const std::map<std::string, Interval>& intervals,
+                                   const std::string& key) {
+  const auto it = intervals.find(key);
+  return it == intervals.end() ? std::nullopt : std::optional<Interval>(it->second);
+}
+
 Interval WilsonInterval(double k, double n, double z) {
   assert(n > 0 && k >= 0 && k <= n && "Wilson interval of an impossible proportion");
   const double p = k / n;

@@ -43,6 +43,10 @@ struct Interval {
 // REQUIRES: n > 0, 0 <= k <= n.
 Interval WilsonInterval(double k, double n, double z = kZ95);
 
+// The interval of `key` in `intervals`; nullopt when it has none.
+std::optional<Interval> IntervalAt(const std::map<std::string, Interval>& intervals,
+                                   const std::string& key);
+
 // `count` clusters of `units` units each (samples; tasks where a subtask counts tasks),
 // `pass_a` of which pass in run A and `pass_b` in run B (paired statistics only).
 struct ClusterKind {

@@ -62,11 +62,6 @@ Figures ComputeFigures(const Tally& tally) {
   return f;
 }
 
-std::optional<Interval> Find(const std::map<std::string, Interval>& m, const std::string& key) {
-  const auto it = m.find(key);
-  return it == m.end() ? std::nullopt : std::optional<Interval>(it->second);
-}
-
 // The units and passes an aggregate is computed from: the strata it takes in.
 std::pair<int64_t, int64_t> UnitsOf(const std::vector<Stratum>& strata,
                                     std::optional<std::string_view> domain,
@@ -392,8 +387,8 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
     out += fmt::format("{:<14} {} {}  {:<16}  {}\n", domain, Pct(agg.easy.at(domain)),
-                       Pct(agg.hard.at(domain)), Ci(Find(fig.agg_ci.easy, domain)),
-                       Ci(Find(fig.agg_ci.hard, domain)));
+                       Pct(agg.hard.at(domain)), Ci(IntervalAt(fig.agg_ci.easy, domain)),
+                       Ci(IntervalAt(fig.agg_ci.hard, domain)));
   }
   auto missing = [](const std::vector<std::string>& v) {
     std::string s;
@@ -457,9 +452,9 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
         {"easy", pct(agg.easy.at(domain))},
         {"hard", pct(agg.hard.at(domain))},
         {"easy_ci", CiJson(UnitsOf(fig.strata, d, Split::kEasy), agg.easy.at(domain),
-                           Find(fig.agg_ci.easy, domain), "exact variance")},
+                           IntervalAt(fig.agg_ci.easy, domain), "exact variance")},
         {"hard_ci", CiJson(UnitsOf(fig.strata, d, Split::kHard), agg.hard.at(domain),
-                           Find(fig.agg_ci.hard, domain), "exact variance")}};
+                           IntervalAt(fig.agg_ci.hard, domain), "exact variance")}};
   }
   out["domains"] = std::move(domains);
   out["overall_easy"] = pct(agg.overall_easy);
@@ -502,8 +497,8 @@ std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
     out += fmt::format("| {} | {} | {} | {} | {} |\n", domain, cell(agg.easy.at(domain)),
-                       ci(Find(fig.agg_ci.easy, domain)), cell(agg.hard.at(domain)),
-                       ci(Find(fig.agg_ci.hard, domain)));
+                       ci(IntervalAt(fig.agg_ci.easy, domain)), cell(agg.hard.at(domain)),
+                       ci(IntervalAt(fig.agg_ci.hard, domain)));
   }
   out += fmt::format("| **overall** | **{}** | {} | **{}** | {} |\n", cell(agg.overall_easy),
                      ci(fig.agg_ci.overall_easy), cell(agg.overall_hard),

@@ -25,7 +25,6 @@ constexpr bool C = false;  // colour sentence
 // ---------------------------------------------------------------------------------
 // Helpers for the setups.
 
-int64_t Int(Rng* rng, int64_t lo, int64_t hi) { return rng->UniformInt(lo, hi); }
 
 // A value in [lo, hi] rounded down to a multiple of `step` (at least `step`).
 int64_t Rounded(Rng* rng, int64_t lo, int64_t hi, int64_t step) {
@@ -103,12 +102,12 @@ constexpr InfraKind kInfraKinds[] = {
 };
 
 void SetupInfrastructure(Rng* rng, NameDrawer* names, Slots* s) {
-  const InfraKind& k = kInfraKinds[Int(rng, 0, std::size(kInfraKinds) - 1)];
+  const InfraKind& k = kInfraKinds[RandomInt(rng, 0, std::size(kInfraKinds) - 1)];
   const std::string& city = *s->Find("city");
   static constexpr std::string_view kOrgs[] = {"Transport Authority", "Infrastructure Agency",
                                                "Roads and Transit Board"};
   static constexpr std::string_view kShort[] = {"the authority", "the agency", "the board"};
-  const int64_t o = Int(rng, 0, 2);
+  const int64_t o = RandomInt(rng, 0, 2);
   s->Set("org", "the " + city + " " + std::string(kOrgs[o]));
   s->Set("org_short", std::string(kShort[o]));
   s->Set("kind", std::string(k.kind));
@@ -116,9 +115,9 @@ void SetupInfrastructure(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("subject", "the " + *s->Find("city2") + " " + std::string(k.name));
   s->Set("subject_short", "the " + std::string(k.kind));
   Slots n;
-  n.Set("n", NumberWord(Int(rng, k.nlo, k.nhi)));
+  n.Set("n", NumberWord(RandomInt(rng, k.nlo, k.nhi)));
   s->Set("features", ExpandTemplate(k.features, n, rng));
-  const int64_t len = k.unit == "metres" ? Rounded(rng, k.lo, k.hi, 10) : Int(rng, k.lo, k.hi);
+  const int64_t len = k.unit == "metres" ? Rounded(rng, k.lo, k.hi, 10) : RandomInt(rng, k.lo, k.hi);
   s->Set("length", Num(len) + " " + std::string(k.unit));
   static constexpr std::string_view kFirm[] = {"Engineering", "Construction", "Civil Works"};
   s->Set("firm", names->NextPerson().family + " " + std::string(PickOne(kFirm, rng)));
@@ -131,26 +130,26 @@ void SetupInfrastructure(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("expert_org", "the University of " + *s->Find("city3"));
   s->Set("cost", Millions(Rounded(rng, 120, 950, 5)));
   const int64_t year = SlotInt(*s, "year");
-  const int64_t plan_years = Int(rng, 5, 18);
-  const int64_t build_years = Int(rng, 3, 6);
-  const int64_t start_year = year + Int(rng, 0, 1);
+  const int64_t plan_years = RandomInt(rng, 5, 18);
+  const int64_t build_years = RandomInt(rng, 3, 6);
+  const int64_t start_year = year + RandomInt(rng, 0, 1);
   s->Set("plan_years", std::to_string(plan_years));
   s->Set("build_years_word", NumberWord(build_years));
   s->Set("start_year", std::to_string(start_year));
-  s->Set("start_month", std::string(MonthName(static_cast<int>(Int(rng, 1, 12)))));
+  s->Set("start_month", std::string(MonthName(static_cast<int>(RandomInt(rng, 1, 12)))));
   s->Set("end_year", std::to_string(start_year + build_years));
-  s->Set("phase_year", std::to_string(start_year + Int(rng, 1, build_years - 1)));
+  s->Set("phase_year", std::to_string(start_year + RandomInt(rng, 1, build_years - 1)));
   s->Set("proposal_year", std::to_string(year - plan_years));
   s->Set("daily_users", Num(Rounded(rng, 8000, 140000, 100)));
-  const int64_t old_min = Int(rng, 25, 70);
+  const int64_t old_min = RandomInt(rng, 25, 70);
   s->Set("old_min", std::to_string(old_min));
-  s->Set("new_min", std::to_string(old_min - Int(rng, 8, old_min / 2)));
+  s->Set("new_min", std::to_string(old_min - RandomInt(rng, 8, old_min / 2)));
   s->Set("workers", Num(Rounded(rng, 300, 4200, 10)));
-  const int64_t national = Int(rng, 40, 75);
+  const int64_t national = RandomInt(rng, 40, 75);
   s->Set("national_pct", std::to_string(national));
   s->Set("rest_pct", std::to_string(100 - national));
-  s->Set("objections", Num(Int(rng, 200, 3400)));
-  s->Set("homes", Num(Int(rng, 40, 900)));
+  s->Set("objections", Num(RandomInt(rng, 200, 3400)));
+  s->Set("homes", Num(RandomInt(rng, 40, 900)));
   s->Set("steel", Num(Rounded(rng, 2000, 60000, 100)));
   s->Set("concrete", Num(Rounded(rng, 20000, 900000, 1000)));
 }
@@ -273,7 +272,7 @@ constexpr Species kSpecies[] = {
 };
 
 void SetupEcology(Rng* rng, NameDrawer* names, Slots* s) {
-  const Species& sp = kSpecies[Int(rng, 0, std::size(kSpecies) - 1)];
+  const Species& sp = kSpecies[RandomInt(rng, 0, std::size(kSpecies) - 1)];
   s->Set("species", std::string(sp.name));
   s->Set("cause", std::string(sp.cause));
   s->Set("action", std::string(sp.action));
@@ -296,18 +295,18 @@ void SetupEcology(Rng* rng, NameDrawer* names, Slots* s) {
       "the journal Field Ecology Letters", "the Review of Applied Ecology",
       "the journal Wild Populations", "the Bulletin of Landscape Ecology"};
   s->Set("journal", std::string(PickOne(kJournals, rng)));
-  const int64_t years = Int(rng, 4, 15);
+  const int64_t years = RandomInt(rng, 4, 15);
   s->Set("study_years_word", NumberWord(years));
-  s->Set("decline_years_word", NumberWord(Int(rng, years / 2 + 1, years - 1)));
-  s->Set("end_year", std::to_string(SlotInt(*s, "year") + Int(rng, 2, 6)));
-  const int64_t decline = Int(rng, 12, 55);
+  s->Set("decline_years_word", NumberWord(RandomInt(rng, years / 2 + 1, years - 1)));
+  s->Set("end_year", std::to_string(SlotInt(*s, "year") + RandomInt(rng, 2, 6)));
+  const int64_t decline = RandomInt(rng, 12, 55);
   s->Set("decline_pct", std::to_string(decline));
-  s->Set("steep_pct", std::to_string(decline + Int(rng, 8, 30)));
-  s->Set("sites", std::to_string(Int(rng, 12, 140)));
+  s->Set("steep_pct", std::to_string(decline + RandomInt(rng, 8, 30)));
+  s->Set("sites", std::to_string(RandomInt(rng, 12, 140)));
   s->Set("counted", Num(Rounded(rng, 2000, 90000, 100)));
-  s->Set("team_size", NumberWord(Int(rng, 6, 20)));
+  s->Set("team_size", NumberWord(RandomInt(rng, 6, 20)));
   s->Set("volunteers", Num(Rounded(rng, 80, 1500, 10)));
-  s->Set("pilot_sites", NumberWord(Int(rng, 4, 20)));
+  s->Set("pilot_sites", NumberWord(RandomInt(rng, 4, 20)));
   s->Set("grant", Dollars(Rounded(rng, 60000, 900000, 1000)));
   s->Set("funder", "the " + *s->Find("region_bare") + " Nature Trust");
 }
@@ -413,7 +412,7 @@ constexpr Trial kTrials[] = {
 };
 
 void SetupHealthStudy(Rng* rng, NameDrawer* names, Slots* s) {
-  const Trial& t = kTrials[Int(rng, 0, std::size(kTrials) - 1)];
+  const Trial& t = kTrials[RandomInt(rng, 0, std::size(kTrials) - 1)];
   s->Set("intervention", std::string(t.intervention));
   s->Set("outcome", std::string(t.outcome));
   s->Set("population", std::string(t.population));
@@ -435,14 +434,14 @@ void SetupHealthStudy(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("expert_org", "the " + names->NextPlace() + " Health Institute");
   const int64_t participants = Rounded(rng, 120, 4800, 10);
   s->Set("participants", Num(participants));
-  s->Set("participants2", Num(participants * Int(rng, 3, 6)));
-  s->Set("weeks", std::to_string(Int(rng, 8, 52)));
-  s->Set("improve_pct", std::to_string(Int(rng, 6, 35)));
-  s->Set("dropouts", Num(participants * Int(rng, 3, 12) / 100 + 1));
-  s->Set("hospitals_word", NumberWord(Int(rng, 2, 12)));
+  s->Set("participants2", Num(participants * RandomInt(rng, 3, 6)));
+  s->Set("weeks", std::to_string(RandomInt(rng, 8, 52)));
+  s->Set("improve_pct", std::to_string(RandomInt(rng, 6, 35)));
+  s->Set("dropouts", Num(participants * RandomInt(rng, 3, 12) / 100 + 1));
+  s->Set("hospitals_word", NumberWord(RandomInt(rng, 2, 12)));
   s->Set("cost", Dollars(Rounded(rng, 150000, 2400000, 1000)));
   s->Set("funder", "the " + names->NextPrefix() + " Health Foundation");
-  s->Set("start_month", MonthAfter(static_cast<int>(SlotInt(*s, "month")), static_cast<int>(Int(rng, 2, 10))));
+  s->Set("start_month", MonthAfter(static_cast<int>(SlotInt(*s, "month")), static_cast<int>(RandomInt(rng, 2, 10))));
   static constexpr std::string_view kJournals[] = {"the Journal of Community Medicine",
                                                    "the Review of Clinical Trials",
                                                    "the journal Public Health Reports"};
@@ -538,7 +537,7 @@ constexpr Sector kSectors[] = {
 };
 
 void SetupBusiness(Rng* rng, NameDrawer* names, Slots* s) {
-  const Sector& sec = kSectors[Int(rng, 0, std::size(kSectors) - 1)];
+  const Sector& sec = kSectors[RandomInt(rng, 0, std::size(kSectors) - 1)];
   static constexpr std::string_view kBrand[] = {"line", "field", "stone", "wood", "brook",
                                                 "crest", "mark", "vale"};
   const std::string prefix = names->NextPrefix();
@@ -557,33 +556,33 @@ void SetupBusiness(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("leader_role", std::string(PickOne(kRoles, rng)));
   s->Set("expert_org", names->NextPerson().family + " Capital");
   const int64_t revenue = Rounded(rng, 40, 2400, 5);
-  const int64_t growth = Int(rng, 3, 28);
+  const int64_t growth = RandomInt(rng, 3, 28);
   s->Set("revenue", Millions(revenue));
   s->Set("growth_pct", std::to_string(growth));
-  const int64_t profit = revenue * Int(rng, 4, 15) / 100 + 1;
-  const int64_t prev_profit = profit * Int(rng, 60, 92) / 100 + 1;
+  const int64_t profit = revenue * RandomInt(rng, 4, 15) / 100 + 1;
+  const int64_t prev_profit = profit * RandomInt(rng, 60, 92) / 100 + 1;
   s->Set("profit", Millions(profit));
   s->Set("prev_profit", Millions(prev_profit));
   s->Set("employees", Num(Rounded(rng, 300, 24000, 10)));
   s->Set("new_jobs", Num(Rounded(rng, 40, 900, 10)));
-  s->Set("hire_months", NumberWord(Int(rng, 6, 18)));
-  s->Set("outlets", std::to_string(Int(rng, 12, 400)));
-  s->Set("new_outlets", NumberWord(Int(rng, 3, 20)));
-  s->Set("line_pct", std::to_string(Int(rng, 18, 55)));
-  const int64_t dividend = Int(rng, 8, 60);
+  s->Set("hire_months", NumberWord(RandomInt(rng, 6, 18)));
+  s->Set("outlets", std::to_string(RandomInt(rng, 12, 400)));
+  s->Set("new_outlets", NumberWord(RandomInt(rng, 3, 20)));
+  s->Set("line_pct", std::to_string(RandomInt(rng, 18, 55)));
+  const int64_t dividend = RandomInt(rng, 8, 60);
   s->Set("dividend", std::to_string(dividend));
-  s->Set("prev_dividend", std::to_string(dividend - Int(rng, 1, dividend / 3 + 1)));
+  s->Set("prev_dividend", std::to_string(dividend - RandomInt(rng, 1, dividend / 3 + 1)));
   s->Set("invest", Millions(Rounded(rng, 10, 180, 5)));
-  s->Set("share_pct", std::to_string(Int(rng, 2, 14)));
-  s->Set("founded_year", std::to_string(SlotInt(*s, "year") - Int(rng, 12, 90)));
+  s->Set("share_pct", std::to_string(RandomInt(rng, 2, 14)));
+  s->Set("founded_year", std::to_string(SlotInt(*s, "year") - RandomInt(rng, 12, 90)));
   s->Set("fiscal_month", std::string(MonthName(static_cast<int>(SlotInt(*s, "month")))));
-  s->Set("leader_since", std::to_string(SlotInt(*s, "year") - Int(rng, 2, 11)));
-  s->Set("export_pct", std::to_string(Int(rng, 8, 45)));
-  s->Set("debt_cut", Millions(Int(rng, 2, 60)));
+  s->Set("leader_since", std::to_string(SlotInt(*s, "year") - RandomInt(rng, 2, 11)));
+  s->Set("export_pct", std::to_string(RandomInt(rng, 8, 45)));
+  s->Set("debt_cut", Millions(RandomInt(rng, 2, 60)));
   s->Set("site_jobs", std::to_string(Rounded(rng, 40, 600, 10)));
   s->Set("hq_staff", Num(Rounded(rng, 60, 2000, 10)));
   SetPerson("founder", names, s);
-  s->Set("start_month", std::string(MonthName(static_cast<int>(Int(rng, 1, 12)))));
+  s->Set("start_month", std::string(MonthName(static_cast<int>(RandomInt(rng, 1, 12)))));
 }
 
 constexpr std::string_view kBusinessTitle =
@@ -688,7 +687,7 @@ constexpr Restoration kRestorations[] = {
 
 void SetupEnvironment(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("marsh", names->NextPrefix());
-  const Restoration& r = kRestorations[Int(rng, 0, std::size(kRestorations) - 1)];
+  const Restoration& r = kRestorations[RandomInt(rng, 0, std::size(kRestorations) - 1)];
   s->Set("project", ExpandTemplate(r.project, *s, rng));
   std::string project = *s->Find("project");
   project[0] = 't';
@@ -706,27 +705,27 @@ void SetupEnvironment(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("expert_role", std::string(PickOne(kExpert, rng)));
   s->Set("expert_org", "the University of " + *s->Find("city3"));
   const int64_t year = SlotInt(*s, "year");
-  s->Set("hectares", Num(Int(rng, 40, 3200)));
+  s->Set("hectares", Num(RandomInt(rng, 40, 3200)));
   s->Set("plants", Num(Rounded(rng, 12000, 900000, 1000)));
-  s->Set("start_year", std::to_string(year - Int(rng, 3, 9)));
-  s->Set("species_count", std::to_string(Int(rng, 4, 40)));
+  s->Set("start_year", std::to_string(year - RandomInt(rng, 3, 9)));
+  s->Set("species_count", std::to_string(RandomInt(rng, 4, 40)));
   static constexpr std::string_view kReturned[] = {"otters", "kingfishers", "herons",
                                                    "water voles", "dragonflies", "barn owls",
                                                    "great crested newts", "marsh harriers"};
   s->Set("returned", std::string(PickOne(kReturned, rng)));
-  s->Set("decade", std::to_string(Int(rng, 196, 199) * 10) + "s");
-  s->Set("water_pct", std::to_string(Int(rng, 10, 60)));
-  s->Set("staff", NumberWord(Int(rng, 4, 20)));
-  s->Set("landowner_hectares", Num(Int(rng, 20, 900)));
-  s->Set("flood_year", std::to_string(year - Int(rng, 4, 15)));
-  s->Set("flood_homes", Num(Int(rng, 30, 1200)));
-  s->Set("litter", std::to_string(Int(rng, 12, 400)));
-  s->Set("budget", Millions(Int(rng, 2, 60)));
+  s->Set("decade", std::to_string(RandomInt(rng, 196, 199) * 10) + "s");
+  s->Set("water_pct", std::to_string(RandomInt(rng, 10, 60)));
+  s->Set("staff", NumberWord(RandomInt(rng, 4, 20)));
+  s->Set("landowner_hectares", Num(RandomInt(rng, 20, 900)));
+  s->Set("flood_year", std::to_string(year - RandomInt(rng, 4, 15)));
+  s->Set("flood_homes", Num(RandomInt(rng, 30, 1200)));
+  s->Set("litter", std::to_string(RandomInt(rng, 12, 400)));
+  s->Set("budget", Millions(RandomInt(rng, 2, 60)));
   static constexpr std::string_view kFunders[] = {"Nature Recovery Fund", "Heritage Lottery",
                                                   "Climate Fund"};
   s->Set("funder", "the national " + std::string(PickOne(kFunders, rng)));
-  s->Set("target_month", std::string(MonthName(static_cast<int>(Int(rng, 1, 12)))));
-  s->Set("target_year", std::to_string(year + Int(rng, 1, 5)));
+  s->Set("target_month", std::string(MonthName(static_cast<int>(RandomInt(rng, 1, 12)))));
+  s->Set("target_year", std::to_string(year + RandomInt(rng, 1, 5)));
 }
 
 constexpr std::string_view kEnvironmentTitle =
@@ -821,11 +820,11 @@ constexpr Sport kSports[] = {
 };
 
 void SetupSports(Rng* rng, NameDrawer* names, Slots* s) {
-  const Sport& sp = kSports[Int(rng, 0, std::size(kSports) - 1)];
+  const Sport& sp = kSports[RandomInt(rng, 0, std::size(kSports) - 1)];
   static constexpr std::string_view kClub[] = {"United", "Rovers", "Athletic", "Wanderers",
                                                "Falcons", "Harriers", "Comets", "Lions"};
-  const int64_t c1 = Int(rng, 0, 7);
-  int64_t c2 = Int(rng, 0, 6);
+  const int64_t c1 = RandomInt(rng, 0, 7);
+  int64_t c2 = RandomInt(rng, 0, 6);
   if (c2 >= c1) ++c2;
   s->Set("sport", std::string(sp.name));
   s->Set("club", *s->Find("city") + " " + std::string(kClub[c1]));
@@ -836,9 +835,9 @@ void SetupSports(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("games_noun", std::string(sp.games_noun));
   s->Set("score_noun", std::string(sp.score_noun));
   s->Set("scorer_role", std::string(sp.scorer_role));
-  const int64_t games = sp.draw_points < 0 ? Int(rng, 24, 36) : Int(rng, 18, 38);
-  const int64_t wins = Int(rng, games * 2 / 5, games * 4 / 5);
-  const int64_t draws = sp.draw_points < 0 ? 0 : Int(rng, 0, (games - wins) / 2);
+  const int64_t games = sp.draw_points < 0 ? RandomInt(rng, 24, 36) : RandomInt(rng, 18, 38);
+  const int64_t wins = RandomInt(rng, games * 2 / 5, games * 4 / 5);
+  const int64_t draws = sp.draw_points < 0 ? 0 : RandomInt(rng, 0, (games - wins) / 2);
   const int64_t losses = games - wins - draws;
   s->Set("games", std::to_string(games));
   s->Set("wins", std::to_string(wins));
@@ -854,27 +853,27 @@ void SetupSports(Rng* rng, NameDrawer* names, Slots* s) {
   // A better record, a higher place: from first for 70 percent wins and more.
   const int64_t win_pct = wins * 100 / games;
   const int64_t position =
-      win_pct >= 70 ? Int(rng, 1, 2) : win_pct >= 55 ? Int(rng, 2, 4) : Int(rng, 4, 7);
+      win_pct >= 70 ? RandomInt(rng, 1, 2) : win_pct >= 55 ? RandomInt(rng, 2, 4) : RandomInt(rng, 4, 7);
   s->Set("position_word", OrdinalWord(position));
-  s->Set("prev_position_word", OrdinalWord(position + Int(rng, 4, 10)));
+  s->Set("prev_position_word", OrdinalWord(position + RandomInt(rng, 4, 10)));
   static constexpr std::string_view kGrounds[] = {"Stadium", "Arena", "Ground"};
   s->Set("stadium", "the " + names->NextPrefix() + " " + std::string(PickOne(kGrounds, rng)));
   s->Set("capacity", Num(Rounded(rng, 4000, 42000, 500)));
   SetPerson("scorer", names, s);
   SetPerson("captain", names, s);
-  s->Set("scorer_count", std::to_string(Int(rng, sp.score_lo, sp.score_hi)));
+  s->Set("scorer_count", std::to_string(RandomInt(rng, sp.score_lo, sp.score_hi)));
   s->Set("attendance", Num(Rounded(rng, 2000, 38000, 10)));
-  s->Set("att_pct", std::to_string(Int(rng, 3, 25)));
-  s->Set("coach_year", std::to_string(SlotInt(*s, "year") - Int(rng, 1, 6)));
-  s->Set("missed", NumberWord(Int(rng, 2, 9)));
-  s->Set("signings_word", NumberWord(Int(rng, 3, 9)));
-  s->Set("academy_word", NumberWord(Int(rng, 2, 6)));
-  s->Set("streak_word", NumberWord(Int(rng, 4, std::min<int64_t>(wins, 11))));
-  s->Set("home_pct", std::to_string(Int(rng, 52, 70)));
+  s->Set("att_pct", std::to_string(RandomInt(rng, 3, 25)));
+  s->Set("coach_year", std::to_string(SlotInt(*s, "year") - RandomInt(rng, 1, 6)));
+  s->Set("missed", NumberWord(RandomInt(rng, 2, 9)));
+  s->Set("signings_word", NumberWord(RandomInt(rng, 3, 9)));
+  s->Set("academy_word", NumberWord(RandomInt(rng, 2, 6)));
+  s->Set("streak_word", NumberWord(RandomInt(rng, 4, std::min<int64_t>(wins, 11))));
+  s->Set("home_pct", std::to_string(RandomInt(rng, 52, 70)));
   SetPerson("youngster", names, s);
-  s->Set("youngster_games", std::to_string(Int(rng, 8, games - 2)));
+  s->Set("youngster_games", std::to_string(RandomInt(rng, 8, games - 2)));
   s->Set("seats", Num(Rounded(rng, 800, 6000, 100)));
-  s->Set("budget", Millions(Int(rng, 2, 40)));
+  s->Set("budget", Millions(RandomInt(rng, 2, 40)));
   s->Set("start_month", MonthAfter(static_cast<int>(SlotInt(*s, "month")), 2));
   static constexpr std::string_view kRoles[] = {"head coach", "coach", "manager"};
   s->Set("leader_role", std::string(PickOne(kRoles, rng)));
@@ -970,33 +969,33 @@ constexpr FestivalKind kFestivals[] = {
 };
 
 void SetupCulture(Rng* rng, NameDrawer* names, Slots* s) {
-  const FestivalKind& f = kFestivals[Int(rng, 0, std::size(kFestivals) - 1)];
+  const FestivalKind& f = kFestivals[RandomInt(rng, 0, std::size(kFestivals) - 1)];
   s->Set("festival", *s->Find("city") + " " + std::string(f.name) + " Festival");
   s->Set("events_noun", std::string(f.events));
   s->Set("artists_noun", std::string(f.artists));
   s->Set("highlight", std::string(f.highlight));
   s->Set("org", "the " + *s->Find("city") + " Arts Trust");
   SetPerson("headliner", names, s);
-  const int64_t edition = Int(rng, 3, 40);
+  const int64_t edition = RandomInt(rng, 3, 40);
   s->Set("edition", Ordinal(edition));
-  s->Set("days_word", NumberWord(Int(rng, 3, 12)));
+  s->Set("days_word", NumberWord(RandomInt(rng, 3, 12)));
   const int64_t visitors = Rounded(rng, 8000, 240000, 100);
   s->Set("visitors", Num(visitors));
-  s->Set("prev_visitors", Num(visitors * Int(rng, 70, 95) / 100 / 100 * 100));
-  s->Set("venues", NumberWord(Int(rng, 4, 20)));
-  s->Set("artists", std::to_string(Int(rng, 30, 900)));
-  s->Set("countries", std::to_string(Int(rng, 5, 40)));
+  s->Set("prev_visitors", Num(visitors * RandomInt(rng, 70, 95) / 100 / 100 * 100));
+  s->Set("venues", NumberWord(RandomInt(rng, 4, 20)));
+  s->Set("artists", std::to_string(RandomInt(rng, 30, 900)));
+  s->Set("countries", std::to_string(RandomInt(rng, 5, 40)));
   s->Set("ticket_revenue", Dollars(Rounded(rng, 90000, 4800000, 1000)));
-  s->Set("director_years_word", NumberWord(Int(rng, 2, 12)));
+  s->Set("director_years_word", NumberWord(RandomInt(rng, 2, 12)));
   s->Set("volunteers", Num(Rounded(rng, 60, 1500, 10)));
   s->Set("anniversary", Ordinal((edition + 4) / 5 * 5));
   s->Set("grant", Dollars(Rounded(rng, 20000, 900000, 1000)));
   const int month = static_cast<int>(SlotInt(*s, "month"));
-  s->Set("report_month", MonthAfter(month, static_cast<int>(Int(rng, 2, 4))));
+  s->Set("report_month", MonthAfter(month, static_cast<int>(RandomInt(rng, 2, 4))));
   s->Set("next_edition_month", std::string(MonthName(month)));
-  s->Set("free_pct", std::to_string(Int(rng, 20, 60)));
-  s->Set("ticket_price", std::to_string(Int(rng, 2, 8) * 5));
-  s->Set("visitor_countries", std::to_string(Int(rng, 12, 70)));
+  s->Set("free_pct", std::to_string(RandomInt(rng, 20, 60)));
+  s->Set("ticket_price", std::to_string(RandomInt(rng, 2, 8) * 5));
+  s->Set("visitor_countries", std::to_string(RandomInt(rng, 12, 70)));
   s->Set("pupils", Num(Rounded(rng, 300, 9000, 10)));
   s->Set("transport", Num(Rounded(rng, 4000, 60000, 100)));
 }
@@ -1089,35 +1088,35 @@ constexpr Programme kProgrammes[] = {
 };
 
 void SetupEducation(Rng* rng, NameDrawer* names, Slots* s) {
-  const Programme& p = kProgrammes[Int(rng, 0, std::size(kProgrammes) - 1)];
+  const Programme& p = kProgrammes[RandomInt(rng, 0, std::size(kProgrammes) - 1)];
   s->Set("programme", std::string(p.name));
   s->Set("area", std::string(p.area));
   s->Set("org", "the " + *s->Find("city") + " school district");
   static constexpr std::string_view kRoles[] = {"superintendent", "head of education",
                                                 "director of schools"};
   s->Set("leader_role", std::string(PickOne(kRoles, rng)));
-  s->Set("years_word", NumberWord(Int(rng, 2, 5)));
-  s->Set("score_pct", std::to_string(Int(rng, 4, 22)));
-  s->Set("schools", std::to_string(Int(rng, 8, 120)));
+  s->Set("years_word", NumberWord(RandomInt(rng, 2, 5)));
+  s->Set("score_pct", std::to_string(RandomInt(rng, 4, 22)));
+  s->Set("schools", std::to_string(RandomInt(rng, 8, 120)));
   const int64_t students = Rounded(rng, 2000, 60000, 10);
   s->Set("students", Num(students));
-  s->Set("tutors", Num(students / Int(rng, 12, 40)));
-  const int64_t before = Int(rng, 82, 92);
+  s->Set("tutors", Num(students / RandomInt(rng, 12, 40)));
+  const int64_t before = RandomInt(rng, 82, 92);
   s->Set("att_before", std::to_string(before));
-  s->Set("att_after", std::to_string(before + Int(rng, 1, 6)));
-  const int64_t per_pupil = Int(rng, 8, 60) * 10;
+  s->Set("att_after", std::to_string(before + RandomInt(rng, 1, 6)));
+  const int64_t per_pupil = RandomInt(rng, 8, 60) * 10;
   s->Set("per_pupil", std::to_string(per_pupil));
   s->Set("budget", Dollars(per_pupil * students));
   s->Set("funder", "the " + names->NextPrefix() + " Education Foundation");
   static constexpr std::string_view kTerms[] = {"January", "April", "September"};
   s->Set("start_month", std::string(PickOne(kTerms, rng)));
-  s->Set("new_schools", NumberWord(Int(rng, 4, 20)));
-  s->Set("new_tutors", std::to_string(Int(rng, 20, 400)));
+  s->Set("new_schools", NumberWord(RandomInt(rng, 4, 20)));
+  s->Set("new_tutors", std::to_string(RandomInt(rng, 20, 400)));
   static constexpr std::string_view kAdd[] = {"science", "writing", "music", "languages"};
   s->Set("added", std::string(PickOne(kAdd, rng)));
-  s->Set("other_pct", std::to_string(Int(rng, 3, 18)));
-  s->Set("training_hours", std::to_string(Int(rng, 10, 60)));
-  s->Set("survey_pct", std::to_string(Int(rng, 55, 90)));
+  s->Set("other_pct", std::to_string(RandomInt(rng, 3, 18)));
+  s->Set("training_hours", std::to_string(RandomInt(rng, 10, 60)));
+  s->Set("survey_pct", std::to_string(RandomInt(rng, 55, 90)));
 }
 
 constexpr std::string_view kEducationTitle =
@@ -1207,7 +1206,7 @@ constexpr Crop kCrops[] = {{"wheat", "wheat"},   {"apple", "apples"}, {"potato",
                            {"rice", "rice"},     {"sugar beet", "sugar beet"}};
 
 void SetupAgriculture(Rng* rng, NameDrawer* names, Slots* s) {
-  const Crop& crop = kCrops[Int(rng, 0, std::size(kCrops) - 1)];
+  const Crop& crop = kCrops[RandomInt(rng, 0, std::size(kCrops) - 1)];
   s->Set("crop", std::string(crop.name));
   s->Set("crop_plural", std::string(crop.plural));
   s->Set("org", "the " + *s->Find("region_bare") + " Growers Cooperative");
@@ -1217,14 +1216,14 @@ void SetupAgriculture(Rng* rng, NameDrawer* names, Slots* s) {
   eo[0] = 't';
   s->Set("expert_org", eo);
   const bool up = rng->Bernoulli(0.5);
-  const int64_t change = Int(rng, 4, 30);
+  const int64_t change = RandomInt(rng, 4, 30);
   const int64_t tonnes = Rounded(rng, 20000, 900000, 100);
   const int64_t prev = up ? tonnes * 100 / (100 + change) : tonnes * 100 / (100 - change);
   s->Set("trend_verb", up ? "rose" : "fell");
   s->Set("change_pct", std::to_string(change));
   s->Set("tonnes", Num(tonnes));
   s->Set("prev_tonnes", Num(prev / 100 * 100));
-  s->Set("farms", Num(Int(rng, 120, 4000)));
+  s->Set("farms", Num(RandomInt(rng, 120, 4000)));
   static constexpr std::string_view kGood =
       "Farmers said [a mild spring and steady rain|good weather at planting time and a dry "
       "harvest season] had [helped|boosted] yields across the region";
@@ -1232,32 +1231,32 @@ void SetupAgriculture(Rng* rng, NameDrawer* names, Slots* s) {
       "Farmers blamed [a long drought in the early summer|heavy rain during the harvest|a late "
       "frost in the spring] for the [poor|weak] yields";
   s->Set("weather_story", ExpandTemplate(up ? kGood : kBad, *s, rng));
-  const int from = static_cast<int>(Int(rng, 1, 6));
+  const int from = static_cast<int>(RandomInt(rng, 1, 6));
   s->Set("rain_from", std::string(MonthName(from)));
-  s->Set("rain_to", std::string(MonthName(from + static_cast<int>(Int(rng, 2, 5)))));
-  s->Set("rain_pct", std::to_string(Int(rng, 8, 45)));
+  s->Set("rain_to", std::string(MonthName(from + static_cast<int>(RandomInt(rng, 2, 5)))));
+  s->Set("rain_pct", std::to_string(RandomInt(rng, 8, 45)));
   s->Set("rain_dir", up ? "above" : "below");
-  const int64_t price = Int(rng, 14, 90) * 10;
+  const int64_t price = RandomInt(rng, 14, 90) * 10;
   s->Set("price_verb", up ? "fell" : "rose");
   s->Set("price_before", std::to_string(price));
   s->Set("price_after",
-         std::to_string(up ? price - Int(rng, 1, 4) * 10 : price + Int(rng, 1, 6) * 10));
-  s->Set("members", Num(Int(rng, 80, 2500)));
+         std::to_string(up ? price - RandomInt(rng, 1, 4) * 10 : price + RandomInt(rng, 1, 6) * 10));
+  s->Set("members", Num(RandomInt(rng, 80, 2500)));
   s->Set("seasonal", Num(Rounded(rng, 300, 9000, 10)));
   const int month = static_cast<int>(SlotInt(*s, "month"));
-  s->Set("plant_month", MonthAfter(month, static_cast<int>(Int(rng, 1, 4))));
-  s->Set("forecast_month", MonthAfter(month, static_cast<int>(Int(rng, 5, 8))));
-  s->Set("aid", Millions(Int(rng, 2, 45)));
-  const int harvest_from = static_cast<int>(Int(rng, 6, 9));
+  s->Set("plant_month", MonthAfter(month, static_cast<int>(RandomInt(rng, 1, 4))));
+  s->Set("forecast_month", MonthAfter(month, static_cast<int>(RandomInt(rng, 5, 8))));
+  s->Set("aid", Millions(RandomInt(rng, 2, 45)));
+  const int harvest_from = static_cast<int>(RandomInt(rng, 6, 9));
   s->Set("harvest_from", std::string(MonthName(harvest_from)));
-  const int64_t harvest_months = Int(rng, 1, 3);
+  const int64_t harvest_months = RandomInt(rng, 1, 3);
   s->Set("harvest_to", std::string(MonthName(harvest_from + static_cast<int>(harvest_months))));
-  s->Set("harvest_weeks_word", NumberWord(harvest_months * 4 + Int(rng, 1, 4)));
+  s->Set("harvest_weeks_word", NumberWord(harvest_months * 4 + RandomInt(rng, 1, 4)));
   const int64_t hectares = Rounded(rng, 2000, 90000, 10);
   s->Set("hectares", Num(hectares));
-  s->Set("prev_hectares", Num(hectares * Int(rng, 90, 110) / 100 / 10 * 10));
-  s->Set("cost_pct", std::to_string(Int(rng, 4, 30)));
-  s->Set("grade_pct", std::to_string(Int(rng, 40, 85)));
+  s->Set("prev_hectares", Num(hectares * RandomInt(rng, 90, 110) / 100 / 10 * 10));
+  s->Set("cost_pct", std::to_string(RandomInt(rng, 4, 30)));
+  s->Set("grade_pct", std::to_string(RandomInt(rng, 40, 85)));
   (void)names;
 }
 
@@ -1345,7 +1344,7 @@ constexpr Mission kMissions[] = {
 };
 
 void SetupTechnology(Rng* rng, NameDrawer* names, Slots* s) {
-  const Mission& m = kMissions[Int(rng, 0, std::size(kMissions) - 1)];
+  const Mission& m = kMissions[RandomInt(rng, 0, std::size(kMissions) - 1)];
   s->Set("sat_kind", std::string(m.kind));
   const bool vowel = std::string_view("aeiou").find(m.kind[0]) != std::string_view::npos;
   s->Set("sat_kind_a", (vowel ? "an " : "a ") + std::string(m.kind));
@@ -1367,21 +1366,21 @@ void SetupTechnology(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("expert_role", std::string(PickOne(kExpert, rng)));
   s->Set("expert_org", "the " + names->NextPlace() + " Observatory");
   s->Set("firm", names->NextPerson().family + " Aerospace");
-  s->Set("mass", std::to_string(Int(rng, 20, 900)));
+  s->Set("mass", std::to_string(RandomInt(rng, 20, 900)));
   const int64_t altitude = Rounded(rng, 400, 900, 10);
   s->Set("altitude", std::to_string(altitude));
   s->Set("orbit_min", std::to_string(92 + (altitude - 400) / 25));
   s->Set("images", Num(Rounded(rng, 200, 6000, 10)));
-  s->Set("mission_years_word", NumberWord(Int(rng, 3, 8)));
-  s->Set("students", std::to_string(Int(rng, 30, 300)));
-  s->Set("build_years_word", NumberWord(Int(rng, 3, 7)));
-  s->Set("cost", Millions(Int(rng, 3, 80)));
+  s->Set("mission_years_word", NumberWord(RandomInt(rng, 3, 8)));
+  s->Set("students", std::to_string(RandomInt(rng, 30, 300)));
+  s->Set("build_years_word", NumberWord(RandomInt(rng, 3, 7)));
+  s->Set("cost", Millions(RandomInt(rng, 3, 80)));
   s->Set("funder", "the national space agency");
-  s->Set("resolution", std::to_string(Int(rng, 2, 60)));
-  s->Set("ground_staff", NumberWord(Int(rng, 6, 20)));
-  s->Set("test_months", NumberWord(Int(rng, 3, 14)));
+  s->Set("resolution", std::to_string(RandomInt(rng, 2, 60)));
+  s->Set("ground_staff", NumberWord(RandomInt(rng, 6, 20)));
+  s->Set("test_months", NumberWord(RandomInt(rng, 3, 14)));
   s->Set("first_data_month",
-         MonthAfter(static_cast<int>(SlotInt(*s, "month")), static_cast<int>(Int(rng, 1, 3))));
+         MonthAfter(static_cast<int>(SlotInt(*s, "month")), static_cast<int>(RandomInt(rng, 1, 3))));
 }
 
 constexpr std::string_view kTechnologyTitle =

@@ -16,6 +16,7 @@ namespace structtest {
 namespace {
 
 using internal::NameDrawer;
+using internal::RandomInt;
 
 // What a template produces; the answer is the value of the last computation.
 struct Draft {
@@ -26,7 +27,6 @@ struct Draft {
 
 using Template = void (*)(Rng* rng, NameDrawer* names, Draft* out);
 
-int64_t Int(Rng* rng, int64_t lo, int64_t hi) { return rng->UniformInt(lo, hi); }
 
 template <typename T, size_t N>
 const T& Pick(const T (&items)[N], Rng* rng) {
@@ -55,12 +55,12 @@ void Shopping(Rng* rng, NameDrawer* names, Draft* d) {
   static constexpr std::string_view kShops[] = {"market", "corner shop", "supermarket",
                                                 "school fair", "hardware store"};
   const std::string n = names->NextGivenName();
-  const int64_t kinds = Int(rng, 2, 3);
+  const int64_t kinds = RandomInt(rng, 2, 3);
   size_t idx[3];
   for (int64_t k = 0; k < kinds; ++k) {
     bool fresh;
     do {
-      idx[k] = static_cast<size_t>(Int(rng, 0, std::size(kItems) - 1));
+      idx[k] = static_cast<size_t>(RandomInt(rng, 0, std::size(kItems) - 1));
       fresh = true;
       for (int64_t j = 0; j < k; ++j) fresh = fresh && idx[j] != idx[k];
     } while (!fresh);
@@ -69,8 +69,8 @@ void Shopping(Rng* rng, NameDrawer* names, Draft* d) {
   std::string list;
   for (int64_t k = 0; k < kinds; ++k) {
     const Item& it = kItems[idx[k]];
-    count[k] = Int(rng, 2, 9);
-    price[k] = Int(rng, it.lo, it.hi);
+    count[k] = RandomInt(rng, 2, 9);
+    price[k] = RandomInt(rng, it.lo, it.hi);
     cost[k] = count[k] * price[k];
     total += cost[k];
     if (k > 0) list += k + 1 == kinds ? " and " : ", ";
@@ -111,9 +111,9 @@ void WeeklyRoutine(Rng* rng, NameDrawer* names, Draft* d) {
   };
   const Activity& a = Pick(kActs, rng);
   const std::string n = names->NextGivenName();
-  const int64_t p = Int(rng, a.lo, a.hi);
-  const int64_t q = Int(rng, a.lo, a.hi * 2);
-  const int64_t weeks = Int(rng, 2, 9);
+  const int64_t p = RandomInt(rng, a.lo, a.hi);
+  const int64_t q = RandomInt(rng, a.lo, a.hi * 2);
+  const int64_t weeks = RandomInt(rng, 2, 9);
   d->question = fmt::format(
       "{} {} {} {} every weekday and {} {} on each day of the weekend. How many {} is that "
       "in {} weeks?",
@@ -138,10 +138,10 @@ void Sharing(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   int64_t trays, per, total, keep, rest, friends = 0;
   do {
-    trays = Int(rng, 2, 9);
-    per = Int(rng, 6, 24);
+    trays = RandomInt(rng, 2, 9);
+    per = RandomInt(rng, 6, 24);
     total = trays * per;
-    keep = Int(rng, 2, total / 3);
+    keep = RandomInt(rng, 2, total / 3);
     rest = total - keep;
     for (int64_t f : {7, 6, 5, 4, 3}) {
       if (rest % f == 0) {
@@ -168,11 +168,11 @@ void Discount(Rng* rng, NameDrawer* names, Draft* d) {
       {"board game", "board games", 1, 4}};
   const Item& it = Pick(kItems, rng);
   const std::string n = names->NextGivenName();
-  const int64_t price = 20 * Int(rng, it.lo, it.hi);
-  const int64_t pct = 5 * Int(rng, 2, 10);
-  const int64_t k = Int(rng, 2, 6);
+  const int64_t price = 20 * RandomInt(rng, it.lo, it.hi);
+  const int64_t pct = 5 * RandomInt(rng, 2, 10);
+  const int64_t k = RandomInt(rng, 2, 6);
   const bool fee = rng->Bernoulli(0.5);
-  const int64_t delivery = Int(rng, 5, 15);
+  const int64_t delivery = RandomInt(rng, 5, 15);
   d->question = fmt::format(
       "A store sells a {} for ${}. During a sale everything is {}% off. {} buys {} {}{}. How "
       "much does {} pay in dollars?",
@@ -194,12 +194,12 @@ void Ages(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string a = names->NextGivenName();
   const std::string b = names->NextGivenName();
   const std::string c = names->NextGivenName();
-  const int64_t age_a = Int(rng, 3, 14);
-  const int64_t k = Int(rng, 2, 4);
+  const int64_t age_a = RandomInt(rng, 3, 14);
+  const int64_t k = RandomInt(rng, 2, 4);
   const int64_t age_b = age_a * k;
-  const int64_t m = Int(rng, 1, age_b - 2);
+  const int64_t m = RandomInt(rng, 1, age_b - 2);
   const int64_t age_c = age_b - m;
-  const int64_t years = Int(rng, 2, 10);
+  const int64_t years = RandomInt(rng, 2, 10);
   d->question = fmt::format(
       "{} is {} years old. {} is {} times as old as {}, and {} is {} years younger than {}. "
       "What will be the sum of their ages in {} years?",
@@ -231,9 +231,9 @@ void Laps(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   int64_t laps, meters, days;
   do {
-    laps = Int(rng, c.lo, c.hi);
+    laps = RandomInt(rng, c.lo, c.hi);
     meters = Pick(c.lengths, rng);
-    days = Int(rng, 2, 7);
+    days = RandomInt(rng, 2, 7);
   } while (laps * meters * days % 1000 != 0);
   d->question = fmt::format(
       "{} {} {} {} of a {}-meter {} every training day and trains {} days a week. How many "
@@ -250,10 +250,10 @@ void Laps(Rng* rng, NameDrawer* names, Draft* d) {
 // 7. Wages with overtime at time and a half.
 void Wages(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
-  const int64_t wage = 2 * Int(rng, 5, 15);
-  const int64_t hours = Int(rng, 4, 8);
-  const int64_t days = Int(rng, 3, 6);
-  const int64_t extra = Int(rng, 2, 9);
+  const int64_t wage = 2 * RandomInt(rng, 5, 15);
+  const int64_t hours = RandomInt(rng, 4, 8);
+  const int64_t days = RandomInt(rng, 3, 6);
+  const int64_t extra = RandomInt(rng, 2, 9);
   d->question = fmt::format(
       "{} earns ${} an hour for regular work and time and a half for overtime. Last week {} "
       "worked {} regular hours a day for {} days, plus {} hours of overtime. How much did {} "
@@ -276,11 +276,11 @@ void Savings(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   int64_t start, weekly, weeks, gift, total, rest;
   do {
-    start = Int(rng, 5, 60);
-    weekly = Int(rng, 3, 15);
-    weeks = Int(rng, 3, 12);
+    start = RandomInt(rng, 5, 60);
+    weekly = RandomInt(rng, 3, 15);
+    weeks = RandomInt(rng, 3, 12);
     total = start + weekly * weeks;
-    gift = Int(rng, 4, total - 2);
+    gift = RandomInt(rng, 4, total - 2);
     rest = total - gift;
   } while (rest % 2 != 0);
   const std::string_view g = Pick(kGifts, rng);
@@ -318,9 +318,9 @@ void Club(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string place = names->NextPlace();
   int64_t total, k, pct, first, rest, second;
   do {
-    k = Int(rng, 3, 5);
-    total = k * Int(rng, 4, 60);
-    pct = 5 * Int(rng, 2, 16);
+    k = RandomInt(rng, 3, 5);
+    total = k * RandomInt(rng, 4, 60);
+    pct = 5 * RandomInt(rng, 2, 16);
     first = total / k;
     rest = total - first;
     second = rest * pct;
@@ -342,8 +342,8 @@ void Trip(Rng* rng, NameDrawer* names, Draft* d) {
   static constexpr std::string_view kVehicles[] = {"train", "bus", "truck", "ferry", "van"};
   const std::string_view v = Pick(kVehicles, rng);
   const std::string from = names->NextPlace(), to = names->NextPlace();
-  const int64_t s1 = 5 * Int(rng, 6, 20), h1 = Int(rng, 2, 5);
-  const int64_t s2 = 5 * Int(rng, 6, 20), h2 = Int(rng, 2, 4);
+  const int64_t s1 = 5 * RandomInt(rng, 6, 20), h1 = RandomInt(rng, 2, 5);
+  const int64_t s2 = 5 * RandomInt(rng, 6, 20), h2 = RandomInt(rng, 2, 4);
   d->question = fmt::format(
       "A {} leaves {} and travels at {} kilometers per hour for {} hours, then at {} "
       "kilometers per hour for {} hours to reach {}. The next day it comes back the same way. "
@@ -361,13 +361,13 @@ void Trip(Rng* rng, NameDrawer* names, Draft* d) {
 void Harvest(Rng* rng, NameDrawer* names, Draft* d) {
   static constexpr std::string_view kCrops[] = {"tomato", "pepper", "bean", "strawberry"};
   static constexpr std::string_view kPlural[] = {"tomatoes", "peppers", "beans", "strawberries"};
-  const size_t c = static_cast<size_t>(Int(rng, 0, 3));
+  const size_t c = static_cast<size_t>(RandomInt(rng, 0, 3));
   const std::string n = names->NextGivenName();
   int64_t rows, per_row, yield, box = 0;
   do {
-    rows = Int(rng, 3, 12);
-    per_row = Int(rng, 4, 15);
-    yield = Int(rng, 3, 20);
+    rows = RandomInt(rng, 3, 12);
+    per_row = RandomInt(rng, 4, 15);
+    yield = RandomInt(rng, 3, 20);
     for (int64_t b : {12, 10, 8, 6, 5, 4}) {
       if (rows * per_row * yield % b == 0) {
         box = b;
@@ -375,7 +375,7 @@ void Harvest(Rng* rng, NameDrawer* names, Draft* d) {
       }
     }
   } while (box == 0);
-  const int64_t price = Int(rng, 2, 9);
+  const int64_t price = RandomInt(rng, 2, 9);
   d->question = fmt::format(
       "{} plants {} rows of {} plants with {} plants in each row. Each plant gives {} {}. {} "
       "packs them in boxes of {} and sells each box for ${}. How many dollars does {} make?",
@@ -393,10 +393,10 @@ void Tickets(Rng* rng, NameDrawer* names, Draft* d) {
   static constexpr std::string_view kPlaces[] = {"zoo", "science museum", "aquarium",
                                                  "water park", "botanical garden"};
   const std::string family = names->NextPerson().family;
-  const int64_t adult = Int(rng, 10, 30), child = Int(rng, 4, adult - 2);
-  const int64_t x = Int(rng, 1, 4), y = Int(rng, 1, 5), parking = Int(rng, 5, 20);
+  const int64_t adult = RandomInt(rng, 10, 30), child = RandomInt(rng, 4, adult - 2);
+  const int64_t x = RandomInt(rng, 1, 4), y = RandomInt(rng, 1, 5), parking = RandomInt(rng, 5, 20);
   const int64_t spent = x * adult + y * child + parking;
-  const int64_t budget = (spent / 50 + 1) * 50 + 50 * Int(rng, 0, 2);
+  const int64_t budget = (spent / 50 + 1) * 50 + 50 * RandomInt(rng, 0, 2);
   d->question = fmt::format(
       "Tickets to the {} cost ${} for adults and ${} for children, and parking costs ${}. The "
       "{} family goes with {} adults and {} children and brings ${}. How much money is left "
@@ -421,10 +421,10 @@ void Stock(Rng* rng, NameDrawer* names, Draft* d) {
                                      {"bags of flour", "pallets"},
                                      {"light bulbs", "boxes"}};
   const Goods& g = Pick(kGoods, rng);
-  const int64_t per_day = Int(rng, 8, 40), days = Int(rng, 3, 7);
+  const int64_t per_day = RandomInt(rng, 8, 40), days = RandomInt(rng, 3, 7);
   const int64_t sold = per_day * days;
-  const int64_t start = sold + Int(rng, 5, 200);
-  const int64_t crates = Int(rng, 2, 9), per_crate = Int(rng, 6, 30);
+  const int64_t start = sold + RandomInt(rng, 5, 200);
+  const int64_t crates = RandomInt(rng, 2, 9), per_crate = RandomInt(rng, 6, 30);
   d->question = fmt::format(
       "A shop has {} {} in stock. It sells {} a day for {} days. Then a delivery arrives with "
       "{} {} of {} each. How many {} does the shop have now?",
@@ -445,8 +445,8 @@ void Fuel(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   static constexpr int64_t kEconomy[] = {8, 10, 12, 15, 16, 20};
   const int64_t per_liter = Pick(kEconomy, rng);
-  const int64_t one_way = per_liter * Int(rng, 3, 20);
-  const int64_t price = Int(rng, 1, 3);
+  const int64_t one_way = per_liter * RandomInt(rng, 3, 20);
+  const int64_t price = RandomInt(rng, 1, 3);
   d->question = fmt::format(
       "{}'s car can go {} kilometers on one liter of fuel. {} drives {} kilometers to {} and "
       "back home the same way. Fuel costs ${} per liter. How many dollars does the fuel for "
@@ -468,13 +468,13 @@ void Collectors(Rng* rng, NameDrawer* names, Draft* d) {
                     c = names->NextGivenName();
   int64_t na, k, m, nb, nc, total, pct;
   do {
-    na = Int(rng, 4, 30);
-    k = Int(rng, 2, 4);
+    na = RandomInt(rng, 4, 30);
+    k = RandomInt(rng, 2, 4);
     nb = na * k;
-    m = Int(rng, 1, nb - 1);
+    m = RandomInt(rng, 1, nb - 1);
     nc = nb - m;
     total = na + nb + nc;
-    pct = 5 * Int(rng, 2, 12);
+    pct = 5 * RandomInt(rng, 2, 12);
   } while (total * pct % 100 != 0);
   d->question = fmt::format(
       "{} has {} {}. {} has {} times as many as {}, and {} has {} fewer than {}. They give "
@@ -496,9 +496,9 @@ void Practice(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   int64_t days, minutes, weekend;
   do {
-    days = Int(rng, 3, 5);
-    minutes = 5 * Int(rng, 4, 18);
-    weekend = 5 * Int(rng, 6, 24);
+    days = RandomInt(rng, 3, 5);
+    minutes = 5 * RandomInt(rng, 4, 18);
+    weekend = 5 * RandomInt(rng, 6, 24);
   } while ((days * minutes + 2 * weekend) % 60 != 0);
   d->question = fmt::format(
       "{} practices the {} for {} minutes on each of {} weekdays and for {} minutes on both "
@@ -518,12 +518,12 @@ void Profit(Rng* rng, NameDrawer* names, Draft* d) {
                                                 "lemons"};
   const std::string_view f = Pick(kFruit, rng);
   const std::string n = names->NextGivenName();
-  const int64_t crates = Int(rng, 2, 8), cost = Int(rng, 10, 40), per = Int(rng, 12, 40);
+  const int64_t crates = RandomInt(rng, 2, 8), cost = RandomInt(rng, 10, 40), per = RandomInt(rng, 12, 40);
   const int64_t fruit = crates * per;
-  const int64_t spoiled = Int(rng, 1, fruit / 5);
+  const int64_t spoiled = RandomInt(rng, 1, fruit / 5);
   const int64_t good = fruit - spoiled;
   const int64_t paid = crates * cost;
-  const int64_t price = paid / good + Int(rng, 1, 3);  // revenue beats the cost
+  const int64_t price = paid / good + RandomInt(rng, 1, 3);  // revenue beats the cost
   d->question = fmt::format(
       "{} buys {} crates of {} for ${} per crate. Each crate holds {} {}, but {} of them are "
       "spoiled. {} sells the rest for ${} each. How much profit does {} make, in dollars?",
@@ -540,8 +540,8 @@ void Profit(Rng* rng, NameDrawer* names, Draft* d) {
 // 18. A fenced and seeded garden.
 void Garden(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
-  const int64_t len = Int(rng, 5, 30), wid = Int(rng, 3, 20);
-  const int64_t fence = Int(rng, 2, 9), seed = Int(rng, 1, 4);
+  const int64_t len = RandomInt(rng, 5, 30), wid = RandomInt(rng, 3, 20);
+  const int64_t fence = RandomInt(rng, 2, 9), seed = RandomInt(rng, 1, 4);
   d->question = fmt::format(
       "{} has a rectangular garden {} meters long and {} meters wide. Fencing costs ${} per "
       "meter and grass seed costs ${} per square meter. How many dollars will it cost to "
@@ -561,9 +561,9 @@ void Garden(Rng* rng, NameDrawer* names, Draft* d) {
 // 19. Pages read over three days.
 void Book(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
-  const int64_t day1 = Int(rng, 8, 40), more = Int(rng, 2, 15);
+  const int64_t day1 = RandomInt(rng, 8, 40), more = RandomInt(rng, 2, 15);
   const int64_t day2 = day1 * 2, day3 = day2 + more, read = day1 + day2 + day3;
-  const int64_t pages = read + Int(rng, 10, 200);
+  const int64_t pages = read + RandomInt(rng, 10, 200);
   d->question = fmt::format(
       "A book has {} pages. {} reads {} pages on Monday, twice as many on Tuesday, and {} "
       "more pages on Wednesday than on Tuesday. How many pages are left to read?",
@@ -580,16 +580,16 @@ void BakeSale(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   int64_t batches, per, single, box, rest;
   do {
-    batches = Int(rng, 2, 6);
-    per = Int(rng, 12, 30);
-    single = Int(rng, 5, batches * per / 2);
+    batches = RandomInt(rng, 2, 6);
+    per = RandomInt(rng, 12, 30);
+    single = RandomInt(rng, 5, batches * per / 2);
     static constexpr int64_t kBoxes[] = {4, 6, 8};
     box = Pick(kBoxes, rng);
     rest = batches * per - single;
   } while (rest % box != 0);
-  const int64_t price = Int(rng, 1, 3), box_price = price * box - Int(rng, 0, box / 2);
+  const int64_t price = RandomInt(rng, 1, 3), box_price = price * box - RandomInt(rng, 0, box / 2);
   const int64_t income_total = single * price + rest / box * box_price;
-  const int64_t cost = Int(rng, std::max<int64_t>(1, income_total / 5), income_total - 1);
+  const int64_t cost = RandomInt(rng, std::max<int64_t>(1, income_total / 5), income_total - 1);
   d->question = fmt::format(
       "For a bake sale {} makes {} batches of {} muffins. {} sells {} muffins for ${} each and "
       "packs the rest in boxes of {}, which sell for ${} a box. The ingredients cost ${}. How "
@@ -612,13 +612,13 @@ void Budget(Rng* rng, NameDrawer* names, Draft* d) {
   const std::string n = names->NextGivenName();
   int64_t salary, pct, food, bills, left;
   do {
-    salary = 100 * Int(rng, 15, 60);
-    pct = 5 * Int(rng, 4, 8);
-    food = 10 * Int(rng, 20, 60);
-    bills = 10 * Int(rng, 10, 40);
+    salary = 100 * RandomInt(rng, 15, 60);
+    pct = 5 * RandomInt(rng, 4, 8);
+    food = 10 * RandomInt(rng, 20, 60);
+    bills = 10 * RandomInt(rng, 10, 40);
     left = salary - salary * pct / 100 - food - bills;
   } while (left <= 0 || left % 2 != 0);
-  const int64_t months = Int(rng, 2, 12);
+  const int64_t months = RandomInt(rng, 2, 12);
   d->question = fmt::format(
       "{} earns ${} a month. Each month {} spends {}% of it on rent, ${} on food and ${} on "
       "bills, and saves half of what is left. How many dollars does {} save in {} months?",
@@ -639,7 +639,7 @@ void SchoolTrip(Rng* rng, NameDrawer* names, Draft* d) {
   int64_t ratio, teachers, students, people, cap = 0;
   do {
     ratio = Pick(kRatios, rng);
-    teachers = Int(rng, 3, 12);
+    teachers = RandomInt(rng, 3, 12);
     students = teachers * ratio;
     people = students + teachers;
     for (int64_t c : kCapacities) {
@@ -649,8 +649,8 @@ void SchoolTrip(Rng* rng, NameDrawer* names, Draft* d) {
       }
     }
   } while (cap == 0);
-  const int64_t g4 = Int(rng, students / 4, students - students / 4), g5 = students - g4;
-  const int64_t bus = 10 * Int(rng, 8, 30), ticket = Int(rng, 3, 12);
+  const int64_t g4 = RandomInt(rng, students / 4, students - students / 4), g5 = students - g4;
+  const int64_t bus = 10 * RandomInt(rng, 8, 30), ticket = RandomInt(rng, 3, 12);
   d->question = fmt::format(
       "A school takes {} fourth graders and {} fifth graders to a museum, with one teacher "
       "for every {} students. Everyone travels in buses that hold {} people each. Each bus "

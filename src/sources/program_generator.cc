@@ -77,7 +77,7 @@ class Namer {
   std::vector<std::string> used_;
 };
 
-std::string Int(Rng* rng, int64_t lo, int64_t hi) { return std::to_string(rng->UniformInt(lo, hi)); }
+std::string IntText(Rng* rng, int64_t lo, int64_t hi) { return std::to_string(rng->UniformInt(lo, hi)); }
 
 std::string IntList(Rng* rng, int min_len, int max_len, int64_t lo, int64_t hi,
                     bool sorted = false) {
@@ -91,7 +91,7 @@ std::string IntList(Rng* rng, int min_len, int max_len, int64_t lo, int64_t hi,
 
 std::string Quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
 
-std::string Sentence(Rng* rng, int min_words, int max_words) {
+std::string RandomSentence(Rng* rng, int min_words, int max_words) {
   const int n = static_cast<int>(rng->UniformInt(min_words, max_words));
   std::string s;
   for (int i = 0; i < n; ++i) s += (i ? " " : "") + rng->Pick(kWords);
@@ -127,9 +127,9 @@ const FunctionTemplate kFunctionTemplates[] = {
      [](Namer* n, Rng* r, Vars* v) {
        *v = {{"items", n->Pick(kListNames)}, {"limit", n->Pick({"limit", "bound", "cut", "t"})},
              {"count", n->Pick(kCountNames)}, {"x", n->Pick(kLoopNames)},
-             {"step", Int(r, 1, 3)}};
+             {"step", IntText(r, 1, 3)}};
      },
-     [](Rng* r, const Vars&) { return IntList(r, 0, 8, -20, 40) + ", " + Int(r, -5, 25); }},
+     [](Rng* r, const Vars&) { return IntList(r, 0, 8, -20, 40) + ", " + IntText(r, -5, 25); }},
     {{"running_totals", "prefix_scaled", "cumulative", "scan_sums"},
      R"PY(def $f($nums, $factor):
     $total = 0
@@ -143,7 +143,7 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"total", n->Pick(kCountNames)}, {"out", n->Pick(kResultNames)},
              {"i", n->Pick(kIndexNames)}};
      },
-     [](Rng* r, const Vars&) { return IntList(r, 0, 7, -9, 30) + ", " + Int(r, -3, 5); }},
+     [](Rng* r, const Vars&) { return IntList(r, 0, 7, -9, 30) + ", " + IntText(r, -3, 5); }},
     {{"digit_squares", "digit_power_sum", "sum_digit_squares"},
      R"PY(def $f($n):
     $acc = 0
@@ -156,9 +156,9 @@ const FunctionTemplate kFunctionTemplates[] = {
      [](Namer* n, Rng* r, Vars* v) {
        *v = {{"n", n->Pick({"n", "number", "value", "num"})}, {"acc", n->Pick(kCountNames)},
              {"m", n->Pick({"m", "rest", "left", "q"})}, {"d", n->Pick({"d", "digit", "low"})},
-             {"base", Int(r, 2, 10)}};
+             {"base", IntText(r, 2, 10)}};
      },
-     [](Rng* r, const Vars&) { return Int(r, -5000, 200000); }},
+     [](Rng* r, const Vars&) { return IntText(r, -5000, 200000); }},
     {{"shuffle_vowels", "mirror_consonants", "vowel_twist"},
      R"PY(def $f($text):
     $result = ""
@@ -173,7 +173,7 @@ const FunctionTemplate kFunctionTemplates[] = {
        *v = {{"text", n->Pick(kTextNames)}, {"result", n->Pick(kResultNames)},
              {"ch", n->Pick(kCharNames)}, {"letters", r->Pick(kSets)}};
      },
-     [](Rng* r, const Vars&) { return Quoted(Sentence(r, 1, 3)); }},
+     [](Rng* r, const Vars&) { return Quoted(RandomSentence(r, 1, 3)); }},
     {{"longest_word", "find_longest", "widest_word"},
      R"PY(def $f($sentence):
     $words = $sentence.split()
@@ -188,7 +188,7 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"best", n->Pick({"best", "longest", "top"})}, {"w", n->Pick(kLoopNames)},
              {"size", n->Pick({"size", "n_words", "length"})}};
      },
-     [](Rng* r, const Vars&) { return Quoted(Sentence(r, 1, 6)); }},
+     [](Rng* r, const Vars&) { return Quoted(RandomSentence(r, 1, 6)); }},
     {{"lcm", "least_multiple", "common_multiple"},
      R"PY(def $f($a, $b):
     $x = $a
@@ -202,7 +202,7 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"x", n->Pick({"x", "u", "g"})}, {"y", n->Pick({"y", "w", "h"})},
              {"result", n->Pick(kResultNames)}};
      },
-     [](Rng* r, const Vars&) { return Int(r, 1, 300) + ", " + Int(r, 1, 300); }},
+     [](Rng* r, const Vars&) { return IntText(r, 1, 300) + ", " + IntText(r, 1, 300); }},
     {{"most_common", "mode_of", "top_item"},
      R"PY(def $f($items):
     $counts = {}
@@ -258,9 +258,9 @@ const FunctionTemplate kFunctionTemplates[] = {
        static const std::vector<std::string> kSeps = {",", "-", " ", "|", ""};
        *v = {{"n", n->Pick({"n", "limit", "upto"})}, {"word", n->Pick(kTextNames)},
              {"parts", n->Pick({"parts", "pieces", "bits"})}, {"i", n->Pick(kIndexNames)},
-             {"joined", n->Pick(kResultNames)}, {"m", Int(r, 2, 5)}, {"sep", r->Pick(kSeps)}};
+             {"joined", n->Pick(kResultNames)}, {"m", IntText(r, 2, 5)}, {"sep", r->Pick(kSeps)}};
      },
-     [](Rng* r, const Vars&) { return Int(r, 0, 16) + ", " + Quoted(r->Pick(kWords)); }},
+     [](Rng* r, const Vars&) { return IntText(r, 0, 16) + ", " + Quoted(r->Pick(kWords)); }},
     {{"grid_diagonal", "table_trace", "diag_sum"},
      R"PY(def $f($rows, $cols):
     $grid = []
@@ -278,9 +278,9 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"grid", n->Pick({"grid", "table", "matrix"})}, {"r", n->Pick({"r", "y"})},
              {"row", n->Pick({"row", "line", "cells"})}, {"c", n->Pick({"c", "x"})},
              {"diag", n->Pick(kCountNames)}, {"t", n->Pick({"t", "d", "z"})},
-             {"k", Int(r, 0, 4)}};
+             {"k", IntText(r, 0, 4)}};
      },
-     [](Rng* r, const Vars&) { return Int(r, 0, 7) + ", " + Int(r, 0, 7); }},
+     [](Rng* r, const Vars&) { return IntText(r, 0, 7) + ", " + IntText(r, 0, 7); }},
     {{"is_palindrome", "reads_same", "mirror_check"},
      R"PY(def $f($s):
     $clean = ""
@@ -522,7 +522,7 @@ std::string StdinInput(Rng* rng) {
   for (char c : values) {
     if (c != ',') cleaned += c;
   }
-  return fmt::format("{}\n{}\n{}\n", n, cleaned, Sentence(rng, 1, 8));
+  return fmt::format("{}\n{}\n{}\n", n, cleaned, RandomSentence(rng, 1, 8));
 }
 
 }  // namespace
@@ -579,7 +579,7 @@ Program StdinProgramCandidate(uint64_t seed, size_t index) {
     vars.push_back({"fn", fn});
     for (const auto& [role, names] : block.roles) vars.push_back({role, local.Pick(names)});
     if (!block.constant.empty()) {
-      vars.push_back({std::string(block.constant), Int(&rng, block.k_lo, block.k_hi)});
+      vars.push_back({std::string(block.constant), IntText(&rng, block.k_lo, block.k_hi)});
     }
     const std::string code = Fill(block.code, vars);
     const int block_lines = CountLines(code);
@@ -646,15 +646,15 @@ int64_t IntField(const nlohmann::json& j, const char* key, int64_t otherwise) {
   return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : otherwise;
 }
 
-std::string StringField(const nlohmann::json& j, const char* key) {
+std::string TextField(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // What went wrong with one input ("input 3: time limit (more than 1 s)").
 std::string InputProblem(size_t k, const nlohmann::json& one) {
-  const std::string limit = StringField(one, "limit");
-  const std::string error = StringField(one, "error");
+  const std::string limit = TextField(one, "limit");
+  const std::string error = TextField(one, "error");
   if (!limit.empty()) return fmt::format("input {}: {} limit ({})", k + 1, limit, error);
   return fmt::format("input {}: {}", k + 1, error.empty() ? "failed" : error);
 }
@@ -669,9 +669,9 @@ Status JobProblem(const std::vector<Program>& programs, size_t begin, size_t end
   } else if (r.value("timeout", false)) {
     what = fmt::format("time limit ({} s for the job)", wall_seconds);
   } else if (r.contains("result_limit")) {
-    what = fmt::format("result size limit: {}", StringField(r, "sandbox_error"));
+    what = fmt::format("result size limit: {}", TextField(r, "sandbox_error"));
   } else {
-    what = StringField(r, "sandbox_error");
+    what = TextField(r, "sandbox_error");
   }
   const int64_t at = r.is_object() ? IntField(r, "at_program", -1) : -1;
   if (at >= 0 && static_cast<size_t>(at) < end - begin) {
@@ -718,7 +718,7 @@ Status RunJob(PythonPool* pool, std::vector<Program>* programs, size_t begin, si
     const auto results_it = res.is_object() ? res.find("results") : res.end();
     if (results_it == res.end() || !results_it->is_array()) {
       failures->push_back(
-          {i, "does not load: " + (res.is_object() ? StringField(res, "load_error") : "")});
+          {i, "does not load: " + (res.is_object() ? TextField(res, "load_error") : "")});
       continue;
     }
     const nlohmann::json& results = *results_it;
@@ -730,7 +730,7 @@ Status RunJob(PythonPool* pool, std::vector<Program>* programs, size_t begin, si
         problem = InputProblem(k, one.is_object() ? one : nlohmann::json::object());
         break;
       }
-      outs.push_back(StringField(one, call_based ? "repr" : "stdout"));
+      outs.push_back(TextField(one, call_based ? "repr" : "stdout"));
     }
     if (problem.empty() && outs.size() != p.inputs.size()) problem = "missing results";
     if (!problem.empty()) {

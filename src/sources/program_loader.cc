@@ -53,7 +53,7 @@ StatusOr<std::vector<std::string>> TextList(const nlohmann::json& obj, const Whe
   return out;
 }
 
-StatusOr<std::string> Id(const nlohmann::json& obj, const Where& at, std::string_view field,
+StatusOr<std::string> IdField(const nlohmann::json& obj, const Where& at, std::string_view field,
                          std::string fallback) {
   const auto it = obj.find(field);
   if (it == obj.end()) return fallback;
@@ -111,7 +111,7 @@ StatusOr<std::vector<Program>> LoadPrograms(const std::string& path, const char*
           fmt::format("{}: record {}: expected an object, found {}", path, i, r.type_name()));
     }
     Program p;
-    ASSIGN_OR_RETURN(p.task_id, Id(r, at, id_key, std::to_string(i)));
+    ASSIGN_OR_RETURN(p.task_id, IdField(r, at, id_key, std::to_string(i)));
     p.id = std::string(id_prefix) + p.task_id;
     RETURN_IF_ERROR(fill(r, at, &p));
     ASSIGN_OR_RETURN(p.var_mapping, TextList(r, at, "var_mapping", "var_mapping", false));

@@ -14,6 +14,9 @@
 
 namespace structtest::internal {
 
+// A uniform integer in [lo, hi]: the generators' shorthand for rng->UniformInt.
+inline int64_t RandomInt(Rng* rng, int64_t lo, int64_t hi) { return rng->UniformInt(lo, hi); }
+
 std::span<const std::string_view> GivenNames();
 std::span<const std::string_view> FamilyNames();
 std::span<const std::string_view> PlacePrefixes();

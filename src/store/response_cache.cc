@@ -9,7 +9,7 @@
 namespace structtest {
 namespace {
 
-constexpr const char* kMigrations[] = {
+constexpr const char* kCacheMigrations[] = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE responses (
@@ -49,7 +49,7 @@ StatusOr<std::unique_ptr<ResponseCache>> ResponseCache::Open(const std::string& 
     }
   }
   ASSIGN_OR_RETURN(auto db, sqlite::Db::Open(path));
-  RETURN_IF_ERROR(sqlite::Migrate(*db, kMigrations));
+  RETURN_IF_ERROR(sqlite::Migrate(*db, kCacheMigrations));
   std::unique_ptr<ResponseCache> cache(new ResponseCache(std::move(db)));
   ASSIGN_OR_RETURN(cache->get_,
                    cache->db_->Prepare("SELECT text, reasoning, finish, finish_raw, "

@@ -17,20 +17,13 @@
 
 #include "python/process_scan.h"
 #include "python/python_pool.h"
+#include "tasks/code/code_test_util.h"
 #include "tasks/code/family.h"
 
 namespace structtest {
 namespace {
 
 namespace fs = std::filesystem;
-
-const SubtaskSpec& Spec(std::string_view name) {
-  for (const SubtaskSpec& s : CodeFamily().subtasks) {
-    if (s.name == name) return s;
-  }
-  ADD_FAILURE() << "no subtask " << name;
-  return CodeFamily().subtasks[0];
-}
 
 Sample MakeSample(std::string_view subtask, nlohmann::json context) {
   Sample s;

@@ -105,7 +105,7 @@ StatusOr<std::vector<std::string>> DeriveMapping(uint64_t seed, const Program& p
   return mapping;
 }
 
-std::vector<Renaming> Renamings(const std::vector<std::string>& mapping) {
+std::vector<Renaming> RenamingsOfNames(const std::vector<std::string>& mapping) {
   std::vector<Renaming> out;
   for (const std::string& e : mapping) {
     const size_t colon = e.find(':');
@@ -119,8 +119,8 @@ std::vector<Renaming> Renamings(const std::vector<std::string>& mapping) {
 // expression) by Python's re in the sandbox.
 StatusOr<std::string> Renamed(PythonPool* pool, const Program& p) {
   bool native = true;
-  for (const auto& [o, n] : Renamings(p.var_mapping)) native = native && IsPyWord(o) && IsPyWord(n);
-  if (native) return RenameWholeWords(p.source, Renamings(p.var_mapping));
+  for (const auto& [o, n] : RenamingsOfNames(p.var_mapping)) native = native && IsPyWord(o) && IsPyWord(n);
+  if (native) return RenameWholeWords(p.source, RenamingsOfNames(p.var_mapping));
   ASSIGN_OR_RETURN(nlohmann::json r,
                    pool->RunJob({{"op", "subst"}, {"source", p.source}, {"mapping", p.var_mapping}},
                                 10));
@@ -209,7 +209,7 @@ StatusOr<Sample> Rename(const GenerateRequest& request, std::string_view subtask
     return Status::Internal(fmt::format("program '{}' has no var_mapping", p.id));
   }
   std::string list;
-  for (const auto& [o, n] : Renamings(p.var_mapping)) list += fmt::format("- {} -> {}\n", o, n);
+  for (const auto& [o, n] : RenamingsOfNames(p.var_mapping)) list += fmt::format("- {} -> {}\n", o, n);
   const std::string prompt = fmt::format(
       "Here is a {}.\n\n{}\n\nRename its variables as follows (old name -> new name), "
       "applying the renamings in this order:\n{}\nReplace every occurrence of an old name "

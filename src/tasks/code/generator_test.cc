@@ -10,19 +10,12 @@
 #include "sources/program_generator.h"
 #include "sources/program_loader.h"
 #include "sources/program_store.h"
+#include "tasks/code/code_test_util.h"
 #include "tasks/code/family.h"
 #include "testing/test_support.h"
 
 namespace structtest {
 namespace {
-
-const SubtaskSpec& Spec(std::string_view name) {
-  for (const SubtaskSpec& s : CodeFamily().subtasks) {
-    if (s.name == name) return s;
-  }
-  ADD_FAILURE() << "no subtask " << name;
-  return CodeFamily().subtasks[0];
-}
 
 int CountOf(std::string_view text, std::string_view what) {
   int n = 0;

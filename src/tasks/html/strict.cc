@@ -16,7 +16,6 @@ namespace structtest::html_internal {
 
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
 
 // The prompt's tags. Each has exactly one allowed parent, so "how many under each
 // parent" is one number per tag (params.no_of_tags).
@@ -118,9 +117,9 @@ std::string ShownName(std::string_view raw) {
 std::string_view AnswerText(std::string_view response, bool* cut_think) {
   *cut_think = false;
   const size_t close = RFind(response, "</think>");
-  if (close != kNpos) return response.substr(close + 8);
+  if (close != std::string_view::npos) return response.substr(close + 8);
   const size_t open = FindSubstring(response, "<think>");
-  if (open == kNpos) return response;
+  if (open == std::string_view::npos) return response;
   *cut_think = true;
   return response.substr(0, open);
 }

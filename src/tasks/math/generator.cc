@@ -8,6 +8,7 @@
 #include "sources/math_generator.h"
 #include "sources/math_problem.h"
 #include "tasks/generate_util.h"
+#include "tasks/math/formats.h"
 
 namespace structtest::math_internal {
 
@@ -45,17 +46,17 @@ StatusOr<MathProblem> GetProblem(const GenerateRequest& request) {
   return Status::InvalidArgument("math needs word problems (none were given)");
 }
 
-std::string AnswerLine(const AnswerStyle& style, std::string_view answer) {
+std::string RenderAnswerLine(const AnswerStyle& style, std::string_view answer) {
   return fmt::format("{}{}{}", style.before, answer, style.after);
 }
 
 std::string AnswerInstruction(const AnswerStyle& style) {
   return fmt::format("`{}`, with N replaced by the final answer written as a bare number "
                      "(no units)",
-                     AnswerLine(style, "N"));
+                     RenderAnswerLine(style, "N"));
 }
 
-Sample Finish(const GenerateRequest& request, std::string_view subtask,
+Sample FinishSample(const GenerateRequest& request, std::string_view subtask,
               const MathProblem& problem, int format, std::string prompt, std::string answer) {
   Sample s = NewSample(request, "math", subtask, std::move(prompt));
   s.params = {{"math_format_name",
@@ -67,9 +68,6 @@ Sample Finish(const GenerateRequest& request, std::string_view subtask,
   s.target = {{"answer", std::move(answer)}, {"gold_answer", problem.answer}};
   return s;
 }
-
-// Step styles of math_hard, in the paper's order (formats 1-4 A, 5-8 B, ...).
-enum class StepStyle { kHashHeaders, kNumberedLines, kBoldSteps, kJsonList, kJsonObject };
 
 std::string StepInstruction(StepStyle style) {
   switch (style) {
@@ -129,8 +127,8 @@ StatusOr<Sample> GenerateMathEasy(const GenerateRequest& request) {
       AnswerInstruction(style), problem.question);
   std::string answer;
   for (const std::string& step : problem.steps) answer += step + "\n";
-  answer += AnswerLine(style, problem.answer);
-  return Finish(request, "math_easy", problem, format, prompt, std::move(answer));
+  answer += RenderAnswerLine(style, problem.answer);
+  return FinishSample(request, "math_easy", problem, format, prompt, std::move(answer));
 }
 
 StatusOr<Sample> GenerateMathHard(const GenerateRequest& request) {
@@ -144,8 +142,8 @@ StatusOr<Sample> GenerateMathHard(const GenerateRequest& request) {
       "the steps, write the final answer on its own line as {}.\n\nProblem: {}",
       StepInstruction(step_style), AnswerInstruction(style), problem.question);
   std::string answer = RenderSteps(step_style, problem.steps);
-  answer += "\n\n" + AnswerLine(style, problem.answer);
-  return Finish(request, "math_hard", problem, format, prompt, std::move(answer));
+  answer += "\n\n" + RenderAnswerLine(style, problem.answer);
+  return FinishSample(request, "math_hard", problem, format, prompt, std::move(answer));
 }
 
 }  // namespace structtest::math_internal

@@ -1,6 +1,7 @@
 // The paper math rules: the seven easy answer styles and the twenty hard formats
 // (five step styles x four answer phrases), with format and accuracy scored apart.
 #include "tasks/math/family.h"
+#include "tasks/math/math_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -11,16 +12,6 @@
 
 namespace structtest {
 namespace {
-
-Sample MathSample(std::string_view format, std::string_view gold = "18") {
-  Sample s;
-  s.id = "t";
-  s.domain = "math";
-  s.subtask = format.starts_with("Suffix") ? "math_easy" : "math_hard";
-  s.params = {{"math_format_name", format}};
-  s.context = {{"gsm8k_index", 0}, {"question", "q"}, {"gold_answer", gold}};
-  return s;
-}
 
 Verdict Check(std::string_view format, std::string_view response,
               std::string_view gold = "18") {
@@ -40,9 +31,6 @@ std::string Fa(const Verdict& v) {
   return std::string(v.format.value_or(false) ? "F" : "f") +
          (v.accuracy.value_or(false) ? "A" : "a");
 }
-
-std::string Easy(int n) { return "Suffix" + std::to_string(n) + "PhrasesMathFormat"; }
-std::string Hard(int n) { return "BulletPoints" + std::to_string(n) + "MathFormat"; }
 
 TEST(MathFamilyTest, Descriptor) {
   const TaskFamily& f = MathFamily();

@@ -13,11 +13,9 @@ namespace structtest::math_internal {
 
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
 constexpr size_t kMaxIntDigits = 4300;  // sys.get_int_max_str_digits() default
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -38,7 +36,7 @@ struct Entry {
 struct TopLevel {
   Kind kind = Kind::kOther;
   size_t elements = 0;              // array
-  size_t first_non_string = kNpos;  // array: index of the first non-string
+  size_t first_non_string = std::string_view::npos;  // array: index of the first non-string
   std::vector<Entry> entries;       // object, in dict order
   // Set by the caller: decode the top-level strings (array elements into `strings`,
   // object values into Entry::value). The paper checkers only need the shape.
@@ -138,7 +136,7 @@ class Parser {
     const size_t start = p_;
     if (p_ < n_ && s_[p_] == '-') ++p_;
     if (p_ < n_ && s_[p_] >= '1' && s_[p_] <= '9') {
-      while (p_ < n_ && IsDigit(s_[p_])) ++p_;
+      while (p_ < n_ && IsAsciiDigit(s_[p_])) ++p_;
     } else if (p_ < n_ && s_[p_] == '0') {
       ++p_;
     } else {
@@ -146,16 +144,16 @@ class Parser {
     }
     bool is_float = false;
     const size_t int_digits = p_ - start - (s_[start] == '-' ? 1 : 0);
-    if (p_ + 1 < n_ && s_[p_] == '.' && IsDigit(s_[p_ + 1])) {
+    if (p_ + 1 < n_ && s_[p_] == '.' && IsAsciiDigit(s_[p_ + 1])) {
       is_float = true;
       p_ += 2;
-      while (p_ < n_ && IsDigit(s_[p_])) ++p_;
+      while (p_ < n_ && IsAsciiDigit(s_[p_])) ++p_;
     }
     if (p_ + 1 < n_ && (s_[p_] == 'e' || s_[p_] == 'E')) {
       size_t q = p_ + 1;
       if (q < n_ && (s_[q] == '-' || s_[q] == '+')) ++q;
       const size_t digits = q;
-      while (q < n_ && IsDigit(s_[q])) ++q;
+      while (q < n_ && IsAsciiDigit(s_[q])) ++q;
       if (q > digits) {
         is_float = true;
         p_ = q;
@@ -259,7 +257,7 @@ class Parser {
       if (!Value(depth, nullptr, &k, collect ? &element : nullptr)) return false;
       if (top != nullptr) {
         ++top->elements;
-        if (k != Kind::kString && top->first_non_string == kNpos)
+        if (k != Kind::kString && top->first_non_string == std::string_view::npos)
           top->first_non_string = i;
         if (collect) top->strings.push_back(k == Kind::kString ? element : std::string());
       }
@@ -383,7 +381,7 @@ JsonSteps ParseJsonStepList(std::string_view text, std::vector<std::string>* tex
                                           : "the JSON is not a list";
     return r;
   }
-  if (top.first_non_string != kNpos) {
+  if (top.first_non_string != std::string_view::npos) {
     r.problem = fmt::format("list element {} is not a string", top.first_non_string + 1);
     return r;
   }
@@ -478,7 +476,7 @@ bool PyIntFromString(std::string_view s, int64_t* value) {
   size_t digits = 0;
   bool after_underscore = false;
   while (peek()) {
-    if (IsDigit(c)) {
+    if (IsAsciiDigit(c)) {
       v = v >= kIntSaturation ? kIntSaturation : v * 10 + (c - '0');
       if (v > kIntSaturation) v = kIntSaturation;
       ++digits;

@@ -26,9 +26,8 @@ namespace {
 constexpr size_t kNpos = std::string_view::npos;
 
 bool IsHSpace(char c) { return c == ' ' || c == '\t'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAsciiAlnum(unsigned char c) {
-  return IsDigit(static_cast<char>(c)) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  return IsAsciiDigit(static_cast<char>(c)) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 
@@ -211,7 +210,7 @@ bool ParseBareNumber(std::string_view s, std::string* normalized, std::string_vi
   std::string int_digits, frac_digits;
   std::vector<size_t> groups(1, 0);
   while (i < s.size()) {
-    if (IsDigit(s[i])) {
+    if (IsAsciiDigit(s[i])) {
       int_digits.push_back(s[i]);
       ++groups.back();
       ++i;
@@ -221,7 +220,7 @@ bool ParseBareNumber(std::string_view s, std::string* normalized, std::string_vi
     if (s[i] == ',') sep = 1;
     if (s.substr(i).starts_with("{,}")) sep = 3;
     if (s.substr(i).starts_with("\\,")) sep = 2;
-    if (sep == 0 || groups.back() == 0 || i + sep >= s.size() || !IsDigit(s[i + sep])) break;
+    if (sep == 0 || groups.back() == 0 || i + sep >= s.size() || !IsAsciiDigit(s[i + sep])) break;
     groups.push_back(0);
     i += sep;
   }
@@ -233,7 +232,7 @@ bool ParseBareNumber(std::string_view s, std::string* normalized, std::string_vi
   }
   if (i < s.size() && s[i] == '.') {
     ++i;
-    while (i < s.size() && IsDigit(s[i])) frac_digits.push_back(s[i++]);
+    while (i < s.size() && IsAsciiDigit(s[i])) frac_digits.push_back(s[i++]);
   }
   if (i != s.size() || (int_digits.empty() && frac_digits.empty())) return false;
   const size_t nz = int_digits.find_first_not_of('0');
@@ -254,8 +253,8 @@ std::string_view NotBareWhy(std::string_view v) {
   if (!v.empty() && v.find_first_not_of("0123456789,.+-") == kNpos) {
     return "not a well-formed number (thousands go in groups of three)";
   }
-  if (!v.empty() && (IsDigit(v[0]) || ((v[0] == '-' || v[0] == '+') && v.size() > 1 &&
-                                       IsDigit(v[1])))) {
+  if (!v.empty() && (IsAsciiDigit(v[0]) || ((v[0] == '-' || v[0] == '+') && v.size() > 1 &&
+                                       IsAsciiDigit(v[1])))) {
     return "more than a bare number (units or words)";
   }
   return "not a number";
@@ -299,7 +298,7 @@ bool NumberFollows(std::string_view t, size_t pos) {
   ForEachWord(window, [&](std::string_view w) {
     const size_t off = static_cast<size_t>(w.data() - window.data());
     if (off > 0 && window[off - 1] == '\\') return true;  // a LaTeX command
-    number = IsDigit(w[0]);
+    number = IsAsciiDigit(w[0]);
     return false;
   });
   return number;
@@ -433,8 +432,8 @@ struct StepSpan {
 bool ReadNumber(std::string_view t, size_t* i, int64_t* value) {
   size_t k = *i;
   int64_t v = 0;
-  while (k < t.size() && IsDigit(t[k]) && k - *i < 9) v = v * 10 + (t[k++] - '0');
-  if (k == *i || (k < t.size() && IsDigit(t[k]))) return false;
+  while (k < t.size() && IsAsciiDigit(t[k]) && k - *i < 9) v = v * 10 + (t[k++] - '0');
+  if (k == *i || (k < t.size() && IsAsciiDigit(t[k]))) return false;
   *i = k;
   *value = v;
   return true;
@@ -553,7 +552,7 @@ Steps ScanJsonSteps(std::string_view whole, std::string_view region,
 bool IsEquation(std::string_view text) {
   const size_t eq = text.find('=');
   return eq != kNpos && std::any_of(text.begin() + static_cast<std::ptrdiff_t>(eq), text.end(),
-                                    [](char c) { return IsDigit(c); });
+                                    [](char c) { return IsAsciiDigit(c); });
 }
 
 // A step that only stands in for one: an empty template or a filler word.
@@ -573,7 +572,7 @@ bool IsPlaceholder(std::string_view normalized) {
   // "step 3", "step 3 here"
   if (normalized.starts_with("step ")) {
     size_t i = 5;
-    while (i < normalized.size() && IsDigit(normalized[i])) ++i;
+    while (i < normalized.size() && IsAsciiDigit(normalized[i])) ++i;
     if (i > 5 && (i == normalized.size() || normalized.substr(i) == " here")) return true;
   }
   return false;
@@ -623,7 +622,7 @@ StatusOr<Parsed> ParseSample(const Sample& sample) {
 bool IsHedge(std::string_view trailing) {
   bool after_or = false, hedge = false;
   ForEachWord(trailing, [&](std::string_view w) {
-    if (after_or && IsDigit(w[0])) {
+    if (after_or && IsAsciiDigit(w[0])) {
       hedge = true;
       return false;
     }

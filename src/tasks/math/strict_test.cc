@@ -8,19 +8,10 @@
 #include <string>
 
 #include "tasks/math/family.h"
+#include "tasks/math/math_test_util.h"
 
 namespace structtest {
 namespace {
-
-Sample MathSample(std::string_view format, std::string_view gold = "18") {
-  Sample s;
-  s.id = "t";
-  s.domain = "math";
-  s.subtask = format.starts_with("Suffix") ? "math_easy" : "math_hard";
-  s.params = {{"math_format_name", format}};
-  s.context = {{"gsm8k_index", 0}, {"question", "q"}, {"gold_answer", gold}};
-  return s;
-}
 
 // The strict checker on `response`, the sample's params parsed as scoring parses them.
 StatusOr<Verdict> CheckStrict(const Sample& s, std::string_view response) {
@@ -41,9 +32,6 @@ std::string Rule(const Verdict& v) {
   if (v.pass) return "pass";
   return v.reason.substr(0, v.reason.find(':'));
 }
-
-std::string Easy(int n) { return "Suffix" + std::to_string(n) + "PhrasesMathFormat"; }
-std::string Hard(int n) { return "BulletPoints" + std::to_string(n) + "MathFormat"; }
 
 constexpr std::string_view kWork = "Janet has 16 eggs, eats 7 and sells 9 at 2 dollars each.\n";
 

@@ -24,7 +24,6 @@ namespace {
 // docs/strict.md gives each one's reason; changing any of them changes
 // verdicts, so it needs a new kStrictRulesVersion.
 
-constexpr int64_t kMaxCount = 1000;  // sanity bound for counts in params, as paper
 // Fewest words in a point, a sub-point or a sentence: "Yes." says nothing, while real
 // summaries have two-word sentences ("Abe agrees."). Placeholders of two words ("Point
 // two.") fail the content-word rule instead.
