@@ -5,7 +5,8 @@
 # Usage: bench/build_time.sh [TARGET...]   (default: the whole tree, tests included;
 #        e.g. bench/build_time.sh structtest for the binary alone)
 # SRC=path builds another checkout (a git worktree of an older commit, say);
-# KEEP=1 leaves the build folder (its path is printed); JOBS=N (default: nproc).
+# KEEP=1 leaves the build folder (its path is printed); JOBS=N (default: nproc);
+# CMAKE_ARGS='-DCMAKE_UNITY_BUILD=OFF' (say) configures it otherwise.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=${SRC:-$root}
@@ -17,7 +18,7 @@ targets=("$@")
 
 echo "build_time: $src -> $work (${targets[*]:-all}, -j $jobs)" >&2
 cmake -S "$src" -B "$work" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DSTRUCTTEST_SHARED_DIR="$src/../shared" >/dev/null
+      -DSTRUCTTEST_SHARED_DIR="$src/../shared" ${CMAKE_ARGS:-} >/dev/null
 # The configure step is left out of the figures: it is the same whatever is built.
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done
