@@ -65,7 +65,9 @@ TEST(BackoffDelayTest, GrowsCapsJittersAndHonoursRetryAfter) {
 
 TEST(FakeModelClientTest, RespectsParallelismAndLatency) {
   auto fake = std::make_unique<FakeModelClient>(
-      2, [](const ModelRequest& r, int) { return FakeReply{OkResult("a"), milliseconds(r.id % 3)}; });
+      2, [](const ModelRequest& r, int) {
+        return FakeReply{OkResult("a"), milliseconds(r.id % 3)};
+      });
   std::vector<ModelRequest> reqs;
   for (uint64_t i = 0; i < 10; ++i) reqs.push_back(Req(i));
   const auto done = Drain(fake.get(), reqs);

@@ -117,7 +117,8 @@ void SetupInfrastructure(Rng* rng, NameDrawer* names, Slots* s) {
   Slots n;
   n.Set("n", NumberWord(RandomInt(rng, k.nlo, k.nhi)));
   s->Set("features", ExpandTemplate(k.features, n, rng));
-  const int64_t len = k.unit == "metres" ? Rounded(rng, k.lo, k.hi, 10) : RandomInt(rng, k.lo, k.hi);
+  const int64_t len =
+      k.unit == "metres" ? Rounded(rng, k.lo, k.hi, 10) : RandomInt(rng, k.lo, k.hi);
   s->Set("length", Num(len) + " " + std::string(k.unit));
   static constexpr std::string_view kFirm[] = {"Engineering", "Construction", "Civil Works"};
   s->Set("firm", names->NextPerson().family + " " + std::string(PickOne(kFirm, rng)));
@@ -852,8 +853,9 @@ void SetupSports(Rng* rng, NameDrawer* names, Slots* s) {
   }
   // A better record, a higher place: from first for 70 percent wins and more.
   const int64_t win_pct = wins * 100 / games;
-  const int64_t position =
-      win_pct >= 70 ? RandomInt(rng, 1, 2) : win_pct >= 55 ? RandomInt(rng, 2, 4) : RandomInt(rng, 4, 7);
+  const int64_t position = win_pct >= 70   ? RandomInt(rng, 1, 2)
+                           : win_pct >= 55 ? RandomInt(rng, 2, 4)
+                                           : RandomInt(rng, 4, 7);
   s->Set("position_word", OrdinalWord(position));
   s->Set("prev_position_word", OrdinalWord(position + RandomInt(rng, 4, 10)));
   static constexpr std::string_view kGrounds[] = {"Stadium", "Arena", "Ground"};
@@ -1239,8 +1241,8 @@ void SetupAgriculture(Rng* rng, NameDrawer* names, Slots* s) {
   const int64_t price = RandomInt(rng, 14, 90) * 10;
   s->Set("price_verb", up ? "fell" : "rose");
   s->Set("price_before", std::to_string(price));
-  s->Set("price_after",
-         std::to_string(up ? price - RandomInt(rng, 1, 4) * 10 : price + RandomInt(rng, 1, 6) * 10));
+  s->Set("price_after", std::to_string(up ? price - RandomInt(rng, 1, 4) * 10
+                                            : price + RandomInt(rng, 1, 6) * 10));
   s->Set("members", Num(RandomInt(rng, 80, 2500)));
   s->Set("seasonal", Num(Rounded(rng, 300, 9000, 10)));
   const int month = static_cast<int>(SlotInt(*s, "month"));
@@ -1379,8 +1381,8 @@ void SetupTechnology(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("resolution", std::to_string(RandomInt(rng, 2, 60)));
   s->Set("ground_staff", NumberWord(RandomInt(rng, 6, 20)));
   s->Set("test_months", NumberWord(RandomInt(rng, 3, 14)));
-  s->Set("first_data_month",
-         MonthAfter(static_cast<int>(SlotInt(*s, "month")), static_cast<int>(RandomInt(rng, 1, 3))));
+  s->Set("first_data_month", MonthAfter(static_cast<int>(SlotInt(*s, "month")),
+                                        static_cast<int>(RandomInt(rng, 1, 3))));
 }
 
 constexpr std::string_view kTechnologyTitle =

@@ -518,7 +518,8 @@ void Profit(Rng* rng, NameDrawer* names, Draft* d) {
                                                 "lemons"};
   const std::string_view f = Pick(kFruit, rng);
   const std::string n = names->NextGivenName();
-  const int64_t crates = RandomInt(rng, 2, 8), cost = RandomInt(rng, 10, 40), per = RandomInt(rng, 12, 40);
+  const int64_t crates = RandomInt(rng, 2, 8), cost = RandomInt(rng, 10, 40),
+                per = RandomInt(rng, 12, 40);
   const int64_t fruit = crates * per;
   const int64_t spoiled = RandomInt(rng, 1, fruit / 5);
   const int64_t good = fruit - spoiled;

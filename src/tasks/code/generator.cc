@@ -118,9 +118,10 @@ std::vector<Renaming> RenamingsOfNames(const std::vector<std::string>& mapping) 
 // identifiers here, anything else (the reference pastes `old` into a regular
 // expression) by Python's re in the sandbox.
 StatusOr<std::string> Renamed(PythonPool* pool, const Program& p) {
+  const std::vector<Renaming> renamings = RenamingsOfNames(p.var_mapping);
   bool native = true;
-  for (const auto& [o, n] : RenamingsOfNames(p.var_mapping)) native = native && IsPyWord(o) && IsPyWord(n);
-  if (native) return RenameWholeWords(p.source, RenamingsOfNames(p.var_mapping));
+  for (const auto& [o, n] : renamings) native = native && IsPyWord(o) && IsPyWord(n);
+  if (native) return RenameWholeWords(p.source, renamings);
   ASSIGN_OR_RETURN(nlohmann::json r,
                    pool->RunJob({{"op", "subst"}, {"source", p.source}, {"mapping", p.var_mapping}},
                                 10));
@@ -209,7 +210,9 @@ StatusOr<Sample> Rename(const GenerateRequest& request, std::string_view subtask
     return Status::Internal(fmt::format("program '{}' has no var_mapping", p.id));
   }
   std::string list;
-  for (const auto& [o, n] : RenamingsOfNames(p.var_mapping)) list += fmt::format("- {} -> {}\n", o, n);
+  for (const auto& [o, n] : RenamingsOfNames(p.var_mapping)) {
+    list += fmt::format("- {} -> {}\n", o, n);
+  }
   const std::string prompt = fmt::format(
       "Here is a {}.\n\n{}\n\nRename its variables as follows (old name -> new name), "
       "applying the renamings in this order:\n{}\nReplace every occurrence of an old name "

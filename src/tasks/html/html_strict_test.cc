@@ -40,7 +40,8 @@ std::string TextEvents(std::string_view html) {
 TEST(HtmlTokenizerTextTest, TextBetweenMarkupComesWithItsOffset) {
   EXPECT_EQ(TextEvents("a<p>b</p>c"), "T0:[a] S:p T4:[b] E:p T9:[c] ");
   // Comments and declarations are not text; a lone '<' is.
-  EXPECT_EQ(TextEvents("<!DOCTYPE html><!-- x --><p>1 < 2</p>"), "S:p T28:[1 ] T30:[<] T31:[ 2] E:p ");
+  EXPECT_EQ(TextEvents("<!DOCTYPE html><!-- x --><p>1 < 2</p>"),
+            "S:p T28:[1 ] T30:[<] T31:[ 2] E:p ");
   // A start tag Python's parser takes as text (a NUL ends the name, then nothing fits).
   EXPECT_EQ(TextEvents(std::string("<p\0>", 4)), "T0:[<p] T2:[" + std::string(1, '\0') + ">] ");
   // Raw text of <script>, then nothing after an unterminated comment.

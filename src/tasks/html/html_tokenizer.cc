@@ -21,7 +21,6 @@ constexpr ptrdiff_t kIncomplete = -1;
 constexpr ptrdiff_t kRaised = -2;
 
 bool IsAsciiAlpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
-bool IsAsciiDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // The characters that end a tag name: [^\t\n\r\f />\x00].
 bool EndsTagName(unsigned char c) {
