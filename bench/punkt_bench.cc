@@ -27,7 +27,7 @@ std::vector<std::string> LoadResponses(const std::string& subtask) {
 
 const SentenceSplitter* Splitter() {
   static const std::unique_ptr<SentenceSplitter> splitter = [] {
-    auto loaded = SentenceSplitter::Load((fs::path(bench::SharedDir()) / "nltk_data").string());
+    auto loaded = SentenceSplitter::LoadBuiltin();
     return loaded.ok() ? std::move(loaded).value() : nullptr;
   }();
   return splitter.get();
@@ -38,7 +38,7 @@ void BM_PunktCount(benchmark::State& state, const std::string& subtask) {
   const std::vector<std::string> texts = LoadResponses(subtask);
   if (splitter == nullptr || texts.empty()) {
     state.SkipWithError(("needs ../shared (conformance/dev/*/" + subtask +
-                         ".jsonl and nltk_data); set STRUCTTEST_SHARED")
+                         ".jsonl); set STRUCTTEST_SHARED")
                             .c_str());
     return;
   }
@@ -59,7 +59,7 @@ void BM_PunktSplit(benchmark::State& state) {
   const SentenceSplitter* splitter = Splitter();
   const std::vector<std::string> texts = LoadResponses("length");
   if (splitter == nullptr || texts.empty()) {
-    state.SkipWithError("needs ../shared (conformance/dev and nltk_data); set STRUCTTEST_SHARED");
+    state.SkipWithError("needs ../shared (conformance/dev); set STRUCTTEST_SHARED");
     return;
   }
   for (auto _ : state) {

@@ -50,8 +50,7 @@ Sample MakeSample(std::string_view domain, std::string_view subtask) {
 
 const SentenceSplitter* Splitter() {
   static const std::unique_ptr<SentenceSplitter> splitter = [] {
-    const char* dir = std::getenv("STRUCTTEST_NLTK_DATA");
-    auto s = SentenceSplitter::Load(dir ? dir : "");
+    auto s = SentenceSplitter::LoadBuiltin();
     return s.ok() ? std::move(s).value() : nullptr;
   }();
   return splitter.get();

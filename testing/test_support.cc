@@ -33,16 +33,12 @@ std::string SharedNltkData() {
   return fs::is_directory(p) ? p.string() : "";
 }
 
-std::unique_ptr<SentenceSplitter> SharedSentenceSplitter(const char* who, std::string* error) {
-  const std::string dir = SharedNltkData();
-  if (dir.empty()) {
-    std::printf("%s: sentence-counting subtasks skipped: ../shared/nltk_data is absent\n", who);
-    return nullptr;
-  }
-  auto loaded = SentenceSplitter::Load(dir);
+std::unique_ptr<SentenceSplitter> BuiltinSentenceSplitter() {
+  auto loaded = SentenceSplitter::LoadBuiltin();
   if (!loaded.ok()) {
-    *error = loaded.status().message();
-    return nullptr;
+    std::fprintf(stderr, "the built-in Punkt model does not load: %s\n",
+                 loaded.status().message().c_str());
+    std::abort();
   }
   return std::move(loaded).value();
 }

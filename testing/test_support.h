@@ -18,10 +18,9 @@ namespace structtest::testing {
 std::string SharedDir();
 // SharedDir()/nltk_data, or "" when absent.
 std::string SharedNltkData();
-// The Punkt splitter with the shared English model, or null (with a visible note on
-// stdout naming `who`) when ../shared is absent. A model that is there but does not
-// load is a test failure, reported by the caller through *error.
-std::unique_ptr<SentenceSplitter> SharedSentenceSplitter(const char* who, std::string* error);
+// The Punkt splitter with the built-in English model (SentenceSplitter::LoadBuiltin);
+// never null: a model that does not load aborts the test binary with the reason.
+std::unique_ptr<SentenceSplitter> BuiltinSentenceSplitter();
 
 // The manifest's published figure for each conformance file ("model/subtask.jsonl"):
 // the per-task rate where the paper reports one (simulate_execute), else the share of

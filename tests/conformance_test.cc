@@ -3,7 +3,9 @@
 // reference.result (math: also reference.format and reference.accuracy). Bar: 100.00%
 // per file. The same files under the strict rule set: every record is scored (no
 // error), every failing reason names its rule, and the changes against paper are
-// printed. Needs ../shared; skips with a message when it is absent.
+// printed. The sentence counts use the built-in Punkt model (data/nltk_data), and one
+// test shows it gives the verdicts of the shared copy of NLTK's model on every
+// sentence-counting record. Needs ../shared; skips with a message when it is absent.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -117,11 +119,11 @@ class ConformanceTest : public ::testing::Test {
     SKIP_WITHOUT_SHARED();
     const std::vector<fs::path> files = DevFiles(subtasks);
     ASSERT_FALSE(files.empty());
-    auto splitter = SentenceSplitter::Load(::structtest::testing::SharedNltkData());
-    ASSERT_TRUE(splitter.ok()) << splitter.status().message();
+    const std::unique_ptr<SentenceSplitter> splitter =
+        ::structtest::testing::BuiltinSentenceSplitter();
     PythonPool python;
     CheckEnv env;
-    env.sentences = splitter->get();
+    env.sentences = splitter.get();
     env.python = &python;
 
     const auto figures = ::structtest::testing::ManifestFigures();
@@ -176,11 +178,11 @@ class StrictConformanceTest : public ::testing::Test {
     SKIP_WITHOUT_SHARED();
     const std::vector<fs::path> files = DevFiles(subtasks);
     ASSERT_FALSE(files.empty());
-    auto splitter = SentenceSplitter::Load(::structtest::testing::SharedNltkData());
-    ASSERT_TRUE(splitter.ok()) << splitter.status().message();
+    const std::unique_ptr<SentenceSplitter> splitter =
+        ::structtest::testing::BuiltinSentenceSplitter();
     PythonPool python;
     CheckEnv env;
-    env.sentences = splitter->get();
+    env.sentences = splitter.get();
     env.python = &python;
     std::printf("strict %-55s %6s %7s %7s %8s %8s\n", "file", "n", "paper%", "strict%",
                 "rejects", "accepts");
@@ -237,6 +239,54 @@ TEST_F(StrictConformanceTest, Code) {
 TEST_F(StrictConformanceTest, Html) { RunDomain({"html_easy", "html_hard"}); }
 
 TEST_F(StrictConformanceTest, Math) { RunDomain({"math_easy", "math_hard"}); }
+
+// The built-in model against the shared copy of NLTK's: every record of every
+// sentence-counting subtask gets the same verdict and reason from both, under both
+// rule sets.
+TEST(BuiltinPunktTest, GivesTheSharedModelsVerdictsOnEverySentenceCountingRecord) {
+  SKIP_WITHOUT_SHARED();
+  const std::string shared_dir = ::structtest::testing::SharedNltkData();
+  ASSERT_FALSE(shared_dir.empty()) << "../shared has no nltk_data";
+  auto shared = SentenceSplitter::Load(shared_dir);
+  ASSERT_TRUE(shared.ok()) << shared.status().message();
+  ASSERT_NE((*shared)->source(), SentenceSplitter::kBuiltinSource);
+  const std::unique_ptr<SentenceSplitter> builtin =
+      ::structtest::testing::BuiltinSentenceSplitter();
+  CheckEnv with_builtin, with_shared;
+  with_builtin.sentences = builtin.get();
+  with_shared.sentences = shared->get();
+  std::vector<std::string> subtasks;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& spec : f->subtasks) {
+      if (spec.needs_sentences) subtasks.emplace_back(spec.name);
+    }
+  }
+  const std::vector<fs::path> files = DevFiles(subtasks);
+  ASSERT_FALSE(files.empty());
+  int64_t compared = 0;
+  for (const fs::path& path : files) {
+    auto reader = JsonlReader::Open(path.string());
+    ASSERT_TRUE(reader.ok()) << reader.status().message();
+    nlohmann::json line;
+    std::string problem;
+    while ((*reader)->Next(&line, &problem) == JsonlReader::Result::kRecord) {
+      auto rec = RecordFromJson(line);
+      ASSERT_TRUE(rec.ok()) << path << ": " << rec.status().message();
+      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+        auto a = ScoreResponse(rec->sample, rec->response.text, rules, with_builtin);
+        auto b = ScoreResponse(rec->sample, rec->response.text, rules, with_shared);
+        ASSERT_TRUE(a.ok() && b.ok()) << path << ": " << rec->sample.id;
+        EXPECT_EQ(a->pass, b->pass) << path << ": " << rec->sample.id;
+        EXPECT_EQ(a->reason, b->reason) << path << ": " << rec->sample.id;
+        ++compared;
+      }
+    }
+  }
+  std::printf("built-in Punkt model: %lld verdicts in %zu files identical to the shared "
+              "model's\n",
+              static_cast<long long>(compared), files.size());
+  EXPECT_GT(compared, 0);
+}
 
 }  // namespace
 }  // namespace structtest

@@ -57,10 +57,8 @@ TEST(ContractTest, SameSeedSameBytesNewSeedNewSet) {
 // nothing, echo at most a tenth. Strict: the oracle passes all; null, echo, skeleton
 // and loophole at most 1% each. What the cheaters score under paper is printed only.
 TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
-  std::string load_error;
   const std::unique_ptr<SentenceSplitter> splitter =
-      ::structtest::testing::SharedSentenceSplitter("contract", &load_error);
-  ASSERT_EQ(load_error, "");
+      ::structtest::testing::BuiltinSentenceSplitter();
   PythonPool python;
   CheckEnv env;
   env.sentences = splitter.get();
@@ -70,7 +68,6 @@ TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
   const std::vector<std::string_view> responders = BuiltinResponderNames();
   std::printf("contract %-24s %5s  %s\n", "subtask", "n", "passed, paper/strict:");
   for (const PlannedSubtask& p : suite->subtasks()) {
-    if (p.ref.spec->needs_sentences && !splitter) continue;
     const std::string name(p.ref.spec->name);
     const bool strict = p.ref.spec->check_strict != nullptr;
     EXPECT_TRUE(strict) << name << ": no strict checker";
@@ -118,10 +115,8 @@ TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
 // that key, under either rule set, and a key it does not read changes nothing, whatever
 // it holds. Every key any family parses is tried on every subtask that does not have it.
 TEST(ContractTest, ParamsAreReadWhereTheSubtaskReadsThemAndNowhereElse) {
-  std::string load_error;
   const std::unique_ptr<SentenceSplitter> splitter =
-      ::structtest::testing::SharedSentenceSplitter("contract", &load_error);
-  ASSERT_EQ(load_error, "");
+      ::structtest::testing::BuiltinSentenceSplitter();
   CheckEnv env;
   env.sentences = splitter.get();
   auto suite = PlanOrDie(5);
@@ -132,7 +127,6 @@ TEST(ContractTest, ParamsAreReadWhereTheSubtaskReadsThemAndNowhereElse) {
   int checked = 0;
   for (const PlannedSubtask& p : suite->subtasks()) {
     if (p.ref.family->needs_python) continue;  // its checkers read no params
-    if (p.ref.spec->needs_sentences && !splitter) continue;
     const std::string name(p.ref.spec->name);
     auto sample = suite->Generate(p, 0);
     ASSERT_TRUE(sample.ok()) << name;

@@ -2,8 +2,7 @@
 // {"name", "description", "sample", "response", "pass", "reason"[, "format",
 // "accuracy", "rules"]} and must get exactly that verdict and reason under its rule
 // set ("rules": "paper", the default, or "strict").
-// Cases of sentence-counting subtasks need the Punkt model from ../shared and are
-// skipped, with a message, when it is absent.
+// Sentence-counting cases use the built-in Punkt model, so every case runs anywhere.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -38,14 +37,12 @@ std::vector<fs::path> GoldenFiles() {
 }
 
 TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
-  std::string load_error;
   const std::unique_ptr<SentenceSplitter> splitter =
-      ::structtest::testing::SharedSentenceSplitter("golden", &load_error);
-  ASSERT_EQ(load_error, "");
+      ::structtest::testing::BuiltinSentenceSplitter();
   PythonPool python;
   const auto files = GoldenFiles();
   ASSERT_FALSE(files.empty());
-  int cases = 0, skipped = 0;
+  int cases = 0;
   std::map<std::string, int> per_rules;
   for (const fs::path& file : files) {
     auto reader = JsonlReader::Open(file.string());
@@ -65,10 +62,6 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
       ASSERT_TRUE(record.ok()) << where << ": " << record.status().message();
       auto ref = FindSubtask(record->sample.domain, record->sample.subtask);
       ASSERT_TRUE(ref.ok()) << where << ": " << ref.status().message();
-      if (ref->spec->needs_sentences && !splitter) {
-        ++skipped;
-        continue;
-      }
       CheckEnv env;
       env.sentences = splitter.get();
       env.python = &python;
@@ -90,10 +83,6 @@ TEST(GoldenTest, EveryCaseGetsItsVerdictAndReason) {
   }
   std::printf("golden: %d cases checked in %zu files (paper %d, strict %d)\n", cases,
               files.size(), per_rules["paper"], per_rules["strict"]);
-  if (skipped > 0) {
-    std::printf("golden: %d sentence-counting cases skipped: ../shared/nltk_data is absent\n",
-                skipped);
-  }
   EXPECT_GT(cases, 0);
 }
 

@@ -4,6 +4,7 @@
 #ifndef STRUCTTEST_CLI_COMMANDS_H_
 #define STRUCTTEST_CLI_COMMANDS_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,7 +13,10 @@
 #include <CLI/CLI.hpp>
 
 namespace structtest {
+class RunStore;
+class SentenceSplitter;
 struct SuiteOptions;
+enum class RuleSet;
 }  // namespace structtest
 
 namespace structtest::cli {
@@ -30,6 +34,7 @@ void SetupReport(CLI::App& app, int* exit_code);
 void SetupCompare(CLI::App& app, int* exit_code);
 void SetupCorrelate(CLI::App& app, int* exit_code);
 void SetupMerge(CLI::App& app, int* exit_code);
+void SetupRescore(CLI::App& app, int* exit_code);
 
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.
@@ -38,6 +43,26 @@ std::vector<std::string> SplitList(const std::string& list);
 // Sets suite->limit from --limit when it was given; false (with the error printed)
 // when it is not a positive whole number.
 bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite);
+
+// --seed's check: a whole number from 0 to 2^64 - 1, written in decimal digits (CLI11
+// alone would read "-3" as 2^64 - 3).
+CLI::Validator SeedValidator();
+
+// --nltk-data's help, the same in every command that counts sentences.
+inline constexpr const char* kNltkDataHelp =
+    "folder holding tokenizers/punkt_tab/english, to count sentences with another copy "
+    "of NLTK's Punkt model (default: the first such folder in $NLTK_DATA, else the "
+    "built-in model, NLTK's English punkt_tab)";
+
+// The Punkt model of `--nltk-data DIR` (empty: $NLTK_DATA's, else the built-in one);
+// null, with the error printed naming the flag or the variable, when it does not load.
+std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data);
+
+// The rule set whose stored verdicts a command reading `store` uses: `asked` when given
+// ("paper" or "strict"), else the one the run was scored under (paper when both).
+// Errors, with the message printed: an unknown name; a rule set the run holds no
+// verdicts under, naming the 'structtest rescore' command that scores them.
+std::optional<RuleSet> StoredRuleSet(RunStore& store, const std::string& asked);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

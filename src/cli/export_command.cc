@@ -21,7 +21,7 @@ struct ExportOptions {
   std::string run;
   std::string format = "jsonl";
   std::string output = "-";
-  std::string rules = "paper";
+  std::string rules;  // empty: the run's own (StoredRuleSet)
   bool all = false;
 };
 
@@ -70,16 +70,13 @@ int RunExport(const ExportOptions& opt) {
     PrintError(fmt::format("--format {}: expected jsonl", opt.format));
     return kExitFatal;
   }
-  auto rules = ParseRuleSet(opt.rules);
-  if (!rules.ok()) {
-    PrintError(rules.status().message());
-    return kExitFatal;
-  }
   auto store = RunStore::OpenReadOnly(opt.run);
   if (!store.ok()) {
     PrintError(store.status().message());
     return kExitFatal;
   }
+  const std::optional<RuleSet> rules = StoredRuleSet(**store, opt.rules);
+  if (!rules) return kExitFatal;
   // The run's database and its log are the input: writing over them would lose the run.
   for (const char* suffix : {"", "-wal", "-shm"}) {
     const std::string file = opt.run + "/" + std::string(RunStore::kFileName) + suffix;
@@ -124,10 +121,12 @@ void SetupExport(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "export", "Write a run's records (sample, response, reasoning, usage, verdict) as JSONL "
                 "in the score format");
-  cmd->add_option("run", opt->run, "run directory (the --out of 'structtest run')")->required();
+  cmd->add_option("RUN_DIR", opt->run, "run directory (the --out of 'structtest run')")->required();
   cmd->add_option("--format", opt->format, "jsonl (the only format so far)");
   cmd->add_option("--output,-o", opt->output, "where to write (default - : stdout)");
-  cmd->add_option("--rules", opt->rules, "whose stored verdicts to include (default paper)");
+  cmd->add_option("--rules", opt->rules,
+                  "whose stored verdicts to include (default: the rule set the run was scored "
+                  "under, paper when both)");
   cmd->add_flag("--all", opt->all,
                 "also the samples that errored or were not asked yet (without a response)");
   cmd->callback([opt, exit_code]() { *exit_code = RunExport(*opt); });

@@ -42,12 +42,8 @@ int RunGenerate(GenerateOptions opt) {
   // ones carry them, so the model is only needed (and looked for) with --documents.
   std::unique_ptr<SentenceSplitter> splitter;
   if (!opt.suite.documents.empty()) {
-    auto loaded = SentenceSplitter::Load(opt.nltk_data);
-    if (!loaded.ok()) {
-      PrintError(loaded.status().message());
-      return kExitFatal;
-    }
-    splitter = std::move(loaded).value();
+    splitter = LoadSentenceSplitter(opt.nltk_data);
+    if (splitter == nullptr) return kExitFatal;
   }
   auto suite = Suite::Plan(opt.suite, splitter.get());
   if (!suite.ok()) {
@@ -110,7 +106,9 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
   cmd->add_option("--suite", opt->suite.suite,
                   "default (built-in sources, no files needed) or paper (the paper's design "
                   "over your data files)");
-  cmd->add_option("--seed", opt->suite.seed, "seed: the same seed gives the same test set");
+  cmd->add_option("--seed", opt->suite.seed,
+                  "seed: the same seed gives the same test set (default 0)")
+      ->check(SeedValidator());
   cmd->add_option("--out,-o", opt->out, "where to write the samples (JSONL; - for stdout)")
       ->required();
   cmd->add_option("--tasks", opt->tasks,
@@ -119,7 +117,8 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
                   "scale of the paper's sample counts (default 1: paper size)");
   cmd->add_option("--limit", opt->limit,
                   "at most N samples of each subtask: the first N of the same suite, for a "
-                  "quick smoke test");
+                  "quick smoke test")
+      ->type_name("N");
   cmd->add_option("--shard", opt->shard,
                   "I/N: only the I-th of N disjoint parts of the suite, as 'run --shard' "
                   "splits it (to merge shard runs, run the whole file with --shard instead)");
@@ -130,7 +129,7 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
   cmd->add_option("--apps", opt->suite.apps, "APPS-style JSON (Hard code)");
   cmd->add_option("--gsm8k", opt->suite.gsm8k, "GSM8K JSONL (math)");
   cmd->add_option("--nltk-data", opt->nltk_data,
-                  "Punkt model folder, used to split --documents into sentences");
+                  std::string(kNltkDataHelp) + "; used to split --documents into sentences");
   cmd->callback([opt, exit_code]() { *exit_code = RunGenerate(*opt); });
 }
 

@@ -1,7 +1,10 @@
 // structtest: score LLM outputs with the StructTest rules. See README.md.
 #include <malloc.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -9,7 +12,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/suggest.h"
+#include "store/run_store.h"
 #include "tasks/suite.h"
+#include "text/punkt.h"
 
 namespace structtest::cli {
 
@@ -30,6 +36,60 @@ std::vector<std::string> SplitList(const std::string& list) {
     start = end + 1;
   }
   return out;
+}
+
+CLI::Validator SeedValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+          return c >= '0' && c <= '9';
+        });
+        errno = 0;
+        if (!digits || (std::strtoull(text.c_str(), nullptr, 10), errno == ERANGE)) {
+          return "expected a whole number from 0 to 18446744073709551615, got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
+
+std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data) {
+  auto loaded = SentenceSplitter::Load(nltk_data);
+  if (!loaded.ok()) {
+    PrintError(fmt::format("{}: {}", nltk_data.empty() ? "$NLTK_DATA" : "--nltk-data " + nltk_data,
+                           loaded.status().message()));
+    return nullptr;
+  }
+  return std::move(loaded).value();
+}
+
+std::optional<RuleSet> StoredRuleSet(RunStore& store, const std::string& asked) {
+  auto scored = store.ScoredRuleSets();
+  if (!scored.ok()) {
+    PrintError(scored.status().message());
+    return std::nullopt;
+  }
+  const auto has = [&](std::string_view name) {
+    return std::find(scored->begin(), scored->end(), name) != scored->end();
+  };
+  if (asked.empty()) {
+    return !has("paper") && has("strict") ? RuleSet::kStrict : RuleSet::kPaper;
+  }
+  auto rules = ParseRuleSet(asked);
+  if (!rules.ok()) {
+    PrintError(rules.status().message());
+    return std::nullopt;
+  }
+  // A run with no verdicts at all (nothing answered yet) shows as not scored.
+  if (!scored->empty() && !has(RuleSetName(*rules))) {
+    std::string under;
+    for (const std::string& name : *scored) under += (under.empty() ? "" : " and ") + name;
+    PrintError(fmt::format("{}: no verdicts under rules {} (it was scored under {}); score its "
+                           "answers with 'structtest rescore {} --rules {}'",
+                           store.dir(), asked, under, store.dir(), asked));
+    return std::nullopt;
+  }
+  return *rules;
 }
 
 bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite) {
@@ -61,7 +121,8 @@ int main(int argc, char** argv) {
   // then keep the space: a run's peak memory grew with its length (64-71 MB for
   // 84,000 samples where 8,400 took 57; 61-62 MB with the threshold fixed).
   mallopt(M_MMAP_THRESHOLD, 256 << 10);
-  CLI::App app{"structtest: the StructTest benchmark, scored by deterministic rules"};
+  CLI::App app{"structtest: the StructTest benchmark, scored by deterministic rules",
+               "structtest"};
   app.set_version_flag("--version", std::string("structtest ") + STRUCTTEST_VERSION);
   app.require_subcommand(1);
   int exit_code = kExitOk;
@@ -72,8 +133,21 @@ int main(int argc, char** argv) {
   SetupCompare(app, &exit_code);
   SetupCorrelate(app, &exit_code);
   SetupMerge(app, &exit_code);
+  SetupRescore(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupTasks(app, &exit_code);
+  // A first word that is no subcommand: say so and suggest the nearest (CLI11 would
+  // only say that a subcommand is required).
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    const std::string near = structtest::NearestName(argv[1], names);
+    PrintError(fmt::format("unknown subcommand '{}'{}", argv[1],
+                           near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+    std::fputs("run 'structtest --help' for the subcommands\n", stderr);
+    return kExitFatal;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -82,6 +156,36 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown flag: suggest the nearest flag of the subcommand it was given to.
+    std::string hint;
+    const std::vector<CLI::App*> used = app.get_subcommands();
+    if (!used.empty() && argc > 1) {
+      std::vector<std::string> flags;
+      for (const CLI::Option* o : used.back()->get_options()) {
+        for (const std::string& name : o->get_lnames()) flags.push_back("--" + name);
+      }
+      for (int i = 2; i < argc && hint.empty(); ++i) {
+        const std::string arg = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+        if (!arg.starts_with("--")) continue;
+        if (std::find(flags.begin(), flags.end(), arg) != flags.end()) continue;
+        if (const std::string near = structtest::NearestName(arg, flags); !near.empty()) {
+          hint = fmt::format(" ('{}': did you mean '{}'?)", arg, near);
+        }
+      }
+    }
+    PrintError(std::string(e.what()) + hint);
+    std::fputs(fmt::format("run 'structtest {} --help' for its options\n",
+                           used.empty() ? "" : used.back()->get_name())
+                   .c_str(),
+               stderr);
+    return kExitFatal;
+  } catch (const CLI::RequiredError& e) {
+    const std::vector<CLI::App*> used = app.get_subcommands();
+    const std::string sub = used.empty() ? "" : used.back()->get_name() + " ";
+    PrintError(sub + e.what());
+    std::fputs(fmt::format("run 'structtest {}--help' for its arguments\n", sub).c_str(), stderr);
+    return kExitFatal;
   } catch (const CLI::ParseError& e) {
     PrintError(e.what());
     std::fputs("run 'structtest --help' for usage\n", stderr);

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/file_util.h"
+#include "core/jsonl.h"
 #include "report/html_report.h"
 #include "report/run_report.h"
 #include "report/tally.h"
@@ -27,7 +29,7 @@ struct ReportOptions {
   std::string run;  // runs[0]
   std::string format = "text";
   std::string output;
-  std::string rules = "paper";
+  std::string rules;  // empty: the run's own (StoredRuleSet)
   bool explain = false;
 };
 
@@ -49,12 +51,14 @@ int RunReport(ReportOptions opt) {
     PrintError(fmt::format("--format {}: expected text, markdown, json or html", opt.format));
     return kExitFatal;
   }
-  auto rules = ParseRuleSet(opt.rules);
-  if (!rules.ok()) {
-    PrintError(rules.status().message());
-    return kExitFatal;
+  if (opt.format == "html") {
+    auto rules = ParseRuleSet(opt.rules.empty() ? "paper" : opt.rules);
+    if (!rules.ok()) {
+      PrintError(rules.status().message());
+      return kExitFatal;
+    }
+    return RunHtmlReport(opt, *rules);
   }
-  if (opt.format == "html") return RunHtmlReport(opt, *rules);
   if (opt.runs.size() != 1) {
     PrintError(fmt::format("--format {}: takes one run (html shows several; 'structtest "
                            "compare' compares them)",
@@ -67,6 +71,16 @@ int RunReport(ReportOptions opt) {
     PrintError(store.status().message());
     return kExitFatal;
   }
+  const std::optional<RuleSet> rules = StoredRuleSet(**store, opt.rules);
+  if (!rules) return kExitFatal;
+  // The run's database and its log are the input: writing over them would lose the run.
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::string file = opt.run + "/" + std::string(RunStore::kFileName) + suffix;
+    if (Status s = CheckOutputIsNotInput(file, opt.output); !opt.output.empty() && !s.ok()) {
+      PrintError(s.message());
+      return kExitFatal;
+    }
+  }
   std::string failures;
   auto tally = TallyRun(**store, *rules, [&](const RunRow& row) {
     if (!opt.explain || !row.response) return;
@@ -75,7 +89,8 @@ int RunReport(ReportOptions opt) {
     if (!row.response->ok) {
       failures += fmt::format("ERROR {}: {}\n", where, row.response->error);
     } else if (!row.verdict) {
-      failures += fmt::format("UNSCORED {}: no verdict under rules {} yet\n", where, opt.rules);
+      failures += fmt::format("UNSCORED {}: no verdict under rules {} yet\n", where,
+                              RuleSetName(*rules));
     } else if (!row.verdict->error.empty()) {
       failures += fmt::format("UNSCORED {}: {}\n", where, row.verdict->error);
     } else if (!row.verdict->pass) {
@@ -87,26 +102,28 @@ int RunReport(ReportOptions opt) {
     PrintError(!tally.ok() ? tally.status().message() : counts.status().message());
     return kExitFatal;
   }
-  std::fputs(failures.c_str(), stdout);
-  if (!failures.empty()) std::fputs("\n", stdout);
+  std::string out = failures;
+  if (!failures.empty()) out += "\n";
   if (opt.format == "json") {
     nlohmann::json j = RenderJsonReport(*tally, *rules);
     j["samples"] = counts->samples;
     j["answered"] = counts->answered;
     j["errored"] = counts->errored;
     j["truncated"] = counts->truncated;
-    std::fputs((j.dump(2) + "\n").c_str(), stdout);
-    return kExitOk;
+    out += j.dump(2) + "\n";
+  } else {
+    out += opt.format == "markdown" ? RenderMarkdownReport(*tally, *rules)
+                                    : RenderTextReport(*tally, *rules);
+    out += fmt::format("\n{}: answered {} of {} samples, {} errored, {} not asked yet\n",
+                       opt.run, counts->answered, counts->samples, counts->errored,
+                       counts->samples - counts->answered - counts->errored);
   }
-  std::fputs((opt.format == "markdown" ? RenderMarkdownReport(*tally, *rules)
-                                       : RenderTextReport(*tally, *rules))
-                 .c_str(),
-             stdout);
-  std::fputs(fmt::format("\n{}: answered {} of {} samples, {} errored, {} not asked yet\n",
-                         opt.run, counts->answered, counts->samples, counts->errored,
-                         counts->samples - counts->answered - counts->errored)
-                 .c_str(),
-             stdout);
+  if (opt.output.empty() || opt.output == "-") {
+    std::fputs(out.c_str(), stdout);
+  } else if (const Status s = WriteFileAtomically(opt.output, out); !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
+  }
   return kExitOk;
 }
 
@@ -118,12 +135,15 @@ void SetupReport(CLI::App& app, int* exit_code) {
       "report", "Print the table of a stored run (text, markdown or json) from its verdicts, "
                 "or write an HTML page of one or more runs, without asking or scoring; "
                 "also while it runs");
-  cmd->add_option("run", opt->runs,
+  cmd->add_option("RUN_DIR", opt->runs,
                   "run directory (the --out of 'structtest run'); several for --format html")
       ->required();
   cmd->add_option("--format", opt->format, "text (default), markdown, json or html");
-  cmd->add_option("--output,-o", opt->output, "where --format html writes the page");
-  cmd->add_option("--rules", opt->rules, "whose stored verdicts to use (default paper)");
+  cmd->add_option("--output,-o", opt->output,
+                  "write the report to FILE instead of stdout (required for --format html)");
+  cmd->add_option("--rules", opt->rules,
+                  "whose stored verdicts to use (default: the rule set the run was scored "
+                  "under, paper when both)");
   cmd->add_flag("--explain", opt->explain,
                 "also list every failing, errored or unscored sample with its reason");
   cmd->callback([opt, exit_code]() { *exit_code = RunReport(*opt); });

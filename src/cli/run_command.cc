@@ -36,6 +36,7 @@
 #include "backends/rate_limit_client.h"
 #include "backends/retry_client.h"
 #include "cli/commands.h"
+#include "core/file_util.h"
 #include "core/hash.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"
@@ -95,6 +96,10 @@ struct RunOptions {
   std::optional<double> max_cost;
   std::optional<int64_t> max_tokens_total;
   bool dry_run = false;
+  // The suite options given on the command line (--seed, --size...): refused next to
+  // --samples, whose samples were made already.
+  std::vector<std::string> suite_flags_given;
+  bool max_j_given = false;
 };
 
 std::atomic<bool> g_stop{false};
@@ -114,20 +119,6 @@ std::string PublicEndpoint(std::string url) {
   const size_t at = url.find('@', host);
   if (at != std::string::npos && url.find('/', host) > at) url.erase(host, at + 1 - host);
   return url;
-}
-
-// Writes `path` whole or not at all: a crash leaves the old file or the new one.
-Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Status::IoError(fmt::format("{}: {}", tmp, std::strerror(errno)));
-  const bool written = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
-  if (std::fclose(f) != 0 || !written || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const Status s = Status::IoError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-    std::remove(tmp.c_str());
-    return s;
-  }
-  return Status::Ok();
 }
 
 // DIR/report.html, the run's self-contained page (html_report.h), begun while the run
@@ -225,6 +216,8 @@ StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endp
   if (!opt.samples.empty()) {
     ASSIGN_OR_RETURN(std::string samples, Fingerprint(opt.samples));
     id["samples"] = samples;
+    // Only when given, so a manifest written before --tasks filtered samples reads the same.
+    if (!opt.suite.tasks.empty()) id["tasks"] = opt.suite.tasks;
   } else {
     id["suite"] = opt.suite.suite;
     id["seed"] = opt.suite.seed;
@@ -292,21 +285,12 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
 // Fills a new store with the samples of the run, all in one transaction, and calls
 // `before_commit` (when given) inside it. A shard run keeps the samples of its shard, at
 // their positions in the whole suite, so that the shards merge into the unsharded run
-// (store/merge.h). `subtasks`, when given, gets the (domain, subtask) pairs of the
-// samples added (what RunStore::Subtasks() would read back).
-Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
-                  const SentenceSplitter* sentences, PythonPool* python, RunStore* store,
-                  std::set<std::pair<std::string, std::string>>* subtasks = nullptr,
-                  const std::function<Status()>& before_commit = nullptr) {
+// (store/merge.h).
+Status AddSamples(const RunOptions& opt, const SentenceSplitter* sentences, PythonPool* python,
+                  RunStore* store, const std::function<Status()>& before_commit = nullptr) {
   RETURN_IF_ERROR(store->BeginBulk());
   int64_t index = 0;
-  const std::pair<std::string, std::string>* last = nullptr;  // in *subtasks
   const auto add = [&](const Sample& sample, std::string_view json = {}) {
-    // Samples come in runs of one subtask: the set is looked at once a run.
-    if (subtasks != nullptr &&
-        (last == nullptr || sample.subtask != last->second || sample.domain != last->first)) {
-      last = &*subtasks->emplace(sample.domain, sample.subtask).first;
-    }
     return store->AddSample(index++, sample, json);
   };
   if (!opt.samples.empty()) {
@@ -315,6 +299,13 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
     std::string_view line;
     std::string bad;
     std::map<std::string, size_t> per_subtask;  // samples taken, for --limit
+    // --tasks keeps the samples of the subtasks it names.
+    std::set<std::pair<std::string_view, std::string_view>> wanted;
+    if (!opt.suite.tasks.empty()) {
+      ASSIGN_OR_RETURN(const std::vector<SubtaskRef> refs, ResolveTasks(opt.suite.tasks));
+      for (const SubtaskRef& ref : refs) wanted.emplace(ref.family->domain, ref.spec->name);
+    }
+    int64_t read_samples = 0;
     for (;;) {
       const auto r = reader->NextSample(&read, &line, &bad);
       if (r == RecordReader::Result::kEnd) break;
@@ -330,6 +321,8 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
       if (auto ref = FindSubtask(sample->domain, sample->subtask); !ref.ok()) {
         return ref.status().WithContext(fmt::format("{}: sample '{}'", where(), sample->id));
       }
+      ++read_samples;
+      if (!wanted.empty() && !wanted.count({sample->domain, sample->subtask})) continue;
       if (opt.suite.limit > 0 &&
           ++per_subtask[sample->domain + "/" + sample->subtask] > opt.suite.limit) {
         continue;
@@ -341,12 +334,15 @@ Status AddSamples(const RunOptions& opt, bool skip_sentence_subtasks,
       RETURN_IF_ERROR(add(*sample, line).WithContext(where()));
     }
     RETURN_IF_ERROR(reader->io_error());
-    if (index == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
+    if (read_samples == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
+    if (index == 0) {
+      return Status::InvalidArgument(fmt::format("{}: none of its {} samples is of --tasks {}",
+                                                 opt.samples, read_samples, opt.tasks));
+    }
   } else {
     // The splitter writes the reference answers of loaded documents.
     ASSIGN_OR_RETURN(auto suite, Suite::Plan(opt.suite, sentences, python));
     for (const PlannedSubtask& p : suite->subtasks()) {
-      if (p.ref.spec->needs_sentences && skip_sentence_subtasks) continue;
       for (size_t i = 0; i < p.count; ++i) {
         auto sample = suite->Generate(p, i);
         if (!sample.ok()) {
@@ -420,7 +416,6 @@ struct ClientReport {
 StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunStore* store,
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
-                         bool skip_sentence_subtasks, const std::string& sentences_problem,
                          PythonPool* python, bool in_memory, const std::optional<Price>& price,
                          const ClientReport& client_report = {}) {
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
@@ -431,20 +426,16 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
         store->dir()));
   }
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
-  // The (domain, subtask) pairs of the samples a new run adds, which spares reading
-  // them back from the store (a pass over every stored sample).
-  std::optional<std::set<std::pair<std::string, std::string>>> added;
   if (!stored && before.samples == 0) {
     // A new run: the data files are fingerprinted on a thread of their own while the
     // samples are read and stored, and the manifest is written in the samples'
     // transaction, so a run directory never holds samples without it.
     std::future<StatusOr<nlohmann::json>> identity =
         std::async(std::launch::async, [&] { return Identity(opt, endpoint); });
-    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store,
-                               &added.emplace(), [&]() -> Status {
-                                 ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
-                                 return store->SetManifest(Manifest(opt, id));
-                               }));
+    RETURN_IF_ERROR(AddSamples(opt, env.sentences, python, store, [&]() -> Status {
+      ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
+      return store->SetManifest(Manifest(opt, id));
+    }));
   } else {
     ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
     if (stored) {
@@ -453,33 +444,13 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
       RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));
     }
     if (before.samples == 0) {
-      RETURN_IF_ERROR(
-          AddSamples(opt, skip_sentence_subtasks, env.sentences, python, store, &added.emplace()));
+      RETURN_IF_ERROR(AddSamples(opt, env.sentences, python, store));
     }
   }
   if (before.samples > 0 && !opt.quiet && before.answered < before.samples) {
     PrintNote(fmt::format("{}: resuming: {} of {} samples answered, {} errored earlier",
                           store->dir(), before.answered, before.samples, before.errored));
   }
-  // An API run must be able to score everything it pays for.
-  std::vector<std::pair<std::string, std::string>> subtasks;
-  if (added) {
-    subtasks.assign(added->begin(), added->end());
-  } else {
-    ASSIGN_OR_RETURN(subtasks, store->Subtasks());
-  }
-  for (const auto& [domain, subtask] : subtasks) {
-    auto ref = FindSubtask(domain, subtask);
-    if (!ref.ok() || !ref->spec->needs_sentences || env.sentences != nullptr) continue;
-    const std::string why = fmt::format(
-        "{}\n{}/{} needs it to count sentences: pass --nltk-data, or leave the "
-        "sentence-counting subtasks out with --tasks",
-        sentences_problem, domain, subtask);
-    if (client != nullptr) return Status::InvalidArgument(why);
-    PrintWarning(why);
-    break;
-  }
-
   RunnerOptions ro;
   ro.rules = rules;
   ro.model = client != nullptr ? ParseModelSpec(opt.model)->name : "";
@@ -578,11 +549,16 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                           out.stats.cached));
   }
   if (out.counts.errored > 0) {
-    PrintNote(fmt::format("{} sample(s) errored; run the same command again to retry them "
-                          "(see 'structtest export {} --all' for the errors)",
-                          out.counts.errored, store->dir()));
+    std::string common;
+    if (auto top = store->TopErrors(3); top.ok()) {
+      for (const auto& [error, n] : *top) common += fmt::format("\n  {} x {}", n, error);
+    }
+    PrintNote(fmt::format("{} sample(s) errored; run the same command again to retry them. "
+                          "The most frequent error(s):{}\n(every one with 'structtest export "
+                          "{} --all')",
+                          out.counts.errored, common, store->dir()));
   }
-  if (!in_memory && !opt.quiet) {
+  if (!in_memory) {  // also under --quiet: where the run is, is the result
     PrintNote(fmt::format("stored in {} (report.json, report.html; every answer with 'structtest export {}')",
                           store->dir(), store->dir()));
   }
@@ -649,7 +625,7 @@ StatusOr<std::optional<Price>> ResolvePrice(const RunOptions& opt) {
 // `run --dry-run`: the requests the run would send, per subtask, read from the run
 // directory when it holds the run already (what is still to ask), else from the suite
 // built in memory. Sends nothing and creates nothing.
-Status DryRun(const RunOptions& opt, const std::string& endpoint, bool skip_sentence_subtasks,
+Status DryRun(const RunOptions& opt, const std::string& endpoint,
               const SentenceSplitter* sentences, PythonPool* python,
               const std::optional<Price>& price) {
   const std::string dir = opt.out.empty() ? DefaultOutDir(opt) : opt.out;
@@ -664,7 +640,7 @@ Status DryRun(const RunOptions& opt, const std::string& endpoint, bool skip_sent
   }
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
-    RETURN_IF_ERROR(AddSamples(opt, skip_sentence_subtasks, sentences, python, store.get()));
+    RETURN_IF_ERROR(AddSamples(opt, sentences, python, store.get()));
     from = "a new run";
   }
   std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
@@ -699,6 +675,14 @@ std::string BadBaseUrl(std::string_view url) {
   if (rest.empty() || rest.front() == '/' || rest.front() == ':') return "no host";
   for (char c : url) {
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return "contains a space or control character";
+  }
+  std::string_view path = url.substr(0, url.find_first_of("?#"));
+  while (path.ends_with('/')) path.remove_suffix(1);
+  for (std::string_view call : {"/chat/completions", "/completions", "/v1/messages"}) {
+    if (path.ends_with(call)) {
+      return fmt::format("give the API root, not the call: {} (structtest adds {} itself)",
+                         url.substr(0, path.size() - call.size()), call);
+    }
   }
   return "";
 }
@@ -773,7 +757,7 @@ int RunRun(RunOptions opt) {
     opt.base_urls.insert(opt.base_urls.end(), urls->begin(), urls->end());
   }
   for (const std::string& url : opt.base_urls) {
-    if (const std::string why = BadBaseUrl(url); !why.empty() && opt.base_urls.size() > 1) {
+    if (const std::string why = BadBaseUrl(url); !why.empty()) {
       PrintError(fmt::format("--base-url {}: {}", PublicEndpoint(url), why));
       return kExitFatal;
     }
@@ -811,6 +795,39 @@ int RunRun(RunOptions opt) {
                            *opt.max_tokens_total));
     return kExitFatal;
   }
+  if (opt.temperature && !(*opt.temperature >= 0 && *opt.temperature <= 2)) {
+    PrintError(fmt::format("--temperature {}: expected 0 to 2", *opt.temperature));
+    return kExitFatal;
+  }
+  if (opt.max_j_given && !opt.auto_concurrency) {
+    PrintError(fmt::format("--max-j {}: it bounds -j auto only; pass -j auto with it, or set "
+                           "the requests in flight with -j N",
+                           opt.max_j));
+    return kExitFatal;
+  }
+  if (opt.no_cache && !opt.cache.empty()) {
+    PrintError(fmt::format("--cache {} --no-cache: pick one (--no-cache neither reads nor "
+                           "fills a cache)",
+                           opt.cache));
+    return kExitFatal;
+  }
+  // The suite is checked before anything is created: a refused run leaves no directory.
+  if (!opt.samples.empty()) {
+    if (!opt.suite_flags_given.empty()) {
+      PrintError(fmt::format("{}: the samples come from --samples {}, made already; leave {} "
+                             "out (or generate a new file with 'structtest generate')",
+                             opt.suite_flags_given.front(), opt.samples,
+                             opt.suite_flags_given.front()));
+      return kExitFatal;
+    }
+    if (auto refs = ResolveTasks(opt.suite.tasks); !refs.ok()) {
+      PrintError(refs.status().message());
+      return kExitFatal;
+    }
+  } else if (Status s = CheckSuiteOptions(opt.suite); !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
+  }
 
   // Who answers: built-in responders (in process) or a model behind an API.
   std::vector<std::string> builtins;
@@ -842,11 +859,20 @@ int RunRun(RunOptions opt) {
                "PROVIDER/NAME to ask a server");
     return kExitFatal;
   }
-  if (!spec && (opt.dry_run || opt.max_cost || opt.max_tokens_total)) {
-    PrintError(fmt::format("{}: the built-in responders send nothing and cost nothing; name a "
-                           "model with --model PROVIDER/NAME",
-                           opt.dry_run ? "--dry-run" : opt.max_cost ? "--max-cost" : "--max-tokens-total"));
-    return kExitFatal;
+  if (!spec) {
+    // What only a model behind an API uses.
+    const std::pair<bool, const char*> api_only[] = {
+        {opt.dry_run, "--dry-run"},           {opt.max_cost.has_value(), "--max-cost"},
+        {opt.max_tokens_total.has_value(), "--max-tokens-total"},
+        {opt.price_in.has_value(), "--price-in"}, {opt.price_out.has_value(), "--price-out"},
+        {!opt.prices.empty(), "--prices"}};
+    for (const auto& [given, flag] : api_only) {
+      if (!given) continue;
+      PrintError(fmt::format("{}: the built-in responders send nothing and cost nothing; name a "
+                             "model with --model PROVIDER/NAME",
+                             flag));
+      return kExitFatal;
+    }
   }
   std::optional<Price> price;
   if (spec) {
@@ -868,25 +894,12 @@ int RunRun(RunOptions opt) {
     return kExitFatal;
   }
 
-  // The Punkt model, looked for when the suite may need it. A built-in run of a
-  // generated suite leaves the sentence-counting subtasks out without it; an API run
-  // stops before its first request (RunOne).
+  // The Punkt model, loaded when the suite may need it: the built-in one unless
+  // --nltk-data or $NLTK_DATA names another.
   std::unique_ptr<SentenceSplitter> splitter;
-  std::string sentences_problem;
-  bool skip_sentences = false;
   if (NeedsSentences(opt)) {
-    auto loaded = SentenceSplitter::Load(opt.nltk_data);
-    if (loaded.ok()) {
-      splitter = std::move(loaded).value();
-    } else {
-      sentences_problem = loaded.status().message();
-      if (!spec && opt.samples.empty()) {
-        PrintWarning(sentences_problem);
-        PrintWarning("the sentence-counting subtasks (length, bullet_points_length, "
-                     "numbered_points_length) are left out of this run");
-        skip_sentences = true;
-      }
-    }
+    splitter = LoadSentenceSplitter(opt.nltk_data);
+    if (splitter == nullptr) return kExitFatal;
   }
   PythonOptions python_options;
   python_options.python = opt.python;
@@ -899,7 +912,7 @@ int RunRun(RunOptions opt) {
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
 
-  int exit_code = skip_sentences ? kExitFailures : kExitOk;
+  int exit_code = kExitOk;
   auto fail = [](const Status& s) {
     PrintError(s.message());
     return kExitFatal;
@@ -913,7 +926,7 @@ int RunRun(RunOptions opt) {
     if (opt.dry_run) {
       const std::string endpoint =
           fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
-      const Status s = DryRun(opt, endpoint, skip_sentences, splitter.get(), &python, price);
+      const Status s = DryRun(opt, endpoint, splitter.get(), &python, price);
       return s.ok() ? kExitOk : fail(s);
     }
     if (http.api_key.empty() && opt.base_urls.empty()) {
@@ -1000,7 +1013,7 @@ int RunRun(RunOptions opt) {
       cache = std::move(opened).value();
     }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
-                          *rules, skip_sentences, sentences_problem, &python, false, price,
+                          *rules, &python, false, price,
                           client_report);
     if (!outcome.ok()) return fail(outcome.status());
     return std::max(exit_code, outcome->exit_code);
@@ -1011,13 +1024,16 @@ int RunRun(RunOptions opt) {
   const RuleSet other = *rules == RuleSet::kPaper ? RuleSet::kStrict : RuleSet::kPaper;
   std::vector<std::pair<Aggregates, Aggregates>> by_rules;  // (paper, strict) per builtin
   for (const std::string& name : builtins) {
-    auto store = opt.out.empty() ? RunStore::OpenInMemory() : RunStore::Open(opt.out);
-    if (!store.ok()) return fail(store.status());
     RunOptions one = opt;
     one.model = "builtin/" + name;
+    // One named responder is a run like a model's, in its run directory; all of them
+    // (no --model) are a demonstration, kept in memory.
+    const bool in_memory = opt.model.empty();
+    auto store = in_memory ? RunStore::OpenInMemory()
+                           : RunStore::Open(opt.out.empty() ? DefaultOutDir(one) : opt.out);
+    if (!store.ok()) return fail(store.status());
     auto outcome = RunOne(one, one.model, store->get(), nullptr, nullptr, name, "builtin", env,
-                          *rules, skip_sentences, sentences_problem, &python, opt.out.empty(),
-                          std::nullopt);
+                          *rules, &python, in_memory, std::nullopt);
     if (!outcome.ok()) return fail(outcome.status());
     exit_code = std::max(exit_code, outcome->exit_code);
     if (outcome->exit_code == kExitInterrupted) return kExitInterrupted;
@@ -1057,10 +1073,16 @@ void SetupRun(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Ask a model every sample of a suite, score the answers and print the table; "
              "the same command again resumes an interrupted run");
+  std::string builtins;
+  for (std::string_view name : BuiltinResponderNames()) {
+    builtins += fmt::format("{}{}", builtins.empty() ? "" : "|", name);
+  }
   cmd->add_option("--model", opt->model,
-                  "PROVIDER/NAME: openai/... (any OpenAI-compatible server), anthropic/..., "
-                  "gemini/..., or builtin/oracle|null|echo (default: the three built-in "
-                  "responders). Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY");
+                  fmt::format("PROVIDER/NAME: openai/... (any OpenAI-compatible server), "
+                              "anthropic/..., gemini/..., or builtin/{} (default: all {} "
+                              "built-in responders, in memory, with a closing table). Keys "
+                              "come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY",
+                              builtins, BuiltinResponderNames().size()));
   cmd->add_option("--base-url", opt->base_urls,
                   "the server's API root, e.g. http://localhost:8000/v1 (default: the "
                   "provider's); give it again for each replica serving the same model: "
@@ -1073,12 +1095,14 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--suite", opt->suite.suite, "default or paper (see 'generate')");
   cmd->add_option("--samples", opt->samples,
                   "ask these samples (JSONL from 'structtest generate') instead of generating");
-  cmd->add_option("--seed", opt->suite.seed, "seed of the generated suite");
+  cmd->add_option("--seed", opt->suite.seed, "seed of the generated suite (default 0)")
+      ->check(SeedValidator());
   cmd->add_option("--tasks", opt->tasks, "comma-separated subtasks or domains (default: all)");
   cmd->add_option("--size", opt->suite.size, "scale of the paper's sample counts (default 1)");
   cmd->add_option("--limit", opt->limit,
                   "at most N samples of each subtask: the first N of the suite (or of "
-                  "--samples), for a quick smoke test");
+                  "--samples), for a quick smoke test")
+      ->type_name("N");
   cmd->add_option("--shard", opt->shard_text,
                   "I/N: only the I-th of N disjoint parts of the suite (by a hash of the "
                   "sample id), into its own run directory; 'structtest merge' combines the "
@@ -1090,7 +1114,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--concurrency,-j", opt->concurrency_text,
                   "requests in flight, per endpoint (default 8); auto: find the limit, "
                   "starting at 4, growing while latency holds and halving on 429s and "
-                  "timeouts, up to --max-j per endpoint");
+                  "timeouts, up to --max-j per endpoint")
+      ->type_name("N|auto");
   cmd->add_option("--max-j", opt->max_j, "with -j auto, the most requests in flight per endpoint "
                   "(default 256)");
   cmd->add_option("--score-jobs,-J", opt->score_jobs,
@@ -1119,7 +1144,7 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "response cache file (default: $STRUCTTEST_CACHE, else "
                   "~/.cache/structtest/responses.db)");
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
-  cmd->add_option("--nltk-data", opt->nltk_data, "Punkt model folder (see 'score')");
+  cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
   cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
   cmd->add_flag("--quiet,-q", opt->quiet, "no progress output");
   cmd->add_option("--price-in", opt->price_in,
@@ -1138,7 +1163,14 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_flag("--dry-run", opt->dry_run,
                 "print what the run would send (requests and estimated prompt tokens per "
                 "subtask, the cost range) and send nothing");
-  cmd->callback([opt, exit_code]() { *exit_code = RunRun(*opt); });
+  cmd->callback([opt, exit_code, cmd]() {
+    for (const char* flag : {"--seed", "--size", "--suite", "--documents", "--mbpp", "--apps",
+                             "--gsm8k"}) {
+      if (cmd->count(flag) > 0) opt->suite_flags_given.emplace_back(flag);
+    }
+    opt->max_j_given = cmd->count("--max-j") > 0;
+    *exit_code = RunRun(*opt);
+  });
 }
 
 }  // namespace structtest::cli

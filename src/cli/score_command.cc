@@ -40,12 +40,7 @@ class LazySplitter {
   const SentenceSplitter* Get() {
     if (!tried_) {
       tried_ = true;
-      auto loaded = SentenceSplitter::Load(dir_);
-      if (loaded.ok()) {
-        splitter_ = std::move(loaded).value();
-      } else {
-        PrintError(loaded.status().message());
-      }
+      splitter_ = LoadSentenceSplitter(dir_);
     }
     return splitter_.get();
   }
@@ -86,6 +81,8 @@ int RunScore(const ScoreOptions& opt) {
   }
 
   LazySplitter splitter(opt.nltk_data);
+  // A folder named on the command line is checked before anything is scored.
+  if (!opt.nltk_data.empty() && splitter.Get() == nullptr) return kExitFatal;
   PythonOptions python_options;
   python_options.python = opt.python;  // empty: $STRUCTTEST_PYTHON, else auto
   python_options.max_workers = opt.jobs;  // one python3 worker per scoring thread
@@ -177,6 +174,10 @@ int RunScore(const ScoreOptions& opt) {
   std::fputs(explained.c_str(), table);
   if (!explained.empty()) std::fputs("\n", table);
   std::fputs(RenderTextReport(tally, *rules).c_str(), table);
+  if (tally.scored() == 0 && tally.errors() == 0 && bad_lines == 0) {
+    PrintError(fmt::format("{}: no records to score", in.path()));
+    return kExitFailures;
+  }
   if (bad_lines > 0 || tally.errors() > 0) {
     std::fputs(fmt::format("\n{}: {} record(s) scored, {} malformed line(s) skipped, {} "
                            "record(s) could not be scored\n",
@@ -200,9 +201,7 @@ void SetupScore(CLI::App& app, int* exit_code) {
   cmd->add_option("--output,-o", opt->output,
                   "write one verdict per record here (JSONL; - for stdout)");
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
-  cmd->add_option("--nltk-data", opt->nltk_data,
-                  "folder holding tokenizers/punkt_tab/english (default: $NLTK_DATA, "
-                  "~/nltk_data and NLTK's standard folders)");
+  cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
   cmd->add_option("--python", opt->python,
                   "python3 for the code subtasks (default: $STRUCTTEST_PYTHON, else the "
                   "first of python3 on PATH and /usr/bin/python3 that has numpy)");

@@ -115,6 +115,12 @@ JsonlReader::Result JsonlReader::NextLine(std::string_view* line, std::string* p
 }
 
 std::string JsonlReader::InvalidJsonProblem(std::string_view line) const {
+  // NUL bytes (a file cut short by a crash, or a binary file) say so, and where.
+  if (const size_t nul = line.find('\0'); nul != std::string_view::npos) {
+    return fmt::format("{}:{}: invalid JSON: a NUL byte at column {} (a binary or damaged "
+                       "file?)",
+                       path_, line_, nul + 1);
+  }
   // Parse again with exceptions to get the parser's description of the problem.
   std::string what = "not valid JSON";
   try {

@@ -49,8 +49,10 @@ TEST(JsonlReaderTest, NulBytesInALineAreKept) {
   ASSERT_TRUE(reader.ok());
   nlohmann::json rec;
   std::string problem;
-  // A raw NUL inside a JSON string is invalid JSON (control character).
+  // A raw NUL inside a JSON string is invalid JSON (control character), said as such.
   EXPECT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kBadLine);
+  EXPECT_EQ(problem, path + ":1: invalid JSON: a NUL byte at column 9 (a binary or damaged "
+                            "file?)");
   ASSERT_EQ((*reader)->Next(&rec, &problem), JsonlReader::Result::kRecord);
   EXPECT_EQ(rec["a"].get<std::string>(), std::string("x\0y", 3));
 }

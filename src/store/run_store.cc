@@ -6,10 +6,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <set>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -102,6 +103,14 @@ StatusOr<Sample> ParseSample(std::string_view json, const std::string& where,
   return sample;
 }
 
+// `problem`, met opening the database at `path`, as "PATH: not a structtest run store"
+// when SQLite found no database there (a corrupt or foreign file).
+Status NotARunStore(const std::string& path, const Status& problem) {
+  if (problem.message().find("file is not a database") == std::string::npos) return problem;
+  return Status::InvalidArgument(
+      fmt::format("{}: not a structtest run store (not an SQLite database)", path));
+}
+
 }  // namespace
 
 RunStore::RunStore(std::string dir, std::unique_ptr<sqlite::Db> db, int lock_fd)
@@ -141,10 +150,12 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& dir) {
   auto db = sqlite::Db::Open(dir + "/" + std::string(kFileName));
   if (!db.ok()) {
     close(fd);
-    return db.status();
+    return NotARunStore(dir + "/" + std::string(kFileName), db.status());
   }
   std::unique_ptr<RunStore> store(new RunStore(dir, std::move(db).value(), fd));
-  RETURN_IF_ERROR(sqlite::Migrate(*store->db_, kMigrations));
+  if (Status s = sqlite::Migrate(*store->db_, kMigrations); !s.ok()) {
+    return NotARunStore(dir + "/" + std::string(kFileName), s);
+  }
   RETURN_IF_ERROR(store->Prepare());
   return store;
 }
@@ -154,18 +165,22 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
   if (!std::filesystem::exists(path)) {
     return Status::NotFound(fmt::format("{}: no run here (no {})", dir, kFileName));
   }
-  ASSIGN_OR_RETURN(auto db, sqlite::Db::Open(path, /*read_only=*/true));
-  ASSIGN_OR_RETURN(sqlite::Stmt get, db->Prepare("PRAGMA user_version"));
-  ASSIGN_OR_RETURN(bool row, get.Step());
-  const int64_t version = row ? get.Int(0) : 0;
+  auto opened = sqlite::Db::Open(path, /*read_only=*/true);
+  if (!opened.ok()) return NotARunStore(path, opened.status());
+  std::unique_ptr<sqlite::Db> db = std::move(opened).value();
+  auto get = db->Prepare("PRAGMA user_version");
+  if (!get.ok()) return NotARunStore(path, get.status());
+  auto row = get->Step();
+  if (!row.ok()) return NotARunStore(path, row.status());
+  const int64_t version = *row ? get->Int(0) : 0;
   const auto known = static_cast<int64_t>(std::size(kMigrations));
-  if (version < 1 || version > known) {
+  if (version < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: not a structtest run store (empty, or a database without a run's tables)", path));
+  }
+  if (version > known) {
     return Status::InvalidArgument(
-        version > known
-            ? fmt::format("{}: schema version {} is newer than this build ({})", path, version, known)
-            : fmt::format("{}: schema version {} is older than this build ({}); open it with "
-                          "'structtest run' once to upgrade it",
-                          path, version, known));
+        fmt::format("{}: schema version {} is newer than this build ({})", path, version, known));
   }
   std::unique_ptr<RunStore> store(new RunStore(dir, std::move(db), -1));
   store->heads_ = version >= kHeadsSince;
@@ -365,6 +380,52 @@ StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int 
   return out;
 }
 
+StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopErrors(int limit) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT error, COUNT(*) FROM responses WHERE "
+                                                "ok = 0 GROUP BY error ORDER BY error"));
+  // Messages that differ only in their numbers ("after 0 ms", "after 1 ms") are one
+  // error: grouped by the text with every run of digits as '#', shown by the first.
+  struct Group {
+    std::string example;
+    int64_t count = 0;
+  };
+  std::map<std::string, Group> groups;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    const std::string_view error = q.Text(0);
+    std::string key;
+    bool in_number = false;
+    for (char c : error) {
+      const bool digit = c >= '0' && c <= '9';
+      if (!digit) key.push_back(c);
+      if (digit && !in_number) key.push_back('#');
+      in_number = digit;
+    }
+    Group& g = groups[key];
+    if (g.count == 0) g.example = error;
+    g.count += q.Int(1);
+  }
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (auto& [key, g] : groups) out.emplace_back(std::move(g.example), g.count);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (out.size() > static_cast<size_t>(limit)) out.resize(static_cast<size_t>(limit));
+  return out;
+}
+
+StatusOr<std::vector<std::string>> RunStore::ScoredRuleSets() {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT DISTINCT rules FROM verdicts ORDER BY rules"));
+  std::vector<std::string> out;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out.emplace_back(q.Text(0));
+  }
+  return out;
+}
+
 StatusOr<RunCounts> RunStore::Counts() {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare("SELECT (SELECT COUNT(*) FROM samples), "
@@ -390,22 +451,6 @@ StatusOr<RunCounts> RunStore::Counts() {
     c.spent_output_tokens = q.Int(6);
   }
   return c;
-}
-
-StatusOr<std::vector<std::pair<std::string, std::string>>> RunStore::Subtasks() {
-  // Distinct in a set here, not by SQL: DISTINCT over this unindexed table sorts every
-  // row (a sorter growing with the run), for a handful of pairs.
-  ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT domain, subtask FROM samples"));
-  std::set<std::pair<std::string, std::string>> seen;
-  std::pair<std::string, std::string> last;  // rows come in runs of one subtask
-  for (;;) {
-    ASSIGN_OR_RETURN(bool more, q.Step());
-    if (!more) break;
-    if (q.Text(0) == last.first && q.Text(1) == last.second && !seen.empty()) continue;
-    last = {std::string(q.Text(0)), std::string(q.Text(1))};
-    seen.insert(last);
-  }
-  return std::vector<std::pair<std::string, std::string>>(seen.begin(), seen.end());
 }
 
 // The columns ReadRow() reads, for the queries that join samples, responses and verdicts

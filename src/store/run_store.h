@@ -160,8 +160,12 @@ class RunStore {
   // by index (rows carry the response).
   StatusOr<std::vector<RunRow>> Unscored(std::string_view rules, int64_t after, int limit);
   StatusOr<RunCounts> Counts();
-  // The distinct (domain, subtask) pairs of the samples.
-  StatusOr<std::vector<std::pair<std::string, std::string>>> Subtasks();
+  // The `limit` most frequent errors of the samples whose request failed, with their
+  // counts, most frequent first. Messages that differ only in their numbers count as
+  // one, shown as the first of them.
+  StatusOr<std::vector<std::pair<std::string, int64_t>>> TopErrors(int limit);
+  // The rule sets ("paper", "strict") this run holds verdicts under, sorted.
+  StatusOr<std::vector<std::string>> ScoredRuleSets();
   // What ForEach reads of each row.
   enum class RowRead {
     kWhole,

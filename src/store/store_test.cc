@@ -140,6 +140,35 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
   EXPECT_EQ(with_verdict, 0);
 }
 
+// The most frequent request errors, messages that differ only in numbers as one; and
+// the rule sets the run holds verdicts under.
+TEST(RunStoreTest, TopErrorsAndScoredRuleSets) {
+  auto store = RunStore::OpenInMemory();
+  ASSERT_TRUE(store.ok());
+  AddSamples(**store, 7);
+  auto scored = (*store)->ScoredRuleSets();
+  ASSERT_TRUE(scored.ok());
+  EXPECT_TRUE(scored->empty());
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->PutResponse(0, Failure("connect failed after 0 ms")).ok());
+  ASSERT_TRUE((*store)->PutResponse(1, Failure("connect failed after 12 ms")).ok());
+  ASSERT_TRUE((*store)->PutResponse(2, Failure("connect failed after 3 ms")).ok());
+  ASSERT_TRUE((*store)->PutResponse(3, Failure("HTTP 500: busy")).ok());
+  ASSERT_TRUE((*store)->PutResponse(4, Failure("HTTP 404: no model")).ok());
+  ASSERT_TRUE((*store)->PutResponse(5, Failure("HTTP 404: no model")).ok());
+  ASSERT_TRUE((*store)->PutResponse(6, Answer("fine")).ok());
+  ASSERT_TRUE((*store)->PutVerdict(6, "strict", StoredVerdict{}).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  auto top = (*store)->TopErrors(2);
+  ASSERT_TRUE(top.ok()) << top.status().message();
+  ASSERT_EQ(top->size(), 2u);
+  EXPECT_EQ((*top)[0], (std::pair<std::string, int64_t>{"connect failed after 0 ms", 3}));
+  EXPECT_EQ((*top)[1], (std::pair<std::string, int64_t>{"HTTP 404: no model", 2}));
+  scored = (*store)->ScoredRuleSets();
+  ASSERT_TRUE(scored.ok());
+  EXPECT_EQ(*scored, std::vector<std::string>{"strict"});
+}
+
 TEST(RunStoreTest, ANewResponseReplacesTheOldAndDropsItsVerdicts) {
   auto store = RunStore::OpenInMemory();
   ASSERT_TRUE(store.ok());

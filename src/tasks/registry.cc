@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/bytes.h"
+#include "core/suggest.h"
 #include "tasks/code/family.h"
 #include "tasks/html/family.h"
 #include "tasks/math/family.h"
@@ -30,31 +31,8 @@ const TaskFamily* const* Table() {
 }
 constexpr size_t kFamilyCount = 4;
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string Suggest(std::string_view name, const std::vector<std::string_view>& known) {
-  std::string_view best;
-  size_t best_d = std::max<size_t>(3, name.size() / 3) + 1;
-  for (std::string_view k : known) {
-    const size_t d = EditDistance(name, k);
-    if (d < best_d) {
-      best_d = d;
-      best = k;
-    }
-  }
+  const std::string best = NearestName(name, known);
   return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
 }
 

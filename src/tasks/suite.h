@@ -57,6 +57,11 @@ size_t PaperSampleCount(const SubtaskRef& ref);
 // order. Errors name an unknown name, with a suggestion.
 StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& tasks);
 
+// What Suite::Plan checks before it prepares anything: the suite's name, the size, the
+// task names, and (paper suite) that the data files its subtasks draw from are given.
+// Cheap: no file is read. Errors name the option.
+Status CheckSuiteOptions(const SuiteOptions& options);
+
 class Suite {
  public:
   // Resolves the task list and loads or builds the sources. Errors name the unknown

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/pytext.h"
+#include "text/punkt_model.h"
 #include "text/string_table.h"
 
 namespace structtest {
@@ -595,22 +596,28 @@ void PunktRun::Run(Sink& sink) {
 
 // ---- model files
 
-// The lines of a model file as Python's text mode reads them (universal newlines).
-Status ReadModelLines(const std::string& path, std::vector<std::string>* lines) {
+// The bytes of the model file at `path`.
+Status ReadModelFile(const std::string& path, std::string* data) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     const int err = errno;
     std::string msg = path + ": cannot open: " + std::strerror(err);
     return err == ENOENT ? Status::NotFound(std::move(msg)) : Status::IoError(std::move(msg));
   }
-  std::string data;
+  data->clear();
   char buf[1 << 16];
   size_t got;
-  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, got);
+  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0) data->append(buf, got);
   const bool failed = std::ferror(f);
   std::fclose(f);
   if (failed) return Status::IoError(path + ": read error");
+  return Status::Ok();
+}
 
+// The lines of model file `path` (named in errors) holding `data`, as Python's text
+// mode reads them (universal newlines).
+Status SplitModelLines(const std::string& path, std::string_view data,
+                       std::vector<std::string>* lines) {
   lines->clear();
   size_t start = 0;
   while (start < data.size()) {
@@ -638,6 +645,29 @@ Status ReadModelLines(const std::string& path, std::vector<std::string>* lines) 
   return Status::Ok();
 }
 
+// The four model files, from a folder or from the binary. `Lines` names the file in
+// errors as FOLDER/NAME.
+class ModelFiles {
+ public:
+  // dir empty: the built-in model.
+  explicit ModelFiles(std::string dir) : dir_(std::move(dir)) {}
+
+  Status Lines(internal::PunktFile file, std::string_view name, std::string* path,
+               std::vector<std::string>* lines) const {
+    if (dir_.empty()) {
+      *path = "built-in punkt_tab/english/" + std::string(name);
+      return SplitModelLines(*path, internal::BuiltinPunktFile(file), lines);
+    }
+    *path = dir_ + "/" + std::string(name);
+    std::string data;
+    RETURN_IF_ERROR(ReadModelFile(*path, &data));
+    return SplitModelLines(*path, data, lines);
+  }
+
+ private:
+  std::string dir_;
+};
+
 std::string LineRef(const std::string& path, size_t index) {
   return path + ":" + std::to_string(index + 1);
 }
@@ -663,40 +693,40 @@ bool ParseFlags(std::string_view s, int32_t* out) {
   return true;
 }
 
-Status LoadModel(const std::string& dir, PunktModel* model) {
+Status LoadModel(const ModelFiles& files, PunktModel* model) {
   std::vector<std::string> lines;
-  const std::string abbrev_path = dir + "/abbrev_types.txt";
-  RETURN_IF_ERROR(ReadModelLines(abbrev_path, &lines));
+  std::string path;
+  RETURN_IF_ERROR(files.Lines(internal::PunktFile::kAbbrevTypes, "abbrev_types.txt", &path, &lines));
   for (const std::string& line : lines) model->abbrev_types.Insert(line, 1);
 
-  const std::string starters_path = dir + "/sent_starters.txt";
-  RETURN_IF_ERROR(ReadModelLines(starters_path, &lines));
+  RETURN_IF_ERROR(
+      files.Lines(internal::PunktFile::kSentStarters, "sent_starters.txt", &path, &lines));
   for (const std::string& line : lines) model->sent_starters.Insert(line, 1);
 
-  const std::string colloc_path = dir + "/collocations.tab";
-  RETURN_IF_ERROR(ReadModelLines(colloc_path, &lines));
+  RETURN_IF_ERROR(
+      files.Lines(internal::PunktFile::kCollocations, "collocations.tab", &path, &lines));
   for (size_t i = 0; i < lines.size(); ++i) {
     const size_t tab = lines[i].find('\t');
     if (tab == std::string::npos || lines[i].find('\t', tab + 1) != std::string::npos) {
-      return Status::InvalidArgument(LineRef(colloc_path, i) +
+      return Status::InvalidArgument(LineRef(path, i) +
                                      ": expected two words separated by one tab");
     }
     model->collocations.Insert(lines[i], 1);
     model->collocation_firsts.Insert(std::string_view(lines[i]).substr(0, tab), 1);
   }
 
-  const std::string ortho_path = dir + "/ortho_context.tab";
-  RETURN_IF_ERROR(ReadModelLines(ortho_path, &lines));
+  RETURN_IF_ERROR(
+      files.Lines(internal::PunktFile::kOrthoContext, "ortho_context.tab", &path, &lines));
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view line = lines[i];
     const size_t tab = line.find('\t');
     if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
-      return Status::InvalidArgument(LineRef(ortho_path, i) +
+      return Status::InvalidArgument(LineRef(path, i) +
                                      ": expected a word, a tab and a number");
     }
     int32_t flags;
     if (!ParseFlags(line.substr(tab + 1), &flags)) {
-      return Status::InvalidArgument(LineRef(ortho_path, i) + ": bad number '" +
+      return Status::InvalidArgument(LineRef(path, i) + ": bad number '" +
                                      std::string(line.substr(tab + 1)) + "'");
     }
     model->ortho_context.Insert(line.substr(0, tab), flags);
@@ -708,9 +738,9 @@ constexpr std::string_view kModelSubdir = "tokenizers/punkt_tab/english";
 
 }  // namespace
 
-SentenceSplitter::SentenceSplitter(std::string model_dir,
+SentenceSplitter::SentenceSplitter(std::string source,
                                    std::unique_ptr<const internal::PunktModel> model)
-    : model_dir_(std::move(model_dir)), model_(std::move(model)) {}
+    : source_(std::move(source)), model_(std::move(model)) {}
 
 SentenceSplitter::~SentenceSplitter() = default;
 
@@ -719,49 +749,46 @@ StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::LoadFromModelDir(
   auto model = std::make_unique<internal::PunktModel>();
   std::string dir(english_dir);
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  RETURN_IF_ERROR(LoadModel(dir, model.get()).WithContext("punkt model"));
+  RETURN_IF_ERROR(LoadModel(ModelFiles(dir), model.get()).WithContext("punkt model"));
   return std::unique_ptr<SentenceSplitter>(new SentenceSplitter(std::move(dir), std::move(model)));
 }
 
+StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::LoadBuiltin() {
+  auto model = std::make_unique<internal::PunktModel>();
+  RETURN_IF_ERROR(LoadModel(ModelFiles(""), model.get()).WithContext("punkt model"));
+  return std::unique_ptr<SentenceSplitter>(
+      new SentenceSplitter(std::string(kBuiltinSource), std::move(model)));
+}
+
 StatusOr<std::unique_ptr<SentenceSplitter>> SentenceSplitter::Load(std::string_view nltk_data_dir) {
-  std::vector<std::string> roots;
-  if (!nltk_data_dir.empty()) {
-    roots.emplace_back(nltk_data_dir);
-  } else {
-    if (const char* env = std::getenv("NLTK_DATA")) {
-      std::string_view list(env);
-      while (true) {
-        const size_t colon = list.find(':');
-        const std::string_view entry = list.substr(0, colon);
-        if (!entry.empty()) roots.emplace_back(entry);
-        if (colon == std::string_view::npos) break;
-        list.remove_prefix(colon + 1);
-      }
-    }
-    if (const char* home = std::getenv("HOME"); home && *home) {
-      roots.push_back(std::string(home) + "/nltk_data");
-    }
-    for (const char* dir :
-         {"/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
-          "/usr/local/lib/nltk_data", "/usr/nltk_data", "/usr/local/nltk_data"}) {
-      roots.emplace_back(dir);
-    }
-  }
-  std::string tried;
-  for (const std::string& root : roots) {
-    std::string dir = root;
+  const auto model_dir = [](std::string_view root) {
+    std::string dir(root);
     if (dir.back() != '/') dir.push_back('/');
-    dir.append(kModelSubdir);
+    return dir.append(kModelSubdir);
+  };
+  if (!nltk_data_dir.empty()) {
+    const std::string dir = model_dir(nltk_data_dir);
     std::error_code ec;
     if (std::filesystem::is_directory(dir, ec)) return LoadFromModelDir(dir);
-    if (!tried.empty()) tried += ", ";
-    tried += dir;
+    return Status::NotFound("punkt model: " + dir +
+                            ": no such folder (a folder given for the Punkt model must "
+                            "hold tokenizers/punkt_tab/english/)");
   }
-  return Status::NotFound(
-      "punkt model: the English punkt_tab sentence model was not found (looked in " + tried +
-      "); get it with `python3 -m nltk.downloader punkt_tab` on a machine with internet "
-      "access and copy its nltk_data folder here, then pass --nltk-data DIR or set "
-      "NLTK_DATA=DIR");
+  if (const char* env = std::getenv("NLTK_DATA")) {
+    std::string_view list(env);
+    while (true) {
+      const size_t colon = list.find(':');
+      const std::string_view entry = list.substr(0, colon);
+      if (!entry.empty()) {
+        const std::string dir = model_dir(entry);
+        std::error_code ec;
+        if (std::filesystem::is_directory(dir, ec)) return LoadFromModelDir(dir);
+      }
+      if (colon == std::string_view::npos) break;
+      list.remove_prefix(colon + 1);
+    }
+  }
+  return LoadBuiltin();
 }
 
 std::vector<SentenceSplitter::Span> SentenceSplitter::Split(std::string_view text) const {

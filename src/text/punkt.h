@@ -26,18 +26,25 @@ struct PunktModel;
 // Thread-safety: after Load, all const methods may be called concurrently.
 class SentenceSplitter {
  public:
-  // Loads the English punkt_tab model. If nltk_data_dir is non-empty only
-  // DIR/tokenizers/punkt_tab/english/ is tried. Otherwise the folders NLTK itself
-  // searches are tried in order: each entry of $NLTK_DATA (colon-separated),
-  // ~/nltk_data, /usr/share/nltk_data, /usr/local/share/nltk_data, /usr/lib/nltk_data,
-  // /usr/local/lib/nltk_data, /usr/nltk_data, /usr/local/nltk_data.
-  // Errors: NotFound listing every folder tried and how to get the model;
-  // InvalidArgument "FILE:LINE: problem" for a malformed model file; IoError when a
-  // file cannot be read.
+  // The English punkt_tab model. If nltk_data_dir is non-empty, the one in
+  // DIR/tokenizers/punkt_tab/english/ (NotFound when there is no such folder).
+  // Otherwise the first entry of $NLTK_DATA (colon-separated) that holds that folder,
+  // and failing that the built-in model (LoadBuiltin). NLTK's other standard folders
+  // (~/nltk_data, /usr/share/nltk_data...) are not searched: a copy found there by
+  // chance would silently replace the model the verdicts are defined with.
+  // Errors: NotFound as above; InvalidArgument "FILE:LINE: problem" for a malformed
+  // model file; IoError when a file cannot be read.
   static StatusOr<std::unique_ptr<SentenceSplitter>> Load(std::string_view nltk_data_dir);
   // Loads the four model files (abbrev_types.txt, collocations.tab,
   // sent_starters.txt, ortho_context.tab) from `english_dir`.
   static StatusOr<std::unique_ptr<SentenceSplitter>> LoadFromModelDir(std::string_view english_dir);
+  // NLTK's English punkt_tab model as compiled into the binary from
+  // data/nltk_data/tokenizers/punkt_tab/english/ (NLTK's files, byte for byte). Fails
+  // only if those files were malformed at build time.
+  static StatusOr<std::unique_ptr<SentenceSplitter>> LoadBuiltin();
+
+  // What source() says for the built-in model.
+  static constexpr std::string_view kBuiltinSource = "built-in";
 
   ~SentenceSplitter();
   SentenceSplitter(const SentenceSplitter&) = delete;
@@ -53,13 +60,14 @@ class SentenceSplitter {
   // Split(text).size(), without building the vector.
   size_t Count(std::string_view text) const;
 
-  // The folder the model was read from (DIR/tokenizers/punkt_tab/english).
-  const std::string& model_dir() const { return model_dir_; }
+  // Where the model was read from: the folder (DIR/tokenizers/punkt_tab/english) or
+  // kBuiltinSource.
+  const std::string& source() const { return source_; }
 
  private:
-  SentenceSplitter(std::string model_dir, std::unique_ptr<const internal::PunktModel> model);
+  SentenceSplitter(std::string source, std::unique_ptr<const internal::PunktModel> model);
 
-  std::string model_dir_;
+  std::string source_;
   std::unique_ptr<const internal::PunktModel> model_;
 };
 

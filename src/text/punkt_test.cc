@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "core/pytext.h"
 #include "core/rng.h"
 #include "testing/test_support.h"
+#include "text/punkt_model.h"
 
 namespace structtest {
 namespace {
@@ -93,34 +95,91 @@ TEST(PunktLoadTest, ExplicitFolderWithModel) {
   TinyModel m;
   auto s = SentenceSplitter::Load(m.root());
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ((*s)->model_dir(), m.dir());
+  EXPECT_EQ((*s)->source(), m.dir());
   EXPECT_EQ((*s)->Count("Dr. Smith came. He left."), 2u);
 }
 
-TEST(PunktLoadTest, MissingModelListsFoldersAndHowToGetIt) {
+TEST(PunktLoadTest, AFolderWithoutTheModelIsNotFound) {
   TempDir empty;
   auto s = SentenceSplitter::Load(empty.path());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(s.status().message().find(empty.path()), std::string::npos) << s.status().message();
-  EXPECT_NE(s.status().message().find("nltk.downloader punkt_tab"), std::string::npos);
-  EXPECT_NE(s.status().message().find("NLTK_DATA"), std::string::npos);
+  EXPECT_NE(s.status().message().find(empty.path() + "/tokenizers/punkt_tab/english"),
+            std::string::npos)
+      << s.status().message();
 }
+
+// Sets NLTK_DATA for the scope, restoring it after.
+class ScopedNltkData {
+ public:
+  explicit ScopedNltkData(const char* value) {
+    if (const char* old = std::getenv("NLTK_DATA")) saved_ = old;
+    if (value) {
+      setenv("NLTK_DATA", value, 1);
+    } else {
+      unsetenv("NLTK_DATA");
+    }
+  }
+  ~ScopedNltkData() {
+    if (saved_) {
+      setenv("NLTK_DATA", saved_->c_str(), 1);
+    } else {
+      unsetenv("NLTK_DATA");
+    }
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
 
 TEST(PunktLoadTest, SearchesNltkDataVariable) {
   TinyModel m;
   TempDir empty;
-  const char* old = std::getenv("NLTK_DATA");
-  const std::string saved = old ? old : "";
-  setenv("NLTK_DATA", (empty.path() + "::" + m.root()).c_str(), 1);
+  ScopedNltkData env((empty.path() + "::" + m.root()).c_str());
   auto s = SentenceSplitter::Load("");
-  if (old) {
-    setenv("NLTK_DATA", saved.c_str(), 1);
-  } else {
-    unsetenv("NLTK_DATA");
-  }
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ((*s)->model_dir(), m.dir());
+  EXPECT_EQ((*s)->source(), m.dir());
+}
+
+TEST(PunktLoadTest, WithoutAFolderTheBuiltinModelIsUsed) {
+  for (const char* value : {static_cast<const char*>(nullptr), "", "/nonexistent:/also/not"}) {
+    ScopedNltkData env(value);
+    auto s = SentenceSplitter::Load("");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ((*s)->source(), SentenceSplitter::kBuiltinSource) << (value ? value : "unset");
+  }
+}
+
+// ---- the built-in model
+
+// The compiled-in files are data/nltk_data's, which are NLTK's: byte for byte with the
+// shared copy (when ../shared is there), with the digests NLTK publishes for them.
+TEST(PunktBuiltinTest, FilesAreNltksByteForByte) {
+  const std::pair<internal::PunktFile, const char*> files[] = {
+      {internal::PunktFile::kAbbrevTypes, "abbrev_types.txt"},
+      {internal::PunktFile::kCollocations, "collocations.tab"},
+      {internal::PunktFile::kSentStarters, "sent_starters.txt"},
+      {internal::PunktFile::kOrthoContext, "ortho_context.tab"}};
+  const std::string model = "/tokenizers/punkt_tab/english/";
+  const std::string data = ::structtest::testing::SourceDir() + "/data/nltk_data" + model;
+  for (const auto& [file, name] : files) {
+    const std::string_view builtin = internal::BuiltinPunktFile(file);
+    EXPECT_GT(builtin.size(), 100u) << name;
+    EXPECT_EQ(builtin, ::structtest::testing::ReadFileOrDie(data + name)) << name;
+    if (!SharedNltkData().empty()) {
+      EXPECT_EQ(builtin, ::structtest::testing::ReadFileOrDie(SharedNltkData() + model + name))
+          << name;
+    }
+  }
+  if (SharedNltkData().empty()) {
+    std::printf("PunktBuiltinTest: ../shared/nltk_data is absent: the built-in files are "
+                "compared with data/nltk_data only\n");
+  }
+  auto s = SentenceSplitter::LoadBuiltin();
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->source(), SentenceSplitter::kBuiltinSource);
+  // "Dr." is one of the model's abbreviations, "However" one of its sentence starters.
+  EXPECT_EQ((*s)->Count("Dr. Smith came at 5 p.m. today. However, he left."), 2u);
 }
 
 TEST(PunktLoadTest, MissingFileIsNotFound) {
@@ -322,8 +381,7 @@ TEST(PunktTinyModelTest, ConcurrentCallsAgree) {
 class PunktEnglishTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    SKIP_WITHOUT_SHARED();
-    auto s = SentenceSplitter::Load(SharedNltkData());
+    auto s = SentenceSplitter::LoadBuiltin();
     ASSERT_TRUE(s.ok()) << s.status().message();
     splitter_ = std::move(s).value();
   }
@@ -530,7 +588,8 @@ TEST(PunktDifferentialTest, AgreesWithNltk) {
     GTEST_SKIP() << "/usr/bin/python3 with nltk (Debian python3-nltk) or " << oracle.string()
                  << " is absent: cannot compare with NLTK";
   }
-  auto loaded = SentenceSplitter::Load(SharedNltkData());
+  // The built-in model here, NLTK with the shared copy of its model there.
+  auto loaded = SentenceSplitter::LoadBuiltin();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   const SentenceSplitter& splitter = **loaded;
 

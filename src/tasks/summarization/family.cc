@@ -93,8 +93,8 @@ StatusOr<std::string> Summary(const Sample& sample, std::string_view response) {
 Status NeedSentences(const CheckEnv& env) {
   if (env.sentences == nullptr) {
     return Status::Unavailable(
-        "no Punkt sentence model loaded: this subtask counts sentences (pass "
-        "--nltk-data DIR)");
+        "this subtask counts sentences and the scoring environment has no Punkt "
+        "sentence model (CheckEnv::sentences; SentenceSplitter::LoadBuiltin gives one)");
   }
   return Status::Ok();
 }

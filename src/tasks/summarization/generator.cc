@@ -61,7 +61,7 @@ StatusOr<Material> GetMaterial(const GenerateRequest& request) {
   if (request.sentences == nullptr) {
     return Status::Unavailable(fmt::format(
         "document '{}': loaded documents need the Punkt sentence model to write "
-        "reference answers (pass --nltk-data DIR)",
+        "reference answers (none was given)",
         m.document.id));
   }
   const std::string& text = m.document.text;

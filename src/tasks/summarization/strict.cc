@@ -182,8 +182,8 @@ size_t CountOccurrences(std::string_view text, std::string_view needle) {
 Status NeedSentences(const CheckEnv& env) {
   if (env.sentences == nullptr) {
     return Status::Unavailable(
-        "no Punkt sentence model loaded: this subtask counts sentences (pass "
-        "--nltk-data DIR)");
+        "this subtask counts sentences and the scoring environment has no Punkt "
+        "sentence model (CheckEnv::sentences; SentenceSplitter::LoadBuiltin gives one)");
   }
   return Status::Ok();
 }

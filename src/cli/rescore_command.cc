@@ -1,0 +1,95 @@
+// `structtest rescore RUN [--rules strict]`: scores the stored answers of a run under a
+// rule set, without asking the model again, and stores the verdicts in the run
+// directory: what `report`, `export` and `compare` then read. Verdicts of another
+// checker version and failed scorings are scored again; current ones are kept.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "python/python_pool.h"
+#include "report/tally.h"
+#include "runner/runner.h"
+#include "store/run_store.h"
+#include "tasks/score_stage.h"
+#include "text/punkt.h"
+
+namespace structtest::cli {
+
+namespace {
+
+struct RescoreOptions {
+  std::string run;
+  std::string rules = "paper";
+  std::string nltk_data;
+  std::string python;
+  int jobs = DefaultScoreJobs();
+};
+
+int RunRescore(const RescoreOptions& opt) {
+  auto rules = ParseRuleSet(opt.rules);
+  if (!rules.ok()) {
+    PrintError(rules.status().message());
+    return kExitFatal;
+  }
+  if (Status s = CheckScoreJobs(opt.jobs); !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
+  }
+  // Open() would make a new run: only an existing one, that reads, is rescored.
+  if (auto existing = RunStore::OpenReadOnly(opt.run); !existing.ok()) {
+    PrintError(existing.status().message());
+    return kExitFatal;
+  }
+  std::unique_ptr<SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
+  if (splitter == nullptr) return kExitFatal;
+  auto store = RunStore::Open(opt.run);
+  if (!store.ok()) {
+    PrintError(store.status().message());
+    return kExitFatal;
+  }
+  PythonOptions python_options;
+  python_options.python = opt.python;
+  python_options.max_workers = opt.jobs;
+  PythonPool python(python_options);
+  CheckEnv env;
+  env.sentences = splitter.get();
+  env.python = &python;
+  RunnerOptions ro;
+  ro.rules = *rules;
+  ro.score_jobs = opt.jobs;
+  Runner runner(store->get(), nullptr, env, ro);
+  auto tally = runner.ScoreAndTally();
+  if (!tally.ok()) {
+    PrintError(tally.status().message());
+    return kExitFatal;
+  }
+  std::fputs(RenderTextReport(*tally, *rules).c_str(), stdout);
+  std::fputs(fmt::format("\n{}: verdicts under rules {} stored ('structtest report {} --rules "
+                         "{}' shows them)\n",
+                         opt.run, RuleSetName(*rules), opt.run, RuleSetName(*rules))
+                 .c_str(),
+             stdout);
+  return tally->errors() > 0 ? kExitFailures : kExitOk;
+}
+
+}  // namespace
+
+void SetupRescore(CLI::App& app, int* exit_code) {
+  auto opt = std::make_shared<RescoreOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "rescore", "Score the stored answers of a run under a rule set, without asking the "
+                 "model again, and store the verdicts in the run");
+  cmd->add_option("RUN_DIR", opt->run, "run directory (the --out of 'structtest run')")->required();
+  cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
+  cmd->add_option("--score-jobs,-J", opt->jobs,
+                  "threads (and python3 workers) scoring the code subtasks (default: the "
+                  "number of cores)");
+  cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
+  cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
+  cmd->callback([opt, exit_code]() { *exit_code = RunRescore(*opt); });
+}
+
+}  // namespace structtest::cli
