@@ -4,12 +4,17 @@
 // in src/tasks/code/checkers_test.cc.
 #include "python/python_pool.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -306,25 +311,61 @@ TEST(PythonPoolTest, JobSandboxLimits) {
   getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len);
   const int port = ntohs(addr.sin_port);
 
+  // Each escape probe is evaluated by a job; it must end with the error the sandbox
+  // causes (`error` is a part of eval_error), or, with `answer` set, give that value.
+  // A weakened sandbox changes what the probe observes, and the test fails.
   struct Probe {
     std::string expression;
-    bool only_with_namespaces;
+    bool only_with_network_namespace;
+    std::vector<std::string> errors;  // eval_error contains one of them
   };
   const std::vector<Probe> probes = {
-      {fmt::format("__import__('socket').create_connection(('127.0.0.1', {}), 2)", port), true},
-      {"__import__('os').getcwd()", false},
-      {"open('/etc/shadow').read()", false},
-      {"open('/work_structtest_probe', 'w')", false},
-      {"bytearray(50 * 2**30)", false},
-      {"__import__('os').kill(1, 9)", false},
+      // No interface is up in the job's network namespace.
+      {fmt::format("__import__('socket').create_connection(('127.0.0.1', {}), 2)", port), true,
+       {"OSError: [Errno 101] Network is unreachable"}},
+      // The job runs as a user without rights: root's files are closed to it.
+      {"open('/etc/shadow').read()", false, {"PermissionError: [Errno 13] Permission denied"}},
+      // Outside its directory the file system is read-only (or closed to its user).
+      {"open('/structtest_sandbox_probe', 'w')", false,
+       {"OSError: [Errno 30] Read-only file system", "PermissionError: [Errno 13]"}},
+      // 4 GiB is within this machine's memory but above the job's address-space limit
+      // (what the worker maps plus 2 GiB).
+      {"len(bytearray(4 * 2**30))", false, {"MemoryError"}},
+      // Process 1 (the worker, in its own PID namespace, or init) cannot be signalled.
+      {"__import__('os').kill(1, 9)", false,
+       {"PermissionError: [Errno 1] Operation not permitted"}},
   };
+  int checked = 0;
   for (const Probe& p : probes) {
-    if (p.only_with_namespaces && info->network.find("none") != 0) continue;
+    if (p.only_with_network_namespace && info->network.find("none") != 0) {
+      std::printf("  skipped (no network namespace on this machine: %s): %s\n",
+                  info->network.c_str(), p.expression.c_str());
+      continue;
+    }
     auto r = pool.RunJob({{"op", "simulate"}, {"answer", p.expression}, {"expected", "0"}}, 10);
     ASSERT_TRUE(r.ok()) << p.expression << ": " << r.status().message();
     std::printf("  %s -> %s\n", p.expression.c_str(), r->dump().c_str());
-    EXPECT_EQ((*r)["pass"], false) << p.expression;
+    const std::string error = r->value("eval_error", "");
+    EXPECT_TRUE(std::any_of(p.errors.begin(), p.errors.end(),
+                            [&](const std::string& e) { return error.find(e) != std::string::npos; }))
+        << p.expression << " was not stopped by the sandbox: " << r->dump();
+    ++checked;
   }
+  EXPECT_GE(checked, 4);
+  // Nothing got through: no connection reached the server, no file was made, and the
+  // worker that process 1 would have been still answers.
+  ASSERT_EQ(fcntl(server, F_SETFL, O_NONBLOCK), 0);
+  EXPECT_LT(accept(server, nullptr, nullptr), 0);
+  EXPECT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK) << std::strerror(errno);
+  EXPECT_FALSE(std::filesystem::exists("/structtest_sandbox_probe"));
+  // The job's working directory is a fresh one of its own under the sandbox's /tmp.
+  auto cwd = pool.RunJob(
+      {{"op", "simulate"}, {"answer", "__import__('os').getcwd()"}, {"expected", "0"}}, 10);
+  ASSERT_TRUE(cwd.ok()) << cwd.status().message();
+  EXPECT_EQ(cwd->value("answer", "").rfind("'/tmp/job-", 0), 0u) << cwd->dump();
+  auto alive = pool.RunJob({{"op", "simulate"}, {"answer", "6 * 7"}, {"expected", "42"}}, 10);
+  ASSERT_TRUE(alive.ok()) << alive.status().message();
+  EXPECT_EQ((*alive)["pass"], true) << alive->dump();
   close(server);
   ExpectNoStrays(pool);
 }
