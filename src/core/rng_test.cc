@@ -1,5 +1,8 @@
 #include "core/rng.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 namespace structtest {
@@ -30,8 +33,27 @@ TEST(RngTest, UniformIntStaysInRangeAndHitsBothEnds) {
   }
   EXPECT_TRUE(lo && hi);
   EXPECT_EQ(r.UniformInt(3, 3), 3);
-  const int64_t full = r.UniformInt(INT64_MIN, INT64_MAX);
-  (void)full;
+}
+
+// The whole int64 range (its width overflows int64): both halves are drawn, and the
+// draws are not stuck at one value or one end.
+TEST(RngTest, UniformIntOverTheWholeRange) {
+  Rng r(7);
+  int negative = 0, positive = 0;
+  int64_t lowest = INT64_MAX, highest = INT64_MIN;
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t v = r.UniformInt(INT64_MIN, INT64_MAX);
+    negative += v < 0;
+    positive += v > 0;
+    lowest = std::min(lowest, v);
+    highest = std::max(highest, v);
+  }
+  // About half each: a 1000-draw binomial at p = 1/2 is within 400..600 but once in
+  // about 10^10 seeds.
+  EXPECT_GT(negative, 400);
+  EXPECT_GT(positive, 400);
+  EXPECT_LT(lowest, INT64_MIN / 2);
+  EXPECT_GT(highest, INT64_MAX / 2);
 }
 
 TEST(RngTest, ForksAreIndependentAndStable) {

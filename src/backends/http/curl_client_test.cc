@@ -1,9 +1,12 @@
 #include "backends/http/curl_client.h"
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -278,6 +281,16 @@ TEST(CurlClientTest, StalledTransferEndsInIdleTimeout) {
   EXPECT_EQ(r.response.text, "");
 }
 
+// The descriptors this process has open (/proc/self/fd, less the one reading it).
+size_t OpenFileDescriptors() {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++n;
+  }
+  return n - 1;
+}
+
 TEST(CurlClientTest, DestroyingTheClientAbandonsTransfersInFlight) {
   FakeHttpServer server([](const FakeHttpRequest&) {
     FakeHttpReply r;
@@ -285,11 +298,27 @@ TEST(CurlClientTest, DestroyingTheClientAbandonsTransfersInFlight) {
     return r;
   });
   ASSERT_TRUE(server.Start().ok());
+  const size_t fds_before = OpenFileDescriptors();
   auto client = NewClient(Options(server, 4));
   for (uint64_t i = 0; i < 4; ++i) ASSERT_TRUE(client->Start(Req(i)).ok());
   std::vector<ModelResult> done;
   EXPECT_EQ(client->WaitForAny(&done, milliseconds(50)), 0u);
-  client.reset();  // must neither hang nor leak (ASan)
+  // The four connections are open, the server holding every request.
+  for (int i = 0; i < 200 && server.connections_accepted() < 4; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(server.connections_accepted(), 4u);
+  EXPECT_GE(OpenFileDescriptors(), fds_before + 4);
+  // Destroying the client neither waits for the replies nor leaves a socket open.
+  const auto start = std::chrono::steady_clock::now();
+  client.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // The server (in this process) closes its ends once it sees the client's closed: a
+  // socket the client kept open would keep both ends, and the count would stay above.
+  for (int i = 0; i < 500 && OpenFileDescriptors() > fds_before; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(OpenFileDescriptors(), fds_before);
 }
 
 TEST(CurlClientTest, ConnectionRefusedIsRetryable) {
