@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -876,6 +878,135 @@ TEST(CliTest, AnEmptyOrForeignRunDbIsNotARunStore) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("junk/run.db: not a structtest run store"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFileOrDie(dir.path() + "/junk/run.db"), std::string(4096, 'x'));
+}
+
+// ---- the README's promises, each through the real binary (issue 30)
+
+// A run directory is one run: the same command resumes it, and every setting that
+// defines the run, changed, is refused naming it, with the stored run kept.
+TEST(CliTest, AResumeWithAnotherSettingIsRefusedNamingIt) {
+  TempDir dir;
+  const std::string base = "run --model builtin/oracle --tasks html --limit 2 --out run -q";
+  ASSERT_EQ(Structtest(dir, base).exit_code, 0);
+  const std::string db = ReadFileOrDie(dir.path() + "/run/run.db");
+  const std::pair<const char*, const char*> changes[] = {
+      {"--seed 1", "seed was 0, now 1"},
+      {"--size 0.5", "size was 1.0, now 0.5"},
+      {"--tasks math", "tasks was [\"html\"], now [\"math\"]"},
+      {"--model builtin/null", "model was \"builtin/oracle\", now \"builtin/null\""},
+      {"--max-tokens 5", "max_tokens was 0, now 5"},
+      {"--limit 1", "limit was 2, now 1"},
+      {"--shard 1/2", "shard was null, now \"1/2\""},
+  };
+  for (const auto& [change, says] : changes) {
+    const std::string flag = std::string(change).substr(0, std::string(change).find(' '));
+    std::string args = base;
+    // The changed flag replaces the base's own, when it has one.
+    for (const char* own : {"--model builtin/oracle", "--tasks html", "--limit 2"}) {
+      if (std::string(own).rfind(flag + " ", 0) == 0) args.replace(args.find(own), strlen(own), change);
+    }
+    if (args == base) args += std::string(" ") + change;
+    const CommandResult r = Structtest(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("run: this directory holds another run (" + std::string(says) + ")"),
+              std::string::npos)
+        << args << ": " << r.err;
+  }
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/run/run.db"), db);
+  EXPECT_EQ(Structtest(dir, base).exit_code, 0);
+}
+
+// `run` with no --model: every built-in responder, in memory, and the closing table of
+// each under both rule sets; nothing is stored.
+TEST(CliTest, RunWithoutAModelEndsWithThePaperAndStrictTable) {
+  TempDir dir;
+  const CommandResult r = Structtest(dir, "run --tasks html,math --limit 2 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t table = r.out.find("responder rules");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  for (const char* name : {"oracle", "null", "echo", "skeleton", "loophole"}) {
+    for (const char* rules : {"paper", "strict"}) {
+      EXPECT_NE(r.out.find(fmt::format("\n{:<9} {:<6}", name, rules), table), std::string::npos)
+          << name << " " << rules << "\n" << r.out;
+    }
+  }
+  // The oracle passes everything (html and math here).
+  EXPECT_NE(r.out.find("\noracle    paper       -      -      -      - 100.00 100.00 100.00 "
+                       "100.00", table),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/runs"));
+}
+
+// `generate --shard I/N`: the shards are disjoint and together the whole suite.
+TEST(CliTest, GenerateShardsPartitionTheSuite) {
+  TempDir dir;
+  ASSERT_EQ(Structtest(dir, "generate --tasks html,math --limit 6 --out all.jsonl").exit_code, 0);
+  std::multiset<std::string> whole, parts;
+  std::istringstream all(ReadFileOrDie(dir.path() + "/all.jsonl"));
+  for (std::string line; std::getline(all, line);) whole.insert(line);
+  std::set<std::string> first;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string out = fmt::format("part{}.jsonl", i);
+    ASSERT_EQ(Structtest(dir, fmt::format("generate --tasks html,math --limit 6 --shard {}/3 "
+                                          "--out {}", i, out))
+                  .exit_code,
+              0);
+    std::istringstream lines(ReadFileOrDie(dir.path() + "/" + out));
+    size_t n = 0;
+    for (std::string line; std::getline(lines, line); ++n) parts.insert(line);
+    EXPECT_GT(n, 0u) << out;
+  }
+  EXPECT_EQ(parts, whole);
+}
+
+// --rules strict through run, report, export, rescore and compare.
+TEST(CliTest, StrictRulesThroughEveryCommand) {
+  TempDir dir;
+  for (const char* who : {"oracle", "loophole"}) {
+    const CommandResult r = Structtest(dir, fmt::format("run --model builtin/{} --tasks html,math "
+                                                        "--limit 3 --rules strict --out {} -q",
+                                                        who, who));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  CommandResult r = Structtest(dir, "report loophole --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("rules"), "strict");
+  for (const auto& s : j.at("subtasks")) EXPECT_EQ(s.at("passed"), 0) << s.dump();
+  r = Structtest(dir, "export oracle --rules strict");
+  EXPECT_NE(r.out.find(R"("rules":"strict")"), std::string::npos) << r.out;
+  r = Structtest(dir, "compare oracle loophole --rules strict --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("strict"), std::string::npos) << r.out;
+  // Under paper the loophole passes, once its answers are scored under paper.
+  ASSERT_EQ(Structtest(dir, "rescore loophole --rules paper").exit_code, 0);
+  r = Structtest(dir, "report loophole --rules paper --format json");
+  j = nlohmann::json::parse(r.out);
+  for (const auto& s : j.at("subtasks")) EXPECT_EQ(s.at("passed"), s.at("scored")) << s.dump();
+}
+
+// --max-j bounds -j auto (and is refused without it, see ARefusedRunLeavesNoRunDirectory).
+TEST(CliTest, MaxJIsTakenWithAutoConcurrency) {
+  TempDir dir;
+  CommandResult r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 1 -j auto "
+                                    "--max-j 5 --out run -q");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 1 -j auto --max-j 0 "
+                      "--out run2 -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--max-j 0: expected 1 to 4096"), std::string::npos) << r.err;
+}
+
+// Answers that could not be scored make `run` exit 1, and the report counts them.
+TEST(CliTest, ARunWithAnswersThatCouldNotBeScoredExitsOne) {
+  TempDir dir;
+  WriteFileOrDie(dir.path() + "/s.jsonl",
+                 R"({"id": "h1", "domain": "html", "subtask": "html_easy", "params": {}, "context": {}, "messages": [{"role": "user", "content": "Write a page."}]})"
+                 "\n");
+  const CommandResult r = Structtest(dir, "run --model builtin/echo --samples s.jsonl --out run");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("1 answered but not scored"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -203,7 +203,9 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   ASSERT_TRUE(server.Start().ok());
   const std::string url = server.base_url() + "/v1";
   const std::string run = dir.path() + "/faulty";
-  const auto args = RunArgs(url, suite, run, {"--timeout", "2", "--concurrency", "16"});
+  // The never-answered requests end by the timeout; 5 s (not less) so that an ordinary
+  // request on a loaded 2-core machine is not timed out and asked twice.
+  const auto args = RunArgs(url, suite, run, {"--timeout", "5", "--concurrency", "16"});
   Finished first = Exec(dir, args, "first");
   // Every fault was retried within --retries: nothing is left errored.
   EXPECT_EQ(first.exit_code, 0) << first.err;
