@@ -64,7 +64,17 @@ Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std:
   std::vector<char*> argv;
   for (std::string& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
-  EXPECT_EQ(posix_spawn(&c.pid, STRUCTTEST_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  // The test's folder is HOME, and no cache is named in the environment: a default
+  // response cache lands there, never in the user's ~/.cache.
+  std::vector<std::string> env_s = {"HOME=" + dir.path()};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view var(*e);
+    if (!var.starts_with("HOME=") && !var.starts_with("STRUCTTEST_CACHE=")) env_s.emplace_back(var);
+  }
+  std::vector<char*> env;
+  for (std::string& e : env_s) env.push_back(e.data());
+  env.push_back(nullptr);
+  EXPECT_EQ(posix_spawn(&c.pid, STRUCTTEST_BINARY, &actions, nullptr, argv.data(), env.data()), 0);
   posix_spawn_file_actions_destroy(&actions);
   return c;
 }

@@ -40,8 +40,10 @@ struct Result {
 
 Result Structtest(const TempDir& dir, const std::string& args) {
   const std::string out = dir.path() + "/stdout", err = dir.path() + "/stderr";
-  const std::string cmd = std::string("'") + STRUCTTEST_BINARY + "' " + args + " >'" + out +
-                          "' 2>'" + err + "' </dev/null";
+  // HOME is the test's folder and no cache is named: nothing lands in the user's ~/.cache.
+  const std::string cmd = "env -u STRUCTTEST_CACHE HOME='" + dir.path() + "' '" +
+                          STRUCTTEST_BINARY + "' " + args + " >'" + out + "' 2>'" + err +
+                          "' </dev/null";
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFileOrDie(out), ReadFileOrDie(err)};
 }
