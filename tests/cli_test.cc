@@ -842,6 +842,19 @@ TEST(CliTest, TyposGetTheNearestName) {
   for (std::string_view name : {"oracle", "null", "echo", "skeleton", "loophole"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
+  // Help is wrapped to the terminal's width ($COLUMNS here), every line of every command.
+  for (const char* command : {"", "run", "report", "score", "generate", "compare"}) {
+    const std::string out = dir.path() + "/help";
+    const std::string cmd = fmt::format("COLUMNS=80 '{}' {} --help >'{}'", STRUCTTEST_BINARY,
+                                        command, out);
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::istringstream lines(ReadFileOrDie(out));
+    int n = 0;
+    for (std::string line; std::getline(lines, line); ++n) {
+      EXPECT_LE(line.size(), 80u) << command << ": " << line;
+    }
+    EXPECT_GT(n, 3) << command;
+  }
 }
 
 // A run whose requests failed ends with the most frequent errors, as the server gave
@@ -903,7 +916,9 @@ TEST(CliTest, AResumeWithAnotherSettingIsRefusedNamingIt) {
     std::string args = base;
     // The changed flag replaces the base's own, when it has one.
     for (const char* own : {"--model builtin/oracle", "--tasks html", "--limit 2"}) {
-      if (std::string(own).rfind(flag + " ", 0) == 0) args.replace(args.find(own), strlen(own), change);
+      if (std::string(own).rfind(flag + " ", 0) == 0) {
+        args.replace(args.find(own), strlen(own), change);
+      }
     }
     if (args == base) args += std::string(" ") + change;
     const CommandResult r = Structtest(dir, args);

@@ -1,10 +1,14 @@
 // structtest: score LLM outputs with the StructTest rules. See README.md.
 #include <malloc.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -111,6 +115,74 @@ void PrintNote(std::string_view message) {
   std::fputs(fmt::format("structtest: {}\n", message).c_str(), stderr);
 }
 
+namespace {
+
+// CLI11's help with every description wrapped at word boundaries to the terminal's
+// width ($COLUMNS, else the terminal's, else 100 columns), continuation lines indented
+// under the description's column.
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  WrappingFormatter() {
+    column_width(32);
+    width_ = 100;
+    if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0) {
+      width_ = static_cast<size_t>(std::atoi(columns));
+    } else if (winsize ws{}; isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+                             ws.ws_col > 0) {
+      width_ = ws.ws_col;
+    }
+    width_ = std::max<size_t>(width_, 60);
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return Wrap(opt->get_description(), width_ - column_width_);
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             Wrap(sub->get_description(), width_ - column_width_), column_width_);
+    return out.str();
+  }
+  std::string make_description(const CLI::App* app) const override {
+    const std::string text = CLI::Formatter::make_description(app);
+    return Wrap(text, width_) + (text.ends_with('\n') ? "\n" : "");
+  }
+
+ private:
+  // Greedy word wrap of `text` at `width` columns (existing newlines kept).
+  static std::string Wrap(const std::string& text, size_t width) {
+    std::string out;
+    size_t line = 0;
+    std::istringstream words(text);
+    for (std::string paragraph; std::getline(words, paragraph, '\n');) {
+      if (!out.empty()) out += '\n';
+      line = 0;
+      std::istringstream in(paragraph);
+      for (std::string word; in >> word;) {
+        // A word longer than a line (a URL, say) is cut where the line ends.
+        while (word.size() > width) {
+          if (line > 0) out += '\n';
+          out += word.substr(0, width) + '\n';
+          word.erase(0, width);
+          line = 0;
+        }
+        if (line > 0 && line + 1 + word.size() > width) {
+          out += '\n';
+          line = 0;
+        } else if (line > 0) {
+          out += ' ';
+          ++line;
+        }
+        out += word;
+        line += word.size();
+      }
+    }
+    return out;
+  }
+  size_t width_;
+};
+
+}  // namespace
+
 }  // namespace structtest::cli
 
 int main(int argc, char** argv) {
@@ -123,6 +195,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 10);
   CLI::App app{"structtest: the StructTest benchmark, scored by deterministic rules",
                "structtest"};
+  app.formatter(std::make_shared<WrappingFormatter>());
   app.set_version_flag("--version", std::string("structtest ") + STRUCTTEST_VERSION);
   app.require_subcommand(1);
   int exit_code = kExitOk;

@@ -334,7 +334,9 @@ Status AddSamples(const RunOptions& opt, const SentenceSplitter* sentences, Pyth
       RETURN_IF_ERROR(add(*sample, line).WithContext(where()));
     }
     RETURN_IF_ERROR(reader->io_error());
-    if (read_samples == 0) return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
+    if (read_samples == 0) {
+      return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
+    }
     if (index == 0) {
       return Status::InvalidArgument(fmt::format("{}: none of its {} samples is of --tasks {}",
                                                  opt.samples, read_samples, opt.tasks));
@@ -1153,7 +1155,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--price-out", opt->price_out,
                   "USD per million output tokens (reasoning included), with --price-in");
   cmd->add_option("--prices", opt->prices,
-                  "price table CSV: model,input_usd_per_mtok,output_usd_per_mtok,date[,note] "
+                  "price table CSV with the columns model, input_usd_per_mtok, "
+                  "output_usd_per_mtok, date and an optional note "
                   "(looked in before the built-in one, data/prices/prices.csv)");
   cmd->add_option("--max-cost", opt->max_cost,
                   "USD: start no request that would take the run directory's spending past it; "

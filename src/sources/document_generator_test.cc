@@ -170,8 +170,7 @@ TEST(DocumentGeneratorTest, GenresAndOpeningsVary) {
 // The decisive check: NLTK's Punkt (our conformant re-implementation) sees every key
 // sentence as exactly one sentence, alone and in the compositions an oracle writes.
 TEST(DocumentGeneratorTest, PunktCountsEachKeySentenceOnce) {
-  SKIP_WITHOUT_SHARED();
-  auto splitter = SentenceSplitter::Load(testing::SharedNltkData());
+  auto splitter = SentenceSplitter::LoadBuiltin();
   ASSERT_TRUE(splitter.ok()) << splitter.status().message();
   for (const Document& d : Corpus()) {
     SCOPED_TRACE(d.id);

@@ -696,7 +696,8 @@ bool ParseFlags(std::string_view s, int32_t* out) {
 Status LoadModel(const ModelFiles& files, PunktModel* model) {
   std::vector<std::string> lines;
   std::string path;
-  RETURN_IF_ERROR(files.Lines(internal::PunktFile::kAbbrevTypes, "abbrev_types.txt", &path, &lines));
+  RETURN_IF_ERROR(
+      files.Lines(internal::PunktFile::kAbbrevTypes, "abbrev_types.txt", &path, &lines));
   for (const std::string& line : lines) model->abbrev_types.Insert(line, 1);
 
   RETURN_IF_ERROR(
