@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -251,8 +252,21 @@ TEST(PythonPoolTest, WorkerKilledFromOutsideIsReplaced) {
   ASSERT_TRUE(pool.Analyze("a = 1").ok());
   const auto pids = pool.IdleWorkerPids();
   ASSERT_EQ(pids.size(), 1u);
-  kill(pids[0], SIGKILL);
-  usleep(100 * 1000);
+  ASSERT_EQ(kill(pids[0], SIGKILL), 0);
+  // Waits on the process's state, not on time: dead once a zombie (the pool reaps it) or
+  // gone.
+  const auto dead = [pid = pids[0]] {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const size_t paren = line.rfind(')');
+    return paren != std::string::npos && line.size() > paren + 2 && line[paren + 2] == 'Z';
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!dead()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "SIGKILL did not end the worker";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   auto r = pool.RunJob({{"op", "simulate"}, {"answer", "2"}, {"expected", "2"}}, 10);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)["pass"], true);
