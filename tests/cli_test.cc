@@ -318,15 +318,21 @@ TEST(CliTest, RunLimitIsPartOfTheRun) {
   CommandResult r = Structtest(dir, run + " --limit 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("(4 samples)"), std::string::npos) << r.out;
-  r = Structtest(dir, run + " --limit 3");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("holds another run (limit was 2, now 3)"), std::string::npos) << r.err;
-  r = Structtest(dir, run);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("holds another run (limit was 2, now null)"), std::string::npos) << r.err;
   r = Structtest(dir, run + " --limit 2");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("(4 samples)"), std::string::npos) << r.out;
+  // A larger limit is the same suite's longer prefix: the run grows
+  // (RunCliTest.ALargerLimitGrowsTheRunAndAsksOnlyTheNewSamples shows what is asked).
+  r = Structtest(dir, run + " --limit 3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--limit 3 grows the run (limit was 2): 2 new sample(s)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("(6 samples)"), std::string::npos) << r.out;
+  // A smaller one is another run.
+  r = Structtest(dir, run + " --limit 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds another run (limit was 3, now 2)"), std::string::npos) << r.err;
 
   // With --samples, the first N of each subtask in the file.
   const std::string samples = dir.path() + "/s.jsonl";

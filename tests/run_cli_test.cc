@@ -1295,5 +1295,64 @@ TEST_F(RunCliTest, AutoConcurrencySettlesNearTheServersLimitAndLosesNothing) {
   // run this short ends before the first plain progress line is due.)
 }
 
+// A larger --limit grows a run: only the new samples are asked, the stored answers stay,
+// and the run ends as one made with that limit from the start. A smaller limit is
+// refused.
+TEST_F(RunCliTest, ALargerLimitGrowsTheRunAndAsksOnlyTheNewSamples) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::mutex mu;
+  std::map<std::string, int> asked;  // sample id -> requests
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    std::lock_guard<std::mutex> lock(mu);
+    ++asked[id];
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string url = server.base_url() + "/v1";
+  const std::string run = dir.path() + "/run";
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, run, {"--limit", "2"}), "two").exit_code, 0);
+  std::map<std::string, int> after_two;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    after_two = asked;
+  }
+  const Finished three = Exec(dir, RunArgs(url, suite, run, {"--limit", "3"}), "three");
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_NE(three.err.find("--limit 3 grows the run (limit was 2): "), std::string::npos)
+      << three.err;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [id, n] : asked) EXPECT_EQ(n, 1) << id << " asked " << n << " times";
+    EXPECT_GT(asked.size(), after_two.size());
+  }
+  // The same verdicts, in the same order, as a run made with --limit 3 at once.
+  const std::string fresh = dir.path() + "/fresh";
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, fresh, {"--limit", "3"}), "fresh").exit_code, 0);
+  const auto ids = [&](const std::string& r) {
+    const Finished e = Exec(dir, {"export", r, "--all"}, "ids");
+    std::vector<std::string> out;
+    std::istringstream lines(e.out);
+    for (std::string line; std::getline(lines, line);) {
+      out.push_back(nlohmann::json::parse(line)["id"]);
+    }
+    return out;
+  };
+  EXPECT_EQ(ids(run), ids(fresh));
+  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, fresh));
+  // Without --limit: the whole file.
+  const Finished all = Exec(dir, RunArgs(url, suite, run), "all");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.err.find("--limit none grows the run (limit was 3)"), std::string::npos)
+      << all.err;
+  EXPECT_EQ(Verdicts(dir, run).size(), suite.by_prompt.size());
+  // A smaller limit is another run.
+  const Finished smaller = Exec(dir, RunArgs(url, suite, fresh, {"--limit", "1"}), "smaller");
+  EXPECT_EQ(smaller.exit_code, 2);
+  EXPECT_NE(smaller.err.find("limit was 3, now 1"), std::string::npos) << smaller.err;
+}
+
 }  // namespace
 }  // namespace structtest

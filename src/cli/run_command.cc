@@ -282,6 +282,27 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
   return Status::Ok();
 }
 
+// Whether `identity` is the stored run's with a larger --limit (or none where it had
+// one): the same suite's first samples, so the run may grow.
+bool LimitGrows(const nlohmann::json& stored, const nlohmann::json& identity) {
+  const auto old = stored.find("limit");
+  const auto now = identity.find("limit");
+  if (old == stored.end() || !old->is_number_unsigned() || now == identity.end()) return false;
+  if (!now->is_null() && !(now->is_number_unsigned() && *now > *old)) return false;
+  for (const auto& [key, value] : identity.items()) {
+    if (key == "limit" || key == "endpoints" || key == "endpoint") continue;
+    if (!stored.contains(key) || stored.at(key) != value) return false;
+  }
+  for (const auto& [key, value] : stored.items()) {
+    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions" &&
+        key != "endpoints") {
+      return false;
+    }
+  }
+  return ProviderOfEndpoint(stored.value("endpoint", nlohmann::json())) ==
+         ProviderOfEndpoint(identity.value("endpoint", nlohmann::json()));
+}
+
 // Fills a new store with the samples of the run, all in one transaction, and calls
 // `before_commit` (when given) inside it. A shard run keeps the samples of its shard, at
 // their positions in the whole suite, so that the shards merge into the unsharded run
@@ -440,7 +461,17 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     }));
   } else {
     ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
-    if (stored) {
+    if (stored && LimitGrows(*stored, identity)) {
+      // The same suite with a larger --limit (or none): its first samples are this
+      // run's, byte for byte; the run grows and asks only the new ones.
+      ASSIGN_OR_RETURN(auto plan, RunStore::OpenInMemory());
+      RETURN_IF_ERROR(AddSamples(opt, env.sentences, python, plan.get()));
+      ASSIGN_OR_RETURN(const int64_t added, store->GrowTo(*plan));
+      RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));
+      PrintNote(fmt::format("{}: --limit {} grows the run (limit was {}): {} new sample(s)",
+                            store->dir(), identity["limit"].is_null() ? "none" : identity["limit"].dump(),
+                            (*stored)["limit"].dump(), added));
+    } else if (stored) {
       RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
     } else {
       RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));

@@ -380,6 +380,90 @@ StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int 
   return out;
 }
 
+StatusOr<int64_t> RunStore::GrowTo(RunStore& plan) {
+  // What is stored here: id -> (index, JSON).
+  std::map<std::string, std::pair<int64_t, std::string>> here;
+  {
+    ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT idx, id, json FROM samples"));
+    for (;;) {
+      ASSIGN_OR_RETURN(bool row, q.Step());
+      if (!row) break;
+      here.emplace(std::string(q.Text(1)), std::pair{q.Int(0), std::string(q.Text(2))});
+    }
+  }
+  struct Planned {
+    int64_t index;
+    std::string id, domain, subtask, json, head;
+    std::optional<int64_t> old_index;  // when stored here
+  };
+  std::vector<Planned> planned;
+  {
+    ASSIGN_OR_RETURN(sqlite::Stmt q,
+                     plan.db_->Prepare("SELECT s.idx, s.id, s.domain, s.subtask, s.json, h.json "
+                                       "FROM samples s JOIN sample_heads h ON h.idx = s.idx "
+                                       "ORDER BY s.idx"));
+    for (;;) {
+      ASSIGN_OR_RETURN(bool row, q.Step());
+      if (!row) break;
+      Planned p{q.Int(0), std::string(q.Text(1)), std::string(q.Text(2)),
+                std::string(q.Text(3)), std::string(q.Text(4)), std::string(q.Text(5)),
+                std::nullopt};
+      if (auto it = here.find(p.id); it != here.end()) {
+        if (it->second.second != p.json) {
+          return Status::InvalidArgument(fmt::format(
+              "{}: sample '{}' is another sample in the grown suite", dir_, p.id));
+        }
+        p.old_index = it->second.first;
+        here.erase(it);
+      }
+      planned.push_back(std::move(p));
+    }
+  }
+  if (!here.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: sample '{}' is not in the grown suite: it is not this run's suite", dir_,
+        here.begin()->first));
+  }
+  RETURN_IF_ERROR(Begin());
+  const auto move_and_add = [&]() -> Status {
+    // Indexes move through negative values, so that no two rows ever share one; the
+    // references between the tables are checked once, at the commit.
+    RETURN_IF_ERROR(db_->Exec("PRAGMA defer_foreign_keys=ON"));
+    constexpr const char* kTables[] = {"samples", "sample_heads", "responses", "verdicts"};
+    std::vector<sqlite::Stmt> moves;
+    for (const char* table : kTables) {
+      RETURN_IF_ERROR(db_->Exec(fmt::format("UPDATE {} SET idx = -1 - idx", table)));
+      ASSIGN_OR_RETURN(sqlite::Stmt move,
+                       db_->Prepare(fmt::format("UPDATE {} SET idx = ?1 WHERE idx = ?2", table)));
+      moves.push_back(std::move(move));
+    }
+    for (const Planned& p : planned) {
+      if (p.old_index) {
+        for (sqlite::Stmt& move : moves) {
+          RETURN_IF_ERROR(move.Bind(1, p.index).Bind(2, -1 - *p.old_index).Run());
+        }
+        continue;
+      }
+      RETURN_IF_ERROR(add_sample_->Bind(1, p.index)
+                          .BindView(2, p.id)
+                          .BindView(3, p.domain)
+                          .BindView(4, p.subtask)
+                          .BindView(5, p.json)
+                          .Run());
+      RETURN_IF_ERROR(add_head_->Bind(1, p.index).BindView(2, p.head).Run());
+    }
+    return Status::Ok();
+  };
+  if (Status s = move_and_add(); !s.ok()) {
+    in_batch_ = false;
+    (void)db_->Exec("ROLLBACK");
+    return s;
+  }
+  RETURN_IF_ERROR(Commit());
+  return static_cast<int64_t>(std::count_if(planned.begin(), planned.end(),
+                                             [](const Planned& p) { return !p.old_index; }));
+}
+
 StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopErrors(int limit) {
   ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT error, COUNT(*) FROM responses WHERE "
                                                 "ok = 0 GROUP BY error ORDER BY error"));

@@ -154,6 +154,14 @@ class RunStore {
   // build reads (OpenReadOnly checks it), and is not this store.
   StatusOr<MergeCounts> MergeFrom(const std::string& dir);
 
+  // Grows this run to the samples of `plan` (a store holding only samples, e.g. the same
+  // suite under a larger --limit), in one transaction: every sample stored here keeps
+  // its answer and verdicts and takes its index in `plan`; the others are added,
+  // unanswered. Returns how many were added. Errors, before anything is written: a
+  // sample stored here that `plan` lacks or holds with other content.
+  // REQUIRES: not in a batch; `plan` is another store.
+  StatusOr<int64_t> GrowTo(RunStore& plan);
+
   // Up to `limit` samples with index > `after` that have no ok response, by index.
   StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit);
   // Up to `limit` answered samples with index > `after` and no verdict under `rules`,

@@ -142,6 +142,75 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
 
 // The most frequent request errors, messages that differ only in numbers as one; and
 // the rule sets the run holds verdicts under.
+// GrowTo: stored samples move to their new indexes with their answers and verdicts, new
+// ones are added unanswered; a plan that lacks a stored sample or changes one is
+// refused before anything is written.
+TEST(RunStoreTest, GrowToMovesAnswersAndAddsTheNewSamples) {
+  auto store = RunStore::OpenInMemory();
+  ASSERT_TRUE(store.ok());
+  AddSamples(**store, 2);  // s0 at 0, s1 at 1
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->PutResponse(1, Answer("one")).ok());
+  StoredVerdict v;
+  v.pass = true;
+  v.reason = "ok";
+  ASSERT_TRUE((*store)->PutVerdict(1, "paper", v).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  // The grown suite puts a new sample first and a new one between.
+  auto plan = RunStore::OpenInMemory();
+  ASSERT_TRUE(plan.ok());
+  ASSERT_TRUE((*plan)->Begin().ok());
+  ASSERT_TRUE((*plan)->AddSample(0, MakeSample(7)).ok());
+  ASSERT_TRUE((*plan)->AddSample(1, MakeSample(0)).ok());
+  ASSERT_TRUE((*plan)->AddSample(2, MakeSample(8)).ok());
+  ASSERT_TRUE((*plan)->AddSample(3, MakeSample(1)).ok());
+  ASSERT_TRUE((*plan)->Commit().ok());
+  auto added = (*store)->GrowTo(**plan);
+  ASSERT_TRUE(added.ok()) << added.status().message();
+  EXPECT_EQ(*added, 2);
+  std::vector<std::string> order;
+  ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+    order.push_back(r.sample.id);
+    if (r.sample.id == "s1") {
+      EXPECT_EQ(r.index, 3);
+      EXPECT_TRUE(r.response && r.response->text == "one");
+      EXPECT_TRUE(r.verdict && r.verdict->pass);
+    } else {
+      EXPECT_FALSE(r.response.has_value()) << r.sample.id;
+    }
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(order, (std::vector<std::string>{"s7", "s0", "s8", "s1"}));
+  EXPECT_EQ(PendingIndexes(**store), (std::vector<int64_t>{0, 1, 2}));
+
+  // A plan without s1, or with another s0, is refused and changes nothing.
+  auto other = RunStore::OpenInMemory();
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Begin().ok());
+  Sample changed = MakeSample(0);
+  changed.params["style"] = 99;
+  ASSERT_TRUE((*other)->AddSample(0, changed).ok());
+  for (int i : {7, 8, 1}) ASSERT_TRUE((*other)->AddSample(i, MakeSample(i)).ok());
+  ASSERT_TRUE((*other)->Commit().ok());
+  auto refused = (*store)->GrowTo(**other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("sample 's0' is another sample"), std::string::npos)
+      << refused.status().message();
+  auto lacking = RunStore::OpenInMemory();
+  ASSERT_TRUE(lacking.ok());
+  AddSamples(**lacking, 1);
+  refused = (*store)->GrowTo(**lacking);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("is not in the grown suite"), std::string::npos)
+      << refused.status().message();
+  order.clear();
+  ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+    order.push_back(r.sample.id);
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(order, (std::vector<std::string>{"s7", "s0", "s8", "s1"}));
+}
+
 TEST(RunStoreTest, TopErrorsAndScoredRuleSets) {
   auto store = RunStore::OpenInMemory();
   ASSERT_TRUE(store.ok());
