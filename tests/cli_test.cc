@@ -1028,6 +1028,10 @@ TEST(CliTest, ARunWithAnswersThatCouldNotBeScoredExitsOne) {
   const CommandResult r = Structtest(dir, "run --model builtin/echo --samples s.jsonl --out run");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("1 answered but not scored"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("1 answer(s) could not be scored under rules paper. The most frequent "
+                       "reason(s):\n  1 x "),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

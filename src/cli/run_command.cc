@@ -591,6 +591,15 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                           "{} --all')",
                           out.counts.errored, common, store->dir()));
   }
+  if (unscored > 0) {
+    std::string common;
+    if (auto top = store->TopScoringErrors(RuleSetName(rules), 3); top.ok()) {
+      for (const auto& [error, n] : *top) common += fmt::format("\n  {} x {}", n, error);
+    }
+    PrintNote(fmt::format("{} answer(s) could not be scored under rules {}. The most frequent "
+                          "reason(s):{}",
+                          unscored, RuleSetName(rules), common));
+  }
   if (!in_memory) {  // also under --quiet: where the run is, is the result
     PrintNote(fmt::format("stored in {} (report.json, report.html; every answer with 'structtest export {}')",
                           store->dir(), store->dir()));

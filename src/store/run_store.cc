@@ -464,11 +464,12 @@ StatusOr<int64_t> RunStore::GrowTo(RunStore& plan) {
                                              [](const Planned& p) { return !p.old_index; }));
 }
 
-StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopErrors(int limit) {
-  ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT error, COUNT(*) FROM responses WHERE "
-                                                "ok = 0 GROUP BY error ORDER BY error"));
-  // Messages that differ only in their numbers ("after 0 ms", "after 1 ms") are one
-  // error: grouped by the text with every run of digits as '#', shown by the first.
+namespace {
+
+// The `limit` most frequent texts of the rows `q` gives as (text, count), grouping the
+// texts that differ only in their numbers ("after 0 ms", "after 1 ms"), each group
+// shown by its first text; most frequent first.
+StatusOr<std::vector<std::pair<std::string, int64_t>>> MostFrequent(sqlite::Stmt& q, int limit) {
   struct Group {
     std::string example;
     int64_t count = 0;
@@ -477,17 +478,17 @@ StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopErrors(int l
   for (;;) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
-    const std::string_view error = q.Text(0);
+    const std::string_view text = q.Text(0);
     std::string key;
     bool in_number = false;
-    for (char c : error) {
+    for (char c : text) {
       const bool digit = c >= '0' && c <= '9';
       if (!digit) key.push_back(c);
       if (digit && !in_number) key.push_back('#');
       in_number = digit;
     }
     Group& g = groups[key];
-    if (g.count == 0) g.example = error;
+    if (g.count == 0) g.example = text;
     g.count += q.Int(1);
   }
   std::vector<std::pair<std::string, int64_t>> out;
@@ -496,6 +497,23 @@ StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopErrors(int l
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   if (out.size() > static_cast<size_t>(limit)) out.resize(static_cast<size_t>(limit));
   return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopErrors(int limit) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q, db_->Prepare("SELECT error, COUNT(*) FROM responses WHERE "
+                                                "ok = 0 GROUP BY error ORDER BY error"));
+  return MostFrequent(q, limit);
+}
+
+StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::TopScoringErrors(
+    std::string_view rules, int limit) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT error, COUNT(*) FROM verdicts WHERE rules = ?1 AND "
+                                "error != '' GROUP BY error ORDER BY error"));
+  q.Bind(1, rules);
+  return MostFrequent(q, limit);
 }
 
 StatusOr<std::vector<std::string>> RunStore::ScoredRuleSets() {

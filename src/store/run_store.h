@@ -172,6 +172,10 @@ class RunStore {
   // counts, most frequent first. Messages that differ only in their numbers count as
   // one, shown as the first of them.
   StatusOr<std::vector<std::pair<std::string, int64_t>>> TopErrors(int limit);
+  // The same for the answers that could not be scored under `rules` (the verdicts'
+  // errors).
+  StatusOr<std::vector<std::pair<std::string, int64_t>>> TopScoringErrors(std::string_view rules,
+                                                                          int limit);
   // The rule sets ("paper", "strict") this run holds verdicts under, sorted.
   StatusOr<std::vector<std::string>> ScoredRuleSets();
   // What ForEach reads of each row.
