@@ -6,10 +6,14 @@
   python3 testing/stats_oracle.py holm P...     prints Holm's adjusted p-values
 
 The closed forms are computed another way than in C++, where there is one: Wilson's
-interval by solving the score test's inequality by bisection, McNemar's p with exact
-integers (math.comb), Pearson's r with statistics.correlation, the design effect from
-the units one by one. The bootstraps cannot be computed another way and give the same
-numbers, so they are the documented algorithm (stats.h) done again: the project's Rng
+interval, with and without continuity correction, by solving the score test's
+inequality by bisection; an aggregate's weights from the paper's definition written
+out (1 / subtasks of its domain split, / 4 domains, / 2 splits) rather than from the
+aggregates' code; the clustered moments of paired verdicts from the clusters' unit
+lists, the pseudo-units added as weighted units; McNemar's p with exact integers
+(math.comb), Pearson's r with statistics.correlation, the design effect from the
+units one by one. Spearman's bootstrap cannot be computed another way and give the same
+numbers, so it is the documented algorithm (stats.h) done again: the project's Rng
 (xoshiro256** seeded by SplitMix64, core/rng.cc), the same draws in the same order and
 numpy's default percentile. The unit test compares its figures with these.
 """
@@ -102,6 +106,28 @@ def wilson_by_bisection(k, n, z=Z95):
     return low, high
 
 
+def wilson_cc_by_bisection(k, n, z=Z95):
+    """The p with |k/n - p| - 1/(2n) <= z sqrt(p (1 - p) / n) (Newcombe's method 4)."""
+    phat = k / n
+
+    def accepted(p):
+        gap = max(abs(phat - p) - 0.5 / n, 0.0)
+        return gap * gap <= z * z * p * (1 - p) / n
+
+    def edge(inside, outside):
+        for _ in range(200):
+            mid = (inside + outside) / 2
+            if accepted(mid):
+                inside = mid
+            else:
+                outside = mid
+        return inside
+
+    low = 0.0 if accepted(0.0) else edge(phat, 0.0)
+    high = 1.0 if accepted(1.0) else edge(phat, 1.0)
+    return low, high
+
+
 def design_effect(clusters):
     """clusters: lists of 0/1 unit outcomes."""
     units = [x for c in clusters for x in c]
@@ -157,7 +183,7 @@ def fisher(r, n, z=Z95):
     return [math.tanh(f - z * se), math.tanh(f + z * se)]
 
 
-# --- the bootstraps, as documented in stats.h ----------------------------------------
+# --- Spearman's bootstrap, as documented in stats.h --------------------------------
 
 def percentile(values, confidence):
     v = sorted(values)
@@ -212,101 +238,103 @@ def spearman_bootstrap(x, y, stream, replicates, seed, confidence=0.95):
 PAPER_DOMAINS = ["summarization", "code", "html", "math"]
 
 
-def aggregates(strata, acc):
-    """aggregates.cc: names -> value, present ones only."""
-    easy, hard = {}, {}
-    for s, a in zip(strata, acc):
-        if s["split"] is None:
-            continue
-        (easy if s["split"] == "easy" else hard).setdefault(s["domain"], []).append(a)
+def weights(strata):
+    """name -> per-stratum weight in the paper's aggregates, written out: a domain
+    split is the mean of its subtasks, overall the mean of the four domains, All the
+    mean of overall Easy and Hard. Present aggregates only."""
+    members = {}
+    for i, s in enumerate(strata):
+        if s["split"] is not None and s["domain"] in PAPER_DOMAINS:
+            members.setdefault((s["domain"], s["split"]), []).append(i)
     out = {}
-    de, dh = [], []
-    for d in PAPER_DOMAINS:
-        if d in easy:
-            out["easy:" + d] = sum(easy[d]) / len(easy[d])
-            de.append(out["easy:" + d])
-        if d in hard:
-            out["hard:" + d] = sum(hard[d]) / len(hard[d])
-            dh.append(out["hard:" + d])
-    if len(de) == 4:
-        out["overall_easy"] = sum(de) / 4
-    if len(dh) == 4:
-        out["overall_hard"] = sum(dh) / 4
+    for (d, split), idx in members.items():
+        out[split + ":" + d] = {i: 1 / len(idx) for i in idx}
+    for split in ("easy", "hard"):
+        if all((d, split) in members for d in PAPER_DOMAINS):
+            out["overall_" + split] = {i: w / 4 for d in PAPER_DOMAINS
+                                       for i, w in out[split + ":" + d].items()}
     if "overall_easy" in out and "overall_hard" in out:
-        out["all"] = (out["overall_easy"] + out["overall_hard"]) / 2
+        out["all"] = {i: w / 2 for split in ("easy", "hard")
+                      for i, w in out["overall_" + split].items()}
     return out
 
 
-def accuracy(units, passed):
-    return 0.0 if units == 0 else 100.0 * passed / units
+def unit_clusters(s, which):
+    """A stratum's clusters as lists of 0/1 outcomes of run `which` (1: A, 2: B), the
+    passes first (the order does not matter to any statistic here)."""
+    return [[1] * k[which] + [0] * (k[0] - k[which]) for k in s["kinds"] for _ in range(k[3])]
 
 
-def resample(strata, replicates, seed):
-    """Per stratum, per replicate: (accuracy A, accuracy B)."""
-    out = []
-    for s in strata:
-        kinds = sorted(s["kinds"], key=lambda k: (k[0], k[1], k[2]))
-        clusters = [k[:3] for k in kinds for _ in range(k[3])]
-        reps = []
-        if not clusters:
-            out.append([(0.0, 0.0)] * replicates)
-            continue
-        rng = Rng(seed).fork(s["domain"] + "/" + s["subtask"])
-        c = len(clusters)
-        for _ in range(replicates):
-            u = a = b = 0
-            for _ in range(c):
-                k = clusters[rng.uniform_int(0, c - 1)]
-                u += k[0]
-                a += k[1]
-                b += k[2]
-            reps.append((accuracy(u, a), accuracy(u, b)))
-        out.append(reps)
-    return out
+def units(s):
+    return sum(k[0] * k[3] for k in s["kinds"])
 
 
-def stratum_accuracy(s, which):
-    units = sum(k[0] * k[3] for k in s["kinds"])
-    passed = sum(k[which] * k[3] for k in s["kinds"])
-    return accuracy(units, passed)
+def passed(s, which):
+    return sum(k[which] * k[3] for k in s["kinds"])
 
 
-def bootstrap(strata, replicates, seed, paired, confidence=0.95):
-    reps = resample(strata, replicates, seed)
-    est_a = aggregates(strata, [stratum_accuracy(s, 1) for s in strata])
-    est_b = aggregates(strata, [stratum_accuracy(s, 2) for s in strata])
-    estimate = {k: (est_b[k] - v if paired else v) for k, v in est_a.items()}
-    values = {}
-    for r in range(replicates):
-        a = aggregates(strata, [reps[s][r][0] for s in range(len(strata))])
-        if paired:
-            b = aggregates(strata, [reps[s][r][1] for s in range(len(strata))])
-            a = {k: b[k] - v for k, v in a.items()}
-        for k, v in a.items():
-            values.setdefault(k, []).append(v)
-    result = {"aggregates": {k: containing(percentile(v, confidence), estimate[k])
-                             for k, v in values.items()}}
-    if paired:
-        result["strata"] = []
-        for i, s in enumerate(strata):
-            if sum(k[0] * k[3] for k in s["kinds"]) == 0:
-                result["strata"].append(None)
-                continue
-            d = [reps[i][r][1] - reps[i][r][0] for r in range(replicates)]
-            est = stratum_accuracy(s, 2) - stratum_accuracy(s, 1)
-            result["strata"].append(containing(percentile(d, confidence), est))
-    return result
+def run_interval(strata, w, which):
+    """An aggregate's (or, with one weight of 1, a subtask's) interval in percent: the
+    continuity-corrected Wilson interval on n_eff = 1 / sum w^2 deff / n."""
+    est = sum(wi * passed(strata[i], which) / units(strata[i]) for i, wi in w.items())
+    inv = sum(wi * wi * design_effect(unit_clusters(strata[i], which)) / units(strata[i])
+              for i, wi in w.items())
+    n_eff = 1 / inv
+    lo, hi = wilson_cc_by_bisection(min(max(est, 0.0), 1.0) * n_eff, n_eff)
+    return est, lo, hi
+
+
+def moments(s, smoothed):
+    """(var A, var B, cov) of a stratum's two proportions from its clusters: weighted
+    lists of (units, passes A, passes B), the pseudo-units as four half-weight units;
+    unsmoothed, a positive cross-product sum less 1/2 (Newcombe's correction)."""
+    clusters = [(k[0], k[1], k[2], float(k[3])) for k in s["kinds"]]
+    if smoothed:
+        clusters += [(1, a, b, 0.5) for a in (0, 1) for b in (0, 1)]
+    m = sum(u * c for u, _, _, c in clusters)
+    pa = sum(a * c for _, a, _, c in clusters) / m
+    pb = sum(b * c for _, _, b, c in clusters) / m
+    va = sum(c * (a - u * pa) ** 2 for u, a, _, c in clusters) / m ** 2
+    vb = sum(c * (b - u * pb) ** 2 for u, _, b, c in clusters) / m ** 2
+    cross = sum(c * (a - u * pa) * (b - u * pb) for u, a, b, c in clusters)
+    if not smoothed and cross > 0:
+        cross = max(0.0, cross - 0.5)
+    return va, vb, cross / m ** 2
+
+
+def correlation(strata, w):
+    r = 1.0
+    for smoothed in (False, True):
+        va = vb = cv = 0.0
+        for i, wi in w.items():
+            a, b, c = moments(strata[i], smoothed)
+            va += wi * wi * a
+            vb += wi * wi * b
+            cv += wi * wi * c
+        r = min(r, cv / math.sqrt(va * vb) if va * vb > 0 else 0.0)
+    return max(-1.0, min(1.0, r))
+
+
+def mover(strata, w):
+    """B - A in percentage points (Newcombe's method 10 / MOVER)."""
+    a, la, ua = run_interval(strata, w, 1)
+    b, lb, ub = run_interval(strata, w, 2)
+    r = correlation(strata, w)
+    d = b - a
+    low = d - math.sqrt(max(0.0, (b - lb) ** 2 + (ua - a) ** 2 - 2 * r * (b - lb) * (ua - a)))
+    high = d + math.sqrt(max(0.0, (ub - b) ** 2 + (a - la) ** 2 - 2 * r * (ub - b) * (a - la)))
+    return [100 * max(-1.0, low), 100 * min(1.0, high)]
 
 
 # --- the cases -----------------------------------------------------------------------
 
-def strata_case():
+def strata_cases():
     """Every paper domain, both splits, one clustered subtask (math questions asked
-    three times) and one subtask that enters no aggregate. kinds: [units, pass_a,
-    pass_b, count]."""
+    three times) and one subtask that enters no aggregate; then a run that is partial,
+    at 0% and 100% with few units. kinds: [units, pass_a, pass_b, count]."""
     def s(domain, subtask, split, kinds):
         return {"domain": domain, "subtask": subtask, "split": split, "kinds": kinds}
-    return [
+    return [[
         s("code", "add_print_statements", "easy", [[1, 1, 1, 20], [1, 0, 1, 5], [1, 1, 0, 3], [1, 0, 0, 4]]),
         s("code", "simulate_execute", "easy", [[1, 1, 1, 6], [1, 0, 0, 6], [1, 1, 0, 2]]),
         s("code", "add_print_statements_v2", "hard", [[1, 0, 0, 20], [1, 1, 1, 3], [1, 0, 1, 7]]),
@@ -317,7 +345,16 @@ def strata_case():
         s("summarization", "bullet_points", "easy", [[1, 1, 1, 30], [1, 0, 0, 10]]),
         s("summarization", "length", "hard", [[1, 1, 0, 12], [1, 0, 0, 18], [1, 0, 1, 2]]),
         s("other", "mystery", None, [[1, 1, 1, 2]]),
-    ]
+    ], [
+        s("summarization", "questions", "easy", [[1, 1, 1, 1]]),
+        s("summarization", "indented_bullet_points", "hard", [[2, 2, 0, 1], [2, 0, 0, 2]]),
+        s("code", "simulate_execute_v2", "hard", [[1, 0, 0, 3]]),
+        s("html", "html_easy", "easy", [[1, 1, 1, 10]]),
+        s("html", "html_hard", "hard", [[1, 0, 1, 1]]),
+        s("math", "math_easy", "easy", [[4, 4, 4, 2], [4, 0, 4, 1]]),
+        s("math", "math_hard", "hard", [[1, 1, 0, 2], [1, 0, 1, 2], [1, 1, 1, 1]]),
+        s("code", "replace_variables", "easy", [[1, 1, 0, 3], [1, 0, 0, 1]]),
+    ]]
 
 
 def main():
@@ -331,9 +368,11 @@ def main():
     out = {"generated_by": "testing/stats_oracle.py"}
     out["wilson"] = []
     for k, n in [(0, 1), (1, 1), (0, 10), (10, 10), (3, 10), (7, 12), (50, 100), (1, 1319),
-                 (1200, 1319), (0.5, 2.5)]:
+                 (1200, 1319), (0.5, 2.5), (0.3, 1.7), (1, 3)]:
         lo, hi = wilson_by_bisection(k, n)
-        out["wilson"].append({"k": k, "n": n, "low": lo, "high": hi})
+        clo, chi = wilson_cc_by_bisection(k, n)
+        out["wilson"].append({"k": k, "n": n, "low": lo, "high": hi, "cc_low": clo,
+                              "cc_high": chi})
 
     # Subtask intervals: clusters of units, as the design effect sees them.
     out["design_effect"] = []
@@ -347,7 +386,7 @@ def main():
         deff = design_effect(clusters)
         n = sum(len(c) for c in clusters)
         k = sum(sum(c) for c in clusters)
-        lo, hi = wilson_by_bisection(k / deff, n / deff)
+        lo, hi = wilson_cc_by_bisection(k / deff, n / deff)
         kinds = {}
         for c in clusters:
             kinds[(len(c), sum(c))] = kinds.get((len(c), sum(c)), 0) + 1
@@ -388,10 +427,19 @@ def main():
                                   "pearson_ci": fisher(r, len(x)), "spearman": rho,
                                   "spearman_ci": ci, "spearman_replicates_used": used})
 
-    strata = strata_case()
-    out["bootstrap"] = {"strata": strata, "replicates": 400, "seed": 12,
-                        "aggregates": bootstrap(strata, 400, 12, paired=False)["aggregates"],
-                        "paired": bootstrap(strata, 400, 12, paired=True)}
+    # Aggregates of both runs and their paired differences, on strata of every kind:
+    # clustered, at 0% and 100%, of one unit.
+    out["intervals"] = []
+    for strata in strata_cases():
+        case = {"strata": strata, "a": {}, "b": {}, "difference": {}, "strata_difference": []}
+        for name, w in weights(strata).items():
+            case["a"][name] = list(run_interval(strata, w, 1)[1:])
+            case["a"][name] = [100 * x for x in case["a"][name]]
+            case["b"][name] = [100 * x for x in run_interval(strata, w, 2)[1:]]
+            case["difference"][name] = mover(strata, w)
+        for i, s in enumerate(strata):
+            case["strata_difference"].append(mover(strata, {i: 1.0}) if units(s) else None)
+        out["intervals"].append(case)
 
     path = os.path.join(ROOT, "src", "report", "testdata", "stats_oracle.json")
     with open(path, "w") as f:

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -265,6 +266,74 @@ TEST_F(CompareCliTest, RunsOfDifferentSizesAreComparedOnWhatTheyShare) {
   EXPECT_EQ(cmp["only_a"].get<int64_t>(), cmp["a"]["samples"].get<int64_t>() - cmp["b"]["samples"].get<int64_t>());
   EXPECT_EQ(cmp["only_b"], 0);
   EXPECT_EQ(cmp["domains"]["math"]["hard"]["difference"], -100.0);
+  // All passing against all failing is not a certain -100: the interval has width.
+  EXPECT_EQ(cmp["domains"]["math"]["hard"]["ci"]["low"], -100.0);
+  EXPECT_GT(cmp["domains"]["math"]["hard"]["ci"]["high"].get<double>(), -100.0);
+  EXPECT_EQ(cmp["domains"]["math"]["hard"]["subtasks"]["complete"], true);
+}
+
+// Every "[low, high]" of a text report, as numbers.
+std::vector<std::pair<double, double>> Brackets(const std::string& text) {
+  std::vector<std::pair<double, double>> out;
+  for (size_t at = text.find('['); at != std::string::npos; at = text.find('[', at + 1)) {
+    double low = 0, high = 0;
+    if (std::sscanf(text.c_str() + at, "[%lf, %lf]", &low, &high) == 2) out.push_back({low, high});
+  }
+  return out;
+}
+
+// examples/demo.jsonl has one or two samples of most subtasks and one code Hard
+// subtask: no interval claims certainty, and the figures over fewer subtasks than the
+// paper's say so.
+TEST(ScoreCliTest, TheDemoShowsNoCertaintyAndWhichFiguresArePartial) {
+  TempDir dir;
+  const Result r = Structtest(dir, "score -i '" + SourceDir() + "/examples/demo.jsonl'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto brackets = Brackets(r.out);
+  ASSERT_GT(brackets.size(), 20u) << r.out;
+  for (const auto& [low, high] : brackets) EXPECT_LT(low, high) << r.out;
+  // The subtasks per domain split, as `structtest tasks` lists them, and the demo's.
+  const Result tasks = Structtest(dir, "tasks");
+  ASSERT_EQ(tasks.exit_code, 0) << tasks.err;
+  std::map<std::string, std::string> split_of;  // domain/subtask -> split
+  std::istringstream lines(tasks.out);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string domain, subtask, split;
+    words >> domain >> subtask >> split;
+    split_of[domain + "/" + subtask] = split;
+  }
+  std::map<std::string, std::set<std::string>> defined, scored;  // domain/split -> subtasks
+  for (const auto& [key, split] : split_of) {
+    defined[key.substr(0, key.find('/')) + "/" + split].insert(key);
+  }
+  std::istringstream records(ReadFileOrDie(SourceDir() + "/examples/demo.jsonl"));
+  while (std::getline(records, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    const std::string key = j["domain"].get<std::string>() + "/" + j["subtask"].get<std::string>();
+    scored[j["domain"].get<std::string>() + "/" + split_of.at(key)].insert(key);
+  }
+  ASSERT_LT(scored["code/hard"].size(), defined["code/hard"].size());
+  EXPECT_NE(r.out.find(fmt::format("(Hard from {} of {} subtasks)\n", scored["code/hard"].size(),
+                                   defined["code/hard"].size())),
+            std::string::npos)
+      << r.out;
+  size_t all_scored = 0, all_defined = 0;
+  for (const auto& [key, set] : defined) {
+    all_defined += set.size();
+    all_scored += scored[key].size();
+  }
+  ASSERT_LT(all_scored, all_defined);
+  const size_t all = r.out.find("\nAll ");
+  ASSERT_NE(all, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(all + 1, r.out.find('\n', all + 1) - all - 1)
+                .ends_with(fmt::format("(from {} of {} subtasks)", all_scored, all_defined)),
+            true)
+      << r.out;
+  EXPECT_NE(r.out.find("\npartial: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("exact variance"), std::string::npos) << r.out;
 }
 
 TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {

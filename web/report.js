@@ -37,6 +37,14 @@ function runLabel(i) {
   return `run ${i + 1}: ${m}${twice ? ` (${D.runs[i].dir.split('/').filter(Boolean).pop()})` : ''}`;
 }
 const range = (ci) => ci ? `${fmt(ci.low)} to ${fmt(ci.high)}` : '';
+// An aggregate over fewer subtasks than the paper's figure of its name (report.json's
+// and compare's {scored, of, complete}): said next to it; nothing for a complete one.
+const isPartial = (count) => !!count && count.complete === false;
+const partialMark = (count) => isPartial(count) ?
+    `<span class="partial" title="the paper's figure of this name is the mean of all ${count.of} ` +
+    `subtasks">from ${count.scored} of ${count.of} subtasks</span>` : '';
+const kPartialNote = 'A figure marked "from k of m subtasks" is the mean of the k subtasks scored; ' +
+    'the paper\'s figure of that name is the mean of all m, so the two are not comparable.';
 const pValue = (p) => p === null || p === undefined ? '—' : p >= 0.001 ? p.toFixed(4) : p.toExponential(1);
 
 function percentile(sorted, q) {
@@ -147,12 +155,14 @@ function scoreRows() {
     for (const part of ['easy', 'hard']) {
       rows.push({key: `${d}:${part}`, label: `${d} ${part}`, agg: true,
                  value: (rep) => rep.domains && rep.domains[d] ?
-                     [rep.domains[d][part], rep.domains[d][part + '_ci'], null] : null});
+                     [rep.domains[d][part], rep.domains[d][part + '_ci'], null,
+                      rep.domains[d][part + '_subtasks']] : null});
     }
   }
   for (const [k, label] of [['overall_easy', 'overall easy'], ['overall_hard', 'overall hard'], ['all', 'All']]) {
     if (D.runs.every((r) => r.report[k] === null)) continue;
-    rows.push({key: k, label, agg: true, value: (rep) => [rep[k], rep[k + '_ci'], null]});
+    rows.push({key: k, label, agg: true,
+               value: (rep) => [rep[k], rep[k + '_ci'], null, rep[k + '_subtasks']]});
   }
   return rows;
 }
@@ -162,14 +172,16 @@ function drawScores() {
   let h = '<table id="scores-grid"><tr><th class="l" rowspan="2">subtask</th><th rowspan="2">split</th>' +
       D.runs.map((r, i) => `<th colspan="3">${esc(runLabel(i))}</th>`).join('') + '</tr><tr>' +
       D.runs.map(() => '<th>%</th><th>95% interval</th><th>n</th>').join('') + '</tr>';
+  let anyPartial = false;
   for (const row of rows) {
     h += `<tr class="${row.agg ? 'agg' : ''}"><td class="l">${esc(row.label)}</td><td>${esc(row.split || '')}</td>`;
     D.runs.forEach((r, i) => {
       const v = row.value(r.report);
       if (!v || v[0] === null || v[0] === undefined) { h += '<td>—</td><td></td><td></td>'; return; }
       const ci = v[1];
+      anyPartial = anyPartial || isPartial(v[3]);
       h += `<td class="acc" data-run="${i}" data-key="${esc(row.key)}">${fmt(v[0])}</td>` +
-          `<td class="ci">${range(ci)}</td><td>${v[2] ?? (ci ? ci.n : '')}</td>`;
+          `<td class="ci">${range(ci)}${partialMark(v[3])}</td><td>${v[2] ?? (ci ? ci.n : '')}</td>`;
     });
     h += '</tr>';
   }
@@ -179,7 +191,7 @@ function drawScores() {
       `${esc(iv.aggregates)}. ` +
       'n counts the units the interval is over: samples, or tasks where a subtask counts tasks. ' +
       'Overall and All appear ' +
-      'when a run covers all four domains.</p>';
+      'when a run covers all four domains.' + (anyPartial ? ` ${kPartialNote}` : '') + '</p>';
   drawCompareChooser();
 }
 
@@ -203,11 +215,12 @@ function drawCompare() {
     const ci = x.ci;
     return `<tr class="${agg ? 'agg' : ''}"><td class="l">${esc(label)}</td>` +
         `<td>${agg ? '' : `${x.n} ${esc(x.unit)}s`}</td><td>${fmt(x.a)}</td><td>${fmt(x.b)}</td>` +
-        `<td class="diff">${fmt(x.difference)}</td><td class="ci">${range(ci)}</td>` +
+        `<td class="diff">${fmt(x.difference)}</td><td class="ci">${range(ci)}${agg ? partialMark(x.subtasks) : ''}</td>` +
         (agg ? '<td></td><td></td><td></td>' :
             `<td>${x.pass_to_fail}</td><td>${x.fail_to_pass}</td><td>${pValue(x.holm_p)}</td>`) + '</tr>';
   };
   let h = '';
+  let anyPartial = false;
   for (const c of entry.result.comparisons) {
     h += `<p>A = ${esc(c.a.model || c.a.dir)}, B = ${esc(c.b.model || c.b.dir)}: ${c.paired} paired ` +
         `samples (scored in both) of ${c.shared} shared; ${c.only_a} only in A, ${c.only_b} only in B, ` +
@@ -215,14 +228,20 @@ function drawCompare() {
     h += '<table class="cmp"><tr><th class="l"></th><th>units</th><th>A %</th><th>B %</th>' +
         '<th>B − A</th><th>95% interval</th><th>pass→fail</th><th>fail→pass</th><th>McNemar p (Holm)</th></tr>';
     for (const sub of c.subtasks) h += diffRow(`${sub.domain}/${sub.subtask}`, sub, false);
+    const shown = [];
     for (const [d, parts] of Object.entries(c.domains)) {
-      for (const part of ['easy', 'hard']) if (parts[part].a !== null) h += diffRow(`${d} ${part}`, parts[part], true);
+      for (const part of ['easy', 'hard']) if (parts[part].a !== null) shown.push([`${d} ${part}`, parts[part]]);
     }
     for (const [k, label] of [['overall_easy', 'overall easy'], ['overall_hard', 'overall hard'], ['all', 'All']]) {
-      if (c[k] && c[k].a !== null) h += diffRow(label, c[k], true);
+      if (c[k] && c[k].a !== null) shown.push([label, c[k]]);
+    }
+    for (const [label, x] of shown) {
+      h += diffRow(label, x, true);
+      anyPartial = anyPartial || isPartial(x.subtasks);
     }
     h += '</table>';
   }
+  if (anyPartial) h += `<p class="note">${kPartialNote}</p>`;
   $('compare-table').innerHTML = h;
 }
 
@@ -252,10 +271,13 @@ function drawPaper() {
   const t1 = parseCsv(D.paper.table1);
   const mine = D.runs.map((r, i) => {
     const rep = r.report, d = rep.domains || {};
-    const o = {model: runLabel(i), mine: true, run: i, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard};
+    const o = {model: runLabel(i), mine: true, run: i, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard,
+               counts: {all: rep.all_subtasks, easy: rep.overall_easy_subtasks, hard: rep.overall_hard_subtasks}};
     for (const dom of ['summarization', 'code', 'html', 'math']) {
       o[`${dom}_easy`] = d[dom] ? d[dom].easy : null;
       o[`${dom}_hard`] = d[dom] ? d[dom].hard : null;
+      o.counts[`${dom}_easy`] = d[dom] ? d[dom].easy_subtasks : null;
+      o.counts[`${dom}_hard`] = d[dom] ? d[dom].hard_subtasks : null;
     }
     return o;
   });
@@ -290,12 +312,17 @@ function drawPaper() {
       h += `<tr class="${r.mine ? 'mine' : ''}" ${r.mine ? `data-rank="${shown ?? ''}" data-run="${r.run}"` : ''}>` +
           `<td${partial ? ` title="ranked by the mean of its ${r.rankCols.length} of ${rankBy.length} subtasks"` : ''}>` +
           `${shown ?? '—'}${partial ? '*' : ''}</td>` +
-          columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">${c === 'model' ? esc(r[c]) : fmt(r[c])}</td>`).join('') +
+          columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">${c === 'model' ? esc(r[c]) : fmt(r[c])}` +
+              `${r.counts && r[c] !== null && r[c] !== undefined ? partialMark(r.counts[c]) : ''}</td>`).join('') +
           (avg ? `<td>${fmt(r.score)}</td>` : '') + '</tr>';
     }
+    const anyPartial = rows.some((r) => r.counts && columns.some((c) =>
+        r[c] !== null && r[c] !== undefined && isPartial(r.counts[c])));
     return h + '</table>' + (avg ? '<p class="note">Ranked by the mean of the subtasks; ' +
         '* a run without some of them is ranked by the mean of those it has, against the ' +
-        'models\' mean over the same ones.</p>' : '');
+        'models\' mean over the same ones.</p>' : '') +
+        (anyPartial ? `<p class="note">${kPartialNote} A run's rank by such a figure is not ` +
+                      'a rank among the paper\'s models.</p>' : '');
   };
   const sub = (csv, names) => {
     const paper = parseCsv(csv);

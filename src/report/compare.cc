@@ -301,7 +301,7 @@ StatusOr<Comparison> CompareTwo(const RunRows& a, const RunRows& b,
     strata.push_back(t.ToStratum());
     tallies.push_back(&t);
   }
-  const PairedIntervals intervals = BootstrapDifferences(strata, options.bootstrap);
+  const PairedIntervals intervals = PairedDifferenceIntervals(strata);
   std::vector<SubtaskScore> scores_a, scores_b;
   for (size_t s = 0; s < strata.size(); ++s) {
     const Stratum& st = strata[s];
@@ -375,11 +375,15 @@ std::string CiMarkdown(const std::optional<Interval>& i) {
 // Below the smallest double the exact p underflows to 0: shown as a bound.
 std::string P(double p) { return p < 1e-300 ? std::string("<1e-300") : fmt::format("{:.3g}", p); }
 
-// One aggregate row: its name, A, B and the interval of B - A; nullopt when absent.
+// One aggregate row: its name, A, B, the interval of B - A (nullopt when absent) and
+// the subtasks it takes in (the same in both runs: those they share).
 struct AggregateRow {
   std::string name;
   std::optional<double> a, b;
   std::optional<Interval> ci;
+  SubtaskCount subtasks;
+  // Shown, and over fewer subtasks than the paper's figure.
+  bool partial() const { return a && b && !subtasks.complete(); }
 };
 
 std::vector<AggregateRow> AggregateRows(const Comparison& c) {
@@ -387,15 +391,18 @@ std::vector<AggregateRow> AggregateRows(const Comparison& c) {
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
     rows.push_back({domain + " Easy", c.aggregates_a.easy.at(domain),
-                    c.aggregates_b.easy.at(domain), IntervalAt(c.difference_ci.easy, domain)});
+                    c.aggregates_b.easy.at(domain), IntervalAt(c.difference_ci.easy, domain),
+                    c.aggregates_a.easy_subtasks.at(domain)});
     rows.push_back({domain + " Hard", c.aggregates_a.hard.at(domain),
-                    c.aggregates_b.hard.at(domain), IntervalAt(c.difference_ci.hard, domain)});
+                    c.aggregates_b.hard.at(domain), IntervalAt(c.difference_ci.hard, domain),
+                    c.aggregates_a.hard_subtasks.at(domain)});
   }
   rows.push_back({"overall Easy", c.aggregates_a.overall_easy, c.aggregates_b.overall_easy,
-                  c.difference_ci.overall_easy});
+                  c.difference_ci.overall_easy, c.aggregates_a.overall_easy_subtasks});
   rows.push_back({"overall Hard", c.aggregates_a.overall_hard, c.aggregates_b.overall_hard,
-                  c.difference_ci.overall_hard});
-  rows.push_back({"All", c.aggregates_a.all, c.aggregates_b.all, c.difference_ci.all});
+                  c.difference_ci.overall_hard, c.aggregates_a.overall_hard_subtasks});
+  rows.push_back({"All", c.aggregates_a.all, c.aggregates_b.all, c.difference_ci.all,
+                  c.aggregates_a.all_subtasks});
   return rows;
 }
 
@@ -416,12 +423,18 @@ std::string RulesLine(const Comparison& c, RuleSet rules) {
   return out;
 }
 
-std::string CompareNote() {
-  return fmt::format(
-      "B-A with a paired bootstrap 95% CI ({} replicates, seed {}; samples of one source "
-      "item resampled together); p: McNemar's exact test on the flips, Holm-adjusted across "
-      "subtasks; units (n, flips) are tasks for simulate_execute",
-      kBootstrapReplicates, kBootstrapSeed);
+constexpr std::string_view kCompareNote =
+    "B-A with a paired 95% CI (MOVER: from each run's continuity-corrected Wilson interval "
+    "and the correlation of the paired verdicts; samples made from one source item count "
+    "together); p: McNemar's exact test on the flips, Holm-adjusted across subtasks; units "
+    "(n, flips) are tasks for simulate_execute";
+
+constexpr std::string_view kComparePartialNote =
+    "a row marked \"from k of m subtasks\" is the mean of the k subtasks both runs scored; "
+    "the paper's figure of that name is the mean of all m, so the two are not comparable";
+
+bool AnyPartialRow(const std::vector<AggregateRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const AggregateRow& r) { return r.partial(); });
 }
 
 std::string FlipsText(const Comparison& c) {
@@ -502,15 +515,18 @@ std::string RenderCompareText(const std::vector<Comparison>& comparisons, RuleSe
           s.pass_to_fail, s.fail_to_pass, P(s.p), P(s.p_holm));
     }
     out += fmt::format("\n{:<20} {:>7} {:>7} {:>7}  {}\n", "", "A", "B", "B-A", "95% CI of B-A");
-    for (const AggregateRow& r : AggregateRows(c)) {
+    const std::vector<AggregateRow> rows = AggregateRows(c);
+    for (const AggregateRow& r : rows) {
       if (!r.a || !r.b) {
         out += fmt::format("{:<20} {:>7} {:>7} {:>7}  -\n", r.name, "-", "-", "-");
         continue;
       }
-      out += fmt::format("{:<20} {:>7.2f} {:>7.2f} {:>7}  {}\n", r.name, *r.a, *r.b,
-                         Signed(*r.b - *r.a), CiText(r.ci));
+      out += fmt::format("{:<20} {:>7.2f} {:>7.2f} {:>7}  {}{}\n", r.name, *r.a, *r.b,
+                         Signed(*r.b - *r.a), CiText(r.ci),
+                         r.partial() ? fmt::format("  ({})", FromSubtasks(r.subtasks)) : "");
     }
-    out += fmt::format("\n{}\n", CompareNote());
+    out += fmt::format("\n{}\n", kCompareNote);
+    if (AnyPartialRow(rows)) out += fmt::format("partial: {}\n", kComparePartialNote);
     if (flips) out += FlipsText(c);
   }
   return out;
@@ -535,15 +551,18 @@ std::string RenderCompareMarkdown(const std::vector<Comparison>& comparisons, Ru
                          P(s.p_holm));
     }
     out += "\n| | A | B | B−A | 95% CI |\n|---|---:|---:|---:|---:|\n";
-    for (const AggregateRow& r : AggregateRows(c)) {
+    const std::vector<AggregateRow> rows = AggregateRows(c);
+    for (const AggregateRow& r : rows) {
       if (!r.a || !r.b) {
         out += fmt::format("| {} | - | - | - | - |\n", r.name);
         continue;
       }
-      out += fmt::format("| {} | {:.2f} | {:.2f} | {} | {} |\n", r.name, *r.a, *r.b,
-                         Signed(*r.b - *r.a), CiMarkdown(r.ci));
+      out += fmt::format("| {}{} | {:.2f} | {:.2f} | {} | {} |\n", r.name,
+                         r.partial() ? fmt::format(" ({})", FromSubtasks(r.subtasks)) : "",
+                         *r.a, *r.b, Signed(*r.b - *r.a), CiMarkdown(r.ci));
     }
-    out += fmt::format("\n{}.\n", CompareNote());
+    out += fmt::format("\n{}.\n", kCompareNote);
+    if (AnyPartialRow(rows)) out += fmt::format("\nPartial: {}.\n", kComparePartialNote);
     if (flips && !c.flips.empty()) {
       out += "\n| flip | id | subtask | A's reason | B's reason |\n|---|---|---|---|---|\n";
       const auto cell = [](std::string s) {
@@ -601,27 +620,28 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
                           {"holm_p", s.p_holm}});
     }
     j["subtasks"] = std::move(subtasks);
-    const auto figure = [](std::optional<double> a, std::optional<double> b,
-                           std::optional<Interval> ci) {
-      return nlohmann::json{{"a", OptionalJson(a)},
-                            {"b", OptionalJson(b)},
-                            {"difference", a && b ? nlohmann::json(*b - *a) : nlohmann::json()},
-                            {"ci", DifferenceCiJson(ci)}};
+    const auto figure = [](const AggregateRow& r) {
+      return nlohmann::json{
+          {"a", OptionalJson(r.a)},
+          {"b", OptionalJson(r.b)},
+          {"difference", r.a && r.b ? nlohmann::json(*r.b - *r.a) : nlohmann::json()},
+          {"ci", DifferenceCiJson(r.ci)},
+          {"subtasks", {{"scored", r.subtasks.scored},
+                        {"of", r.subtasks.of},
+                        {"complete", r.subtasks.complete()}}}};
     };
+    // AggregateRows' order: Easy and Hard of each paper domain, then overall and All.
+    const std::vector<AggregateRow> rows = AggregateRows(c);
     nlohmann::json domains = nlohmann::json::object();
+    size_t row = 0;
     for (std::string_view d : kPaperDomains) {
-      const std::string domain(d);
-      domains[domain] = {{"easy", figure(c.aggregates_a.easy.at(domain), c.aggregates_b.easy.at(domain),
-                                         IntervalAt(c.difference_ci.easy, domain))},
-                         {"hard", figure(c.aggregates_a.hard.at(domain), c.aggregates_b.hard.at(domain),
-                                         IntervalAt(c.difference_ci.hard, domain))}};
+      domains[std::string(d)] = {{"easy", figure(rows[row])}, {"hard", figure(rows[row + 1])}};
+      row += 2;
     }
     j["domains"] = std::move(domains);
-    j["overall_easy"] = figure(c.aggregates_a.overall_easy, c.aggregates_b.overall_easy,
-                               c.difference_ci.overall_easy);
-    j["overall_hard"] = figure(c.aggregates_a.overall_hard, c.aggregates_b.overall_hard,
-                               c.difference_ci.overall_hard);
-    j["all"] = figure(c.aggregates_a.all, c.aggregates_b.all, c.difference_ci.all);
+    j["overall_easy"] = figure(rows[row]);
+    j["overall_hard"] = figure(rows[row + 1]);
+    j["all"] = figure(rows[row + 2]);
     if (flips) {
       nlohmann::json list_flips = nlohmann::json::array();
       for (const Flip& f : c.flips) {
@@ -638,10 +658,10 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
   }
   out["comparisons"] = std::move(list);
   out["intervals"] = {{"confidence", 0.95},
-                      {"method", "paired percentile bootstrap, stratified by subtask, "
-                                 "clustered by source item"},
-                      {"replicates", kBootstrapReplicates},
-                      {"seed", kBootstrapSeed},
+                      {"method", "MOVER (Newcombe's hybrid score interval for paired "
+                                 "proportions) from each run's continuity-corrected Wilson "
+                                 "interval on its effective sample size and the correlation "
+                                 "of the paired verdicts, clustered by source item"},
                       {"test", "McNemar exact (two-sided binomial), Holm across subtasks"}};
   return out;
 }

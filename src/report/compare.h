@@ -4,10 +4,11 @@
 // seed reuse ids for other samples, and those are not shared. A pair counts only when
 // both runs scored it; the others are left out and counted (errored in either run, or
 // not scored or asked). Per subtask: both accuracies on the shared samples, B - A with
-// a paired bootstrap interval (stats.h), the flips, and McNemar's exact test on the
-// discordant units with Holm's correction across subtasks; per domain split, overall
-// and All: B - A with its interval. Units are samples, or tasks where a subtask counts
-// tasks (simulate_execute), as in the report.
+// a paired interval (stats.h: PairedDifferenceIntervals), the flips, and McNemar's exact
+// test on the discordant units with Holm's correction across subtasks; per domain split,
+// overall and All: B - A with its interval, and the subtasks it takes in (marked in the
+// outputs where fewer than the paper's). Units are samples, or tasks where a subtask
+// counts tasks (simulate_execute), as in the report.
 #ifndef STRUCTTEST_REPORT_COMPARE_H_
 #define STRUCTTEST_REPORT_COMPARE_H_
 
@@ -76,7 +77,6 @@ struct Comparison {
 struct CompareOptions {
   RuleSet rules = RuleSet::kPaper;
   bool flips = false;  // collect Comparison::flips
-  BootstrapOptions bootstrap;
 };
 
 // Compares dirs[1..] each against dirs[0]. REQUIRES: at least two dirs. Errors (the

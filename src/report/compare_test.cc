@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "store/run_store.h"
+#include "tasks/registry.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -127,6 +129,79 @@ TEST(CompareTest, TasksAreTheUnitsAndALeftOutSampleLeavesItsTaskOut) {
   // Holm over the two subtasks.
   EXPECT_DOUBLE_EQ(math.p_holm, std::min(1.0, 2 * math.p));
   EXPECT_EQ(c.rules_versions.at("code"), "paper-1");
+}
+
+// The runs share one code subtask of four Easy ones and math's one Easy subtask: code
+// Easy is marked as partial in every output, math Easy is not.
+TEST(CompareTest, PartialAggregatesAreMarkedInEveryOutput) {
+  testing::TempDir dir;
+  const std::string a = dir.path() + "/a", b = dir.path() + "/b";
+  Write(a, {{SimulateExecute(1, 0), true}, {SimulateExecute(2, 0), false},
+            {Math(7, 0), true}, {Math(8, 0), false}});
+  Write(b, {{SimulateExecute(1, 0), false}, {SimulateExecute(2, 0), false},
+            {Math(7, 0), true}, {Math(8, 0), true}});
+  auto result = CompareRuns({a, b}, CompareOptions());
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const Comparison& c = (*result)[0];
+  const SubtaskCount code = c.aggregates_a.easy_subtasks.at("code");
+  EXPECT_EQ(code.scored, 1);
+  EXPECT_FALSE(code.complete());
+  EXPECT_TRUE(c.aggregates_a.easy_subtasks.at("math").complete());
+  const std::string mark = fmt::format("(from 1 of {} subtasks)", code.of);
+
+  const std::string text = RenderCompareText(*result, RuleSet::kPaper, false);
+  const size_t code_row = text.find("\ncode Easy ");
+  ASSERT_NE(code_row, std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.find('\n', code_row + 1) - mark.size(), mark.size()), mark) << text;
+  const size_t math_row = text.find("\nmath Easy ");
+  ASSERT_NE(math_row, std::string::npos) << text;
+  const std::string math_line = text.substr(math_row + 1, text.find('\n', math_row + 1) - math_row - 1);
+  EXPECT_EQ(math_line.find("subtasks"), std::string::npos) << math_line;
+  EXPECT_NE(text.find("\npartial: a row marked"), std::string::npos) << text;
+
+  const std::string md = RenderCompareMarkdown(*result, RuleSet::kPaper, false);
+  EXPECT_NE(md.find("| code Easy " + mark + " |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| math Easy | "), std::string::npos) << md;
+  EXPECT_NE(md.find("\nPartial: a row marked"), std::string::npos) << md;
+
+  const nlohmann::json j = RenderCompareJson(*result, RuleSet::kPaper, false)["comparisons"][0];
+  EXPECT_EQ(j["domains"]["code"]["easy"]["subtasks"],
+            (nlohmann::json{{"scored", 1}, {"of", code.of}, {"complete", false}}));
+  EXPECT_EQ(j["domains"]["math"]["easy"]["subtasks"]["complete"], true);
+  EXPECT_EQ(j["domains"]["html"]["easy"]["subtasks"]["scored"], 0);
+}
+
+// Runs of every subtask show no mark and no note.
+TEST(CompareTest, CompleteRunsCarryNoPartialMark) {
+  testing::TempDir dir;
+  const std::string a = dir.path() + "/a", b = dir.path() + "/b";
+  std::vector<Planned> rows_a, rows_b;
+  int id = 0;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& spec : f->subtasks) {
+      for (int i = 0; i < 2; ++i, ++id) {
+        Sample s;
+        s.id = std::to_string(id);
+        s.domain = f->domain;
+        s.subtask = spec.name;
+        s.context = {{"task_id", id}};
+        rows_a.push_back({s, id % 2 == 0});
+        rows_b.push_back({s, id % 3 == 0});
+      }
+    }
+  }
+  Write(a, rows_a);
+  Write(b, rows_b);
+  auto result = CompareRuns({a, b}, CompareOptions());
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  for (const std::string& out : {RenderCompareText(*result, RuleSet::kPaper, false),
+                                 RenderCompareMarkdown(*result, RuleSet::kPaper, false)}) {
+    EXPECT_EQ(out.find(" subtasks)"), std::string::npos) << out;
+    EXPECT_EQ(out.find("artial"), std::string::npos) << out;
+  }
+  const nlohmann::json j = RenderCompareJson(*result, RuleSet::kPaper, false)["comparisons"][0];
+  EXPECT_EQ(j["all"]["subtasks"]["complete"], true);
+  EXPECT_EQ(j["all"]["subtasks"]["scored"], id / 2);
 }
 
 TEST(CompareTest, RunsWithoutAScoredPairAreRefused) {

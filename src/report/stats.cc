@@ -6,7 +6,6 @@
 #include <map>
 #include <numeric>
 #include <string_view>
-#include <tuple>
 
 #include "core/rng.h"
 #include "report/aggregates.h"
@@ -14,76 +13,6 @@
 namespace structtest {
 
 namespace {
-
-// The clusters of a stratum, one entry each, in the documented order.
-struct Expanded {
-  std::vector<int64_t> units, pass_a, pass_b;
-};
-
-Expanded Expand(const Stratum& s) {
-  std::vector<ClusterKind> kinds = s.kinds;
-  std::sort(kinds.begin(), kinds.end(), [](const ClusterKind& x, const ClusterKind& y) {
-    return std::tie(x.units, x.pass_a, x.pass_b) < std::tie(y.units, y.pass_a, y.pass_b);
-  });
-  Expanded e;
-  for (const ClusterKind& k : kinds) {
-    for (int64_t i = 0; i < k.count; ++i) {
-      e.units.push_back(k.units);
-      e.pass_a.push_back(k.pass_a);
-      e.pass_b.push_back(k.pass_b);
-    }
-  }
-  return e;
-}
-
-// Per stratum, per replicate: the accuracy (percent) of A and, when paired, of B.
-struct Replicates {
-  std::vector<std::vector<double>> a, b;
-};
-
-Replicates Resample(std::span<const Stratum> strata, const BootstrapOptions& options,
-                    bool paired) {
-  assert(options.replicates > 0 && "a bootstrap needs replicates");
-  const auto reps = static_cast<size_t>(options.replicates);
-  Replicates out;
-  for (const Stratum& s : strata) {
-    std::vector<double>& a = out.a.emplace_back(reps, 0.0);
-    std::vector<double>& b = out.b.emplace_back(paired ? reps : 0, 0.0);
-    const Expanded e = Expand(s);
-    const int64_t clusters = static_cast<int64_t>(e.units.size());
-    if (clusters == 0) continue;  // no units: a constant 0, as its estimate
-    Rng rng = Rng(options.seed).Fork(s.domain + "/" + s.subtask);
-    // Rng::UniformInt(0, clusters - 1), its rejection bound computed once: the same
-    // draws, one division each instead of two. The clusters packed side by side, so a
-    // draw touches one cache line.
-    const auto n = static_cast<uint64_t>(clusters);
-    const uint64_t limit = UINT64_MAX - (UINT64_MAX % n);
-    struct Packed {
-      int32_t units, pass_a, pass_b;
-    };
-    std::vector<Packed> packed(static_cast<size_t>(clusters));
-    for (size_t i = 0; i < packed.size(); ++i) {
-      packed[i] = {static_cast<int32_t>(e.units[i]), static_cast<int32_t>(e.pass_a[i]),
-                   static_cast<int32_t>(e.pass_b[i])};
-    }
-    for (size_t r = 0; r < reps; ++r) {
-      int64_t units = 0, pass_a = 0, pass_b = 0;
-      for (int64_t c = 0; c < clusters; ++c) {
-        uint64_t x;
-        do {
-          x = rng.Next();
-        } while (x >= limit);
-        const Packed& p = packed[x % n];
-        units += p.units;
-        pass_a += p.pass_a;
-        pass_b += p.pass_b;
-      }
-      a[r] = 100.0 * static_cast<double>(pass_a) / static_cast<double>(units);
-      if (paired) b[r] = 100.0 * static_cast<double>(pass_b) / static_cast<double>(units);
-    }
-  }
-  return out;
-}
 
 // The aggregates of one set of per-stratum accuracies, in strata order.
 Aggregates AggregatesOf(std::span<const Stratum> strata, const std::vector<double>& accuracy) {
@@ -128,41 +57,166 @@ void Put(const std::string& name, Interval i, AggregateIntervals* out) {
   }
 }
 
-// Percentile intervals of the named aggregate values over the replicates; `diff`: of
-// B - A.
-AggregateIntervals IntervalsOf(std::span<const Stratum> strata, const Replicates& reps,
-                               const BootstrapOptions& options, bool diff) {
-  std::vector<double> est_a, est_b;
-  for (const Stratum& s : strata) {
-    est_a.push_back(s.AccuracyA());
-    est_b.push_back(s.AccuracyB());
+// Every aggregate present, by name (as Named), with the weight of each stratum in it
+// (0 for the strata it does not take in): aggregates.h's definition written as
+// weights, a domain split being the mean of its subtasks, overall the mean of the four
+// domains, All the mean of overall Easy and Hard. The estimates themselves come from
+// ComputeAggregates; stats_oracle.py writes the weights out on its own, so a change of
+// the definition that left these behind would fail the oracle test.
+std::map<std::string, std::vector<double>> Weights(std::span<const Stratum> strata) {
+  constexpr size_t kDomains = std::size(kPaperDomains);
+  std::vector<size_t> members[kDomains][2];  // by domain, Easy / Hard
+  for (size_t s = 0; s < strata.size(); ++s) {
+    if (!strata[s].split) continue;
+    const auto d = static_cast<size_t>(
+        std::find(std::begin(kPaperDomains), std::end(kPaperDomains), strata[s].domain) -
+        std::begin(kPaperDomains));
+    if (d < kDomains) members[d][*strata[s].split == Split::kHard].push_back(s);
   }
-  std::map<std::string, double> estimate = Named(AggregatesOf(strata, est_a));
-  if (diff) {
-    const std::map<std::string, double> b = Named(AggregatesOf(strata, est_b));
-    for (auto& [name, v] : estimate) v = b.at(name) - v;
+  std::map<std::string, std::vector<double>> out;
+  bool overall[2] = {true, true};
+  for (size_t d = 0; d < kDomains; ++d) {
+    for (size_t h = 0; h < 2; ++h) {
+      if (members[d][h].empty()) {
+        overall[h] = false;
+        continue;
+      }
+      std::vector<double>& w = out[(h ? "hard:" : "easy:") + std::string(kPaperDomains[d])];
+      w.assign(strata.size(), 0.0);
+      for (size_t s : members[d][h]) w[s] = 1.0 / static_cast<double>(members[d][h].size());
+    }
   }
-  std::map<std::string, std::vector<double>> values;
-  std::vector<double> acc_a(strata.size()), acc_b(strata.size());
-  for (size_t r = 0; r < static_cast<size_t>(options.replicates); ++r) {
+  for (size_t h = 0; h < 2; ++h) {
+    if (!overall[h]) continue;
+    std::vector<double>& w = out[h ? "overall_hard" : "overall_easy"];
+    w.assign(strata.size(), 0.0);
+    for (size_t d = 0; d < kDomains; ++d) {
+      for (size_t s : members[d][h]) w[s] = 1.0 / (4.0 * static_cast<double>(members[d][h].size()));
+    }
+  }
+  if (overall[0] && overall[1]) {
+    std::vector<double>& w = out["all"];
+    w.assign(strata.size(), 0.0);
     for (size_t s = 0; s < strata.size(); ++s) {
-      acc_a[s] = reps.a[s][r];
-      if (diff) acc_b[s] = reps.b[s][r];
+      w[s] = (out["overall_easy"][s] + out["overall_hard"][s]) / 2;
     }
-    std::map<std::string, double> named = Named(AggregatesOf(strata, acc_a));
-    if (diff) {
-      const std::map<std::string, double> b = Named(AggregatesOf(strata, acc_b));
-      for (auto& [name, v] : named) v = b.at(name) - v;
-    }
-    for (const auto& [name, v] : named) values[name].push_back(v);
-  }
-  AggregateIntervals out;
-  for (auto& [name, v] : values) {
-    const Interval i = Containing(PercentileInterval(std::move(v), options.confidence),
-                                  estimate.at(name));
-    Put(name, i, &out);
   }
   return out;
+}
+
+int64_t Passed(const Stratum& s, Run run) { return run == Run::kA ? s.PassedA() : s.PassedB(); }
+
+double Accuracy(const Stratum& s, Run run) {
+  return run == Run::kA ? s.AccuracyA() : s.AccuracyB();
+}
+
+Interval Percent(Interval i) { return {100.0 * i.low, 100.0 * i.high}; }
+
+// Second moments of a stratum's two proportions, from its clusters (Miller 2024's
+// clustered variance): var_a = sum_c (k_a,c - u_c p_a)^2 / N^2, var_b alike, and cov
+// the cross products, a positive sum of them less 1/2 (not below 0): Newcombe's
+// continuity correction of the correlation (1998, method 11; for single units the sum
+// is (AD - BC) / N). `smoothed`: with half a pseudo-unit of each outcome (pass/fail in
+// A x B) added, two units in all, and no correction.
+struct Moments {
+  double var_a = 0, var_b = 0, cov = 0;
+};
+
+Moments MomentsOf(const Stratum& s, bool smoothed) {
+  const double add = smoothed ? 1.0 : 0.0;  // pseudo-passes of each run
+  const double m = static_cast<double>(s.Units()) + 2 * add;
+  const double pa = (static_cast<double>(s.PassedA()) + add) / m;
+  const double pb = (static_cast<double>(s.PassedB()) + add) / m;
+  double saa = 0, sbb = 0, sab = 0;
+  for (const ClusterKind& k : s.kinds) {
+    const double c = static_cast<double>(k.count), u = static_cast<double>(k.units);
+    const double da = static_cast<double>(k.pass_a) - u * pa;
+    const double db = static_cast<double>(k.pass_b) - u * pb;
+    saa += c * da * da;
+    sbb += c * db * db;
+    sab += c * da * db;
+  }
+  if (smoothed) {
+    // Half a unit each of (1,1), (1,0), (0,1) and (0,0).
+    saa += (1 - pa) * (1 - pa) + pa * pa;
+    sbb += (1 - pb) * (1 - pb) + pb * pb;
+    sab += 0.5 * (1 - 2 * pa) * (1 - 2 * pb);
+  } else if (sab > 0) {
+    sab = std::max(0.0, sab - 0.5);
+  }
+  return {saa / (m * m), sbb / (m * m), sab / (m * m)};
+}
+
+// The correlation of two runs' weighted means: the smaller of the corrected plug-in one
+// (0 where a run has no spread) and the smoothed one (stats.h says why).
+double PairCorrelation(std::span<const Stratum> strata, const std::vector<double>& weight) {
+  double r = 1;
+  for (bool smoothed : {false, true}) {
+    Moments sum;
+    for (size_t s = 0; s < strata.size(); ++s) {
+      if (weight[s] == 0 || strata[s].Units() == 0) continue;
+      const Moments m = MomentsOf(strata[s], smoothed);
+      const double w2 = weight[s] * weight[s];
+      sum.var_a += w2 * m.var_a;
+      sum.var_b += w2 * m.var_b;
+      sum.cov += w2 * m.cov;
+    }
+    const double denominator = std::sqrt(sum.var_a * sum.var_b);
+    r = std::min(r, denominator > 0 ? sum.cov / denominator : 0.0);
+  }
+  return std::clamp(r, -1.0, 1.0);
+}
+
+// The aggregates of a run's accuracies, by name.
+std::map<std::string, double> Estimates(std::span<const Stratum> strata, Run run) {
+  std::vector<double> accuracy;
+  for (const Stratum& s : strata) accuracy.push_back(Accuracy(s, run));
+  return Named(AggregatesOf(strata, accuracy));
+}
+
+// AggregateScoreIntervals, of the weights and estimates given.
+AggregateIntervals RunIntervals(std::span<const Stratum> strata,
+                                const std::map<std::string, std::vector<double>>& weights,
+                                const std::map<std::string, double>& estimate, Run run,
+                                double z) {
+  std::vector<double> deff;
+  for (const Stratum& s : strata) deff.push_back(DesignEffect(s, run));
+  AggregateIntervals out;
+  for (const auto& [name, weight] : weights) {
+    // 1 / n_eff: the weighted mean's variance over p(1 - p).
+    double inverse_n = 0;
+    bool unknown = false;
+    for (size_t s = 0; s < strata.size(); ++s) {
+      if (weight[s] == 0) continue;
+      const int64_t units = strata[s].Units();
+      if (units == 0) {
+        unknown = true;
+        break;
+      }
+      inverse_n += weight[s] * weight[s] * deff[s] / static_cast<double>(units);
+    }
+    const double e = estimate.at(name);
+    Interval i{0, 100};
+    if (!unknown) {
+      const double n_eff = 1 / inverse_n;
+      const double p = std::clamp(e / 100, 0.0, 1.0);
+      i = Percent(ContinuityCorrectedWilson(p * n_eff, n_eff, z));
+    }
+    Put(name, Containing(i, e), &out);
+  }
+  return out;
+}
+
+// MOVER's interval of b - a (percent) from the runs' intervals and their correlation.
+Interval Mover(double a, Interval ia, double b, Interval ib, double r) {
+  const double down_b = b - ib.low, up_b = ib.high - b;
+  const double down_a = a - ia.low, up_a = ia.high - a;
+  const double d = b - a;
+  const double low = d - std::sqrt(std::max(0.0, down_b * down_b + up_a * up_a -
+                                                     2 * r * down_b * up_a));
+  const double high = d + std::sqrt(std::max(0.0, up_b * up_b + down_a * down_a -
+                                                      2 * r * up_b * down_a));
+  return Containing({std::max(-100.0, low), std::min(100.0, high)}, d);
 }
 
 double PearsonOf(std::span<const double> x, std::span<const double> y) {
@@ -231,12 +285,20 @@ Interval WilsonInterval(double k, double n, double z) {
   const double denom = 1 + z2 / n;
   const double center = (p + z2 / (2 * n)) / denom;
   const double half = z / denom * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
-  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+  // At k = 0 (k = n) the bound is 0 (1) exactly, which rounding would miss.
+  return {k == 0 ? 0.0 : std::max(0.0, center - half), k == n ? 1.0 : std::min(1.0, center + half)};
 }
 
-double DesignEffect(const Stratum& stratum) {
+Interval ContinuityCorrectedWilson(double k, double n, double z) {
+  assert(n > 0 && k >= 0 && k <= n && "Wilson interval of an impossible proportion");
+  const double low = k - 0.5 <= 0 ? 0.0 : WilsonInterval(k - 0.5, n, z).low;
+  const double high = k + 0.5 >= n ? 1.0 : WilsonInterval(k + 0.5, n, z).high;
+  return {low, high};
+}
+
+double DesignEffect(const Stratum& stratum, Run run) {
   const double n = static_cast<double>(stratum.Units());
-  const int64_t passed = stratum.PassedA();
+  const int64_t passed = Passed(stratum, run);
   if (n == 0 || passed == 0 || passed == stratum.Units()) return 1.0;
   const bool singletons = std::all_of(stratum.kinds.begin(), stratum.kinds.end(),
                                       [](const ClusterKind& k) { return k.units == 1; });
@@ -244,20 +306,20 @@ double DesignEffect(const Stratum& stratum) {
   const double p = static_cast<double>(passed) / n;
   double sum = 0;
   for (const ClusterKind& k : stratum.kinds) {
-    const double d = static_cast<double>(k.pass_a) - static_cast<double>(k.units) * p;
+    const double kp = static_cast<double>(run == Run::kA ? k.pass_a : k.pass_b);
+    const double d = kp - static_cast<double>(k.units) * p;
     sum += static_cast<double>(k.count) * d * d;
   }
   return std::max(1.0, sum / (n * p * (1 - p)));
 }
 
-std::optional<Interval> SubtaskInterval(const Stratum& stratum) {
+std::optional<Interval> SubtaskInterval(const Stratum& stratum, Run run) {
   const int64_t n = stratum.Units();
   if (n == 0) return std::nullopt;
-  const double deff = DesignEffect(stratum);
+  const double deff = DesignEffect(stratum, run);
   const double n_eff = static_cast<double>(n) / deff;
-  const double k_eff = static_cast<double>(stratum.PassedA()) / deff;
-  const Interval w = WilsonInterval(k_eff, n_eff);
-  return Interval{100.0 * w.low, 100.0 * w.high};
+  const double k_eff = static_cast<double>(Passed(stratum, run)) / deff;
+  return Percent(ContinuityCorrectedWilson(k_eff, n_eff));
 }
 
 Interval PercentileInterval(std::vector<double> values, double confidence) {
@@ -273,58 +335,42 @@ Interval PercentileInterval(std::vector<double> values, double confidence) {
   return {at(tail), at(1 - tail)};
 }
 
-AggregateIntervals ExactVarianceAggregates(std::span<const Stratum> strata, double z) {
-  std::vector<double> est;
-  std::vector<double> variance;  // percent squared
-  for (const Stratum& s : strata) {
-    est.push_back(s.AccuracyA());
-    const int64_t n = s.Units();
-    const double p = n == 0 ? 0.0 : static_cast<double>(s.PassedA()) / static_cast<double>(n);
-    variance.push_back(n == 0 ? 0.0
-                              : 1e4 * p * (1 - p) / static_cast<double>(n) * DesignEffect(s));
-  }
-  const std::map<std::string, double> estimate = Named(AggregatesOf(strata, est));
-  // The aggregates are linear in the subtask accuracies: stratum s's weight in each is
-  // what a unit more of its accuracy adds.
-  std::map<std::string, double> agg_variance;
-  for (size_t s = 0; s < strata.size(); ++s) {
-    std::vector<double> bumped = est;
-    bumped[s] += 1;
-    for (const auto& [name, v] : Named(AggregatesOf(strata, bumped))) {
-      const double w = v - estimate.at(name);
-      agg_variance[name] += w * w * variance[s];
-    }
-  }
-  AggregateIntervals out;
-  for (const auto& [name, e] : estimate) {
-    const double half = z * std::sqrt(agg_variance[name]);
-    const Interval i{std::max(0.0, e - half), std::min(100.0, e + half)};
-    Put(name, i, &out);
-  }
-  return out;
+AggregateIntervals AggregateScoreIntervals(std::span<const Stratum> strata, Run run,
+                                           double z) {
+  return RunIntervals(strata, Weights(strata), Estimates(strata, run), run, z);
 }
 
-AggregateIntervals BootstrapAggregates(std::span<const Stratum> strata,
-                                       const BootstrapOptions& options) {
-  return IntervalsOf(strata, Resample(strata, options, /*paired=*/false), options,
-                     /*diff=*/false);
-}
-
-PairedIntervals BootstrapDifferences(std::span<const Stratum> strata,
-                                     const BootstrapOptions& options) {
-  const Replicates reps = Resample(strata, options, /*paired=*/true);
+PairedIntervals PairedDifferenceIntervals(std::span<const Stratum> strata, double z) {
   PairedIntervals out;
-  for (size_t s = 0; s < strata.size(); ++s) {
-    if (strata[s].Units() == 0) {
+  for (const Stratum& s : strata) {
+    const std::optional<Interval> a = SubtaskInterval(s, Run::kA);
+    const std::optional<Interval> b = SubtaskInterval(s, Run::kB);
+    if (!a || !b) {
       out.strata.push_back(std::nullopt);
       continue;
     }
-    std::vector<double> d(reps.a[s].size());
-    for (size_t r = 0; r < d.size(); ++r) d[r] = reps.b[s][r] - reps.a[s][r];
-    out.strata.push_back(Containing(PercentileInterval(std::move(d), options.confidence),
-                                    strata[s].AccuracyB() - strata[s].AccuracyA()));
+    const Stratum one[] = {s};
+    out.strata.push_back(
+        Mover(s.AccuracyA(), *a, s.AccuracyB(), *b, PairCorrelation(one, {1.0})));
   }
-  out.aggregates = IntervalsOf(strata, reps, options, /*diff=*/true);
+  const std::map<std::string, std::vector<double>> weights = Weights(strata);
+  const std::map<std::string, double> est_a = Estimates(strata, Run::kA);
+  const std::map<std::string, double> est_b = Estimates(strata, Run::kB);
+  const AggregateIntervals ci_a = RunIntervals(strata, weights, est_a, Run::kA, z);
+  const AggregateIntervals ci_b = RunIntervals(strata, weights, est_b, Run::kB, z);
+  const auto interval = [](const AggregateIntervals& ci, const std::string& name) {
+    if (name.starts_with("easy:")) return ci.easy.at(name.substr(5));
+    if (name.starts_with("hard:")) return ci.hard.at(name.substr(5));
+    if (name == "overall_easy") return *ci.overall_easy;
+    if (name == "overall_hard") return *ci.overall_hard;
+    return *ci.all;
+  };
+  for (const auto& [name, weight] : weights) {
+    Put(name,
+        Mover(est_a.at(name), interval(ci_a, name), est_b.at(name), interval(ci_b, name),
+              PairCorrelation(strata, weight)),
+        &out.aggregates);
+  }
   return out;
 }
 

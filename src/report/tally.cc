@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -80,6 +81,10 @@ std::pair<int64_t, int64_t> UnitsOf(const std::vector<Stratum>& strata,
   return {n, k};
 }
 
+constexpr std::string_view kSubtaskMethod = "wilson, continuity-corrected";
+constexpr std::string_view kAggregateMethod =
+    "wilson, continuity-corrected, on the effective sample size";
+
 nlohmann::json CiJson(std::pair<int64_t, int64_t> nk, std::optional<double> estimate,
                       std::optional<Interval> ci, std::string_view method) {
   if (!estimate || !ci) return nlohmann::json();
@@ -88,21 +93,52 @@ nlohmann::json CiJson(std::pair<int64_t, int64_t> nk, std::optional<double> esti
 }
 
 constexpr std::string_view kIntervalNote =
-    "95% CI: Wilson per subtask (over tasks where it counts tasks); the aggregates from the "
-    "exact variance of their means, samples of one source item counted together";
+    "95% CI: Wilson's score interval with continuity correction; a subtask's over its "
+    "samples (tasks where it counts tasks), an aggregate's over its effective sample size "
+    "(the n at which one proportion would vary as much as its weighted mean); samples made "
+    "from one source item count together";
 
-// Where every subtask of an aggregate is at 0% or 100%, its variance is 0: said,
-// so that a zero-width interval is not read as certainty.
-std::string NoSpreadNote(const std::vector<Stratum>& strata) {
-  bool any = false;
-  for (const Stratum& s : strata) {
-    if (!s.split) continue;
-    if (s.PassedA() != 0 && s.PassedA() != s.Units()) return "";
-    any = true;
+constexpr std::string_view kPartialNote =
+    "a figure marked \"from k of m subtasks\" is the mean of the k subtasks scored here; "
+    "the paper's figure of that name is the mean of all m, so the two are not comparable";
+
+// Whether an aggregate that is there rests on fewer subtasks than the paper's.
+bool AnyPartial(const Aggregates& agg) {
+  for (std::string_view d : kPaperDomains) {
+    const std::string domain(d);
+    if (agg.easy.at(domain) && !agg.easy_subtasks.at(domain).complete()) return true;
+    if (agg.hard.at(domain) && !agg.hard_subtasks.at(domain).complete()) return true;
   }
-  return any ? "; every subtask is at 0% or 100%, so the aggregates' intervals have no "
-               "width: the subtasks' Wilson intervals show what n allows"
-             : "";
+  return (agg.overall_easy && !agg.overall_easy_subtasks.complete()) ||
+         (agg.overall_hard && !agg.overall_hard_subtasks.complete()) ||
+         (agg.all && !agg.all_subtasks.complete());
+}
+
+// "Easy from 2 of 4 subtasks; Hard from 1 of 4 subtasks" for a domain's partial
+// figures that are there; "" when none is.
+std::string DomainPartial(const Aggregates& agg, const std::string& domain) {
+  std::string out;
+  for (const auto& [name, value, count] :
+       {std::tuple{"Easy", agg.easy.at(domain), agg.easy_subtasks.at(domain)},
+        std::tuple{"Hard", agg.hard.at(domain), agg.hard_subtasks.at(domain)}}) {
+    if (!value || count.complete()) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : "; ", name, FromSubtasks(count));
+  }
+  return out;
+}
+
+// " (from 1 of 4 subtasks)" for a partial count, "" for a complete one.
+std::string Parenthesized(const SubtaskCount& count) {
+  return count.complete() ? "" : fmt::format(" ({})", FromSubtasks(count));
+}
+
+// The same, set off by two spaces as the text table's columns are.
+std::string TextMark(const SubtaskCount& count) {
+  return count.complete() ? "" : fmt::format("  ({})", FromSubtasks(count));
+}
+
+nlohmann::json CountJson(const SubtaskCount& count) {
+  return {{"scored", count.scored}, {"of", count.of}, {"complete", count.complete()}};
 }
 
 }  // namespace
@@ -255,7 +291,7 @@ SubtaskTally& Tally::Get(const Sample& sample) {
 }
 
 const AggregateIntervals& Tally::AggregateCi() const {
-  if (!aggregate_ci_) aggregate_ci_ = ExactVarianceAggregates(Strata());
+  if (!aggregate_ci_) aggregate_ci_ = AggregateScoreIntervals(Strata());
   return *aggregate_ci_;
 }
 
@@ -386,9 +422,11 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
                      "Easy 95% CI", "Hard 95% CI");
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
+    const std::string hard_ci = Ci(IntervalAt(fig.agg_ci.hard, domain));
+    const std::string partial = DomainPartial(agg, domain);
     out += fmt::format("{:<14} {} {}  {:<16}  {}\n", domain, Pct(agg.easy.at(domain)),
                        Pct(agg.hard.at(domain)), Ci(IntervalAt(fig.agg_ci.easy, domain)),
-                       Ci(IntervalAt(fig.agg_ci.hard, domain)));
+                       partial.empty() ? hard_ci : fmt::format("{:<16}  ({})", hard_ci, partial));
   }
   auto missing = [](const std::vector<std::string>& v) {
     std::string s;
@@ -396,17 +434,21 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
     return s;
   };
   out += "\n";
-  out += agg.overall_easy ? fmt::format("overall Easy  {:6.2f}  {}\n", *agg.overall_easy,
-                                        Ci(fig.agg_ci.overall_easy))
-                          : fmt::format("overall Easy       -  (no Easy samples of: {})\n",
-                                        missing(agg.missing_easy));
-  out += agg.overall_hard ? fmt::format("overall Hard  {:6.2f}  {}\n", *agg.overall_hard,
-                                        Ci(fig.agg_ci.overall_hard))
-                          : fmt::format("overall Hard       -  (no Hard samples of: {})\n",
-                                        missing(agg.missing_hard));
-  out += agg.all ? fmt::format("All           {:6.2f}  {}\n", *agg.all, Ci(fig.agg_ci.all))
+  out += agg.overall_easy
+             ? fmt::format("overall Easy  {:6.2f}  {}{}\n", *agg.overall_easy,
+                           Ci(fig.agg_ci.overall_easy), TextMark(agg.overall_easy_subtasks))
+             : fmt::format("overall Easy       -  (no Easy samples of: {})\n",
+                           missing(agg.missing_easy));
+  out += agg.overall_hard
+             ? fmt::format("overall Hard  {:6.2f}  {}{}\n", *agg.overall_hard,
+                           Ci(fig.agg_ci.overall_hard), TextMark(agg.overall_hard_subtasks))
+             : fmt::format("overall Hard       -  (no Hard samples of: {})\n",
+                           missing(agg.missing_hard));
+  out += agg.all ? fmt::format("All           {:6.2f}  {}{}\n", *agg.all, Ci(fig.agg_ci.all),
+                               TextMark(agg.all_subtasks))
                  : std::string("All                -  (needs overall Easy and Hard)\n");
-  out += fmt::format("\n{}{}\n", kIntervalNote, NoSpreadNote(fig.strata));
+  out += fmt::format("\n{}\n", kIntervalNote);
+  if (AnyPartial(agg)) out += fmt::format("partial: {}\n", kPartialNote);
   return out;
 }
 
@@ -430,7 +472,7 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
                         {"accuracy", t->scored ? nlohmann::json(t->Accuracy()) : nlohmann::json()}};
     j["ci"] = CiJson({s.Units(), s.PassedA()},
                      s.Units() ? std::optional<double>(s.AccuracyA()) : std::nullopt,
-                     fig.subtask_ci[i], "wilson");
+                     fig.subtask_ci[i], kSubtaskMethod);
     if (fig.design_effect[i] > 1) j["ci"]["design_effect"] = fig.design_effect[i];
     if (t->has_math_parts && t->scored > 0) {
       j["format_accuracy"] = 100.0 * t->format_passed / t->scored;
@@ -452,26 +494,33 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
         {"easy", pct(agg.easy.at(domain))},
         {"hard", pct(agg.hard.at(domain))},
         {"easy_ci", CiJson(UnitsOf(fig.strata, d, Split::kEasy), agg.easy.at(domain),
-                           IntervalAt(fig.agg_ci.easy, domain), "exact variance")},
+                           IntervalAt(fig.agg_ci.easy, domain), kAggregateMethod)},
         {"hard_ci", CiJson(UnitsOf(fig.strata, d, Split::kHard), agg.hard.at(domain),
-                           IntervalAt(fig.agg_ci.hard, domain), "exact variance")}};
+                           IntervalAt(fig.agg_ci.hard, domain), kAggregateMethod)},
+        {"easy_subtasks", CountJson(agg.easy_subtasks.at(domain))},
+        {"hard_subtasks", CountJson(agg.hard_subtasks.at(domain))}};
   }
   out["domains"] = std::move(domains);
   out["overall_easy"] = pct(agg.overall_easy);
   out["overall_hard"] = pct(agg.overall_hard);
   out["all"] = pct(agg.all);
   out["overall_easy_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, Split::kEasy),
-                                  agg.overall_easy, fig.agg_ci.overall_easy, "exact variance");
+                                  agg.overall_easy, fig.agg_ci.overall_easy, kAggregateMethod);
   out["overall_hard_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, Split::kHard),
-                                  agg.overall_hard, fig.agg_ci.overall_hard, "exact variance");
+                                  agg.overall_hard, fig.agg_ci.overall_hard, kAggregateMethod);
   out["all_ci"] = CiJson(UnitsOf(fig.strata, std::nullopt, std::nullopt), agg.all,
-                         fig.agg_ci.all, "exact variance");
+                         fig.agg_ci.all, kAggregateMethod);
+  out["overall_easy_subtasks"] = CountJson(agg.overall_easy_subtasks);
+  out["overall_hard_subtasks"] = CountJson(agg.overall_hard_subtasks);
+  out["all_subtasks"] = CountJson(agg.all_subtasks);
   out["intervals"] = {
       {"confidence", 0.95},
-      {"subtasks", "wilson score interval; over tasks where a subtask counts tasks; n / "
-                   "design effect where samples share a source item"},
-      {"aggregates", "estimate +- 1.96 standard errors from the exact variance of the "
-                     "weighted mean of subtask accuracies, clustered by source item"}};
+      {"subtasks", "wilson score interval with continuity correction; over tasks where a "
+                   "subtask counts tasks; n / design effect where samples share a source "
+                   "item"},
+      {"aggregates", "wilson score interval with continuity correction on the effective "
+                     "sample size of the weighted mean of subtask accuracies, 1 / sum of "
+                     "weight^2 * design effect / n over its subtasks"}};
   return out;
 }
 
@@ -494,19 +543,32 @@ std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
   }
   const Aggregates& agg = fig.agg;
   out += "\n| domain | Easy | Easy 95% CI | Hard | Hard 95% CI |\n|---|---:|---:|---:|---:|\n";
+  // A figure that is there and partial carries its count.
+  const auto marked = [&](std::optional<double> v, const SubtaskCount& count) {
+    return v ? cell(v) + Parenthesized(count) : cell(v);
+  };
   for (std::string_view d : kPaperDomains) {
     const std::string domain(d);
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", domain, cell(agg.easy.at(domain)),
-                       ci(IntervalAt(fig.agg_ci.easy, domain)), cell(agg.hard.at(domain)),
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", domain,
+                       marked(agg.easy.at(domain), agg.easy_subtasks.at(domain)),
+                       ci(IntervalAt(fig.agg_ci.easy, domain)),
+                       marked(agg.hard.at(domain), agg.hard_subtasks.at(domain)),
                        ci(IntervalAt(fig.agg_ci.hard, domain)));
   }
-  out += fmt::format("| **overall** | **{}** | {} | **{}** | {} |\n", cell(agg.overall_easy),
+  out += fmt::format("| **overall** | **{}**{} | {} | **{}**{} | {} |\n",
+                     cell(agg.overall_easy),
+                     agg.overall_easy ? Parenthesized(agg.overall_easy_subtasks) : "",
                      ci(fig.agg_ci.overall_easy), cell(agg.overall_hard),
+                     agg.overall_hard ? Parenthesized(agg.overall_hard_subtasks) : "",
                      ci(fig.agg_ci.overall_hard));
-  out += fmt::format("\n**All: {}** (95% CI {}; rules: {}", cell(agg.all), ci(fig.agg_ci.all),
-                     RuleSetName(rules));
+  out += fmt::format("\n**All: {}** ({}95% CI {}; rules: {}", cell(agg.all),
+                     agg.all && !agg.all_subtasks.complete()
+                         ? FromSubtasks(agg.all_subtasks) + "; "
+                         : "",
+                     ci(fig.agg_ci.all), RuleSetName(rules));
   for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->version(rules));
-  out += fmt::format(")\n\n{}{}.\n", kIntervalNote, NoSpreadNote(fig.strata));
+  out += fmt::format(")\n\n{}.\n", kIntervalNote);
+  if (AnyPartial(agg)) out += fmt::format("\nPartial: {}.\n", kPartialNote);
   return out;
 }
 

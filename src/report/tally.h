@@ -148,7 +148,7 @@ class Tally {
   Aggregates Compute() const;
   // Every subtask as a stratum, in the order Compute adds them.
   std::vector<Stratum> Strata() const;
-  // ExactVarianceAggregates(Strata()), computed on the first call after the last Add,
+  // AggregateScoreIntervals(Strata()), computed on the first call after the last Add,
   // for the renderers. Not thread-safe.
   const AggregateIntervals& AggregateCi() const;
   int64_t scored() const { return scored_; }
@@ -164,21 +164,25 @@ class Tally {
 };
 
 // The plain-text table printed by `structtest score`, `run` and `report`, with a 95%
-// interval for every figure: Wilson (over tasks where a subtask counts tasks; with the
-// effective sample size where samples share a source item) for a subtask, the
-// exact variance of the weighted means (ExactVarianceAggregates) for the
-// aggregates.
+// interval for every figure (stats.h: continuity-corrected Wilson, over tasks where a
+// subtask counts tasks, on the effective sample size where samples share a source item
+// and for the aggregates). An aggregate there that rests on fewer subtasks than the
+// paper's (Aggregates' SubtaskCount) says "from k of m subtasks", and a note under the
+// table says what that means; a run of every subtask shows no such mark.
 std::string RenderTextReport(const Tally& tally, RuleSet rules);
 
 // The same figures for programs: {"rules", "rules_versions", "subtasks": [{"domain",
 // "subtask", "split", "scored", "passed", "errors", "accuracy", "ci", and where they
 // apply "format_accuracy", "answer_accuracy", "tasks_solved", "tasks_counted",
-// "sample_accuracy"}], "domains": {"code": {"easy", "hard", "easy_ci", "hard_ci"}, ...},
-// "overall_easy", "overall_hard", "all", "overall_easy_ci", "overall_hard_ci",
-// "all_ci", "intervals"}. Percentages; null where there is nothing to average. A "ci"
-// is {"n", "k", "estimate", "low", "high", "method"}: the units (samples, or tasks)
-// and passes it comes from, the figure and its 95% bounds; "intervals" names the
-// methods, the replicates and the seed.
+// "sample_accuracy"}], "domains": {"code": {"easy", "hard", "easy_ci", "hard_ci",
+// "easy_subtasks", "hard_subtasks"}, ...}, "overall_easy", "overall_hard", "all",
+// "overall_easy_ci", "overall_hard_ci", "all_ci", "overall_easy_subtasks",
+// "overall_hard_subtasks", "all_subtasks", "intervals"}. Percentages; null where there
+// is nothing to average. A "ci" is {"n", "k", "estimate", "low", "high", "method"}: the
+// units (samples, or tasks) and passes it comes from, the figure and its 95% bounds;
+// "intervals" names the methods. A "*_subtasks" is {"scored", "of", "complete"}: the
+// subtasks the aggregate takes in, of those the paper defines for it (always there;
+// "complete" is false for a partial aggregate, and for one with nothing scored).
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
 
 // The same as GitHub-flavoured Markdown tables, to paste next to the paper's.

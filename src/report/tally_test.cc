@@ -1,14 +1,17 @@
 // The tally's clusters and the intervals the renderers show.
 #include "report/tally.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/hash.h"
 #include "core/rng.h"
+#include "tasks/registry.h"
 
 namespace structtest {
 namespace {
@@ -134,7 +137,7 @@ TEST(TallyTest, SimulateExecuteIsResampledByTask) {
   EXPECT_EQ(ci["n"], 2);
   EXPECT_EQ(ci["k"], 1);
   EXPECT_EQ(ci["estimate"], 50.0);
-  EXPECT_EQ(ci["method"], "wilson");
+  EXPECT_EQ(ci["method"], "wilson, continuity-corrected");
 }
 
 // A tally over all four domains, both splits.
@@ -178,7 +181,8 @@ TEST(TallyTest, JsonKeepsItsFieldsAndAddsIntervals) {
   EXPECT_EQ(j["all_ci"]["n"], 300);
   EXPECT_EQ(j["all_ci"]["k"], 159);
   EXPECT_EQ(j["domains"]["code"]["easy_ci"]["n"], 30);
-  EXPECT_EQ(j["domains"]["code"]["easy_ci"]["method"], "exact variance");
+  EXPECT_EQ(j["domains"]["code"]["easy_ci"]["method"],
+            "wilson, continuity-corrected, on the effective sample size");
   EXPECT_TRUE(j["intervals"]["aggregates"].is_string());
   // The same bytes every time.
   EXPECT_EQ(RenderJsonReport(tally, RuleSet::kPaper).dump(), j.dump());
@@ -205,24 +209,159 @@ TEST(TallyTest, TextAndMarkdownShowTheIntervals) {
                                   bounds(j["domains"]["code"]["hard_ci"]))),
             std::string::npos)
       << text;
+  // One code subtask of each split: partial figures, marked.
   const std::string md = RenderMarkdownReport(tally, RuleSet::kPaper);
-  EXPECT_NE(md.find(fmt::format("| code | 66.67 | {:.2f}–{:.2f} |",
+  EXPECT_NE(md.find(fmt::format("| code | 66.67 (from 1 of {} subtasks) | {:.2f}–{:.2f} |",
+                                j["domains"]["code"]["easy_subtasks"]["of"].get<int>(),
                                 j["domains"]["code"]["easy_ci"]["low"].get<double>(),
                                 j["domains"]["code"]["easy_ci"]["high"].get<double>())),
             std::string::npos)
       << md;
-  EXPECT_EQ(text.find("no width"), std::string::npos);
 }
 
-TEST(TallyTest, AllPassingSaysWhyTheAggregatesHaveNoWidth) {
+// One sample passing: the subtask and the domain figure that is that subtask show the
+// same interval, far from certain, and the text does not call it certain either.
+TEST(TallyTest, OneSampleAtAHundredPercentIsFarFromCertain) {
   Tally tally;
   tally.Add(Make("html", "html_easy", "1"), Pass(true));
   const std::string text = RenderTextReport(tally, RuleSet::kPaper);
-  EXPECT_NE(text.find("html           100.00      -  [100.00, 100.00]  -"), std::string::npos)
+  const Interval one = ContinuityCorrectedWilson(1, 1);
+  const std::string ci = fmt::format("[{:6.2f}, {:6.2f}]", 100 * one.low, 100 * one.high);
+  EXPECT_LT(100 * one.low, 50);
+  EXPECT_NE(text.find("html_easy                easy       1  100.00  " + ci), std::string::npos)
       << text;
-  EXPECT_NE(text.find("have no width"), std::string::npos) << text;
-  // n = 1 at 100%: Wilson's lower bound is far below.
-  EXPECT_NE(text.find("[ 20.65, 100.00]"), std::string::npos) << text;
+  EXPECT_NE(text.find("html           100.00      -  " + ci + "  -\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[100.00, 100.00]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("exact variance"), std::string::npos) << text;
+}
+
+// A tally of every subtask of the registry but `skip` (one sample each, alternately
+// passing), and the registry's subtask count of each domain split.
+struct Registered {
+  Tally tally;
+  std::map<std::pair<std::string, Split>, int> defined;
+};
+
+Registered AllSubtasksBut(const std::vector<std::string>& skip) {
+  Registered r;
+  int id = 0;
+  for (const TaskFamily* f : Families()) {
+    for (const SubtaskSpec& spec : f->subtasks) {
+      ++r.defined[{std::string(f->domain), spec.split}];
+      if (std::find(skip.begin(), skip.end(), spec.name) != skip.end()) continue;
+      for (int i = 0; i < 3; ++i, ++id) {
+        r.tally.Add(Make(std::string(f->domain), std::string(spec.name), std::to_string(id),
+                         {{"task_id", id}}),
+                    Pass(id % 2 == 0));
+      }
+    }
+  }
+  return r;
+}
+
+TEST(TallyTest, ACompleteRunCarriesNoPartialMark) {
+  const Registered r = AllSubtasksBut({});
+  const std::string text = RenderTextReport(r.tally, RuleSet::kPaper);
+  const std::string md = RenderMarkdownReport(r.tally, RuleSet::kPaper);
+  for (const std::string* out : {&text, &md}) {
+    EXPECT_EQ(out->find(" subtasks"), std::string::npos) << *out;
+    EXPECT_EQ(out->find("artial"), std::string::npos) << *out;
+  }
+  // Each aggregate line ends at its interval, as before the marks existed.
+  const nlohmann::json j = RenderJsonReport(r.tally, RuleSet::kPaper);
+  const auto bounds = [](const nlohmann::json& ci) {
+    return fmt::format("[{:6.2f}, {:6.2f}]", ci["low"].get<double>(), ci["high"].get<double>());
+  };
+  EXPECT_NE(text.find(fmt::format("All           {:6.2f}  {}\n", j["all"].get<double>(),
+                                  bounds(j["all_ci"]))),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("  {}  {}\n", bounds(j["domains"]["code"]["easy_ci"]),
+                                  bounds(j["domains"]["code"]["hard_ci"]))),
+            std::string::npos)
+      << text;
+  for (const char* key : {"overall_easy_subtasks", "overall_hard_subtasks", "all_subtasks"}) {
+    EXPECT_EQ(j[key]["complete"], true) << key;
+    EXPECT_EQ(j[key]["scored"], j[key]["of"]) << key;
+  }
+  int total = 0;
+  for (const auto& [key, n] : r.defined) total += n;
+  EXPECT_EQ(j["all_subtasks"]["of"], total);
+  for (const auto& [key, n] : r.defined) {
+    const nlohmann::json& c =
+        j["domains"][key.first][key.second == Split::kEasy ? "easy_subtasks" : "hard_subtasks"];
+    EXPECT_EQ(c["of"], n) << key.first;
+    EXPECT_EQ(c["complete"], true) << key.first;
+  }
+}
+
+TEST(TallyTest, APartialRunSaysHowManySubtasksEachFigureRestsOn) {
+  // Code Hard from simulate_execute_v2 alone, summarization Easy without one subtask.
+  const std::vector<std::string> skip = {"add_print_statements_v2", "replace_variables_v2",
+                                         "test_case_inputs_gen_v2", "questions"};
+  const Registered r = AllSubtasksBut(skip);
+  const int code_hard = r.defined.at({"code", Split::kHard});
+  const int summarization_easy = r.defined.at({"summarization", Split::kEasy});
+  int easy = 0, hard = 0;
+  for (const auto& [key, n] : r.defined) (key.second == Split::kEasy ? easy : hard) += n;
+  const std::string text = RenderTextReport(r.tally, RuleSet::kPaper);
+  EXPECT_NE(text.find(fmt::format("(Hard from 1 of {} subtasks)\n", code_hard)), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("(Easy from {} of {} subtasks)\n", summarization_easy - 1,
+                                  summarization_easy)),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = RenderJsonReport(r.tally, RuleSet::kPaper);
+  EXPECT_NE(text.find(fmt::format("All           {:6.2f}", j["all"].get<double>())),
+            std::string::npos);
+  EXPECT_NE(text.find(fmt::format("(from {} of {} subtasks)\n", easy + hard - 4, easy + hard)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("overall Hard  {:6.2f}", j["overall_hard"].get<double>())),
+            std::string::npos);
+  EXPECT_NE(text.find(fmt::format("(from {} of {} subtasks)\n", hard - 3, hard)), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\npartial: a figure marked"), std::string::npos) << text;
+  // Complete figures stay unmarked: html's row ends at its Hard interval.
+  const auto bounds = [](const nlohmann::json& ci) {
+    return fmt::format("[{:6.2f}, {:6.2f}]", ci["low"].get<double>(), ci["high"].get<double>());
+  };
+  EXPECT_NE(text.find(fmt::format("  {}\n", bounds(j["domains"]["html"]["hard_ci"]))),
+            std::string::npos)
+      << text;
+
+  const std::string md = RenderMarkdownReport(r.tally, RuleSet::kPaper);
+  EXPECT_NE(md.find(fmt::format("| {:.2f} (from 1 of {} subtasks) |",
+                                j["domains"]["code"]["hard"].get<double>(), code_hard)),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find(fmt::format("**All: {:.2f}** (from {} of {} subtasks; 95% CI",
+                                j["all"].get<double>(), easy + hard - 4, easy + hard)),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("\nPartial: a figure marked"), std::string::npos) << md;
+
+  EXPECT_EQ(j["domains"]["code"]["hard_subtasks"],
+            (nlohmann::json{{"scored", 1}, {"of", code_hard}, {"complete", false}}));
+  EXPECT_EQ(j["domains"]["code"]["easy_subtasks"]["complete"], true);
+  EXPECT_EQ(j["domains"]["summarization"]["easy_subtasks"]["scored"], summarization_easy - 1);
+  EXPECT_EQ(j["overall_hard_subtasks"]["complete"], false);
+  EXPECT_EQ(j["all_subtasks"]["scored"], easy + hard - 4);
+  EXPECT_EQ(j["all_subtasks"]["complete"], false);
+}
+
+// A domain with nothing scored is "-", not a partial figure; its count says 0 of n.
+TEST(TallyTest, AMissingDomainIsNotMarkedPartial) {
+  Tally tally;
+  tally.Add(Make("html", "html_easy", "1"), Pass(true));
+  tally.Add(Make("html", "html_hard", "2"), Pass(false));
+  const std::string text = RenderTextReport(tally, RuleSet::kPaper);
+  EXPECT_EQ(text.find("artial"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" subtasks)"), std::string::npos) << text;
+  const nlohmann::json j = RenderJsonReport(tally, RuleSet::kPaper);
+  EXPECT_EQ(j["domains"]["code"]["easy_subtasks"]["scored"], 0);
+  EXPECT_EQ(j["domains"]["code"]["easy_subtasks"]["complete"], false);
+  EXPECT_EQ(j["domains"]["html"]["easy_subtasks"]["complete"], true);
 }
 
 }  // namespace

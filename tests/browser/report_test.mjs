@@ -11,7 +11,9 @@
 // reference steps. A third run, of summarization and code against a loopback
 // OpenAI-style server the test starts (reporting token usage), checks the tokens and
 // cost of its report.html and of `report --format html` against report.json's usage
-// block, and its ranks in the paper's Tables 2 and 3. Exits 77 (ctest's
+// block, and its ranks in the paper's Tables 2 and 3. A fourth run, of one summarization
+// subtask, shows its summarization Easy as "from 1 of 4 subtasks", and the complete
+// runs show no such mark. Exits 77 (ctest's
 // skip) with a message when Chromium or web/node_modules is missing. Where Firefox is
 // installed, the page is opened there too (no console error, the same figures, plots).
 import {execFile, execFileSync} from 'node:child_process';
@@ -178,6 +180,12 @@ try {
   server.close();
 }
 const apiJson = JSON.parse(readFileSync(path.join(apiRun, 'report.json'), 'utf8'));
+
+// Run 4: one of summarization's Easy subtasks, so that its Easy figure is partial.
+const partialRun = path.join(work, 'partial');
+execFileSync(binary, ['run', '--model', 'builtin/oracle', '--tasks', 'questions', '--limit', '2',
+                      '--out', partialRun, '--no-cache', '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']});
+const partialJson = JSON.parse(readFileSync(path.join(partialRun, 'report.json'), 'utf8'));
 const apiReportFile = path.join(work, 'api-report.html');
 execFileSync(binary, ['report', apiRun, '--format', 'html', '--output', apiReportFile]);
 
@@ -285,6 +293,27 @@ try {
   const easy = await own.page.$eval('#scores-grid td.acc[data-key="html:easy"]', (td) => td.textContent);
   check(easy === reportJson[0].domains.html.easy.toFixed(2), `its html Easy is report.json's (${easy})`);
   await own.page.close();
+
+  // A complete run's figures carry no partial mark; run 4's summarization Easy does,
+  // with the count report.json gives.
+  const marks = await (async () => {
+    const p = await open(reportFile);
+    const n = await p.page.$$eval('.partial', (e) => e.length);
+    await p.page.close();
+    return n;
+  })();
+  check(marks === 0, `runs of every html and math subtask show no partial mark (${marks})`);
+  {
+    const p = await open(path.join(partialRun, 'report.html'));
+    const count = partialJson.domains.summarization.easy_subtasks;
+    const shown = await p.page.$$eval('#scores-grid .partial', (e) => e.map((x) => x.textContent));
+    check(count.complete === false && shown.length === 1 &&
+          shown[0] === `from 1 of ${count.of} subtasks`,
+          `a run of one summarization subtask marks its Easy figure (${JSON.stringify(shown)})`);
+    const note = await p.page.$eval('#scores-table', (e) => e.textContent);
+    check(note.includes('is the mean of the k subtasks scored'), 'and says what the mark means');
+    await p.page.close();
+  }
 
   // Run 3's tokens and cost: its own report.html (written with the run's price) and
   // `report --format html` (the price report.json records), and its ranks.
