@@ -9,7 +9,7 @@
 // often has few samples per subtask and accuracies at 0% or 100%, where p(1-p)/n and
 // every resample of the data have no spread at all: an interval of no width there
 // claims a certainty that one sample cannot give. Wilson's score interval with a
-// continuity correction holds the truth 95% of the time or a little more from n = 1 on.
+// continuity correction holds the truth about 95% of the time or more from n = 1 on.
 // An aggregate gets the same interval on its effective sample size, and a difference of
 // two runs is recovered from the two runs' intervals (MOVER). stats_test checks the
 // coverage of all three: exactly for one subtask, by simulation for the aggregates and
