@@ -155,7 +155,8 @@ TEST(CompareTest, PartialAggregatesAreMarkedInEveryOutput) {
   EXPECT_EQ(text.substr(text.find('\n', code_row + 1) - mark.size(), mark.size()), mark) << text;
   const size_t math_row = text.find("\nmath Easy ");
   ASSERT_NE(math_row, std::string::npos) << text;
-  const std::string math_line = text.substr(math_row + 1, text.find('\n', math_row + 1) - math_row - 1);
+  const std::string math_line =
+      text.substr(math_row + 1, text.find('\n', math_row + 1) - math_row - 1);
   EXPECT_EQ(math_line.find("subtasks"), std::string::npos) << math_line;
   EXPECT_NE(text.find("\npartial: a row marked"), std::string::npos) << text;
 

@@ -91,7 +91,8 @@ std::map<std::string, std::vector<double>> Weights(std::span<const Stratum> stra
     std::vector<double>& w = out[h ? "overall_hard" : "overall_easy"];
     w.assign(strata.size(), 0.0);
     for (size_t d = 0; d < kDomains; ++d) {
-      for (size_t s : members[d][h]) w[s] = 1.0 / (4.0 * static_cast<double>(members[d][h].size()));
+      const double n = static_cast<double>(kDomains * members[d][h].size());
+      for (size_t s : members[d][h]) w[s] = 1.0 / n;
     }
   }
   if (overall[0] && overall[1]) {

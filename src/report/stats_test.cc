@@ -544,7 +544,8 @@ TEST(StatsCoverageTest, PairedDifferencesOfRunsThatDifferCoverTheTruth) {
           }
         }
         table += fmt::format("n {:>3} pa {:.2f} pb {:.2f}: {:.3f} ({})\n", n, pa, pb, worst, where);
-        EXPECT_GE(worst, kMinCoverage) << "n " << n << " pa " << pa << " pb " << pb << ": " << where;
+        EXPECT_GE(worst, kMinCoverage)
+            << "n " << n << " pa " << pa << " pb " << pb << ": " << where;
       }
     }
   }
