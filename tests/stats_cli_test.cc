@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -392,10 +393,13 @@ TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {
                                    a, old, a, old, old)),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(fmt::format("'structtest export {} | structtest score -i - --rules paper'", old)),
-            std::string::npos) << r.err;
+  const std::string fix = fmt::format("structtest rescore {} --rules paper", old);
+  EXPECT_NE(r.err.find("'" + fix + "'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.back(), '\n');
   EXPECT_NE(r.err[r.err.size() - 2], '.');
+  // The command the message suggests fixes it.
+  ASSERT_EQ(Structtest(dir, fix.substr(strlen("structtest "))).exit_code, 0);
+  EXPECT_EQ(Structtest(dir, fmt::format("compare '{}' '{}'", a, old)).exit_code, 0);
 
   r = Structtest(dir, fmt::format("compare '{}' '{}' --format yaml", a, a));
   EXPECT_EQ(r.exit_code, 2);

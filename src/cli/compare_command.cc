@@ -1,5 +1,5 @@
 // `structtest compare RUN_A RUN_B [RUN...]`: each run against the first, on the samples
-// they share: per subtask, domain split and All, B - A with a paired bootstrap interval,
+// they share: per subtask, domain split and All, B - A with a 95% interval (report/stats.h),
 // the flips and McNemar's exact test with Holm's correction (report/compare.h). Only
 // reads the stores.
 #include <cstdio>

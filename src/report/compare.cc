@@ -188,9 +188,7 @@ Status CheckSameRules(const Comparison& c, RuleSet rules,
     const std::string& stale = a_current ? c.b.dir : c.a.dir;
     return Status::InvalidArgument(fmt::format(
         "{} and {} were scored under different rules ({}: {} in {}, {} in {}); rescore {} "
-        "with this build ({} {}) first: run its 'structtest run' command again (stored "
-        "verdicts of another checker version are scored again), or 'structtest export {} | "
-        "structtest score -i - --rules {}'",
+        "with this build ({} {}) first: 'structtest rescore {} --rules {}'",
         c.a.dir, c.b.dir, d, Join(va), c.a.dir, Join(vb), c.b.dir, stale, d,
         current.empty() ? "?" : current, stale, RuleSetName(rules)));
   }
@@ -281,11 +279,10 @@ StatusOr<Comparison> CompareTwo(const RunRows& a, const RunRows& b,
     const std::string& none = no_verdict_a > 0 ? c.a.dir : c.b.dir;
     if (no_verdict_a > 0 || no_verdict_b > 0) {
       return Status::InvalidArgument(fmt::format(
-          "{} has no verdicts under rules {} for the samples it shares with {}: rescore it "
-          "first ('structtest run' again with --rules {}, or 'structtest export {} | "
-          "structtest score -i - --rules {}')",
-          none, RuleSetName(options.rules), none == c.a.dir ? c.b.dir : c.a.dir,
-          RuleSetName(options.rules), none, RuleSetName(options.rules)));
+          "{} has no verdicts under rules {} for the samples it shares with {}: score them "
+          "first with 'structtest rescore {} --rules {}'",
+          none, RuleSetName(options.rules), none == c.a.dir ? c.b.dir : c.a.dir, none,
+          RuleSetName(options.rules)));
     }
     return Status::InvalidArgument(fmt::format(
         "{} and {} share {} samples, but none is scored in both ({} errored in {}, {} in "
