@@ -252,55 +252,52 @@ nlohmann::json Manifest(const RunOptions& opt, const nlohmann::json& identity) {
   return m;
 }
 
+// The keys that make `identity` another run than the `stored` manifest's: the command's
+// keys whose value differs (a key the manifest lacks reads as null; for "endpoint" only
+// the provider counts), then the manifest's keys the command lacks. The replicas
+// ("endpoints") and the versions that wrote the manifest do not count.
+std::vector<std::string> DifferingKeys(const nlohmann::json& stored,
+                                       const nlohmann::json& identity) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : identity.items()) {
+    if (key == "endpoints") continue;
+    const nlohmann::json old = stored.value(key, nlohmann::json());
+    const bool differs = key == "endpoint" ? ProviderOfEndpoint(old) != ProviderOfEndpoint(value)
+                                           : old != value;
+    if (differs) keys.push_back(key);
+  }
+  for (const auto& [key, value] : stored.items()) {
+    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions" &&
+        key != "endpoints") {
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
 // Refuses a directory whose run was made by another command, naming what differs. The
 // model name and the generation settings define a run, not the hosts serving it: a
 // run may resume on another set of replicas (of the same provider's API).
 Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
                     const nlohmann::json& identity) {
-  for (const auto& [key, value] : identity.items()) {
-    if (key == "endpoints") continue;
-    const auto it = stored.find(key);
-    const nlohmann::json& old = it == stored.end() ? nlohmann::json() : *it;
-    const bool differs = key == "endpoint" ? ProviderOfEndpoint(old) != ProviderOfEndpoint(value)
-                                           : old != value;
-    if (differs) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: this directory holds another run ({} was {}, now {}); pass another --out or "
-          "remove the directory",
-          store.dir(), key, old.dump(), value.dump()));
-    }
-  }
-  for (const auto& [key, value] : stored.items()) {
-    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions" &&
-        key != "endpoints") {
-      return Status::InvalidArgument(fmt::format(
-          "{}: this directory holds another run ({} was {}); pass another --out or remove "
-          "the directory",
-          store.dir(), key, value.dump()));
-    }
-  }
-  return Status::Ok();
+  const std::vector<std::string> keys = DifferingKeys(stored, identity);
+  if (keys.empty()) return Status::Ok();
+  const std::string& key = keys.front();
+  const nlohmann::json old = stored.value(key, nlohmann::json());
+  return Status::InvalidArgument(fmt::format(
+      "{}: this directory holds another run ({} was {}{}); pass another --out or remove the "
+      "directory",
+      store.dir(), key, old.dump(),
+      identity.contains(key) ? ", now " + identity.at(key).dump() : ""));
 }
 
 // Whether `identity` is the stored run's with a larger --limit (or none where it had
 // one): the same suite's first samples, so the run may grow.
 bool LimitGrows(const nlohmann::json& stored, const nlohmann::json& identity) {
-  const auto old = stored.find("limit");
-  const auto now = identity.find("limit");
-  if (old == stored.end() || !old->is_number_unsigned() || now == identity.end()) return false;
-  if (!now->is_null() && !(now->is_number_unsigned() && *now > *old)) return false;
-  for (const auto& [key, value] : identity.items()) {
-    if (key == "limit" || key == "endpoints" || key == "endpoint") continue;
-    if (!stored.contains(key) || stored.at(key) != value) return false;
-  }
-  for (const auto& [key, value] : stored.items()) {
-    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions" &&
-        key != "endpoints") {
-      return false;
-    }
-  }
-  return ProviderOfEndpoint(stored.value("endpoint", nlohmann::json())) ==
-         ProviderOfEndpoint(identity.value("endpoint", nlohmann::json()));
+  if (DifferingKeys(stored, identity) != std::vector<std::string>{"limit"}) return false;
+  const nlohmann::json old = stored.value("limit", nlohmann::json());
+  const nlohmann::json now = identity.value("limit", nlohmann::json());
+  return old.is_number_unsigned() && (now.is_null() || (now.is_number_unsigned() && now > old));
 }
 
 // Fills a new store with the samples of the run, all in one transaction, and calls
