@@ -1155,11 +1155,29 @@ def _arity(tree, fn_name, solution):
     return max(0, fewest), (None if a.vararg is not None else positional)
 
 
+def _as_lists(value):
+    """`value` with every tuple (at any depth, dict values included) as a list: a
+    tuple and a list of the same items are one input (`[(1, 2)]` repeats `[[1, 2]]`)."""
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_lists(v) for k, v in value.items()}
+    return value
+
+
+def _equal(a, b):
+    try:
+        return a == b
+    except BaseException:
+        return False
+
+
 def job_strict_calls(req):
     """test_case_inputs_gen, function style: exactly gen_n lines, each a Python literal
     (a list of the arguments; a tuple is taken as the list, another value as the one
-    argument), pairwise distinct, each with a number of arguments the function takes,
-    and the function runs on each without raising (after the reference's preamble)."""
+    argument), pairwise distinct (tuples compared as lists), each with a number of
+    arguments the function takes, and the function runs on each without raising (after
+    the reference's preamble)."""
     n = req["gen_n"]
     lines = []
     for number, line in enumerate(req["answer"].split("\n"), 1):
@@ -1180,12 +1198,13 @@ def job_strict_calls(req):
             value = [value]
         for j, earlier in enumerate(inputs, 1):
             try:
-                same = earlier == value
+                same = _as_lists(earlier) == _as_lists(value)
             except BaseException:
                 same = False
             if same:
-                return _verdict(False, "inputs-distinct", "input %d %s repeats input %d"
-                                % (k, _show(text), j))
+                return _verdict(False, "inputs-distinct", "input %d %s repeats input %d%s"
+                                % (k, _show(text), j,
+                                   "" if _equal(earlier, value) else " (a tuple for a list)"))
         inputs.append(value)
     source = req["source"]
     solution = "class Solution" in source

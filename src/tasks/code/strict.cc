@@ -237,12 +237,55 @@ StatusOr<Verdict> CheckReplaceVariablesStrict(const Sample& sample, const Sample
 
 namespace {
 
-// A stdin input as strict compares it: Windows line endings are gone already;
-// trailing whitespace of each line and blank lines around it do not count.
+// Python's str.split() with no argument: the runs of non-whitespace of `line`.
+std::vector<std::string_view> WhitespaceTokens(std::string_view line) {
+  std::vector<std::string_view> tokens;
+  size_t start = std::string_view::npos;
+  for (size_t i = 0; i < line.size();) {
+    size_t len;
+    const bool space = IsPySpace(DecodeUtf8(line, i, &len));
+    if (space && start != std::string_view::npos) {
+      tokens.push_back(line.substr(start, i - start));
+      start = std::string_view::npos;
+    } else if (!space && start == std::string_view::npos) {
+      start = i;
+    }
+    i += len;
+  }
+  if (start != std::string_view::npos) tokens.push_back(line.substr(start));
+  return tokens;
+}
+
+// An integer token as a program that parses it reads it: "+5", "05" and "5" are 5,
+// "-0" is 0. Other tokens as they are.
+std::string CanonicalToken(std::string_view token) {
+  std::string_view digits = token;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), IsAsciiDigit)) {
+    return std::string(token);
+  }
+  const size_t nz = digits.find_first_not_of('0');
+  if (nz == std::string_view::npos) return "0";
+  return (negative ? "-" : "") + std::string(digits.substr(nz));
+}
+
+// A stdin input as strict compares it: Windows line endings are gone already; blank
+// lines around it do not count; each line is its whitespace-separated tokens, integers
+// as their value. "1 2", " 1  2 " and "01 +2" are one input to a program that reads
+// numbers, and a grader sees the same test in them.
 std::string StdinKey(std::string_view item) {
   std::string out;
   for (std::string_view line : SplitChar(TrimBlankLines(item), '\n')) {
-    out.append(PyRStrip(line));
+    bool first = true;
+    for (std::string_view token : WhitespaceTokens(line)) {
+      if (!first) out += ' ';
+      out += CanonicalToken(token);
+      first = false;
+    }
     out += '\n';
   }
   return out;
@@ -300,8 +343,12 @@ StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view 
   for (size_t k = 1; k < inputs.size(); ++k) {
     for (size_t j = 0; j < k; ++j) {
       if (keys[k] == keys[j]) {
-        return Fail("inputs-distinct", fmt::format("input {} {} repeats input {}", k + 1,
-                                                   Quote(PyStrip(inputs[k]), 40), j + 1));
+        const bool same_text = PyStrip(inputs[k]) == PyStrip(inputs[j]);
+        return Fail("inputs-distinct",
+                    fmt::format("input {} {} repeats input {}{}", k + 1,
+                                Quote(PyStrip(inputs[k]), 40), j + 1,
+                                same_text ? "" : " (the same tokens, spaced or written "
+                                                 "differently)"));
       }
     }
   }

@@ -326,7 +326,7 @@ constexpr TaskFamily kFamily{
     "nested HTML skeletons with exact tag counts per level",
     "paper-2",
     kSubtasks,
-    "strict-1",
+    "strict-2",
     /*needs_python=*/false,
     &html_internal::ParseHtmlParams,
 };

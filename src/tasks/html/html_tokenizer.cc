@@ -112,6 +112,12 @@ class Scanner {
   void Text(size_t from, size_t to) {
     if (to > from && visitor_->wants_text()) visitor_->OnText(s_.substr(from, to - from), from);
   }
+  // OnTagInterior for [from, to) when it holds more than whitespace.
+  void Interior(std::string_view name, size_t from, size_t to, size_t pos) {
+    if (!visitor_->wants_text() || to <= from) return;
+    const std::string_view interior = s_.substr(from, to - from);
+    if (!PyStrip(interior).empty()) visitor_->OnTagInterior(name, interior, pos);
+  }
 
   // handle_starttag, which also enters raw-text mode for <script> and <style>.
   void StartTag(std::string_view name, size_t pos) {
@@ -140,6 +146,14 @@ class Scanner {
   const size_t n_;
   TagVisitor* const visitor_;
   std::string_view cdata_elem_;  // "script" or "style" while in raw-text mode
+  // Set by the Parse* function that read a comment, declaration, processing instruction
+  // or marked section: what Run reports with OnMarkup.
+  MarkupKind markup_ = MarkupKind::kComment;
+  bool has_markup_ = false;
+  void Markup(MarkupKind kind) {
+    markup_ = kind;
+    has_markup_ = true;
+  }
   std::string_view raised_;      // the AssertionError Python would raise
   // FindQuote memo, per quote character: the last search's start and result.
   size_t quote_from_[2] = {kNpos, kNpos};
@@ -266,10 +280,15 @@ ptrdiff_t Scanner::ParseStartTag(size_t i) {
     rest = PyStrip(s_.substr(k, endpos - k));
   }
   const std::string_view name = s_.substr(i + 1, name_end - (i + 1));
+  // The interior: up to the closing '>' or '/>' (endpos is just past the '>').
+  size_t interior_end = static_cast<size_t>(endpos) - 1;
+  if (rest == "/>") interior_end = s_.rfind('/', interior_end);
   if (rest == ">") {
     StartTag(name, i);
+    Interior(name, name_end, interior_end, i);
   } else if (rest == "/>") {
     visitor_->OnStartTag(name, i);
+    Interior(name, name_end, interior_end, i);
     visitor_->OnEndTag(name, i);
   } else {
     Text(i, static_cast<size_t>(endpos));  // anything else is text to Python (handle_data)
@@ -310,10 +329,15 @@ ptrdiff_t Scanner::ParseEndTag(size_t i) {
   if (i + 2 < n_ && IsAsciiAlpha(s_[i + 2])) {
     const size_t name_end = TagNameEnd(i + 2);
     const size_t close = s_.find('>', SkipSpacesAndSlashes(name_end));
-    visitor_->OnEndTag(s_.substr(i + 2, name_end - (i + 2)), i);
+    const std::string_view name = s_.substr(i + 2, name_end - (i + 2));
+    Interior(name, name_end, close, i);
+    visitor_->OnEndTag(name, i);
     return static_cast<ptrdiff_t>(close + 1);
   }
-  if (s_.compare(i, 3, "</>") == 0) return static_cast<ptrdiff_t>(i + 3);
+  if (s_.compare(i, 3, "</>") == 0) {
+    Markup(MarkupKind::kBogusComment);
+    return static_cast<ptrdiff_t>(i + 3);
+  }
   return ParseBogusComment(i);
 }
 
@@ -327,7 +351,10 @@ ptrdiff_t Scanner::ParseComment(size_t i) {
     size_t e = dashes + 2;
     while (e < n_ && s_[e] == '-') ++e;
     const size_t q = SkipSpaces(e);
-    if (q < n_ && s_[q] == '>') return static_cast<ptrdiff_t>(q + 1);
+    if (q < n_ && s_[q] == '>') {
+      Markup(MarkupKind::kComment);
+      return static_cast<ptrdiff_t>(q + 1);
+    }
     p = e;
   }
 }
@@ -336,6 +363,7 @@ ptrdiff_t Scanner::ParseComment(size_t i) {
 ptrdiff_t Scanner::ParseBogusComment(size_t i) {
   const size_t gt = s_.find('>', i + 2);
   if (gt == kNpos) return kIncomplete;
+  Markup(MarkupKind::kBogusComment);
   return static_cast<ptrdiff_t>(gt + 1);
 }
 
@@ -343,6 +371,7 @@ ptrdiff_t Scanner::ParseBogusComment(size_t i) {
 ptrdiff_t Scanner::ParsePi(size_t i) {
   const size_t gt = s_.find('>', i + 2);
   if (gt == kNpos) return kIncomplete;
+  Markup(MarkupKind::kPi);
   return static_cast<ptrdiff_t>(gt + 1);
 }
 
@@ -352,6 +381,7 @@ ptrdiff_t Scanner::ParseHtmlDeclaration(size_t i) {
   if (n_ - i >= 9 && EqualsIgnoreAsciiCase(s_.substr(i, 9), "<!doctype")) {
     const size_t gt = s_.find('>', i + 9);
     if (gt == kNpos) return kIncomplete;
+    Markup(MarkupKind::kDeclaration);
     return static_cast<ptrdiff_t>(gt + 1);
   }
   return ParseBogusComment(i);
@@ -395,9 +425,13 @@ ptrdiff_t Scanner::ParseMarkedSection(size_t i) {
     if (double_bracket) {
       if (q < n_ && s_[q] == ']') {
         q = SkipSpaces(q + 1);
-        if (q < n_ && s_[q] == '>') return static_cast<ptrdiff_t>(q + 1);
+        if (q < n_ && s_[q] == '>') {
+          Markup(MarkupKind::kMarkedSection);
+          return static_cast<ptrdiff_t>(q + 1);
+        }
       }
     } else if (q < n_ && s_[q] == '>') {
+      Markup(MarkupKind::kMarkedSection);
       return static_cast<ptrdiff_t>(q + 1);
     }
     from = b + 1;
@@ -447,6 +481,7 @@ ScanResult Scanner::Run() {
     i = j;
     ptrdiff_t k;
     std::string_view what;
+    has_markup_ = false;
     if (i + 1 < n_ && IsAsciiAlpha(s_[i + 1])) {
       k = ParseStartTag(i);
       what = "unterminated start tag";
@@ -479,6 +514,9 @@ ScanResult Scanner::Run() {
       result.stop_pos = i;
       result.what = what;
       return result;
+    }
+    if (has_markup_ && visitor_->wants_text()) {
+      visitor_->OnMarkup(markup_, s_.substr(i, static_cast<size_t>(k) - i), i);
     }
     i = static_cast<size_t>(k);
   }

@@ -26,6 +26,15 @@
 
 namespace structtest::html_internal {
 
+// What html.parser skips besides tags and text (OnMarkup).
+enum class MarkupKind {
+  kComment,        // <!-- ... -->
+  kBogusComment,   // <!x ...>, </ x>, </>: markup HTML parses only as an error
+  kDeclaration,    // <!DOCTYPE ...>
+  kPi,             // <? ... >
+  kMarkedSection,  // <![CDATA[ ... ]]> and the other <![keyword[ sections
+};
+
 // Receives the tag events in document order. Names are as written (not lower-cased;
 // see PyLowerTagName) and point into the scanned text.
 class TagVisitor {
@@ -42,6 +51,15 @@ class TagVisitor {
   // as text, and the raw content of <script> / <style>. Never empty. Text after the
   // point where an incomplete scan stops is not reported. Only when wants_text.
   virtual void OnText(std::string_view /*text*/, size_t /*pos*/) {}
+  // Only when wants_text: a comment, declaration, processing instruction or marked
+  // section, `text` the whole construct.
+  virtual void OnMarkup(MarkupKind /*kind*/, std::string_view /*text*/, size_t /*pos*/) {}
+  // Only when wants_text, and only when it holds more than whitespace: what a tag holds
+  // between its name and its closing '>' (or '/>'): attributes, or text in an end tag
+  // (`</div junk>`, which Python ignores). Reported right after OnStartTag of a start
+  // tag (before the OnEndTag of `<x .../>`), right before OnEndTag of an end tag.
+  virtual void OnTagInterior(std::string_view /*name*/, std::string_view /*interior*/,
+                             size_t /*pos*/) {}
   bool wants_text() const { return wants_text_; }
 
  private:

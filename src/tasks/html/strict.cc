@@ -37,6 +37,84 @@ constexpr int64_t kMaxPerParent = 1000;
 // How much of a stray text or an unknown tag name a reason quotes, in code points.
 constexpr size_t kExcerptCodePoints = 40;
 
+// Attribute names a tag may carry without a value (`<div hidden>`): HTML's global
+// attributes and the old presentational ones of these elements (`<body bgcolor>`), any
+// of which may be written bare (an empty value). A bare word that is none of them, nor
+// data-*, aria-*, on* or xml*, is text written inside the tag (`<body Filler text>`).
+constexpr std::string_view kAttributeNames[] = {
+    "accesskey", "align",      "alink",    "autocapitalize", "autocorrect", "autofocus",
+    "background", "bgcolor",   "border",   "class",          "contenteditable", "dir",
+    "draggable", "enterkeyhint", "height", "hidden",         "id",          "inert",
+    "inputmode", "is",         "itemid",   "itemprop",       "itemref",     "itemscope",
+    "itemtype",  "lang",       "link",     "manifest",       "nonce",       "part",
+    "popover",   "profile",    "slot",     "spellcheck",     "style",       "tabindex",
+    "text",      "title",      "translate", "version",       "vlink",       "width",
+    "writingsuggestions"};
+
+bool IsAttributeName(std::string_view raw) {
+  std::string name;
+  PyLowerTagName(raw, &name);
+  for (std::string_view prefix : {"data-", "aria-", "on", "xml"}) {
+    if (name.size() > prefix.size() && name.starts_with(prefix)) return true;
+  }
+  for (std::string_view a : kAttributeNames) {
+    if (name == a) return true;
+  }
+  return false;
+}
+
+// The first bare word in a start tag's interior that is not an attribute name, or "".
+// Attributes are `name`, `name=value`, `name="value"`, `name='value'`, separated by
+// whitespace or '/'; a name with a value may be anything (the value says what it is).
+std::string_view NonAttributeWord(std::string_view interior) {
+  size_t i = 0;
+  const size_t n = interior.size();
+  auto space = [&](size_t k) {
+    const char c = interior[k];
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/';
+  };
+  while (i < n) {
+    while (i < n && space(i)) ++i;
+    if (i == n) break;
+    const size_t b = i;
+    while (i < n && !space(i) && interior[i] != '=') ++i;
+    const std::string_view name = interior.substr(b, i - b);
+    size_t k = i;
+    while (k < n && space(k) && interior[k] != '/') ++k;
+    if (k < n && interior[k] == '=') {
+      k = k + 1;
+      while (k < n && space(k) && interior[k] != '/') ++k;
+      if (k < n && (interior[k] == '"' || interior[k] == '\'')) {
+        const size_t close = interior.find(interior[k], k + 1);
+        i = close == std::string_view::npos ? n : close + 1;
+      } else {
+        while (k < n && !(space(k) && interior[k] != '/')) ++k;
+        i = k;
+      }
+      continue;
+    }
+    if (!name.empty() && !IsAttributeName(name)) return name;
+  }
+  return {};
+}
+
+// What a reason calls a kind of markup.
+std::string_view MarkupName(MarkupKind kind) {
+  switch (kind) {
+    case MarkupKind::kComment:
+      return "a comment";
+    case MarkupKind::kBogusComment:
+      return "malformed markup";
+    case MarkupKind::kDeclaration:
+      return "a declaration";
+    case MarkupKind::kPi:
+      return "a processing instruction";
+    case MarkupKind::kMarkedSection:
+      return "a marked section";
+  }
+  return "markup";
+}
+
 struct Shape {
   std::array<int64_t, kNumTags> per_parent{};  // per_parent[kHtml] == 1
   // Elements of tag t in the whole document: per_parent of t and of its ancestors.
@@ -203,6 +281,32 @@ class TreeChecker : public TagVisitor {
     }
     stack_.pop_back();
     if (stack_.empty()) state_ = State::kAfter;
+  }
+
+  // Inside the document only comments are harmless: a doctype, processing instruction,
+  // CDATA section or malformed markup there is no part of the asked structure (HTML
+  // parses every one of them as an error), and hides what it holds from the reader.
+  void OnMarkup(MarkupKind kind, std::string_view text, size_t) override {
+    if (!problem_.empty() || state_ != State::kIn || kind == MarkupKind::kComment) return;
+    Fail(fmt::format("no-other-markup: {} '{}' in {}", MarkupName(kind), Excerpt(text), Path()));
+  }
+
+  // A tag of the document holds its name and attributes only: text written inside a
+  // tag (`<body Filler text>`, `</div note>`) is not part of the structure either.
+  void OnTagInterior(std::string_view name, std::string_view interior, size_t pos) override {
+    if (!problem_.empty() || state_ != State::kIn || IsMention(pos)) return;
+    const int t = Lookup(name);
+    if (t == kOther || stack_.back().tag != t) return;  // OnStartTag / OnEndTag report it
+    const bool end = pos + 1 < answer_.size() && answer_[pos + 1] == '/';
+    if (end) {
+      Fail(fmt::format("tag-text: '{}' inside the end tag of {}", Excerpt(interior), Path()));
+      return;
+    }
+    const std::string_view word = NonAttributeWord(interior);
+    if (!word.empty()) {
+      Fail(fmt::format("tag-text: '{}' inside the start tag of {} is not an attribute",
+                       Excerpt(word), Path()));
+    }
   }
 
   void OnText(std::string_view text, size_t) override {

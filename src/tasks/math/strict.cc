@@ -579,6 +579,274 @@ bool IsPlaceholder(std::string_view normalized) {
 }
 
 // ---------------------------------------------------------------------------------
+// Numbers and computations
+
+bool HasDigit(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return IsAsciiDigit(c); });
+}
+
+// Numbers as written: ASCII digits, thousands separators (',' before a group of three)
+// and a decimal part. Calls f(normalized, begin, end) for each, left to right; the
+// normalized form has no separators, leading zeros or trailing decimal zeros, so
+// "1,290", "1290" and "1290.00" are one number.
+template <typename F>
+void ForEachNumber(std::string_view s, F&& f) {
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!IsAsciiDigit(s[i])) {
+      ++i;
+      continue;
+    }
+    const size_t begin = i;
+    std::string digits, frac;
+    while (i < s.size() && IsAsciiDigit(s[i])) digits.push_back(s[i++]);
+    while (i + 4 <= s.size() && s[i] == ',' && IsAsciiDigit(s[i + 1]) && IsAsciiDigit(s[i + 2]) &&
+           IsAsciiDigit(s[i + 3]) && (i + 4 == s.size() || !IsAsciiDigit(s[i + 4]))) {
+      digits.append(s.substr(i + 1, 3));
+      i += 4;
+    }
+    if (i + 1 < s.size() && s[i] == '.' && IsAsciiDigit(s[i + 1])) {
+      ++i;
+      while (i < s.size() && IsAsciiDigit(s[i])) frac.push_back(s[i++]);
+    }
+    const size_t nz = digits.find_first_not_of('0');
+    digits = nz == kNpos ? "0" : digits.substr(nz);
+    while (!frac.empty() && frac.back() == '0') frac.pop_back();
+    f(frac.empty() ? digits : digits + "." + frac, begin, i);
+  }
+}
+
+// A number that counts steps or list items, not a quantity: "Step 2", or the "1." /
+// "2)" / "3:" that opens a line, or the number of a "### 3" header line.
+bool IsEnumeration(std::string_view s, size_t begin, size_t end) {
+  size_t k = begin;
+  while (k > 0 && IsHSpace(s[k - 1])) --k;
+  if (k < begin && k >= 4 && LowerAsciiCopy(s.substr(k - 4, 4)) == "step" &&
+      (k == 4 || !IsAsciiAlnum(static_cast<unsigned char>(s[k - 5])))) {
+    return true;
+  }
+  bool header = false;
+  for (size_t j = LineStart(s, begin); j < begin; ++j) {
+    if (s[j] == '#' || s[j] == '*') {
+      header = true;
+    } else if (!IsHSpace(s[j])) {
+      return false;
+    }
+  }
+  if (end == s.size() || s[end] == '\n') return header;
+  return (s[end] == '.' || s[end] == ')' || s[end] == ':') &&
+         (end + 1 == s.size() || IsHSpace(s[end + 1]) || s[end + 1] == '\n' ||
+          s[end + 1] == '*');
+}
+
+// The length of the arithmetic operator at s[i] ('=', '+', '-', '*', '/', '^', '×',
+// '÷', '−', LaTeX \times, \cdot, \div), 0 if there is none.
+size_t OperatorAt(std::string_view s, size_t i) {
+  const char c = s[i];
+  if (c == '=' || c == '+' || c == '-' || c == '*' || c == '/' || c == '^') return 1;
+  const std::string_view rest = s.substr(i);
+  for (std::string_view op : {"\u00D7", "\u00F7", "\u2212", "\\times", "\\cdot", "\\div"}) {
+    if (rest.starts_with(op)) return op.size();
+  }
+  return 0;
+}
+
+// Is there arithmetic with a number: an operator between two numbers ("16 - 3",
+// "9 \times 2"), or an equals sign next to a number ("= 18", "x = 9")? Spaces,
+// parentheses and currency signs may stand between.
+bool HasArithmetic(std::string_view s) {
+  auto skip_back = [&](size_t k) {  // the character before s[k], past fillers
+    while (k > 0 && (IsHSpace(s[k - 1]) || s[k - 1] == ')' || s[k - 1] == '$')) --k;
+    return k;
+  };
+  auto skip_forward = [&](size_t k) {
+    while (k < s.size() && (IsHSpace(s[k]) || s[k] == '(' || s[k] == '$')) ++k;
+    return k;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const size_t len = OperatorAt(s, i);
+    if (len == 0) continue;
+    const size_t before = skip_back(i);
+    const size_t after = skip_forward(i + len);
+    const bool left = before > 0 && IsAsciiDigit(s[before - 1]);
+    const bool right = after < s.size() && IsAsciiDigit(s[after]);
+    if ((left && right) || (s[i] == '=' && (left || right))) return true;
+    i += len - 1;
+  }
+  return false;
+}
+
+// The value of a number word ("seven" 7, "twenty" 20, "hundred" a multiplier of 100),
+// -1 if it is none. "one" is left out: it is as often a pronoun ("one of them").
+int64_t NumberWordValue(std::string_view w) {
+  static constexpr std::pair<std::string_view, int64_t> kWords[] = {
+      {"two", 2},         {"three", 3},      {"four", 4},       {"five", 5},
+      {"six", 6},         {"seven", 7},      {"eight", 8},      {"nine", 9},
+      {"ten", 10},        {"eleven", 11},    {"twelve", 12},    {"thirteen", 13},
+      {"fourteen", 14},   {"fifteen", 15},   {"sixteen", 16},   {"seventeen", 17},
+      {"eighteen", 18},   {"nineteen", 19},  {"twenty", 20},    {"thirty", 30},
+      {"forty", 40},      {"fifty", 50},     {"sixty", 60},     {"seventy", 70},
+      {"eighty", 80},     {"ninety", 90},    {"hundred", 100},  {"thousand", 1000},
+      {"million", 1000000}};
+  for (const auto& [word, value] : kWords) {
+    if (w == word) return value;
+  }
+  return -1;
+}
+
+// Numbers written in words, as decimal strings: "twenty-five" 25, "three hundred" 300,
+// "half" 0.5. Calls f(value) for each run of number words (joined by spaces or hyphens).
+template <typename F>
+void ForEachNumberInWords(std::string_view s, F&& f) {
+  int64_t total = 0, current = 0;
+  bool in_run = false;
+  size_t last_end = 0;
+  auto flush = [&]() {
+    if (in_run) f(std::to_string(total + current));
+    total = current = 0;
+    in_run = false;
+  };
+  ForEachWord(s, [&](std::string_view raw) {
+    const size_t at = static_cast<size_t>(raw.data() - s.data());
+    const std::string w = LowerAsciiCopy(raw);
+    const int64_t v = NumberWordValue(w);
+    const bool joined = in_run && s.substr(last_end, at - last_end).find_first_not_of(" -") ==
+                                      std::string_view::npos;
+    if (v < 0 || !joined) flush();
+    if (v < 0) {
+      if (w == "half") f("0.5");
+    } else if (v == 100) {
+      current = std::max<int64_t>(current, 1) * 100;
+    } else if (v >= 1000) {
+      total += std::max<int64_t>(current, 1) * v;
+      current = 0;
+    } else {
+      current += v;
+    }
+    in_run = v >= 0;
+    last_end = at + raw.size();
+    return true;
+  });
+  flush();
+}
+
+// Does the text name an arithmetic operation ("multiplied", "minus", "increases by")
+// that the question does not? `question_lower` is the question, lower-cased (ASCII).
+bool NamesOperation(std::string_view text, std::string_view question_lower) {
+  static constexpr std::string_view kOperations[] = {
+      "plus",     "minus",     "times",       "multiply",   "multiplied", "multiplying",
+      "divide",   "divided",   "dividing",    "equals",     "equal",      "add",
+      "adds",     "added",     "adding",      "subtract",   "subtracts",  "subtracted",
+      "subtracting", "increase", "increases", "increased",  "decrease",   "decreases",
+      "decreased", "sum",      "product",     "difference"};
+  bool named = false;
+  ForEachWord(text, [&](std::string_view raw) {
+    const std::string w = LowerAsciiCopy(raw);
+    for (std::string_view op : kOperations) {
+      if (w != op) continue;
+      // As a whole word of the question: a restated question names it already.
+      bool in_question = false;
+      ForEachWord(question_lower, [&](std::string_view q) {
+        in_question = q == op;
+        return !in_question;
+      });
+      named = !in_question;
+    }
+    return !named;
+  });
+  return named;
+}
+
+// `computation`: the reasoning (math_easy) or the steps (math_hard) must compute
+// something. They fail when they hold no number at all (digits or words; step and
+// list numbers do not count), and when they restate the question: at least
+// kRestatedShare of their words are the question's, with no arithmetic, no number
+// the question does not have and no operation it does not name ("increases by 6").
+// "" or the failure's reason.
+std::string ComputationProblem(std::string_view text, std::string_view question,
+                               bool steps) {
+  const std::string_view what = steps ? "steps" : "reasoning";
+  if (HasArithmetic(text)) return "";
+  std::vector<std::string> asked;
+  auto note = [&](const std::string& n) {
+    if (std::find(asked.begin(), asked.end(), n) == asked.end()) asked.push_back(n);
+  };
+  ForEachNumber(question, [&](const std::string& n, size_t, size_t) { note(n); });
+  ForEachNumberInWords(question, note);
+  bool any = false, computed = false;
+  auto seen = [&](const std::string& n) {
+    any = true;
+    computed = computed || std::find(asked.begin(), asked.end(), n) == asked.end();
+  };
+  ForEachNumber(text, [&](const std::string& n, size_t b, size_t e) {
+    if (!IsEnumeration(text, b, e)) seen(n);
+  });
+  ForEachNumberInWords(text, seen);
+  if (!any) return fmt::format("computation: no number in the {}: nothing is computed", what);
+  const std::string question_lower = LowerAsciiCopy(question);
+  if (computed || NamesOperation(text, question_lower)) return "";
+  std::vector<std::string> question_words;
+  ForEachWord(question_lower, [&](std::string_view w) {
+    question_words.emplace_back(w);
+    return true;
+  });
+  std::sort(question_words.begin(), question_words.end());
+  size_t words = 0, restated = 0;
+  ForEachWord(text, [&](std::string_view w) {
+    ++words;
+    restated += std::binary_search(question_words.begin(), question_words.end(),
+                                   LowerAsciiCopy(w));
+    return true;
+  });
+  if (static_cast<double>(restated) < kRestatedShare * static_cast<double>(words)) return "";
+  return fmt::format("computation: the {} {} the question ({} of {} words are its words) "
+                     "and {} nothing",
+                     what, steps ? "restate" : "restates", restated, words,
+                     steps ? "compute" : "computes");
+}
+
+// Words of a step that are not the names of a formula. A word next to an arithmetic
+// operator (spaces and parentheses between) is an operand, added to *operands; a '-'
+// is an operator only with a space beside it ("a - b", not "well-known").
+size_t ProseWords(std::string_view text, std::vector<std::string_view>* operands) {
+  auto is_operator = [&](size_t k) {
+    if (OperatorAt(text, k) == 0) return false;
+    if (text[k] != '-') return true;
+    return (k > 0 && IsHSpace(text[k - 1])) || (k + 1 < text.size() && IsHSpace(text[k + 1]));
+  };
+  size_t prose = 0;
+  ForEachWord(text, [&](std::string_view w) {
+    size_t b = static_cast<size_t>(w.data() - text.data());
+    size_t e = b + w.size();
+    while (b > 0 && (IsHSpace(text[b - 1]) || text[b - 1] == '(' || text[b - 1] == ')')) --b;
+    while (e < text.size() && (IsHSpace(text[e]) || text[e] == '(' || text[e] == ')')) ++e;
+    bool operand = e < text.size() && is_operator(e);
+    // The operator before the word: its last byte is at b - 1 (a multi-byte one ends there).
+    for (size_t len = 1; !operand && len <= 6 && len <= b; ++len) {
+      operand = OperatorAt(text, b - len) == len && is_operator(b - len);
+    }
+    prose += !operand;
+    if (operand) operands->push_back(w);
+    return true;
+  });
+  return prose;
+}
+
+// `step-content` for a step without a number: it needs kMinStepWords words besides the
+// names of a formula, or a formula that names a quantity of the question ("money =
+// eggs sold * price"). "a + b = c" and "total = cost + tax" do neither: placeholder
+// formulas, filler around an answer. `question_words`: sorted, lower-cased.
+bool IsPlaceholderFormula(std::string_view text, const std::vector<std::string>& question_words) {
+  if (HasDigit(text)) return false;
+  std::vector<std::string_view> operands;
+  if (ProseWords(text, &operands) >= kMinStepWords) return false;
+  return std::none_of(operands.begin(), operands.end(), [&](std::string_view w) {
+    return w.size() > 1 && std::binary_search(question_words.begin(), question_words.end(),
+                                              LowerAsciiCopy(w));
+  });
+}
+
+// ---------------------------------------------------------------------------------
 // The checker
 
 Verdict Fail(std::string reason, bool format, bool accuracy) {
@@ -593,6 +861,7 @@ Verdict Fail(std::string reason, bool format, bool accuracy) {
 struct Parsed {
   const MathFormat* format = nullptr;
   const std::string* gold = nullptr;
+  std::string_view question;  // context.question, when the sample has it
 };
 
 StatusOr<Parsed> ParseSample(const Sample& sample, const MathParams& params) {
@@ -606,6 +875,12 @@ StatusOr<Parsed> ParseSample(const Sample& sample, const MathParams& params) {
                     Quote(name, 60)));
   }
   ASSIGN_OR_RETURN(p.gold, GetString(sample.context, "context", "gold_answer"));
+  if (sample.context.is_object()) {
+    const auto it = sample.context.find("question");
+    if (it != sample.context.end() && it->is_string()) {
+      p.question = it->get_ref<const std::string&>();
+    }
+  }
   return p;
 }
 
@@ -630,6 +905,62 @@ bool IsHedge(std::string_view trailing) {
     return true;
   });
   return hedge;
+}
+
+// The text before the final answer on its line is a lead-in ("Therefore, the answer
+// is: 18"), unless it gives another answer: a number other than the final one right
+// before an "or" ("The total is 19 or the answer is: 18"), or after the word "answer"
+// or "result" ("the answer is 19. The answer is: 18"). `final` is the final answer,
+// normalized ("" when it is not a bare number). Returns the other answer, quoted, or "".
+std::string LeadInAnswer(std::string_view lead_in, std::string_view final) {
+  struct Num {
+    std::string value;
+    size_t begin, end;
+  };
+  std::vector<Num> numbers;
+  ForEachNumber(lead_in, [&](const std::string& n, size_t b, size_t e) {
+    numbers.push_back({n, b, e});
+  });
+  if (numbers.empty()) return "";
+  std::string found;
+  ForEachWord(lead_in, [&](std::string_view w) {
+    const size_t at = static_cast<size_t>(w.data() - lead_in.data());
+    const std::string word = LowerAsciiCopy(w);
+    if (word == "or") {
+      const Num* last = nullptr;
+      for (const Num& n : numbers) {
+        if (n.end <= at) last = &n;
+      }
+      if (last != nullptr && last->value != final) {
+        found = Quote(lead_in.substr(last->begin, at + 2 - last->begin));
+      }
+    } else if (word == "answer" || word == "result") {
+      // "answer is 19", "answer: 19", "result would be 19"
+      size_t k = at + w.size();
+      for (bool more = true; more;) {
+        more = false;
+        while (k < lead_in.size() && (IsHSpace(lead_in[k]) || lead_in[k] == ':' ||
+                                      lead_in[k] == '=')) {
+          ++k;
+        }
+        for (std::string_view link : {"is", "was", "would", "will", "should", "be", "equals"}) {
+          const std::string_view rest = lead_in.substr(k);
+          if (rest.size() > link.size() && LowerAsciiCopy(rest.substr(0, link.size())) == link &&
+              !IsAsciiAlnum(static_cast<unsigned char>(rest[link.size()]))) {
+            k += link.size();
+            more = true;
+          }
+        }
+      }
+      for (const Num& n : numbers) {
+        if (n.begin == k && n.value != final) {
+          found = Quote(lead_in.substr(at, n.end - at));
+        }
+      }
+    }
+    return found.empty();
+  });
+  return found;
 }
 
 // Rules on the final answer shared by both subtasks, in order: answer-line,
@@ -700,6 +1031,17 @@ AnswerCheck CheckAnswer(std::string_view t, const std::vector<Occurrence>& occs,
                             Quote(st.trailing));
     return a;
   }
+  const std::string other =
+      LeadInAnswer(t.substr(LineStart(t, st.occ.at), st.occ.at - LineStart(t, st.occ.at)),
+                   a.bare && normalized.starts_with('-') ? normalized.substr(1)
+                   : a.bare                              ? normalized
+                                                         : std::string());
+  if (!other.empty()) {
+    a.failure = fmt::format("one-final-answer: another answer comes before the final one on "
+                            "its line: {}",
+                            other);
+    return a;
+  }
   return a;
 }
 
@@ -713,8 +1055,8 @@ Verdict Finish(const AnswerCheck& a, std::string_view form, std::string prefix) 
   return v;
 }
 
-Verdict ScoreEasyStrict(const MathFormat& f, std::string_view gold, std::string_view t,
-                        std::string_view lower) {
+Verdict ScoreEasyStrict(const MathFormat& f, std::string_view gold, std::string_view question,
+                        std::string_view t, std::string_view lower) {
   const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
   Statement st;
   if (!occs.empty()) st = ReadStatement(t, lower, f.phrase, occs.back());
@@ -727,11 +1069,14 @@ Verdict ScoreEasyStrict(const MathFormat& f, std::string_view gold, std::string_
                             words, words == 1 ? "" : "s", kMinReasoningWords),
                 false, a.accurate);
   }
+  const std::string computation =
+      ComputationProblem(t.substr(0, st.occ.at), question, /*steps=*/false);
+  if (!computation.empty()) return Fail(computation, false, a.accurate);
   return Finish(a, AnswerForm(f.phrase), fmt::format("{} words of reasoning, ", words));
 }
 
-Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_view t,
-                        std::string_view lower) {
+Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_view question,
+                        std::string_view t, std::string_view lower) {
   const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
   Statement st;
   if (!occs.empty()) st = ReadStatement(t, lower, f.phrase, occs.back());
@@ -760,6 +1105,12 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
   // Content first (what an empty skeleton fails), over at most kMaxSteps steps so
   // that the pairwise comparison stays small; then the count.
   const size_t checked = std::min(n, static_cast<size_t>(kMaxSteps));
+  std::vector<std::string> question_words;
+  ForEachWord(question, [&](std::string_view w) {
+    question_words.push_back(LowerAsciiCopy(w));
+    return true;
+  });
+  std::sort(question_words.begin(), question_words.end());
   std::vector<std::string> normalized(checked);
   for (size_t i = 0; i < checked; ++i) {
     const std::string_view text = steps.texts[i];
@@ -779,6 +1130,12 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
                               Quote(Strip(text))),
                   false, a.accurate);
     }
+    if (IsPlaceholderFormula(text, question_words)) {
+      return Fail(fmt::format("step-content: step {} is a formula of placeholder names, with no "
+                              "number and no quantity of the question: {}",
+                              i + 1, Quote(Strip(text))),
+                  false, a.accurate);
+    }
     for (size_t j = 0; j < i; ++j) {
       if (normalized[j] == normalized[i]) {
         return Fail(fmt::format("steps-distinct: step {} repeats step {}: {}", i + 1, j + 1,
@@ -793,6 +1150,10 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
                 false, a.accurate);
   }
   if (!a.failure.empty()) return Fail(a.failure, false, a.accurate);
+  std::string all_steps;
+  for (const std::string_view text : steps.texts) (all_steps += text) += '\n';
+  const std::string computation = ComputationProblem(all_steps, question, /*steps=*/true);
+  if (!computation.empty()) return Fail(computation, false, a.accurate);
   return Finish(a, AnswerForm(f.phrase), fmt::format("{} {} steps, ", n, style_name));
 }
 
@@ -885,8 +1246,8 @@ StatusOr<Verdict> CheckMathStrict(const Sample& sample, const SampleParams& para
   std::string storage;
   const std::string_view t = Strip(NormalizeNewlines(response, &storage));
   const std::string lower = LowerAsciiCopy(t);
-  return p.format->hard ? ScoreHardStrict(*p.format, *p.gold, t, lower)
-                        : ScoreEasyStrict(*p.format, *p.gold, t, lower);
+  return p.format->hard ? ScoreHardStrict(*p.format, *p.gold, p.question, t, lower)
+                        : ScoreEasyStrict(*p.format, *p.gold, p.question, t, lower);
 }
 
 StatusOr<std::string> MathSkeleton(const Sample& sample) {

@@ -19,7 +19,7 @@
 namespace structtest::math_internal {
 
 // The strict rules version of the family; changes with any rule or constant below.
-inline constexpr std::string_view kStrictRulesVersion = "strict-1";
+inline constexpr std::string_view kStrictRulesVersion = "strict-2";
 
 // math_easy asks to "show your reasoning" before the answer line. Fewer words than
 // this before the final answer show none: a computation with its operands, result
@@ -29,8 +29,15 @@ inline constexpr size_t kMinReasoningWords = 5;
 
 // A math_hard step must say something: "9 * 2 = 18" has three words (numbers count);
 // an empty header, "Step", "Compute" or "..." has fewer. An equation with a number
-// ("3y = 18", "P = 70.") counts as content whatever its words.
+// ("3y = 18", "P = 70.") counts as content whatever its words. A step with no number
+// needs this many words that are not the names of a formula: "a + b = c" has none.
 inline constexpr size_t kMinStepWords = 3;
+
+// Reasoning or steps that compute nothing new (no arithmetic, no number the question
+// does not have, no operation it does not name) and of whose words at least this share
+// are the question's restate the question (`computation`). The question copied
+// sentence by sentence scores 1.0.
+inline constexpr double kRestatedShare = 0.8;
 
 // An occurrence of "###", "####" or "The final answer is" is read as an answer (and
 // counted against the one final answer) only when a number follows it and the rest

@@ -40,10 +40,34 @@ constexpr double kMinDocumentShare = 0.5;
 // Words are compared by their first kStemChars code points (after "-ies"/"-ied" ->
 // "-y"), so "investigate"/"investigation" and "study"/"studies" match.
 constexpr size_t kStemChars = 5;
-// Abbreviations after which a Punkt split is undone (Punkt's English model misses
-// them in citations and references: "et al. (1990)", "see Fig. 3").
-constexpr std::string_view kJoinAfter[] = {"et al.", "e.g.", "i.e.", "cf.", "vs.", "Fig.",
-                                           "Figs.", "Eq.", "Eqs.", "Ref.", "Refs."};
+// Bounds the work of looking for near repeats (word comparisons over all pairs of
+// items): the largest generated answer (10 points of 4 sentences) needs under 100,000;
+// past the bound, on hostile input only, the search stops.
+constexpr size_t kMaxRepeatWork = 4000000;
+// Abbreviations after which Punkt's English model splits where no sentence ends
+// ("approx. March 2025", "Gov. Lee", "cf. Smith"): it knows few of them. Strict undoes
+// such a split, by what the abbreviation is (without its final dot). kNeverFinal:
+// titles before a name, written capitalized ("Dr", not "DR" or "MS", which are
+// acronyms), and words that introduce what follows, in lower case or capitalized at a
+// sentence start ("approx", "Approx"). They never end a sentence: joined with whatever
+// follows.
+constexpr std::string_view kNeverFinal[] = {
+    // titles
+    "Mr", "Mrs", "Ms", "Mx", "Dr", "Prof", "Rev", "Hon", "Gen", "Col", "Maj", "Capt", "Cpt",
+    "Lt", "Sgt", "Cmdr", "Adm", "Gov", "Sen", "Rep", "Pres", "Supt", "Insp", "Det", "Fr", "Mt",
+    // words that introduce what follows
+    "approx", "appr", "ca", "abt", "incl", "excl", "esp", "resp", "viz", "vs", "cf", "e.g",
+    "i.e", "a.k.a", "w.r.t"};
+// Abbreviations that may end a sentence ("... chairs, etc. The firm ...", "... by Smith
+// et al. The model ...", "... said no. The ..."), and any word with a dot inside ("U.S.",
+// "a.m."): joined with a piece that does not start with a capital letter ("Menten et
+// al. (1990)", "Fig. 3", "etc. and", "the U.S. economy"). Compared without case.
+constexpr std::string_view kMaybeFinal[] = {
+    "et al", "etc",  "inc",  "ltd",  "co",   "corp", "bros", "jr",   "sr",   "st",  "ave",
+    "dept",  "univ", "jan",  "feb",  "mar",  "apr",  "jun",  "jul",  "aug",  "sep", "sept",
+    "oct",   "nov",  "dec",  "est",  "min",  "max",  "avg",  "fig",  "figs", "eq",  "eqs",
+    "ref",   "refs", "no",   "nos",  "vol",  "vols", "pp",   "ch",   "chap", "sec", "sect",
+    "art",   "para", "tab",  "nr"};
 // A tab indents to the next multiple of this many columns.
 constexpr int kTabWidth = 4;
 // Code points of a line quoted in a reason.
@@ -91,6 +115,16 @@ constexpr std::string_view kEmptyWords[] = {
     "placeholder", "point", "points", "question", "questions", "second", "sentence",
     "sentences", "seven", "six", "summarize", "summarized", "summarizes", "summary",
     "tba", "tbd", "ten", "text", "third", "three", "todo", "two", "xxx", "yes"};
+
+// Sentence adverbs that add nothing to what an item says: "Indeed, X." after "X."
+// repeats it (`items-distinct`).
+constexpr std::string_view kDiscourseMarkers[] = {
+    "actually",    "additionally", "again",      "basically",  "certainly",   "clearly",
+    "consequently", "definitely",  "especially", "essentially", "evidently",  "fact",
+    "finally",     "firstly",      "furthermore", "importantly", "indeed",    "lastly",
+    "likewise",    "moreover",     "naturally",  "notably",    "obviously",   "particularly",
+    "really",      "secondly",     "significantly", "similarly", "specifically", "surely",
+    "therefore",   "thirdly",      "truly",      "undoubtedly"};
 
 // ---- small helpers -----------------------------------------------------------------
 
@@ -506,10 +540,19 @@ struct Unit {
   std::string text;
   Analysis analysis;
   size_t min_words;
+  // `about-document` per item: it must have a content word of the document. Not for
+  // answers ("[When ...?] The document gives no date." answers the question) and not
+  // for the headings of the indented task ("Background").
+  bool own_document = true;
 };
 
 Unit MakeUnit(std::string name, std::string_view text, size_t min_words) {
   return {std::move(name), std::string(text), Analyze(text), min_words};
+}
+
+bool IsDiscourseMarker(std::string_view w) {
+  static const std::vector<std::string_view> sorted = SortedCopy(kDiscourseMarkers);
+  return std::binary_search(sorted.begin(), sorted.end(), w);
 }
 
 // `item-content`: enough words, and at least one content word.
@@ -528,37 +571,11 @@ std::string ContentProblem(const Unit& u) {
   return "";
 }
 
-// `items-distinct`: no unit repeats an earlier one word for word, or with the same
-// words in another order ("originality and user-friendliness" / "user-friendliness
-// and originality"). Anything more lenient fails real parallel points: "with an LCD"
-// and "without an LCD", "the first solution" and "the second solution" differ in one
-// word and say different things.
-std::string RepeatProblem(const std::vector<Unit>& units) {
-  std::map<std::string_view, size_t> seen;
-  std::map<std::string, size_t> seen_sorted;
-  for (size_t i = 0; i < units.size(); ++i) {
-    const auto [it, inserted] = seen.emplace(units[i].analysis.key, i);
-    if (!inserted) {
-      return fmt::format("items-distinct: {} repeats {}", units[i].name, units[it->second].name);
-    }
-    std::vector<std::string_view> words = SplitChar(units[i].analysis.key, ' ');
-    std::sort(words.begin(), words.end());
-    std::string sorted;
-    for (std::string_view w : words) (sorted += w) += ' ';
-    const auto [jt, new_words] = seen_sorted.emplace(std::move(sorted), i);
-    if (!new_words) {
-      return fmt::format("items-distinct: {} repeats {} with its words reordered", units[i].name,
-                         units[jt->second].name);
-    }
-  }
-  return "";
-}
-
 // ---- the document ------------------------------------------------------------------
 
 struct DocumentWords {
   bool present = false;
-  std::unordered_set<std::string> stems;  // membership only: order never shows
+  std::unordered_set<std::string> stems;  // of its content words and numbers; membership only
 };
 
 // The document: context.document when given, else what follows the line "Document:"
@@ -586,11 +603,76 @@ DocumentWords GetDocument(const Sample& sample) {
       break;
     }
   }
-  if (d.present) ForEachWord(text, [&](const std::string& w) { d.stems.insert(Stem(w)); });
+  // Content words only: "everyone" in a summary is not about a document that says "every".
+  if (d.present) {
+    ForEachWord(text, [&](const std::string& w) {
+      if (IsContentWord(w) || IsNumberWord(w)) d.stems.insert(Stem(w));
+    });
+  }
   return d;
 }
 
-// `about-document`: most content words of the summary occur in the document.
+// `items-distinct`: no unit repeats an earlier one word for word, or with the same
+// words in another order ("originality and user-friendliness" / "user-friendliness
+// and originality"), or with words added or left out that say nothing more: all of
+// one's words are the other's, and the other's extra words are function words,
+// sentence adverbs ("Indeed, X." after "X."), or (with a document) words the document
+// does not have. Anything more lenient fails real parallel points: "with an LCD" and
+// "without an LCD", "the first solution" and "the second solution" differ in one word
+// and say different things; and a point that adds a fact of the document to another
+// ("A; B." after "A.") says something more.
+std::string RepeatProblem(const std::vector<Unit>& units, const DocumentWords& doc) {
+  std::map<std::string_view, size_t> seen;
+  std::map<std::string, size_t> seen_sorted;
+  std::vector<std::vector<std::string_view>> sets(units.size());
+  for (size_t i = 0; i < units.size(); ++i) {
+    const auto [it, inserted] = seen.emplace(units[i].analysis.key, i);
+    if (!inserted) {
+      return fmt::format("items-distinct: {} repeats {}", units[i].name, units[it->second].name);
+    }
+    std::vector<std::string_view> words = SplitChar(units[i].analysis.key, ' ');
+    std::sort(words.begin(), words.end());
+    std::string sorted;
+    for (std::string_view w : words) (sorted += w) += ' ';
+    const auto [jt, new_words] = seen_sorted.emplace(std::move(sorted), i);
+    if (!new_words) {
+      return fmt::format("items-distinct: {} repeats {} with its words reordered", units[i].name,
+                         units[jt->second].name);
+    }
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    sets[i] = std::move(words);
+  }
+  // Numbers say more even when short ("a 1.5 solar mass star" / "a 2 solar mass star").
+  auto says_more = [&](std::string_view w) {
+    return (IsContentWord(w) || IsNumberWord(w)) && !IsDiscourseMarker(w) &&
+           (!doc.present || doc.stems.contains(Stem(w)));
+  };
+  size_t work = 0;
+  for (size_t j = 1; j < units.size(); ++j) {
+    for (size_t i = 0; i < j; ++i) {
+      work += sets[i].size() + sets[j].size();
+      if (work > kMaxRepeatWork) return "";
+      const bool added = sets[j].size() >= sets[i].size();
+      const auto& small = added ? sets[i] : sets[j];
+      const auto& large = added ? sets[j] : sets[i];
+      if (!std::includes(large.begin(), large.end(), small.begin(), small.end())) continue;
+      std::vector<std::string_view> extra;
+      std::set_difference(large.begin(), large.end(), small.begin(), small.end(),
+                          std::back_inserter(extra));
+      if (std::any_of(extra.begin(), extra.end(), says_more)) continue;
+      std::string shown;
+      for (std::string_view w : extra) shown += (shown.empty() ? "" : " ") + std::string(w);
+      return fmt::format("items-distinct: {} repeats {} with words {} that say nothing more ({})",
+                         units[j].name, units[i].name, added ? "added" : "left out",
+                         Quote(shown));
+    }
+  }
+  return "";
+}
+
+// `about-document`: most content words of the summary occur in the document, and every
+// item (sentence, point, sub-point) has one that does: a sentence of padding ("More
+// details follow below.") says nothing about the document.
 std::string AboutProblem(const DocumentWords& doc, const std::vector<Unit>& units) {
   if (!doc.present) return "";
   size_t total = 0, found = 0;
@@ -600,11 +682,23 @@ std::string AboutProblem(const DocumentWords& doc, const std::vector<Unit>& unit
       found += doc.stems.contains(s);
     }
   }
-  if (total > 0 && static_cast<double>(found) >= kMinDocumentShare * total) return "";
-  return fmt::format("about-document: {} of {} content words of the summary occur in the "
-                     "document ({:.0f}%); at least {:.0f}% are asked for",
-                     found, total, total ? 100.0 * found / total : 0.0,
-                     100 * kMinDocumentShare);
+  if (total == 0 || static_cast<double>(found) < kMinDocumentShare * total) {
+    return fmt::format("about-document: {} of {} content words of the summary occur in the "
+                       "document ({:.0f}%); at least {:.0f}% are asked for",
+                       found, total, total ? 100.0 * found / total : 0.0,
+                       100 * kMinDocumentShare);
+  }
+  for (const Unit& u : units) {
+    const auto& c = u.analysis.content;
+    if (!u.own_document || c.empty()) continue;
+    const auto in_document = [&](const std::string& s) { return doc.stems.contains(s); };
+    if (std::none_of(c.begin(), c.end(), in_document)) {
+      return fmt::format("about-document: {} ({}) has no content word that occurs in the "
+                         "document",
+                         u.name, Quote(u.text));
+    }
+  }
+  return "";
 }
 
 // The content rules over `units`, in order: each says something, none repeats
@@ -615,7 +709,7 @@ Verdict JudgeContent(const std::vector<Unit>& units, const DocumentWords& doc,
     std::string why = ContentProblem(u);
     if (!why.empty()) return Fail(std::move(why));
   }
-  std::string why = RepeatProblem(units);
+  std::string why = RepeatProblem(units, doc);
   if (why.empty()) why = AboutProblem(doc, units);
   if (!why.empty()) return Fail(std::move(why));
   return Pass(fmt::format("{}, each saying something, none repeated{}", what,
@@ -624,15 +718,53 @@ Verdict JudgeContent(const std::vector<Unit>& units, const DocumentWords& doc,
                                         "carries none)"));
 }
 
+// How a sentence piece ends, for joining it with the next one: after an abbreviation
+// that never ends a sentence, after one that may, or a sentence end.
+enum class PieceEnd { kSentence, kNeverFinal, kMaybeFinal };
+
+bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+PieceEnd EndOfPiece(std::string_view piece) {
+  if (!piece.ends_with('.')) return PieceEnd::kSentence;
+  // The last word with its inner dots ("e.g", "U.S"), and "et" before "al".
+  const std::string_view body = piece.substr(0, piece.size() - 1);
+  size_t b = body.size();
+  while (b > 0 && (IsAsciiLetter(body[b - 1]) || body[b - 1] == '.')) --b;
+  if (b == body.size() || (b > 0 && body[b - 1] != ' ' && body[b - 1] != '(')) {
+    return PieceEnd::kSentence;
+  }
+  const std::string_view word = body.substr(b);
+  for (std::string_view a : kNeverFinal) {
+    // As listed, or a lower-case entry capitalized ("Approx").
+    if (word == a || (a[0] >= 'a' && word.size() == a.size() && word[0] == a[0] - 32 &&
+                      word.substr(1) == a.substr(1))) {
+      return PieceEnd::kNeverFinal;
+    }
+  }
+  std::string lower(word);
+  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  const bool after_et = b >= 3 && (body[b - 3] == 'e' || body[b - 3] == 'E') &&
+                        body[b - 2] == 't' && body[b - 1] == ' ' &&
+                        (b == 3 || body[b - 4] == ' ' || body[b - 4] == '(');
+  if (lower == "al" && after_et) lower = "et al";
+  for (std::string_view a : kMaybeFinal) {
+    if (lower == a) return PieceEnd::kMaybeFinal;
+  }
+  if (word.find('.') != std::string_view::npos) return PieceEnd::kMaybeFinal;
+  return PieceEnd::kSentence;
+}
+
 // Sentences of `text` by Punkt as it is (no digit-dot-space deletion: "in table 3.
 // Next" is two sentences), empty ones dropped.
 // Two more changes to what Punkt gives: a piece with no letter or digit is no sentence
-// (the closing '*' of an italic point, a lone "--"), and a split right after one of
-// kJoinAfter is undone when the next piece does not start with a capital letter, since
+// (the closing '*' of an italic point, a lone "--"), and a split right after an
+// abbreviation is undone: after one that never ends a sentence (kNeverFinal: "approx.
+// March 2025", "Dr. Lee") whatever follows, after one that may (kMaybeFinal, a word
+// with inner dots) when the next piece does not start with a capital letter, since
 // Punkt's English model splits "Menten et al. (1990)" and "Hagberg et al. introduced".
 std::vector<std::string_view> Sentences(const SentenceSplitter& splitter, std::string_view text) {
   std::vector<std::string_view> out;
-  const char* joined_begin = nullptr;  // start of the sentence to extend, when joining
+  PieceEnd previous = PieceEnd::kSentence;  // how the last sentence in `out` ends
   for (const auto& span : splitter.Split(text)) {
     const std::string_view s = PyStrip(text.substr(span.begin, span.end - span.begin));
     bool has_word = false;
@@ -640,19 +772,14 @@ std::vector<std::string_view> Sentences(const SentenceSplitter& splitter, std::s
     if (!has_word) continue;
     // "... by Smith et al. The model ..." does end a sentence: join only when the next
     // piece does not start with a capital letter.
-    if (joined_begin != nullptr && !(s[0] >= 'A' && s[0] <= 'Z')) {
-      out.back() = std::string_view(joined_begin, s.data() + s.size() - joined_begin);
+    const bool join = previous == PieceEnd::kNeverFinal ||
+                      (previous == PieceEnd::kMaybeFinal && !(s[0] >= 'A' && s[0] <= 'Z'));
+    if (join) {
+      out.back() = std::string_view(out.back().data(), s.data() + s.size() - out.back().data());
     } else {
       out.push_back(s);
     }
-    joined_begin = nullptr;
-    for (std::string_view a : kJoinAfter) {
-      const std::string_view last = out.back();
-      if (last.size() > a.size() && last.ends_with(a)) {
-        const char before = last[last.size() - a.size() - 1];
-        if (before == ' ' || before == '(') joined_begin = last.data();
-      }
-    }
+    previous = EndOfPiece(out.back());
   }
   return out;
 }
@@ -950,6 +1077,7 @@ StatusOr<Verdict> StrictQuestions(const Sample& sample, const SampleParams& para
   for (size_t q = 0; q < kCount; ++q) {
     units.push_back(MakeUnit(fmt::format("the answer to [{}]", kSummaryQuestions[q]),
                              answers[q], kMinAnswerWords));
+    units.back().own_document = false;
   }
   // `answer-content`: an answer that only restates its question answers nothing.
   for (size_t q = 0; q < kCount; ++q) {
@@ -1028,6 +1156,7 @@ StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, const SampleP
   for (size_t i = 0; i < points.size(); ++i) {
     units.push_back(MakeUnit(fmt::format("point {}", i + 1), points[i].item->text,
                              kMinHeadingWords));
+    units.back().own_document = false;
     for (size_t j = 0; j < points[i].subs.size(); ++j) {
       units.push_back(MakeUnit(fmt::format("sub-point {} of point {}", j + 1, i + 1),
                                points[i].subs[j]->text, kMinItemWords));
