@@ -28,7 +28,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/corpus.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "structtest/sample.h"
 #include "tasks/code/family.h"
 

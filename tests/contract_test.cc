@@ -14,7 +14,7 @@
 
 #include "tasks/responders.h"
 #include "core/jsonl.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 #include "tasks/suite.h"

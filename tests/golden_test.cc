@@ -14,7 +14,7 @@
 #include "tasks/registry.h"
 #include "tasks/scorer.h"
 #include "testing/test_support.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "text/punkt.h"
 
 namespace structtest {

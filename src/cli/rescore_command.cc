@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "report/tally.h"
 #include "runner/runner.h"
 #include "store/run_store.h"

@@ -41,7 +41,7 @@
 #include "core/jsonl.h"
 #include "core/record_io.h"
 #include "core/shard.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "report/cost.h"
 #include "report/html_report.h"
 #include "report/tally.h"

@@ -13,7 +13,7 @@
 #include "structtest/sample.h"
 #include "tasks/registry.h"
 #include "tasks/score_stage.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "text/punkt.h"
 
 namespace structtest::cli {

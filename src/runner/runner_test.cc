@@ -7,7 +7,7 @@
 
 #include "backends/fake_client.h"
 #include "backends/retry_client.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/rng.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 
 namespace structtest {
 

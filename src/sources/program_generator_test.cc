@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 
 namespace structtest {
 namespace {

@@ -11,7 +11,7 @@
 #include "sources/math_generator.h"
 #include "sources/program_generator.h"
 #include "sources/program_loader.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "tasks/code/generator.h"
 
 namespace structtest {

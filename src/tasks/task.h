@@ -29,7 +29,7 @@ struct CheckEnv {
   // The Punkt sentence splitter; null when no model was found. Checkers that count
   // sentences return an error (not a failing verdict) when it is null.
   const SentenceSplitter* sentences = nullptr;
-  // The sandboxed python3 worker pool (src/python/python_pool.h); null when the caller
+  // The sandboxed python3 worker pool (src/sandbox/python_pool.h); null when the caller
   // provides none. Code checkers return an error (not a failing verdict) when it is
   // null or cannot start python3.
   PythonPool* python = nullptr;

@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "python/process_scan.h"
-#include "python/python_pool.h"
+#include "sandbox/process_scan.h"
+#include "sandbox/python_pool.h"
 #include "tasks/code/code_test_util.h"
 #include "tasks/code/family.h"
 

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "core/jsonl.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "report/tally.h"
 #include "tasks/code/family.h"
 #include "testing/test_support.h"

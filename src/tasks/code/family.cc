@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/pytext.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "tasks/code/common.h"
 #include "tasks/code/generator.h"
 #include "tasks/code/rules.h"

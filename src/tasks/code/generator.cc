@@ -9,7 +9,7 @@
 
 #include "core/pytext.h"
 #include "core/rng.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "sources/program_store.h"
 #include "tasks/code/rules.h"
 #include "tasks/generate_util.h"

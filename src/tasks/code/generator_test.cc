@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "sources/program_generator.h"
 #include "sources/program_loader.h"
 #include "sources/program_store.h"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/pytext.h"
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 #include "tasks/code/common.h"
 #include "tasks/code/family.h"
 #include "tasks/code/rules.h"

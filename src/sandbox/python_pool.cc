@@ -1,4 +1,4 @@
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -2,7 +2,7 @@
 // failures of the pool (missing python3 or script, a worker killed from outside), and
 // the sandbox's limits seen from a job. Hostile programs scored through the checkers are
 // in src/tasks/code/checkers_test.cc.
-#include "python/python_pool.h"
+#include "sandbox/python_pool.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -24,7 +24,7 @@
 
 #include <gtest/gtest.h>
 
-#include "python/process_scan.h"
+#include "sandbox/process_scan.h"
 
 namespace structtest {
 namespace {

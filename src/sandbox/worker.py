@@ -1,6 +1,6 @@
 """structtest's python3 worker: Python's own judgement for the code checkers.
 
-structtest (src/python/python_pool.cc) starts a few of these long-lived processes and
+structtest (src/sandbox/python_pool.cc) starts a few of these long-lived processes and
 talks to each over its stdin/stdout: one JSON object per line each way. The first line
 the worker writes is a hello describing the interpreter and the sandbox it can build;
 then it answers requests one at a time, in order.

@@ -1,4 +1,4 @@
-#include "python/process_scan.h"
+#include "sandbox/process_scan.h"
 
 #include <unistd.h>
 

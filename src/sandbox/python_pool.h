@@ -20,8 +20,8 @@
 // Errors (Status) mean the pool itself could not answer: no usable python3, the worker
 // script missing, a worker that died or stopped answering. Thread-safe: any number of
 // threads may call in; requests beyond max_workers wait for a free worker.
-#ifndef STRUCTTEST_PYTHON_PYTHON_POOL_H_
-#define STRUCTTEST_PYTHON_PYTHON_POOL_H_
+#ifndef STRUCTTEST_SANDBOX_PYTHON_POOL_H_
+#define STRUCTTEST_SANDBOX_PYTHON_POOL_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -177,4 +177,4 @@ StatusOr<std::string> FindWorkerScript(const PythonOptions& options);
 
 }  // namespace structtest
 
-#endif  // STRUCTTEST_PYTHON_PYTHON_POOL_H_
+#endif  // STRUCTTEST_SANDBOX_PYTHON_POOL_H_
