@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "text/punkt.h"
 
@@ -74,6 +76,45 @@ std::string ReadFileOrDie(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string HtmlPageData(const std::string& page) {
+  const std::string open = "<script type=\"application/octet-stream\" id=\"report-data\">";
+  const size_t at = page.find(open);
+  if (at == std::string::npos) throw std::runtime_error("the page has no report-data script");
+  const size_t start = at + open.size();
+  const size_t end = page.find("</script>", start);
+  std::string gz;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = start; i < end && page[i] != '='; ++i) {
+    const char c = page[i];
+    const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char* d = c != '\0' ? std::strchr(digits, c) : nullptr;
+    if (d == nullptr) throw std::runtime_error("report-data: not base64");
+    acc = (acc << 6) | static_cast<uint32_t>(d - digits);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      gz += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw std::runtime_error("inflateInit2 failed");
+  z.next_in = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_in = static_cast<uInt>(gz.size());
+  std::string out;
+  char buf[1 << 14];
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  } while (rc == Z_OK);
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) throw std::runtime_error("report-data: does not inflate");
+  return out;
 }
 
 void WriteFileOrDie(const std::string& path, const std::string& contents) {

@@ -45,6 +45,10 @@ class TempDir {
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& contents);
 
+// The JSON text an HTML report page carries (its report-data script: gzip, base64),
+// inflated; throws when the page has none or it does not inflate.
+std::string HtmlPageData(const std::string& page);
+
 // `text` with 1-4 random edits (a byte replaced, inserted or removed, or the rest cut
 // off), drawn from bytes that matter to a JSON reader: structure, digits, escapes,
 // control and multi-byte UTF-8 bytes, invalid ones too. Newlines become spaces, so a

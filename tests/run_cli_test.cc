@@ -309,15 +309,20 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   }
 
   // The run wrote its HTML page; `report --format html` writes the same page of one or
-  // more runs to --output (tests/browser/report_test.mjs opens it in Chromium). Its
-  // data is compressed, so the key check above is left to report.json and run.db, which
-  // hold what the page's data is made of (html_report_test.cc).
+  // more runs to --output (tests/browser/report_test.mjs opens it in Chromium). Neither
+  // holds the key, in its markup or in its compressed data
+  // (ErrorBodiesThatEchoTheKeyAreStoredWithoutIt has pages that show errors).
   const std::string page = dir.path() + "/page.html";
   const Finished html = Exec(dir, {"report", run, run, "--format", "html", "--output", page}, "html");
   EXPECT_EQ(html.exit_code, 0) << html.err;
   EXPECT_NE(ReadFileOrDie(page).find("<title>structtest report</title>"), std::string::npos);
-  EXPECT_NE(ReadFileOrDie(run + "/report.html").find("<title>structtest report</title>"),
-            std::string::npos);
+  for (const std::string& path : {page, run + "/report.html"}) {
+    const std::string markup = ReadFileOrDie(path);
+    const std::string data = ::structtest::testing::HtmlPageData(markup);
+    EXPECT_EQ(markup.find(kKey), std::string::npos) << path;
+    EXPECT_EQ(data.find("0123456789abcdef"), std::string::npos) << path;
+    EXPECT_NE(data.find("openai/fake-model"), std::string::npos) << path;
+  }
   // The run writes its page's samples half while it asks the model and the rows half
   // after: the page is the one `report` makes of the finished run, byte for byte.
   const std::string one_page = dir.path() + "/one.html";
@@ -681,6 +686,43 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   // The first run is untouched by all of this.
   EXPECT_EQ(ReadFileOrDie(run + "/run.db"), db);
   EXPECT_EQ(Exec(dir, {"export", "/nonexistent/run"}, "missing").exit_code, 2);
+}
+
+// A server that refuses every other request with an error body echoing the key: the
+// errors are stored and shown (export, report.json, the HTML page's data), the key in
+// none of them.
+TEST_F(RunCliTest, ErrorBodiesThatEchoTheKeyAreStoredWithoutIt) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  std::atomic<int> n{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    if (std::hash<std::string>()(id) % 2 == 0) {
+      ++n;
+      reply.status = 400;
+      reply.body = std::string("{\"error\":{\"message\":\"bad key ") + kKey + "\"}}";
+    }
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/run";
+  const Finished r = Exec(dir, RunArgs(server.base_url() + "/v1", suite, run, {"--retries", "0"}),
+                          "echo");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_GT(n.load(), 0);
+  const std::string page = ReadFileOrDie(run + "/report.html");
+  const std::string data = ::structtest::testing::HtmlPageData(page);
+  const Finished exported = Exec(dir, {"export", run, "--all"}, "export");
+  EXPECT_NE(exported.out.find("\"status\":\"error\""), std::string::npos);
+  EXPECT_NE(exported.out.find("HTTP 400"), std::string::npos) << exported.out.substr(0, 500);
+  EXPECT_NE(data.find("HTTP 400"), std::string::npos);
+  EXPECT_NE(data.find("bad key [redacted]"), std::string::npos);  // stored, without the key
+  for (const std::string& text : {r.out, r.err, exported.out, data, page,
+                                  ReadFileOrDie(run + "/run.db"),
+                                  ReadFileOrDie(run + "/report.json")}) {
+    EXPECT_EQ(text.find("SECRET"), std::string::npos) << text.substr(0, 300);
+  }
 }
 
 // Three shard processes against one server with faults, one of them killed with
