@@ -30,6 +30,7 @@
 #include "core/shard.h"
 #include "testing/fake_server.h"
 #include "testing/test_support.h"
+#include "testing/tls_server.h"
 
 extern char** environ;
 
@@ -723,6 +724,43 @@ TEST_F(RunCliTest, ErrorBodiesThatEchoTheKeyAreStoredWithoutIt) {
                                   ReadFileOrDie(run + "/report.json")}) {
     EXPECT_EQ(text.find("SECRET"), std::string::npos) << text.substr(0, 300);
   }
+}
+
+// --ca-cert through the real binary: a server with a self-signed certificate is asked
+// only when its certificate is named; without it every request errors (kept for the
+// next run to retry), and the run says what to do.
+TEST_F(RunCliTest, CaCertTrustsAServerWithAPrivateCertificate) {
+  TempDir dir;
+  ::structtest::testing::TlsServer server;
+  std::string why;
+  if (!server.Start(dir.path(), &why)) GTEST_SKIP() << "SKIPPED: " << why;
+  ASSERT_FALSE(server.base_url().empty());
+  const Suite suite = MakeSuite(dir);
+  const Finished untrusted =
+      Exec(dir, RunArgs(server.base_url(), suite, dir.path() + "/untrusted", {"--limit", "3"}),
+           "untrusted");
+  EXPECT_EQ(untrusted.exit_code, 1) << untrusted.err;
+  EXPECT_NE(untrusted.err.find("--ca-cert FILE"), std::string::npos) << untrusted.err;
+  const Finished trusted = Exec(
+      dir, RunArgs(server.base_url(), suite, dir.path() + "/trusted",
+                   {"--limit", "3", "--ca-cert", server.cert()}),
+      "trusted");
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  const Finished exported = Exec(dir, {"export", dir.path() + "/trusted", "--all"}, "export");
+  size_t answered = 0, records = 0;
+  for (size_t at = 0; (at = exported.out.find("\"over HTTP/1.1\"", at)) != std::string::npos; ++at) {
+    ++answered;
+  }
+  for (char c : exported.out) records += c == '\n';
+  EXPECT_GT(records, 0u);
+  EXPECT_EQ(answered, records) << exported.out.substr(0, 300);
+  const Finished missing = Exec(
+      dir, RunArgs(server.base_url(), suite, dir.path() + "/missing",
+                   {"--ca-cert", dir.path() + "/no-such.pem"}),
+      "missing");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no-such.pem"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/missing"));
 }
 
 // Three shard processes against one server with faults, one of them killed with
