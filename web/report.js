@@ -690,7 +690,15 @@ function showSample(id) {
           (x[R.reasoning].length && text(x[R.reasoning]) ? `<details><summary>reasoning</summary><pre>${esc(text(x[R.reasoning]))}</pre></details>` : '') +
           `<p class="ci">finish ${esc(x[R.finish])} · ${x[R.input]} in / ${x[R.output]} out tokens · ${x[R.latency]} ms</p></div>`;
     });
-    h += `</div><div>target answer:</div><pre class="target">${esc(typeof s.target === 'string' ? s.target : JSON.stringify(s.target, null, 1))}</pre>`;
+    h += '</div><div class="targets">';
+    // The target as text (html_report.h): the answer in full, other fields on a line each.
+    for (const [name, parts] of s.target) {
+      const t = text(parts);
+      h += name === 'answer' || name === '' ?
+          `<div>target answer:</div><pre class="target">${esc(t)}</pre>` :
+          `<div class="target-field">target ${esc(name)}: ${t.includes('\n') ? `<pre>${esc(t)}</pre>` : `<code>${esc(t)}</code>`}</div>`;
+    }
+    h += '</div>';
   }
   $('detail').innerHTML = h;
 }
