@@ -79,8 +79,11 @@ function drawRuns() {
     ['input tokens', (r) => tokens(usageOf(r).tokens, 'input')],
     ['output tokens (with reasoning)', (r) => tokens(usageOf(r).tokens, 'output')],
     ['reasoning tokens', (r) => tokens(usageOf(r).tokens, 'reasoning')],
-    ['token usage', (r) => usageNote(usageOf(r), r.report.answered)],
-    ['cost', (r) => costText(usageOf(r).cost_usd) + priceNote(usageOf(r).price)],
+    // A built-in responder answers in process: no server, no tokens, nothing to pay.
+    ['token usage', (r) => r.builtin ? 'none: a built-in responder answers in process, with no model and no tokens' :
+        usageNote(usageOf(r), r.report.answered)],
+    ['cost', (r) => r.builtin && usageOf(r).cost_usd === null ? 'none (a built-in responder)' :
+        costText(usageOf(r).cost_usd) + priceNote(usageOf(r).price)],
     ['latency p50 / p90 / p99 (ms)', (r) => {
       const l = r.rows.filter((x) => x[R.status] !== 'unasked' && x[R.status] !== 'error')
           .map((x) => x[R.latency]).sort((a, b) => a - b);
