@@ -497,14 +497,17 @@ async function drawPlots() {
   const holder = $('plot-params');
   const groups = paramGroups();
   if (groups.length === 0) holder.innerHTML = omitted('Left out: no sample is scored yet.');
+  // Subtasks without a parameter (most of code's): one line for them all, at the end.
+  const none = groups.filter(([, g]) => g.params.length === 0 && g.omitted.length === 0).map(([key]) => key);
   for (const [key, group] of groups) {
+    if (group.params.length === 0 && group.omitted.length === 0) continue;
     const div = document.createElement('div');
     div.className = 'plot';
     div.dataset.subtask = key;
     holder.appendChild(div);
     const why = group.omitted.map((o) => `${o.name}: ${o.why}`).join('; ');
     if (group.params.length === 0) {
-      div.innerHTML = `<p class="note omitted"><b>${esc(key)}</b>: no plot: ${esc(why || 'it has no parameter')}.</p>`;
+      div.innerHTML = `<p class="note omitted"><b>${esc(key)}</b>: no plot: ${esc(why)}.</p>`;
       continue;
     }
     const charts = group.params.map((p) => ({
@@ -522,6 +525,11 @@ async function drawPlots() {
     if (why) div.insertAdjacentHTML('beforeend', `<p class="note omitted">Not plotted: ${esc(why)}.</p>`);
     jobs.push(vegaEmbed(chart, {$schema: 'https://vega.github.io/schema/vega-lite/v5.json',
                                 title: key, hconcat: charts}, embedOpts));
+  }
+  if (none.length) {
+    holder.insertAdjacentHTML('beforeend', `<p class="note omitted no-params">No plot for ` +
+        `${none.length > 1 ? 'these subtasks, which have' : 'this subtask, which has'} no parameter: ` +
+        `${none.map(esc).join(', ')}.</p>`);
   }
   await Promise.all(jobs);
 }

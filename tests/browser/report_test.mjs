@@ -397,7 +397,7 @@ try {
             await p.page.$$eval('#plot-params svg', (e) => e.length) === 0,
             `a subtask whose parameter has one value, and one with none, get a line each, no plot (${JSON.stringify(params.groups)})`);
       check(params.lines.length === 2 && params.lines[0].startsWith('summarization/length: no plot: n_sentences: one value') &&
-            params.lines[1] === 'summarization/questions: no plot: it has no parameter.',
+            params.lines[1] === 'No plot for this subtask, which has no parameter: summarization/questions.',
             `the lines say why (${JSON.stringify(params.lines)})`);
       // Its partial figure is marked in the headline too.
       const head = await p.page.$$eval('#headline-grid .partial', (e) => e.map((x) => x.textContent));
