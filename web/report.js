@@ -418,6 +418,10 @@ function drawPaper() {
 // run's name would end in "…").
 const embedOpts = {actions: false, renderer: 'svg',
                    config: {axis: {labelLimit: 0}, legend: {labelLimit: 0}, title: {limit: 0}}};
+// Every plot colours a run alike and lists the runs in their order: with its own domain
+// a plot sorted "run 10" before "run 1", and a plot without some run gave the others
+// other colours.
+const runColor = () => ({field: 'run', type: 'nominal', scale: {domain: D.runs.map((r, i) => runLabel(i))}});
 // A plot left out, with the line saying why, in place of the plot.
 const omitted = (why) => `<p class="note omitted">${esc(why)}</p>`;
 async function drawPlots() {
@@ -438,7 +442,7 @@ async function drawPlots() {
       $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: acc},
       width: Math.max(600, order.length * 18 * Math.max(1, D.runs.length / 2)), height: 220,
       encoding: {x: {field: 'subtask', type: 'nominal', sort: order, axis: {labelAngle: -45}},
-                 xOffset: {field: 'run'}, color: {field: 'run', type: 'nominal'}},
+                 xOffset: {field: 'run'}, color: runColor()},
       layer: [{mark: 'rule', encoding: {y: {field: 'low', type: 'quantitative', title: 'accuracy %',
                                                scale: {domain: [0, 100]}}, y2: {field: 'high'}}},
               {mark: {type: 'point', filled: true}, encoding: {y: {field: 'accuracy', type: 'quantitative'},
@@ -479,7 +483,7 @@ async function drawPlots() {
     charts.push({data: {values}, width: 260, height: 140, mark: 'bar',
                  encoding: {x: {field: h.field, bin: {maxbins: 40}, title: h.title},
                             y: {aggregate: 'count', title: 'answers'},
-                            color: {field: 'run', type: 'nominal'}}});  // stacked by run
+                            color: runColor()}});  // stacked by run
   }
   const dist = $('plot-distributions');
   if (charts.length === 0) {
@@ -516,7 +520,7 @@ async function drawPlots() {
       mark: p.numeric ? {type: 'line', point: true} : 'bar',
       encoding: {x: {field: 'value', type: p.numeric ? 'quantitative' : 'nominal', title: p.name},
                  y: {field: 'rate', type: 'quantitative', title: 'error rate %', scale: {domain: [0, 100]}},
-                 color: {field: 'run', type: 'nominal'},
+                 color: runColor(),
                  ...(p.numeric ? {} : {xOffset: {field: 'run'}}),
                  tooltip: [{field: 'run'}, {field: 'value'}, {field: 'rate'}, {field: 'n'}]},
     }));

@@ -414,6 +414,15 @@ try {
     check(many.errors.length === 0, `report of 5 runs: no console error (${JSON.stringify(many.errors)})`);
     const reps = [reportJson[0], reportJson[1], apiJson, loopholeJson, partialJson];
     await checkLayout(page, 'report of 5 runs', subtasksOf(...reps));
+    // Every plot's legend lists every run, in order (so a run has one colour throughout).
+    const legends = await page.evaluate(() => {
+      const want = JSON.stringify(D.runs.map((r, i) => runLabel(i)));
+      const all = [...document.querySelectorAll('#plots svg')].map((svg) =>
+          JSON.stringify([...svg.querySelectorAll('.role-legend-label text')].map((t) => t.textContent)));
+      return {plots: all.length, wrong: all.filter((l) => l !== want)};
+    });
+    check(legends.plots > 3 && legends.wrong.length === 0,
+          `the ${legends.plots} plots' legends list the 5 runs in order (${legends.wrong.slice(0, 2)})`);
     // The headline comes first: before the runs' settings, which are collapsed.
     const order = await page.evaluate(() => ({
       headline: document.querySelector('#headline-grid').compareDocumentPosition(document.querySelector('#runs-info')),
