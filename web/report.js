@@ -36,6 +36,14 @@ function runLabel(i) {
   const twice = D.runs.some((r, k) => k !== i && model(r) === m);
   return `run ${i + 1}: ${m}${twice ? ` (${D.runs[i].dir.split('/').filter(Boolean).pop()})` : ''}`;
 }
+// A run of --model builtin/NAME (html_report.h's "builtin"): a built-in responder, not a
+// model, so never ranked among the paper's models, and labelled wherever runs are listed.
+const isBuiltin = (i) => !!D.runs[i].builtin;
+const builtinTag = (i) => isBuiltin(i) ? ' <span class="tag-builtin" title="a built-in responder ' +
+    '(structtest run --model builtin/NAME), not a model: not ranked among the paper\'s models">' +
+    'built-in, not ranked</span>' : '';
+// A table in a box of its own that scrolls sideways when wider than the page.
+const scroll = (html) => `<div class="scroll">${html}</div>`;
 const range = (ci) => ci ? `${fmt(ci.low)} to ${fmt(ci.high)}` : '';
 // An aggregate over fewer subtasks than the paper's figure of its name (report.json's
 // and compare's {scored, of, complete}): said next to it; nothing for a complete one.
@@ -71,8 +79,11 @@ function drawRuns() {
     ['input tokens', (r) => tokens(usageOf(r).tokens, 'input')],
     ['output tokens (with reasoning)', (r) => tokens(usageOf(r).tokens, 'output')],
     ['reasoning tokens', (r) => tokens(usageOf(r).tokens, 'reasoning')],
-    ['token usage', (r) => usageNote(usageOf(r), r.report.answered)],
-    ['cost', (r) => costText(usageOf(r).cost_usd) + priceNote(usageOf(r).price)],
+    // A built-in responder answers in process: no server, no tokens, nothing to pay.
+    ['token usage', (r) => r.builtin ? 'none: a built-in responder answers in process, with no model and no tokens' :
+        usageNote(usageOf(r), r.report.answered)],
+    ['cost', (r) => r.builtin && usageOf(r).cost_usd === null ? 'none (a built-in responder)' :
+        costText(usageOf(r).cost_usd) + priceNote(usageOf(r).price)],
     ['latency p50 / p90 / p99 (ms)', (r) => {
       const l = r.rows.filter((x) => x[R.status] !== 'unasked' && x[R.status] !== 'error')
           .map((x) => x[R.latency]).sort((a, b) => a - b);
@@ -80,12 +91,12 @@ function drawRuns() {
     }],
   ];
   let h = '<table id="runs-info"><tr><th class="l"></th>' +
-      D.runs.map((r, i) => `<th class="l">${esc(runLabel(i))}</th>`).join('') + '</tr>';
+      D.runs.map((r, i) => `<th class="l">${esc(runLabel(i))}${builtinTag(i)}</th>`).join('') + '</tr>';
   for (const [name, f] of fields) {
     h += `<tr><th class="l">${esc(name)}</th>` +
         D.runs.map((r) => `<td class="l">${esc(f(r, r.report.manifest || {}))}</td>`).join('') + '</tr>';
   }
-  $('runs-table').innerHTML = h + '</table>' +
+  $('runs-table').innerHTML = scroll(h + '</table>') +
       `<p class="note">Charts: ${esc(D.chart_libraries)}.</p>`;
   drawUsage();
 }
@@ -130,7 +141,7 @@ function drawUsage() {
         cells(usageOf(r).subtasks.find((s) => `${s.domain}/${s.subtask}` === key), i, key)).join('') + '</tr>';
   }
   h += '<tr class="agg"><td class="l">total</td>' + D.runs.map((r, i) => cells(usageOf(r), i, 'total')).join('') + '</tr>';
-  $('usage-table').innerHTML = h + '</table><p class="note">Tokens as the server reported them ' +
+  $('usage-table').innerHTML = scroll(h + '</table>') + '<p class="note">Tokens as the server reported them ' +
       '(output includes reasoning); cost at the price shown above, none where no price is known. ' +
       'Answers from the response cache cost nothing.</p>';
 }
@@ -167,10 +178,45 @@ function scoreRows() {
   return rows;
 }
 
+// The headline: each run's figures as the paper's Table 1 gives a model's (All, overall
+// Easy and Hard, each domain's Easy and Hard), with their intervals and partial marks.
+const DOMAINS = ['summarization', 'code', 'html', 'math'];
+function drawHeadline() {
+  const cols = [['all', 'All'], ['overall_easy', 'Easy'], ['overall_hard', 'Hard']];
+  for (const d of DOMAINS) cols.push([`${d}:easy`, 'Easy'], [`${d}:hard`, 'Hard']);
+  const figure = (rep, key) => {
+    if (!key.includes(':')) return [rep[key], rep[key + '_ci'], rep[key + '_subtasks']];
+    const [d, part] = key.split(':');
+    const x = (rep.domains || {})[d];
+    return x ? [x[part], x[part + '_ci'], x[part + '_subtasks']] : [null];
+  };
+  let h = '<table id="headline-grid"><tr><th class="l" rowspan="2">run</th><th colspan="3">overall</th>' +
+      DOMAINS.map((d) => `<th colspan="2">${esc(d)}</th>`).join('') + '</tr><tr>' +
+      cols.map(([, label]) => `<th>${label}</th>`).join('') + '</tr>';
+  let anyPartial = false;
+  D.runs.forEach((r, i) => {
+    h += `<tr class="${isBuiltin(i) ? 'builtin' : ''}" data-run="${i}"><td class="l">${esc(runLabel(i))}` +
+        `${isBuiltin(i) ? `<br>${builtinTag(i)}` : ''}</td>`;
+    for (const [key] of cols) {
+      const [v, ci, count] = figure(r.report, key);
+      if (v === null || v === undefined) { h += '<td>—</td>'; continue; }
+      anyPartial = anyPartial || isPartial(count);
+      h += `<td><span class="hl" data-run="${i}" data-key="${esc(key)}">${fmt(v)}</span>` +
+          `<span class="ci hl-ci">${ci ? `${fmt(ci.low)}–${fmt(ci.high)}` : ''}</span>${partialMark(count)}</td>`;
+    }
+    h += '</tr>';
+  });
+  $('headline').innerHTML = scroll(h + '</table>') +
+      '<p class="note">Accuracy in %, with its 95% interval, as the paper\'s Table 1 gives each model\'s: ' +
+      'All and overall Easy and Hard appear when a run covers all four domains; the subtasks ' +
+      'are below, the paper\'s models under Published numbers.' +
+      (anyPartial ? ` ${kPartialNote}` : '') + '</p>';
+}
+
 function drawScores() {
   const rows = scoreRows();
   let h = '<table id="scores-grid"><tr><th class="l" rowspan="2">subtask</th><th rowspan="2">split</th>' +
-      D.runs.map((r, i) => `<th colspan="3">${esc(runLabel(i))}</th>`).join('') + '</tr><tr>' +
+      D.runs.map((r, i) => `<th colspan="3">${esc(runLabel(i))}${builtinTag(i)}</th>`).join('') + '</tr><tr>' +
       D.runs.map(() => '<th>%</th><th>95% interval</th><th>n</th>').join('') + '</tr>';
   let anyPartial = false;
   for (const row of rows) {
@@ -186,7 +232,7 @@ function drawScores() {
     h += '</tr>';
   }
   const iv = D.runs[0].report.intervals || {};
-  $('scores-table').innerHTML = h + '</table>' +
+  $('scores-table').innerHTML = scroll(h + '</table>') +
       `<p class="note">Intervals (${esc(iv.confidence * 100)}%): subtasks, ${esc(iv.subtasks)}; aggregates, ` +
       `${esc(iv.aggregates)}. ` +
       'n counts the units the interval is over: samples, or tasks where a subtask counts tasks. ' +
@@ -221,11 +267,14 @@ function drawCompare() {
   };
   let h = '';
   let anyPartial = false;
-  for (const c of entry.result.comparisons) {
-    h += `<p>A = ${esc(c.a.model || c.a.dir)}, B = ${esc(c.b.model || c.b.dir)}: ${c.paired} paired ` +
+  // One pair a block, the first open: with many runs the tables would push the rest of
+  // the page far down.
+  entry.result.comparisons.forEach((c, k) => {
+    h += `<details class="pair"${k === 0 ? ' open' : ''}><summary>A = ${esc(c.a.model || c.a.dir)}, ` +
+        `B = ${esc(c.b.model || c.b.dir)}: ${c.paired} paired ` +
         `samples (scored in both) of ${c.shared} shared; ${c.only_a} only in A, ${c.only_b} only in B, ` +
-        `${c.differing} with the same id but another sample.</p>`;
-    h += '<table class="cmp"><tr><th class="l"></th><th>units</th><th>A %</th><th>B %</th>' +
+        `${c.differing} with the same id but another sample.</summary>`;
+    h += '<div class="scroll"><table class="cmp"><tr><th class="l"></th><th>units</th><th>A %</th><th>B %</th>' +
         '<th>B − A</th><th>95% interval</th><th>pass→fail</th><th>fail→pass</th><th>McNemar p (Holm)</th></tr>';
     for (const sub of c.subtasks) h += diffRow(`${sub.domain}/${sub.subtask}`, sub, false);
     const shown = [];
@@ -239,8 +288,8 @@ function drawCompare() {
       h += diffRow(label, x, true);
       anyPartial = anyPartial || isPartial(x.subtasks);
     }
-    h += '</table>';
-  }
+    h += '</table></div></details>';
+  });
   if (anyPartial) h += `<p class="note">${kPartialNote}</p>`;
   $('compare-table').innerHTML = h;
 }
@@ -271,7 +320,7 @@ function drawPaper() {
   const t1 = parseCsv(D.paper.table1);
   const mine = D.runs.map((r, i) => {
     const rep = r.report, d = rep.domains || {};
-    const o = {model: runLabel(i), mine: true, run: i, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard,
+    const o = {model: runLabel(i), mine: true, builtin: isBuiltin(i), run: i, all: rep.all, easy: rep.overall_easy, hard: rep.overall_hard,
                counts: {all: rep.all_subtasks, easy: rep.overall_easy_subtasks, hard: rep.overall_hard_subtasks}};
     for (const dom of ['summarization', 'code', 'html', 'math']) {
       o[`${dom}_easy`] = d[dom] ? d[dom].easy : null;
@@ -297,10 +346,16 @@ function drawPaper() {
       r.rankCols = r.mine ? rankBy.filter((n) => has(r[n])) : rankBy;
       r.score = score(r, r.rankCols);
     }
-    const sorted = [...rows].sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
+    // The built-in responders are not models: listed after the ranked rows, apart.
+    const sorted = rows.filter((r) => !r.builtin).sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
+    const apart = rows.filter((r) => r.builtin);
     const avg = rankBy.length > 1;
-    let h = `<h3>${esc(title)}</h3><table class="paper" id="${id}"><tr><th>rank</th>` +
-        columns.map((c) => `<th class="${c === 'model' ? 'l' : ''}">${esc(c)}</th>`).join('') +
+    const cells = (r) => columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">` +
+        `${c === 'model' ? esc(r[c]) : fmt(r[c])}` +
+        `${r.counts && r[c] !== null && r[c] !== undefined ? partialMark(r.counts[c]) : ''}</td>`).join('') +
+        (avg ? `<td>${fmt(r.score)}</td>` : '');
+    let h = `<h3>${esc(title)}</h3><div class="scroll"><table class="paper" id="${id}"><tr><th>rank</th>` +
+        columns.map((c) => `<th class="${c === 'model' ? 'l' : 'wrap'}">${esc(c).replace(/_/g, '_<wbr>')}</th>`).join('') +
         (avg ? '<th>mean</th>' : '') + '</tr>';
     let rank = 0;
     for (const r of sorted) {
@@ -311,14 +366,21 @@ function drawPaper() {
       const partial = r.mine && r.rankCols.length > 0 && r.rankCols.length < rankBy.length;
       h += `<tr class="${r.mine ? 'mine' : ''}" ${r.mine ? `data-rank="${shown ?? ''}" data-run="${r.run}"` : ''}>` +
           `<td${partial ? ` title="ranked by the mean of its ${r.rankCols.length} of ${rankBy.length} subtasks"` : ''}>` +
-          `${shown ?? '—'}${partial ? '*' : ''}</td>` +
-          columns.map((c) => `<td class="${c === 'model' ? 'l' : ''}">${c === 'model' ? esc(r[c]) : fmt(r[c])}` +
-              `${r.counts && r[c] !== null && r[c] !== undefined ? partialMark(r.counts[c]) : ''}</td>`).join('') +
-          (avg ? `<td>${fmt(r.score)}</td>` : '') + '</tr>';
+          `${shown ?? '—'}${partial ? '*' : ''}</td>` + cells(r) + '</tr>';
     }
+    if (apart.length) {
+      h += `<tr class="apart"><td class="l" colspan="${columns.length + 1 + (avg ? 1 : 0)}">Built-in ` +
+          'responders: structtest\'s own answers (the oracle\'s are the targets), not a model\'s: ' +
+          'shown for reference, not ranked</td></tr>';
+      for (const r of apart) {
+        h += `<tr class="mine builtin" data-unranked="builtin" data-run="${r.run}"><td>not ranked</td>` +
+            cells(r) + '</tr>';
+      }
+    }
+    h += '</table></div>';
     const anyPartial = rows.some((r) => r.counts && columns.some((c) =>
         r[c] !== null && r[c] !== undefined && isPartial(r.counts[c])));
-    return h + '</table>' + (avg ? '<p class="note">Ranked by the mean of the subtasks; ' +
+    return h + (avg ? '<p class="note">Ranked by the mean of the subtasks; ' +
         '* a run without some of them is ranked by the mean of those it has, against the ' +
         'models\' mean over the same ones.</p>' : '') +
         (anyPartial ? `<p class="note">${kPartialNote} A run's rank by such a figure is not ` +
@@ -327,7 +389,7 @@ function drawPaper() {
   const sub = (csv, names) => {
     const paper = parseCsv(csv);
     const runs = D.runs.map((r, i) => {
-      const o = {model: runLabel(i), mine: true, run: i};
+      const o = {model: runLabel(i), mine: true, builtin: isBuiltin(i), run: i};
       for (const n of names) {
         const t = r.report.subtasks.find((s) => s.subtask === n);
         o[n] = t ? t.accuracy : null;
@@ -338,7 +400,11 @@ function drawPaper() {
   };
   const t2cols = Object.keys(parseCsv(D.paper.table2)[0]);
   const t3cols = Object.keys(parseCsv(D.paper.table3)[0]);
-  $('paper-notes').innerHTML = D.runs.map((r, i) => `<p>${paperSuiteNote(i)}</p>`).join('');
+  const builtins = D.runs.map((r, i) => i).filter(isBuiltin);
+  $('paper-notes').innerHTML = D.runs.map((r, i) => isBuiltin(i) ? '' : `<p>${paperSuiteNote(i)}</p>`).join('') +
+      (builtins.length ? `<p>${builtins.map((i) => esc(runLabel(i))).join(', ')}: ` +
+          `${builtins.length > 1 ? 'built-in responders' : 'a built-in responder'}, not ` +
+          `${builtins.length > 1 ? 'models' : 'a model'}: listed below each table, not ranked.</p>` : '');
   $('paper-tables').innerHTML =
       table('paper-table1', 'Table 1: overview, ranked by All', [...t1, ...mine], cols, ['all']) +
       table('paper-table2', 'Table 2: summarization subtasks, ranked by their mean',
@@ -348,7 +414,16 @@ function drawPaper() {
 }
 
 // ---- Plots
-const embedOpts = {actions: false, renderer: 'svg'};
+// Labels are never cut short (Vega's default limits are 160-180 px: a subtask's or a
+// run's name would end in "…").
+const embedOpts = {actions: false, renderer: 'svg',
+                   config: {axis: {labelLimit: 0}, legend: {labelLimit: 0}, title: {limit: 0}}};
+// Every plot colours a run alike and lists the runs in their order: with its own domain
+// a plot sorted "run 10" before "run 1", and a plot without some run gave the others
+// other colours.
+const runColor = () => ({field: 'run', type: 'nominal', scale: {domain: D.runs.map((r, i) => runLabel(i))}});
+// A plot left out, with the line saying why, in place of the plot.
+const omitted = (why) => `<p class="note omitted">${esc(why)}</p>`;
 async function drawPlots() {
   const acc = [];
   D.runs.forEach((r, i) => {
@@ -359,53 +434,106 @@ async function drawPlots() {
     }
   });
   const order = [...new Set(acc.map((a) => a.subtask))];
-  const jobs = [vegaEmbed('#plot-accuracy', {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: acc},
-    width: Math.max(600, order.length * 18 * Math.max(1, D.runs.length / 2)), height: 220,
-    encoding: {x: {field: 'subtask', type: 'nominal', sort: order, axis: {labelAngle: -45}},
-               xOffset: {field: 'run'}, color: {field: 'run', type: 'nominal'}},
-    layer: [{mark: 'rule', encoding: {y: {field: 'low', type: 'quantitative', title: 'accuracy %',
-                                             scale: {domain: [0, 100]}}, y2: {field: 'high'}}},
-            {mark: {type: 'point', filled: true}, encoding: {y: {field: 'accuracy', type: 'quantitative'},
-                                                          tooltip: [{field: 'run'}, {field: 'subtask'}, {field: 'accuracy'}, {field: 'low'}, {field: 'high'}]}}],
-  }, embedOpts)];
+  const jobs = [];
+  if (acc.length === 0) {
+    $('plot-accuracy').innerHTML = omitted('Left out: no subtask has a scored sample yet.');
+  } else {
+    jobs.push(vegaEmbed('#plot-accuracy', {
+      $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: acc},
+      width: Math.max(600, order.length * 18 * Math.max(1, D.runs.length / 2)), height: 220,
+      encoding: {x: {field: 'subtask', type: 'nominal', sort: order, axis: {labelAngle: -45}},
+                 xOffset: {field: 'run'}, color: runColor()},
+      layer: [{mark: 'rule', encoding: {y: {field: 'low', type: 'quantitative', title: 'accuracy %',
+                                               scale: {domain: [0, 100]}}, y2: {field: 'high'}}},
+              {mark: {type: 'point', filled: true}, encoding: {y: {field: 'accuracy', type: 'quantitative'},
+                                                            tooltip: [{field: 'run'}, {field: 'subtask'}, {field: 'accuracy'}, {field: 'low'}, {field: 'high'}]}}],
+    }, embedOpts));
+  }
 
-  const dist = [];
-  D.runs.forEach((r, i) => {
-    for (const x of r.rows) {
-      if (x[R.status] === 'unasked' || x[R.status] === 'error') continue;
-      dist.push({run: runLabel(i), chars: answerLength(x), tokens: x[R.output], latency: x[R.latency]});
+  // Answer length, output tokens and latency of the answers. A run whose server reported
+  // no token usage (the built-in responders: none) has no token counts, and one whose
+  // every answer took 0 ms (the built-in responders answer in process) no latency: its
+  // answers are left out of that histogram rather than drawn as a bar at 0, and a
+  // histogram with no answer left is not drawn; a line says which and why.
+  const answered = (r) => r.rows.filter((x) => x[R.status] !== 'unasked' && x[R.status] !== 'error');
+  const hists = [
+    {field: 'chars', title: 'answer length (characters)', value: answerLength, has: () => true},
+    {field: 'tokens', title: 'output tokens', value: (x) => x[R.output],
+     has: (r) => usageOf(r).tokens.no_usage < r.report.answered,
+     why: 'no token usage was reported for their answers (built-in responders report none)'},
+    {field: 'latency', title: 'latency (ms)', value: (x) => x[R.latency],
+     has: (r) => answered(r).some((x) => x[R.latency] > 0),
+     why: 'every answer is stored as taking 0 ms (built-in responders answer in process, with no request)'},
+  ];
+  const charts = [], notes = [];
+  for (const h of hists) {
+    const values = [], without = [];
+    D.runs.forEach((r, i) => {
+      const rows = answered(r);
+      if (rows.length === 0) return;
+      if (!h.has(r)) { without.push(i); return; }
+      for (const x of rows) values.push({run: runLabel(i), [h.field]: h.value(x)});
+    });
+    if (without.length) {
+      notes.push(`${h.title[0].toUpperCase()}${h.title.slice(1)}: ` +
+          `${values.length ? 'drawn without' : 'left out, nothing to draw for'} ` +
+          `${without.map(runLabel).join(', ')}: ${h.why}.`);
     }
-  });
-  const hist = (field, title) => ({
-    width: 260, height: 140, mark: 'bar',
-    encoding: {x: {field, bin: {maxbins: 40}, title}, y: {aggregate: 'count', title: 'answers'},
-               color: {field: 'run', type: 'nominal'}},  // stacked by run
-  });
-  jobs.push(vegaEmbed('#plot-distributions', {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values: dist},
-    hconcat: [hist('chars', 'answer length (characters)'), hist('tokens', 'output tokens'),
-              hist('latency', 'latency (ms)')],
-  }, embedOpts));
+    if (values.length === 0) continue;
+    charts.push({data: {values}, width: 260, height: 140, mark: 'bar',
+                 encoding: {x: {field: h.field, bin: {maxbins: 40}, title: h.title},
+                            y: {aggregate: 'count', title: 'answers'},
+                            color: runColor()}});  // stacked by run
+  }
+  const dist = $('plot-distributions');
+  if (charts.length === 0) {
+    dist.innerHTML = omitted('Left out: no run has an answer yet.');
+  } else {
+    const div = document.createElement('div');
+    dist.appendChild(div);
+    jobs.push(vegaEmbed(div, {$schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+                              hconcat: charts}, embedOpts));
+  }
+  dist.insertAdjacentHTML('beforeend', notes.map(omitted).join(''));
 
-  // Error rate (fail / scored) against every parameter of every subtask.
+  // Error rate (fail / scored) against every parameter of every subtask that takes more
+  // than one value; a line for each parameter left out.
   const holder = $('plot-params');
-  for (const [key, group] of paramGroups()) {
+  const groups = paramGroups();
+  if (groups.length === 0) holder.innerHTML = omitted('Left out: no sample is scored yet.');
+  // Subtasks without a parameter (most of code's): one line for them all, at the end.
+  const none = groups.filter(([, g]) => g.params.length === 0 && g.omitted.length === 0).map(([key]) => key);
+  for (const [key, group] of groups) {
+    if (group.params.length === 0 && group.omitted.length === 0) continue;
     const div = document.createElement('div');
     div.className = 'plot';
+    div.dataset.subtask = key;
     holder.appendChild(div);
+    const why = group.omitted.map((o) => `${o.name}: ${o.why}`).join('; ');
+    if (group.params.length === 0) {
+      div.innerHTML = `<p class="note omitted"><b>${esc(key)}</b>: no plot: ${esc(why)}.</p>`;
+      continue;
+    }
     const charts = group.params.map((p) => ({
       title: p.name, width: 160, height: 110,
       data: {values: p.values},
       mark: p.numeric ? {type: 'line', point: true} : 'bar',
       encoding: {x: {field: 'value', type: p.numeric ? 'quantitative' : 'nominal', title: p.name},
                  y: {field: 'rate', type: 'quantitative', title: 'error rate %', scale: {domain: [0, 100]}},
-                 color: {field: 'run', type: 'nominal'},
+                 color: runColor(),
                  ...(p.numeric ? {} : {xOffset: {field: 'run'}}),
                  tooltip: [{field: 'run'}, {field: 'value'}, {field: 'rate'}, {field: 'n'}]},
     }));
-    jobs.push(vegaEmbed(div, {$schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-                              title: key, hconcat: charts}, embedOpts));
+    const chart = document.createElement('div');
+    div.appendChild(chart);
+    if (why) div.insertAdjacentHTML('beforeend', `<p class="note omitted">Not plotted: ${esc(why)}.</p>`);
+    jobs.push(vegaEmbed(chart, {$schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+                                title: key, hconcat: charts}, embedOpts));
+  }
+  if (none.length) {
+    holder.insertAdjacentHTML('beforeend', `<p class="note omitted no-params">No plot for ` +
+        `${none.length > 1 ? 'these subtasks, which have' : 'this subtask, which has'} no parameter: ` +
+        `${none.map(esc).join(', ')}.</p>`);
   }
   await Promise.all(jobs);
 }
@@ -441,12 +569,20 @@ function paramGroups() {
   });
   const out = [];
   for (const [key, g] of groups) {
-    const params = [];
+    const params = [], omitted = [];
     for (const [name, cells] of g) {
       let list = [...cells.values()];
       const distinct = new Set(list.map((v) => String(v.value))).size;
       const numeric = list.every((v) => typeof v.value === 'number');
-      if (!numeric && distinct > 30) continue;
+      // One value: no error rate to set against another.
+      if (distinct < 2) {
+        omitted.push({name, why: `one value (${String(list[0].value)}) in every scored sample`});
+        continue;
+      }
+      if (!numeric && distinct > 30) {
+        omitted.push({name, why: `${distinct} distinct values, too many to plot`});
+        continue;
+      }
       // Many distinct numbers (tag totals): ten bins, each shown at its lower edge.
       if (numeric && distinct > 12) {
         const lo = Math.min(...list.map((c) => c.value)), hi = Math.max(...list.map((c) => c.value));
@@ -465,7 +601,7 @@ function paramGroups() {
       const values = list.map((c) => ({...c, rate: 100 * c.failed / c.n}));
       params.push({name: numeric && distinct > 12 ? `${name} (binned)` : name, numeric, values});
     }
-    if (params.length) out.push([key, {params}]);
+    out.push([key, {params, omitted}]);
   }
   return out;
 }
@@ -655,6 +791,19 @@ function applyFilters() {
   drawVisibleRows();
 }
 
+// A verdict's pill in the sample list: which run it is of (its number, with several runs;
+// its full label on hover) and the status; "absent" where the run lacks the sample.
+function pill(i, status) {
+  const several = D.runs.length > 1;
+  return `<span class="badge b-${status || 'unasked'}" data-run="${i}" data-status="${status || 'absent'}" ` +
+      `title="${esc(runLabel(i))}: ${status || 'not in this run'}">${several ? `${i + 1}: ` : ''}${status || '—'}</span>`;
+}
+function drawPillLegend() {
+  $('pill-legend').innerHTML = D.runs.length < 2 ? '' : 'One pill per run, with its number: ' +
+      D.runs.map((r, i) => `<span class="legend-run">${esc(runLabel(i))}${isBuiltin(i) ? ' (built-in)' : ''}</span>`)
+          .join(' · ');
+}
+
 // Only the rows in view are in the document.
 function drawVisibleRows() {
   const list = $('list');
@@ -663,11 +812,11 @@ function drawVisibleRows() {
   let h = '';
   for (let k = first; k < last; k++) {
     const it = shown[k], s = D.samples[it.s];
-    const badges = it.rows.map((x) => x ? `<span class="badge b-${x[R.status]}">${x[R.status]}</span>` :
-        '<span class="badge b-unasked">—</span>').join('');
+    // Array.from, not map: a run without the sample is a hole in it.rows, which map skips.
+    const badges = Array.from(it.rows, (x, i) => pill(i, x ? x[R.status] : null)).join('');
     const reason = (it.rows.find((x) => x && x[R.status] !== 'pass') || it.rows.find((x) => x) || [])[R.reason] || '';
     h += `<div class="row" style="top:${k * ROW_H}px" data-sample="${esc(s.id)}">${badges}` +
-        `<b>${esc(s.id)}</b> ${esc(s.domain)}/${esc(s.subtask)} <span class="ci">${esc(reason.slice(0, 160))}</span></div>`;
+        `<b>${esc(s.id)}</b> <span class="sub">${esc(s.domain)}/${esc(s.subtask)}</span> <span class="ci">${esc(reason.slice(0, 160))}</span></div>`;
   }
   $('list-spacer').innerHTML = h;
 }
@@ -690,7 +839,15 @@ function showSample(id) {
           (x[R.reasoning].length && text(x[R.reasoning]) ? `<details><summary>reasoning</summary><pre>${esc(text(x[R.reasoning]))}</pre></details>` : '') +
           `<p class="ci">finish ${esc(x[R.finish])} · ${x[R.input]} in / ${x[R.output]} out tokens · ${x[R.latency]} ms</p></div>`;
     });
-    h += `</div><div>target answer:</div><pre class="target">${esc(typeof s.target === 'string' ? s.target : JSON.stringify(s.target, null, 1))}</pre>`;
+    h += '</div><div class="targets">';
+    // The target as text (html_report.h): the answer in full, other fields on a line each.
+    for (const [name, parts] of s.target) {
+      const t = text(parts);
+      h += name === 'answer' || name === '' ?
+          `<div>target answer:</div><pre class="target">${esc(t)}</pre>` :
+          `<div class="target-field">target ${esc(name)}: ${t.includes('\n') ? `<pre>${esc(t)}</pre>` : `<code>${esc(t)}</code>`}</div>`;
+    }
+    h += '</div>';
   }
   $('detail').innerHTML = h;
 }
@@ -705,11 +862,13 @@ function onHash() {
 async function main() {
   const t0 = performance.now();
   D = await inflate();
+  drawHeadline();
   drawRuns();
   drawScores();
   drawPaper();
   buildItems();
   drawFilters();
+  drawPillLegend();
   applyFilters();
   $('list').addEventListener('scroll', () => requestAnimationFrame(drawVisibleRows));
   $('list').addEventListener('click', (e) => {

@@ -418,6 +418,49 @@ class Writer {
   Status status_;
 };
 
+// The target as a person reads it: [[field, text]], "answer" first, then the other
+// fields in key order. A string is its own text (cut at blank lines as Writer::Text
+// does, so an answer the target repeats costs nothing more); another value is its JSON
+// ("12" for total_tags). A target that is not an object is one field named "".
+void WriteTarget(const nlohmann::json& target, Writer* w) {
+  const auto field = [w](std::string_view name, const nlohmann::json& value) {
+    w->Raw("[");
+    w->String(name);
+    w->Raw(",");
+    w->Text(value.is_string() ? value.get_ref<const std::string&>() : value.dump(), /*intern=*/false);
+    w->Raw("]");
+  };
+  w->Raw("[");
+  if (!target.is_object()) {
+    if (!target.is_null()) field("", target);
+    w->Raw("]");
+    return;
+  }
+  bool first = true;
+  if (const auto answer = target.find("answer"); answer != target.end()) {
+    field("answer", *answer);
+    first = false;
+  }
+  for (const auto& [name, value] : target.items()) {
+    if (name == "answer") continue;
+    if (!first) w->Raw(",");
+    field(name, value);
+    first = false;
+  }
+  w->Raw("]");
+}
+
+// The built-in responder that answered a run (its manifest's model is "builtin/NAME"),
+// or "" for a model's run: such runs are not placed among the paper's models.
+std::string BuiltinResponder(const std::optional<nlohmann::json>& manifest) {
+  constexpr std::string_view kPrefix = "builtin/";
+  if (!manifest || !manifest->is_object()) return "";
+  const auto model = manifest->find("model");
+  if (model == manifest->end() || !model->is_string()) return "";
+  const std::string& name = model->get_ref<const std::string&>();
+  return name.starts_with(kPrefix) ? name.substr(kPrefix.size()) : "";
+}
+
 std::string_view RowStatus(const RunRow& row) {
   if (!row.response) return "unasked";
   if (!row.response->ok) return "error";
@@ -563,7 +606,7 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
         w.Raw("]");
       }
       w.Raw("],\"target\":");
-      w.Json(sample.target);
+      WriteTarget(sample.target, &w);
       w.Raw("}");
       return w.Flush();
     }));
@@ -629,7 +672,10 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       ASSIGN_OR_RETURN(price, RecordedPrice(run_dirs[k], manifest));
     }
     AddUsageJson(tally, price, &report);
-    w.Raw("],\"report\":");
+    w.Raw("],\"builtin\":");
+    const std::string builtin = BuiltinResponder(manifest);
+    w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(builtin));
+    w.Raw(",\"report\":");
     w.Json(report);
     w.Raw("}");
     if (hooks.tallied) hooks.tallied(k, std::move(tally));

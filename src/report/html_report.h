@@ -31,7 +31,10 @@ namespace structtest {
 // The report's data before compression: {"rules", "chunks": [paragraph...], "samples":
 // [{"id", "domain", "subtask", "params", "derived" (parameters read off the sample for the
 // plots, e.g. math_hard's "target_steps", "step_style", "answer_phrase"; {} when none),
-// "messages": [[role, text]], "target"}], "runs": [{"dir", "date", "report": the figures
+// "messages": [[role, text]], "target": [[field, text]] (the target as a person reads it:
+// "answer" first, a string field as its text, another as its JSON)}], "runs": [{"dir",
+// "date", "builtin": the built-in responder's name for a run of --model builtin/NAME
+// (not a model: the page ranks it apart from the paper's), else null, "report": the figures
 // of report.json with the manifest and counts and its "usage" block (cost.h's
 // AddUsageJson, at the run's price),
 // "rows": [[sample, status, answer, reasoning, reason, finish, input_tokens,

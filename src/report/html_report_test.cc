@@ -330,6 +330,59 @@ TEST(HtmlReportTest, RunsCarryTheirTokenUsageAndCost) {
   EXPECT_FALSE(HtmlReportData({a}, RuleSet::kPaper, {price, price}).ok());
 }
 
+// The target is stored as the text a person reads, field by field, not as JSON whose
+// line breaks would show as \n: "answer" first, a number as its digits, and a paragraph
+// the prompt holds as the prompt's chunk.
+TEST(HtmlReportTest, TheTargetIsItsFieldsAsText) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/t";
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->Begin().ok());
+    Sample s = Summary("s0", 2);
+    s.target = {{"total_tags", 12}, {"answer", "* one\n* two\n\n" + kDocument}, {"gold", "7"}};
+    ASSERT_TRUE((*store)->AddSample(0, s).ok());
+    Sample t = Summary("s1", 2);
+    t.target = "plain\ntext";
+    ASSERT_TRUE((*store)->AddSample(1, t).ok());
+    ASSERT_TRUE((*store)->AddSample(2, Summary("s2", 2)).ok());  // no target
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto data = HtmlReportData({run}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const nlohmann::json& samples = (*data)["samples"];
+  EXPECT_EQ(samples[0]["target"], nlohmann::json::parse(
+      R"([["answer", ["* one\n* two", 0]], ["gold", ["7"]], ["total_tags", ["12"]]])"))
+      << samples[0]["target"].dump();
+  EXPECT_EQ(samples[1]["target"], nlohmann::json::parse(R"([["", ["plain\ntext"]]])"));
+  EXPECT_EQ(samples[2]["target"], nlohmann::json::array());
+}
+
+// A run of --model builtin/NAME carries the responder's name, so that the page keeps it
+// out of the paper's rankings; a model's run (even one whose name holds "builtin") does not.
+TEST(HtmlReportTest, BuiltinRunsAreMarkedAsSuch) {
+  testing::TempDir dir;
+  const std::vector<std::pair<std::string, nlohmann::json>> runs = {
+      {"cheat", {{"model", "builtin/loophole"}, {"endpoint", "builtin"}}},
+      {"model", {{"model", "openai/builtin/x"}, {"endpoint", "http://localhost/v1"}}},
+      {"none", nlohmann::json()}};
+  std::vector<std::string> dirs;
+  for (const auto& [name, manifest] : runs) {
+    dirs.push_back(dir.path() + "/" + name);
+    WriteRun(dirs.back(), true);
+    if (manifest.is_null()) continue;
+    auto store = RunStore::Open(dirs.back());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->SetManifest(manifest).ok());
+  }
+  auto data = HtmlReportData(dirs, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ((*data)["runs"][0]["builtin"], "loophole");
+  EXPECT_TRUE((*data)["runs"][1]["builtin"].is_null());
+  EXPECT_TRUE((*data)["runs"][2]["builtin"].is_null());
+}
+
 TEST(HtmlReportTest, AnUnwritablePathIsAnErrorNamingIt) {
   testing::TempDir dir;
   WriteRun(dir.path() + "/a", true);

@@ -13,7 +13,12 @@
 // cost of its report.html and of `report --format html` against report.json's usage
 // block, and its ranks in the paper's Tables 2 and 3. A fourth run, of one summarization
 // subtask, shows its summarization Easy as "from 1 of 4 subtasks", and the complete
-// runs show no such mark. Exits 77 (ctest's
+// runs show no such mark. A report of five runs (the four, and builtin/loophole on run
+// 3's samples) checks issue 27 §5 at 1400 px: nothing wider than the window, no label
+// cut short, the built-in responders' runs listed apart and unranked (run 3 keeps its
+// ranks), the pills in the sample list numbered by run, the target shown as text; and
+// the built-in runs' report leaves out the token and latency histograms with a line
+// saying why, as it does every parameter of one value. Exits 77 (ctest's
 // skip) with a message when Chromium or web/node_modules is missing. Where Firefox is
 // installed, the page is opened there too (no console error, the same figures, plots).
 import {execFile, execFileSync} from 'node:child_process';
@@ -108,6 +113,32 @@ function expectedRank(csv, rep) {
   return 1 + models.filter((m) => mean(mine.map(([n]) => m[n])) > score).length;
 }
 
+// The page in a 1400 px window (open() sets it): nothing wider than the window (wide
+// tables and plots scroll in boxes of their own), no plot label cut short ("…" is how
+// Vega shortens one), every subtask named in full on the accuracy plot, and no subtask
+// label in the sample list cut off by its row.
+async function checkLayout(page, what, subtasks) {
+  const r = await page.evaluate(() => ({
+    width: document.scrollingElement.scrollWidth, window: innerWidth,
+    cut: [...document.querySelectorAll('#plots svg text')].map((t) => t.textContent)
+        .filter((t) => t.includes('…')),
+    axis: [...document.querySelectorAll('#plot-accuracy svg text')].map((t) => t.textContent),
+    rows: document.querySelectorAll('#list .row').length,
+    rowsCut: [...document.querySelectorAll('#list .row')].filter((row) => {
+      const sub = row.querySelector('.sub');
+      return !sub || sub.getBoundingClientRect().right > row.getBoundingClientRect().right;
+    }).length,
+  }));
+  check(r.window === 1400 && r.width <= r.window,
+        `${what}: the page is no wider than the 1400 px window (${r.width})`);
+  check(r.cut.length === 0, `${what}: no plot label cut short (${JSON.stringify(r.cut.slice(0, 5))})`);
+  const missing = subtasks.filter((k) => !r.axis.includes(k));
+  check(missing.length === 0, `${what}: the accuracy plot names every subtask in full (missing ${missing})`);
+  check(r.rows > 0 && r.rowsCut === 0, `${what}: every sample row shows its subtask (${r.rowsCut} of ${r.rows} cut)`);
+}
+const subtasksOf = (...reps) => [...new Set(reps.flatMap((rep) => rep.subtasks.filter((s) => s.ci)
+    .map((s) => `${s.domain}/${s.subtask}`)))];
+
 rmSync(work, {recursive: true, force: true});
 mkdirSync(work, {recursive: true});
 // Run 1: builtin/oracle on a generated samples file (every sample passes). Run 2: the
@@ -181,13 +212,27 @@ try {
 }
 const apiJson = JSON.parse(readFileSync(path.join(apiRun, 'report.json'), 'utf8'));
 
-// Run 4: one of summarization's Easy subtasks, so that its Easy figure is partial.
+// Run 4: two of summarization's Easy subtasks, so that its Easy figure is partial, one
+// sample each: questions has no parameter, length's one parameter has one value.
 const partialRun = path.join(work, 'partial');
-execFileSync(binary, ['run', '--model', 'builtin/oracle', '--tasks', 'questions', '--limit', '2',
+execFileSync(binary, ['run', '--model', 'builtin/oracle', '--tasks', 'questions,length', '--limit', '1',
                       '--out', partialRun, '--no-cache', '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']});
 const partialJson = JSON.parse(readFileSync(path.join(partialRun, 'report.json'), 'utf8'));
 const apiReportFile = path.join(work, 'api-report.html');
 execFileSync(binary, ['report', apiRun, '--format', 'html', '--output', apiReportFile]);
+// Run 5: a cheater (builtin/loophole) on run 3's samples: it beats the paper's models on
+// the paper rules, and must not be ranked among them.
+const loopholeRun = path.join(work, 'loophole');
+try {
+  execFileSync(binary, ['run', '--model', 'builtin/loophole', '--samples', apiSamples, '--out', loopholeRun,
+                        '--no-cache', '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']});
+} catch (e) {
+  if (e.status !== 1) throw e;
+}
+const loopholeJson = JSON.parse(readFileSync(path.join(loopholeRun, 'report.json'), 'utf8'));
+const manyRuns = [runs[0][1], runs[1][1], apiRun, loopholeRun, partialRun];
+const manyReportFile = path.join(work, 'many.html');
+execFileSync(binary, ['report', ...manyRuns, '--format', 'html', '--output', manyReportFile]);
 
 // A browser's first start on a loaded machine (CI runs tests in parallel) can take
 // longer than puppeteer's default 30 s to print its endpoint: wait up to 3 minutes.
@@ -208,6 +253,7 @@ async function open(file) {
   });
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
+  await page.setViewport({width: 1400, height: 1000});
   const t0 = Date.now();
   await page.goto(pathToFileURL(file).href);
   await page.waitForSelector('body[data-ready]', {timeout: 30000});
@@ -234,9 +280,23 @@ try {
         `math_hard's error rate is plotted against its steps (${JSON.stringify(steps)}, ${hardScored} scored)`);
   check((await page.$eval('#plot-params', (d) => d.textContent)).includes('target_steps'),
         'the steps plot is drawn');
+  // The built-in runs have no token counts and no latency: those histograms are left
+  // out, each with a line saying why, and the answer length is still drawn.
+  const dist = await page.$eval('#plot-distributions', (d) => ({
+    axes: [...d.querySelectorAll('svg text')].map((t) => t.textContent),
+    notes: [...d.querySelectorAll('.omitted')].map((p) => p.textContent)}));
+  check(dist.axes.includes('answer length (characters)') && !dist.axes.includes('output tokens') &&
+        !dist.axes.includes('latency (ms)'),
+        'the built-in runs\' report draws no token or latency histogram, only the answer length');
+  check(dist.notes.length === 2 && dist.notes[0].startsWith('Output tokens: left out') &&
+        dist.notes[0].includes('no token usage was reported') &&
+        dist.notes[1].startsWith('Latency (ms): left out') && dist.notes[1].includes('0 ms'),
+        `and says why (${JSON.stringify(dist.notes)})`);
+  await checkLayout(page, 'report of 2 runs', subtasksOf(...reportJson));
   const usageRow = await page.$$eval('#runs-info tr', (trs) =>
       (trs.find((tr) => tr.textContent.startsWith('token usage')) || {}).textContent || '');
-  check(usageRow.includes('reported no token usage'), `the built-in responders' runs say they reported no usage (${usageRow})`);
+  check(usageRow.split('a built-in responder answers in process').length === 3,
+        `the built-in responders' runs say why they have no token usage (${usageRow})`);
 
   // The failures filter of run 2: exactly its failing samples.
   const failing = reportJson[1].subtasks.reduce((n, s) => n + s.scored - s.passed, 0);
@@ -247,7 +307,7 @@ try {
   check(count === failing && failing > 0 && failing < reportJson[1].samples,
         `"fail" lists ${count} samples of run 2, report.json counts ${failing} failing of ${reportJson[1].samples}`);
   check(JSON.stringify(listed) === JSON.stringify(failingIds), 'they are the samples export gives a failing verdict');
-  const badges = await page.$$eval('#list .row', (rows) => rows.map((r) => r.querySelectorAll('.badge')[1].textContent));
+  const badges = await page.$$eval('#list .row', (rows) => rows.map((r) => r.querySelectorAll('.badge')[1].dataset.status));
   check(badges.length > 0 && badges.every((b) => b === 'fail'), `the rows drawn are failing in run 2 (${badges.length} drawn)`);
   check(badges.length < count, `only the visible rows are in the document (${badges.length} of ${count})`);
   await page.select('#f-verdict', 'error');
@@ -307,12 +367,127 @@ try {
     const p = await open(path.join(partialRun, 'report.html'));
     const count = partialJson.domains.summarization.easy_subtasks;
     const shown = await p.page.$$eval('#scores-grid .partial', (e) => e.map((x) => x.textContent));
-    check(count.complete === false && shown.length === 1 &&
-          shown[0] === `from 1 of ${count.of} subtasks`,
-          `a run of one summarization subtask marks its Easy figure (${JSON.stringify(shown)})`);
+    check(count.complete === false && count.scored === 2 && shown.length === 1 &&
+          shown[0] === `from 2 of ${count.of} subtasks`,
+          `a run of two summarization subtasks marks its Easy figure (${JSON.stringify(shown)})`);
     const note = await p.page.$eval('#scores-table', (e) => e.textContent);
     check(note.includes('is the mean of the k subtasks scored'), 'and says what the mark means');
     await p.page.close();
+  }
+
+  // Every parameter plotted takes two values or more; every one left out has a line.
+  for (const file of [reportFile, path.join(partialRun, 'report.html')]) {
+    const p = await open(file);
+    const params = await p.page.evaluate(() => ({
+      groups: paramGroups().map(([key, g]) => ({key, plotted: g.params.map((x) =>
+          new Set(x.values.map((v) => String(v.value))).size), omitted: g.omitted})),
+      lines: [...document.querySelectorAll('#plot-params .omitted')].map((e) => e.textContent)}));
+    const omitted = params.groups.flatMap((g) => g.omitted.map((o) => ({...o, key: g.key})));
+    const what = file === reportFile ? 'report of 2 runs' : 'run 4\'s report.html';
+    check(params.groups.every((g) => g.plotted.every((n) => n >= 2)),
+          `${what}: every parameter plotted has two values or more`);
+    check(omitted.every((o) => params.lines.some((l) => l.includes(`${o.name}: ${o.why}`))),
+          `${what}: a line for each of the ${omitted.length} parameters left out ` +
+          `(${JSON.stringify(params.lines.slice(0, 3))})`);
+    if (file !== reportFile) {
+      check(JSON.stringify(params.groups) === JSON.stringify([
+                {key: 'summarization/length', plotted: [], omitted: [{name: 'n_sentences', why: params.groups[0].omitted[0].why}]},
+                {key: 'summarization/questions', plotted: [], omitted: []}]) &&
+            params.groups[0].omitted[0].why.startsWith('one value (') &&
+            await p.page.$$eval('#plot-params svg', (e) => e.length) === 0,
+            `a subtask whose parameter has one value, and one with none, get a line each, no plot (${JSON.stringify(params.groups)})`);
+      check(params.lines.length === 2 && params.lines[0].startsWith('summarization/length: no plot: n_sentences: one value') &&
+            params.lines[1] === 'No plot for this subtask, which has no parameter: summarization/questions.',
+            `the lines say why (${JSON.stringify(params.lines)})`);
+      // Its partial figure is marked in the headline too.
+      const head = await p.page.$$eval('#headline-grid .partial', (e) => e.map((x) => x.textContent));
+      check(head.length === 1 && head[0] === `from 2 of ${partialJson.domains.summarization.easy_subtasks.of} subtasks`,
+            `the headline marks the partial summarization Easy (${JSON.stringify(head)})`);
+    }
+    await p.page.close();
+  }
+
+  // Five runs, four of them built-in responders, at 1400 px.
+  {
+    const many = await open(manyReportFile);
+    const page = many.page;
+    check(many.errors.length === 0, `report of 5 runs: no console error (${JSON.stringify(many.errors)})`);
+    const reps = [reportJson[0], reportJson[1], apiJson, loopholeJson, partialJson];
+    await checkLayout(page, 'report of 5 runs', subtasksOf(...reps));
+    // Every plot's legend lists every run, in order (so a run has one colour throughout).
+    const legends = await page.evaluate(() => {
+      const want = JSON.stringify(D.runs.map((r, i) => runLabel(i)));
+      const all = [...document.querySelectorAll('#plots svg')].map((svg) =>
+          JSON.stringify([...svg.querySelectorAll('.role-legend-label text')].map((t) => t.textContent)));
+      return {plots: all.length, wrong: all.filter((l) => l !== want)};
+    });
+    check(legends.plots > 3 && legends.wrong.length === 0,
+          `the ${legends.plots} plots' legends list the 5 runs in order (${legends.wrong.slice(0, 2)})`);
+    // The headline comes first: before the runs' settings, which are collapsed.
+    const order = await page.evaluate(() => ({
+      headline: document.querySelector('#headline-grid').compareDocumentPosition(document.querySelector('#runs-info')),
+      open: document.querySelector('#runs-details').open,
+      rows: [...document.querySelectorAll('#headline-grid tr[data-run]')].map((tr) =>
+          ({run: Number(tr.dataset.run), builtin: tr.classList.contains('builtin'),
+            tagged: tr.textContent.includes('built-in, not ranked')})),
+      figures: [...document.querySelectorAll('#headline-grid .hl')].map((e) =>
+          ({run: Number(e.dataset.run), key: e.dataset.key, text: e.textContent}))}));
+    check(order.headline === 4 /* DOCUMENT_POSITION_FOLLOWING */ && order.open === false,
+          'the headline figures come before the runs\' settings, which are collapsed');
+    const builtins = [true, true, false, true, true];
+    check(order.rows.length === 5 && order.rows.every((r) => r.builtin === builtins[r.run] && r.tagged === builtins[r.run]),
+          `the headline labels the built-in runs, and only them (${JSON.stringify(order.rows)})`);
+    const wrongFigures = order.figures.filter((f) => {
+      const rep = reps[f.run];
+      const v = f.key.includes(':') ? rep.domains[f.key.split(':')[0]][f.key.split(':')[1]] : rep[f.key];
+      return v.toFixed(2) !== f.text;
+    });
+    check(order.figures.length > 5 && wrongFigures.length === 0,
+          `the ${order.figures.length} headline figures are report.json's (${JSON.stringify(wrongFigures)})`);
+    // The built-in runs are listed after every model of the paper, not ranked; run 3 keeps
+    // the rank it has alone.
+    for (const [id, table] of [['paper-table1', null], ['paper-table2', 'table2_summarization'],
+                               ['paper-table3', 'table3_code']]) {
+      const rows = await page.$$eval(`#${id} tr`, (trs) => trs.slice(1).map((tr) => ({
+        mine: tr.classList.contains('mine'), run: tr.dataset.run, rank: tr.dataset.rank,
+        unranked: tr.dataset.unranked, first: tr.cells[0].textContent})));
+      const lastModel = rows.map((r) => !r.mine && r.unranked === undefined && r.first !== '').lastIndexOf(true);
+      const apart = rows.filter((r) => r.unranked === 'builtin');
+      check(apart.length > 0 && apart.every((r) => r.rank === undefined && r.first === 'not ranked' &&
+                                                   rows.indexOf(r) > lastModel &&
+                                                   builtins[Number(r.run)]),
+            `${id}: the built-in runs are after the paper's models, not ranked (${JSON.stringify(apart)})`);
+      if (table) {
+        const rank = rows.find((r) => r.run === '2').rank;
+        const want = expectedRank(readFileSync(path.join(here, '..', '..', 'data', 'paper', `${table}.csv`), 'utf8'), apiJson);
+        check(rank === String(want), `${id}: run 3 is ranked ${rank} among the models, as alone (${want})`);
+      }
+    }
+    // Each pill says whose it is: numbered by run, the run's label on hover.
+    const pills = await page.evaluate(() => [...document.querySelectorAll('#list .row')].map((row) =>
+        [...row.querySelectorAll('.badge')].map((b, i) => ({i, run: Number(b.dataset.run), text: b.textContent,
+                                                           title: b.title, label: runLabel(i)}))));
+    check(pills.length > 0 && pills.every((row) => row.length === 5 && row.every((b) =>
+              b.run === b.i && b.text.startsWith(`${b.i + 1}: `) && b.title.startsWith(`${b.label}: `))),
+          `the pills of the ${pills.length} rows drawn are numbered by run and titled with its label`);
+    const legend = await page.$eval('#pill-legend', (e) => e.textContent);
+    check(legend.includes('run 1: builtin/oracle') && legend.includes('run 3: openai/fake-model'),
+          `a line says which number is which run (${legend})`);
+    // The target of an html sample: its answer as text (real line breaks, no \n), its tag count.
+    const html = readFileSync(samples, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+        .find((x) => x.domain === 'html' && x.target.answer.includes('\n'));
+    await page.goto(pathToFileURL(manyReportFile).href + `#sample=${encodeURIComponent(html.id)}`);
+    await page.waitForSelector('body[data-ready]');
+    const target = await page.evaluate(() => ({
+      answer: (document.querySelector('#detail pre.target') || {}).textContent,
+      fields: [...document.querySelectorAll('#detail .target-field')].map((e) => e.textContent)}));
+    check(target.answer === html.target.answer && !target.answer.includes('\\n'),
+          `the target answer is shown as its text (${JSON.stringify(target.answer).slice(0, 80)})`);
+    check(target.fields.length === 1 && target.fields[0] === `target total_tags: ${html.target.total_tags}`,
+          `and its other field as a line (${JSON.stringify(target.fields)})`);
+    const wide = await page.evaluate(() => document.scrollingElement.scrollWidth);
+    check(wide <= 1400, `a sample's detail is no wider than the window (${wide})`);
+    await page.close();
   }
 
   // Run 3's tokens and cost: its own report.html (written with the run's price) and
