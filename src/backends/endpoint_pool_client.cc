@@ -39,7 +39,7 @@ int EndpointPoolClient::Pick(Clock::time_point now) const {
 }
 
 bool EndpointPoolClient::CanStartMore() const {
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = policy_.clock->Now();
   if (queue_.empty() && Pick(now) >= 0 && inner_->CanStartMore()) return true;
   const bool all_cooling = std::all_of(eps_.begin(), eps_.end(),
                                        [&](const Endpoint& e) { return now < e.cool_until; });
@@ -52,7 +52,7 @@ Status EndpointPoolClient::Start(ModelRequest request) {
       return Status::InvalidArgument(fmt::format("request {} is already in flight", request.id));
     }
   }
-  const int pick = queue_.empty() && inner_->CanStartMore() ? Pick(Clock::now()) : -1;
+  const int pick = queue_.empty() && inner_->CanStartMore() ? Pick(policy_.clock->Now()) : -1;
   if (pick < 0) {
     queue_.push_back(std::move(request));
     return Status::Ok();
@@ -64,7 +64,7 @@ Status EndpointPoolClient::Start(ModelRequest request) {
 }
 
 void EndpointPoolClient::Dispatch(std::vector<ModelResult>* done, size_t* appended) {
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = policy_.clock->Now();
   while (!queue_.empty() && inner_->CanStartMore()) {
     const int pick = Pick(now);
     if (pick < 0) return;
@@ -113,13 +113,13 @@ void EndpointPoolClient::Record(const ModelResult& r, Clock::time_point now) {
 }
 
 size_t EndpointPoolClient::WaitForAny(std::vector<ModelResult>* done, milliseconds timeout) {
-  const Clock::time_point deadline = Clock::now() + timeout;
+  const Clock::time_point deadline = policy_.clock->Now() + timeout;
   size_t appended = 0;
   std::vector<ModelResult> batch;
   for (;;) {
     Dispatch(done, &appended);
     if (appended > 0 || InFlight() == 0) return appended;
-    Clock::time_point now = Clock::now();
+    Clock::time_point now = policy_.clock->Now();
     if (now >= deadline) return 0;
     Clock::time_point wake = deadline;
     if (!queue_.empty()) {
@@ -128,8 +128,8 @@ size_t EndpointPoolClient::WaitForAny(std::vector<ModelResult>* done, millisecon
       }
     }
     batch.clear();
-    WaitInnerUntil(*inner_, wake, &batch);
-    now = Clock::now();
+    WaitInnerUntil(*inner_, wake, &batch, policy_.clock);
+    now = policy_.clock->Now();
     for (ModelResult& r : batch) {
       Record(r, now);
       done->push_back(std::move(r));
@@ -164,7 +164,7 @@ EndpointStats EndpointPoolClient::Stats(size_t endpoint) const {
 }
 
 bool EndpointPoolClient::CoolingDown(size_t endpoint) const {
-  return Clock::now() < eps_.at(endpoint).cool_until;
+  return policy_.clock->Now() < eps_.at(endpoint).cool_until;
 }
 
 }  // namespace structtest

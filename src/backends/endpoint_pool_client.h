@@ -31,6 +31,7 @@ struct EndpointPoolPolicy {
   int failures_to_cool = 3;
   std::chrono::milliseconds initial_cooldown{1'000};
   std::chrono::milliseconds max_cooldown{60'000};
+  ClientClock* clock = SteadyClientClock();  // cool-downs are times of this clock
 };
 
 struct EndpointStats {

@@ -1,3 +1,5 @@
+// The endpoint pool on a manual clock (ManualClientClock): the fake's latencies and the
+// cool-downs are exact, and no test depends on how fast the machine runs it.
 #include "backends/endpoint_pool_client.h"
 
 #include <atomic>
@@ -14,7 +16,6 @@ namespace structtest {
 namespace {
 
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
 
 FakeReply Ok(const ModelRequest& r, milliseconds latency) {
   FakeReply reply;
@@ -51,11 +52,13 @@ TEST(EndpointPoolClientTest, StartsGoToTheEndpointWithFewestInFlight) {
 }
 
 TEST(EndpointPoolClientTest, TheFasterEndpointTakesMoreAndStatsArePerEndpoint) {
+  ManualClientClock clock;
   auto fake = std::make_unique<FakeModelClient>(4, [](const ModelRequest& r, int) {
     return Ok(r, r.endpoint == 0 ? milliseconds(5) : milliseconds(60));
-  });
+  }, &clock);
   EndpointPoolPolicy policy;
   policy.per_endpoint = 2;
+  policy.clock = &clock;
   EndpointPoolClient pool(std::move(fake), 2, policy);
   const std::vector<ModelResult> results = Drain(&pool, 60);
   std::set<uint64_t> ids;
@@ -66,7 +69,8 @@ TEST(EndpointPoolClientTest, TheFasterEndpointTakesMoreAndStatsArePerEndpoint) {
     ++on[r.endpoint];
   }
   EXPECT_EQ(ids.size(), 60u);
-  EXPECT_GT(on[0], 3 * on[1]) << on[0] << " vs " << on[1];
+  // Two at a time on each: 12 answers of endpoint 0 to 1 of endpoint 1 while both work.
+  EXPECT_GT(on[0], 8 * on[1]) << on[0] << " vs " << on[1];
   const EndpointStats s0 = pool.Stats(0), s1 = pool.Stats(1);
   EXPECT_EQ(s0.requests, on[0]);
   EXPECT_EQ(s1.requests, on[1]);
@@ -79,12 +83,14 @@ TEST(EndpointPoolClientTest, TheFasterEndpointTakesMoreAndStatsArePerEndpoint) {
 }
 
 TEST(EndpointPoolClientTest, PercentilesAreNearestRank) {
+  ManualClientClock clock;
   std::atomic<int> n{0};
   auto fake = std::make_unique<FakeModelClient>(1, [&n](const ModelRequest& r, int) {
     return Ok(r, milliseconds(++n));  // 1, 2, ..., 20 ms
-  });
+  }, &clock);
   EndpointPoolPolicy policy;
   policy.per_endpoint = 1;
+  policy.clock = &clock;
   EndpointPoolClient pool(std::move(fake), 1, policy);
   Drain(&pool, 20);
   const EndpointStats s = pool.Stats(0);
@@ -94,13 +100,15 @@ TEST(EndpointPoolClientTest, PercentilesAreNearestRank) {
 }
 
 TEST(EndpointPoolClientTest, AFailingEndpointCoolsDownLongerEachTimeThenRecovers) {
+  ManualClientClock clock;
   std::atomic<bool> broken{true};
   auto fake = std::make_unique<FakeModelClient>(2, [&broken](const ModelRequest& r, int) {
     if (r.endpoint == 1 && broken) return Unavailable(milliseconds(1));
     return Ok(r, milliseconds(2));
-  });
+  }, &clock);
   FakeModelClient* inner = fake.get();
   EndpointPoolPolicy policy;
+  policy.clock = &clock;
   policy.per_endpoint = 1;
   policy.failures_to_cool = 3;
   policy.initial_cooldown = milliseconds(40);
@@ -110,8 +118,8 @@ TEST(EndpointPoolClientTest, AFailingEndpointCoolsDownLongerEachTimeThenRecovers
   int64_t seen = 0;
   uint64_t id = 0;
   std::vector<ModelResult> done;
-  const Clock::time_point t0 = Clock::now();
-  while (Clock::now() - t0 < milliseconds(700)) {
+  const ClientClock::time_point t0 = clock.Now();
+  while (clock.Now() - t0 < milliseconds(700)) {
     while (pool.CanStartMore()) ASSERT_TRUE(pool.Start(Req(id++)).ok());
     pool.WaitForAny(&done, milliseconds(50));
     const EndpointStats s = pool.Stats(1);
@@ -120,12 +128,15 @@ TEST(EndpointPoolClientTest, AFailingEndpointCoolsDownLongerEachTimeThenRecovers
       cooldowns.push_back(s.last_cooldown);
     }
   }
-  // Three failures in a row, then every failed probe: 40, 80, 160, 160, ... ms.
-  ASSERT_GE(cooldowns.size(), 4u);
+  // Three failures in a row, then every failed probe (1 ms each): 40, 80, 160, 160, ...
+  // ms, six of them in 700 ms.
+  ASSERT_EQ(cooldowns.size(), 6u);
   EXPECT_EQ(cooldowns[0], milliseconds(40));
   EXPECT_EQ(cooldowns[1], milliseconds(80));
   EXPECT_EQ(cooldowns[2], milliseconds(160));
   EXPECT_EQ(cooldowns[3], milliseconds(160));
+  EXPECT_EQ(cooldowns[4], milliseconds(160));
+  EXPECT_EQ(cooldowns[5], milliseconds(160));
   // Three requests before the first cool-down, then one probe after each.
   const EndpointStats s1 = pool.Stats(1);
   EXPECT_EQ(s1.errors, s1.requests);
@@ -135,7 +146,7 @@ TEST(EndpointPoolClientTest, AFailingEndpointCoolsDownLongerEachTimeThenRecovers
   // Mended: the next probe succeeds and the endpoint takes its share again.
   broken = false;
   while (pool.InFlight() > 0) pool.WaitForAny(&done, milliseconds(50));
-  while (pool.CoolingDown(1)) std::this_thread::sleep_for(milliseconds(5));
+  while (pool.CoolingDown(1)) clock.SleepUntil(clock.Now() + milliseconds(5));
   const size_t before = inner->started().size();
   Drain(&pool, 40);
   int64_t on1 = 0;
@@ -146,12 +157,14 @@ TEST(EndpointPoolClientTest, AFailingEndpointCoolsDownLongerEachTimeThenRecovers
 }
 
 TEST(EndpointPoolClientTest, WhenEveryEndpointCoolsDownRequestsWaitAndThenGoOut) {
+  ManualClientClock clock;
   std::atomic<int> starts[2] = {0, 0};  // each endpoint fails its first three
   auto fake = std::make_unique<FakeModelClient>(4, [&](const ModelRequest& r, int) {
     if (starts[r.endpoint]++ < 3) return Unavailable(milliseconds(1));
     return Ok(r, milliseconds(1));
-  });
+  }, &clock);
   EndpointPoolPolicy policy;
+  policy.clock = &clock;
   policy.per_endpoint = 1  /* one at a time: the failures come in order */;
   policy.failures_to_cool = 3;
   policy.initial_cooldown = milliseconds(150);
@@ -162,9 +175,9 @@ TEST(EndpointPoolClientTest, WhenEveryEndpointCoolsDownRequestsWaitAndThenGoOut)
   retry.initial_backoff = milliseconds(2);
   retry.max_backoff = milliseconds(4);
   RetryingModelClient client(std::move(pool_owned), retry);
-  const Clock::time_point t0 = Clock::now();
+  const ClientClock::time_point t0 = clock.Now();
   const std::vector<ModelResult> results = Drain(&client, 12);
-  const auto elapsed = Clock::now() - t0;
+  const auto elapsed = clock.Now() - t0;
   ASSERT_EQ(results.size(), 12u);
   for (const ModelResult& r : results) EXPECT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(pool->Stats(0).cooldowns, 1);
@@ -174,12 +187,14 @@ TEST(EndpointPoolClientTest, WhenEveryEndpointCoolsDownRequestsWaitAndThenGoOut)
 }
 
 TEST(EndpointPoolClientTest, AQueuedRequestWaitsForTheEndOfTheCoolDown) {
+  ManualClientClock clock;
   std::atomic<bool> broken{true};
   auto fake = std::make_unique<FakeModelClient>(1, [&](const ModelRequest& r, int) {
     if (broken) return Unavailable(milliseconds(0));
     return Ok(r, milliseconds(0));
-  });
+  }, &clock);
   EndpointPoolPolicy policy;
+  policy.clock = &clock;
   policy.per_endpoint = 1;
   policy.failures_to_cool = 1;
   policy.initial_cooldown = milliseconds(100);
@@ -191,12 +206,12 @@ TEST(EndpointPoolClientTest, AQueuedRequestWaitsForTheEndOfTheCoolDown) {
   broken = false;
   // All cooling: the pool still takes the request and holds it.
   ASSERT_TRUE(pool.CanStartMore());
-  const Clock::time_point t0 = Clock::now();
+  const ClientClock::time_point t0 = clock.Now();
   ASSERT_TRUE(pool.Start(Req(7)).ok());
   EXPECT_EQ(pool.InFlight(), 1u);
   done.clear();
   while (done.empty()) pool.WaitForAny(&done, milliseconds(20));
-  EXPECT_GE(Clock::now() - t0, milliseconds(90));
+  EXPECT_EQ(clock.Now() - t0, milliseconds(100)) << "the whole cool-down, and no more";
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].id, 7u);
   EXPECT_TRUE(done[0].ok());

@@ -9,8 +9,8 @@
 
 namespace structtest {
 
-FakeModelClient::FakeModelClient(size_t parallelism, FakeScript script)
-    : parallelism_(parallelism), script_(std::move(script)) {
+FakeModelClient::FakeModelClient(size_t parallelism, FakeScript script, ClientClock* clock)
+    : parallelism_(parallelism), script_(std::move(script)), clock_(clock) {
   assert(parallelism_ >= 1 && "FakeModelClient needs a parallelism of at least 1");
 }
 
@@ -27,7 +27,7 @@ Status FakeModelClient::Start(ModelRequest request) {
   reply.result.id = request.id;
   reply.result.endpoint = request.endpoint;
   reply.result.latency = reply.latency;
-  in_flight_[request.id] = Pending{Clock::now() + reply.latency, next_seq_++,
+  in_flight_[request.id] = Pending{clock_->Now() + reply.latency, next_seq_++,
                                    std::move(reply.result)};
   started_.push_back(std::move(request));
   max_in_flight_seen_ = std::max(max_in_flight_seen_, in_flight_.size());
@@ -39,9 +39,9 @@ size_t FakeModelClient::WaitForAny(std::vector<ModelResult>* done,
   if (in_flight_.empty()) return 0;
   Clock::time_point first = Clock::time_point::max();
   for (const auto& [id, p] : in_flight_) first = std::min(first, p.due);
-  const Clock::time_point wake = std::min(first, Clock::now() + timeout);
-  std::this_thread::sleep_until(wake);
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point wake = std::min(first, clock_->Now() + timeout);
+  clock_->SleepUntil(wake);
+  const Clock::time_point now = clock_->Now();
   std::vector<Pending*> ready;
   for (auto& [id, p] : in_flight_) {
     if (p.due <= now) ready.push_back(&p);

@@ -4,6 +4,7 @@
 #ifndef STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
 #define STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,10 +24,22 @@ struct FakeReply {
 // started before (0 on the first attempt).
 using FakeScript = std::function<FakeReply(const ModelRequest& request, int previous_starts)>;
 
+// A clock that stands still until a wait moves it: SleepUntil(t) jumps to t. Time in a
+// test that uses it is the scripted latencies and timeouts alone.
+class ManualClientClock : public ClientClock {
+ public:
+  time_point Now() const override { return now_; }
+  void SleepUntil(time_point t) override { now_ = std::max(now_, t); }
+
+ private:
+  time_point now_{std::chrono::hours(1)};
+};
+
 class FakeModelClient : public ModelClient {
  public:
-  // REQUIRES: parallelism >= 1.
-  FakeModelClient(size_t parallelism, FakeScript script);
+  // REQUIRES: parallelism >= 1. Replies are due their latency after Start() by `clock`.
+  FakeModelClient(size_t parallelism, FakeScript script,
+                  ClientClock* clock = SteadyClientClock());
 
   bool CanStartMore() const override;
   Status Start(ModelRequest request) override;
@@ -48,6 +61,7 @@ class FakeModelClient : public ModelClient {
 
   size_t parallelism_;
   FakeScript script_;
+  ClientClock* clock_;
   std::map<uint64_t, Pending> in_flight_;  // by request id
   std::map<uint64_t, int> starts_;         // request id -> times started
   std::vector<ModelRequest> started_;

@@ -100,14 +100,23 @@ std::string RedactSecret(std::string_view text, std::string_view secret) {
   return out;
 }
 
+ClientClock* SteadyClientClock() {
+  class Steady : public ClientClock {
+   public:
+    time_point Now() const override { return std::chrono::steady_clock::now(); }
+    void SleepUntil(time_point t) override { std::this_thread::sleep_until(t); }
+  };
+  static Steady* clock = new Steady;
+  return clock;
+}
+
 size_t WaitInnerUntil(ModelClient& inner, std::chrono::steady_clock::time_point wake,
-                      std::vector<ModelResult>* done) {
+                      std::vector<ModelResult>* done, ClientClock* clock) {
   if (inner.InFlight() == 0) {
-    std::this_thread::sleep_until(wake);
+    clock->SleepUntil(wake);
     return 0;
   }
-  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
-      wake - std::chrono::steady_clock::now());
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - clock->Now());
   return inner.WaitForAny(done, std::max(wait, std::chrono::milliseconds(0)));
 }
 

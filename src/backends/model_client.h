@@ -126,11 +126,25 @@ std::string_view DefaultBaseUrl(Provider provider);
 // echoing a key, or part of one, never reach a log. No-op when `secret` is empty.
 std::string RedactSecret(std::string_view text, std::string_view secret);
 
+// Where a client reads the time: the steady clock, or in tests a clock that moves only
+// when a wait asks it to (ManualClientClock, fake_client.h), so that scripted latencies
+// and cool-downs are exact however loaded the machine is.
+class ClientClock {
+ public:
+  using time_point = std::chrono::steady_clock::time_point;
+  virtual ~ClientClock() = default;
+  virtual time_point Now() const = 0;
+  virtual void SleepUntil(time_point t) = 0;
+};
+// The steady clock; lives for the whole program.
+ClientClock* SteadyClientClock();
+
 // For wrappers that hold requests back until a time of their own (a backoff, a rate, a
-// cool-down): waits for results of `inner` until `wake`, appending them to `*done`, or
-// sleeps until `wake` when `inner` has nothing in flight. Returns how many it appended.
+// cool-down): waits for results of `inner` until `wake` (a time of `clock`), appending
+// them to `*done`, or sleeps until `wake` when `inner` has nothing in flight. Returns
+// how many it appended.
 size_t WaitInnerUntil(ModelClient& inner, std::chrono::steady_clock::time_point wake,
-                      std::vector<ModelResult>* done);
+                      std::vector<ModelResult>* done, ClientClock* clock = SteadyClientClock());
 
 }  // namespace structtest
 
