@@ -1,0 +1,215 @@
+// structtest._core: the C++ side of `import structtest`. Samples cross the boundary as
+// the JSON text `structtest generate` writes (json.loads / json.dumps on the Python
+// side, in __init__.py), so a sample means the same bytes here as in a file, and the
+// field checks and their messages are the CLI's. Scoring and generating release the
+// GIL; score_batch spreads the records over threads.
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "backends/reasoning.h"
+#include "core/record_io.h"
+#include "sandbox/python_pool.h"
+#include "structtest/sample.h"
+#include "tasks/registry.h"
+#include "tasks/score_stage.h"
+#include "tasks/scorer.h"
+#include "tasks/suite.h"
+#include "text/punkt.h"
+
+namespace py = pybind11;
+
+namespace structtest {
+namespace {
+
+// What the checkers use, made on first need and kept for the life of the process: the
+// sentence model ($NLTK_DATA's, else the built-in one, as `score` loads it) and the
+// python3 worker pool of the code subtasks.
+class Env {
+ public:
+  static Env& Get() {
+    static Env* env = new Env;  // never destroyed: worker threads may outlive main
+    return *env;
+  }
+
+  // The environment for `sample`: the sentence model when its subtask counts sentences,
+  // the pool when its family runs python. Errors: the sentence model cannot be loaded.
+  StatusOr<CheckEnv> For(const Sample& sample) {
+    CheckEnv env;
+    auto ref = FindSubtask(sample.domain, sample.subtask);
+    if (!ref.ok()) return env;  // ScoreResponse reports it
+    if (ref->spec->needs_sentences) {
+      std::call_once(sentences_once_, [this] {
+        auto loaded = SentenceSplitter::Load("");
+        if (loaded.ok()) {
+          sentences_ = std::move(loaded).value();
+        } else {
+          sentences_error_ = loaded.status();
+        }
+      });
+      if (sentences_ == nullptr) return sentences_error_;
+      env.sentences = sentences_.get();
+    }
+    if (ref->family->needs_python) {
+      std::call_once(python_once_, [this] {
+        PythonOptions options;
+        options.max_workers = DefaultScoreJobs();
+        python_ = std::make_unique<PythonPool>(options);
+      });
+      env.python = python_.get();
+    }
+    return env;
+  }
+
+ private:
+  std::once_flag sentences_once_, python_once_;
+  std::unique_ptr<SentenceSplitter> sentences_;
+  Status sentences_error_;
+  std::unique_ptr<PythonPool> python_;
+};
+
+RuleSet RulesOrThrow(const std::string& rules) {
+  auto parsed = ParseRuleSet(rules);
+  if (!parsed.ok()) {
+    throw py::value_error(fmt::format("rules='{}': {}", rules, parsed.status().message()));
+  }
+  return *parsed;
+}
+
+// (passed, reason, rules_version, format, accuracy) or, when the record cannot be
+// scored, the error text in the last slot.
+using VerdictTuple = std::tuple<bool, std::string, std::string, std::optional<bool>,
+                                std::optional<bool>, std::optional<std::string>>;
+
+VerdictTuple ScoreOne(const std::string& sample_json, const std::string& response, RuleSet rules) {
+  const auto fail = [](std::string message) {
+    return VerdictTuple{false, "", "", std::nullopt, std::nullopt, std::move(message)};
+  };
+  nlohmann::json j = nlohmann::json::parse(sample_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return fail("the sample is not JSON");
+  auto sample = SampleFromJson(std::move(j));
+  if (!sample.ok()) return fail(sample.status().message());
+  auto env = Env::Get().For(*sample);
+  if (!env.ok()) return fail(env.status().message());
+  auto verdict = ScoreResponse(*sample, response, rules, *env);
+  if (!verdict.ok()) return fail(verdict.status().message());
+  return VerdictTuple{verdict->pass, verdict->reason, std::string(verdict->rules_version),
+                      verdict->format, verdict->accuracy, std::nullopt};
+}
+
+std::vector<VerdictTuple> ScoreBatch(std::vector<std::string> samples,
+                                     std::vector<std::string> responses, const std::string& rules,
+                                     int threads) {
+  if (samples.size() != responses.size()) {
+    throw py::value_error(fmt::format("{} samples but {} responses: one response per sample",
+                                      samples.size(), responses.size()));
+  }
+  if (threads < 0) throw py::value_error(fmt::format("threads={}: expected 0 (every core) or more", threads));
+  const RuleSet rule_set = RulesOrThrow(rules);
+  std::vector<VerdictTuple> out(samples.size());
+  {
+    py::gil_scoped_release release;
+    const size_t n = samples.size();
+    size_t workers = threads == 0 ? static_cast<size_t>(DefaultScoreJobs())
+                                  : static_cast<size_t>(threads);
+    workers = std::min(workers, n);
+    std::atomic<size_t> next{0};
+    const auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) {
+        out[i] = ScoreOne(samples[i], responses[i], rule_set);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+  return out;
+}
+
+std::vector<std::string> Generate(const std::string& suite, uint64_t seed, double size,
+                                  std::vector<std::string> tasks, std::optional<size_t> limit) {
+  SuiteOptions options;
+  options.suite = suite;
+  options.seed = seed;
+  options.size = size;
+  options.tasks = std::move(tasks);
+  if (limit) {
+    if (*limit == 0) throw py::value_error("limit=0: expected a positive number of samples");
+    options.limit = *limit;
+  }
+  std::vector<std::string> lines;
+  std::optional<std::string> error;
+  {
+    py::gil_scoped_release release;
+    if (Status s = CheckSuiteOptions(options); !s.ok()) {
+      error = s.message();
+    } else if (auto planned = Suite::Plan(options, nullptr); !planned.ok()) {
+      error = planned.status().message();
+    } else {
+      for (const PlannedSubtask& subtask : (*planned)->subtasks()) {
+        for (size_t i = 0; i < subtask.count && !error; ++i) {
+          auto sample = (*planned)->Generate(subtask, i);
+          if (!sample.ok()) {
+            error = fmt::format("{} sample {}: {}", subtask.ref.spec->name, i,
+                                sample.status().message());
+            break;
+          }
+          std::string line;
+          AppendSampleJson(*sample, &line);
+          lines.push_back(std::move(line));
+        }
+      }
+    }
+  }
+  if (error) throw py::value_error(*error);
+  return lines;
+}
+
+py::list Subtasks() {
+  py::list out;
+  for (const TaskFamily* family : Families()) {
+    for (const SubtaskSpec& spec : family->subtasks) {
+      py::dict d;
+      d["domain"] = std::string(family->domain);
+      d["name"] = std::string(spec.name);
+      d["split"] = std::string(SplitName(spec.split));
+      d["description"] = std::string(spec.description);
+      d["params"] = std::string(spec.params);
+      d["paper_version"] = std::string(family->rules_version);
+      d["strict_version"] = std::string(family->strict_rules_version);
+      d["counts_sentences"] = spec.needs_sentences;
+      d["runs_python"] = family->needs_python;
+      out.append(d);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace structtest
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "structtest's C++ core; use the structtest package, not this module";
+  m.def("score_batch", &structtest::ScoreBatch, py::arg("samples"), py::arg("responses"),
+        py::arg("rules"), py::arg("threads"));
+  m.def("generate", &structtest::Generate, py::arg("suite"), py::arg("seed"), py::arg("size"),
+        py::arg("tasks"), py::arg("limit"));
+  m.def("subtasks", &structtest::Subtasks);
+  m.def("split_thinking", [](const std::string& text) {
+    const structtest::Response r = structtest::SplitThinking(text);
+    return std::make_pair(r.text, r.reasoning);
+  });
+}
+

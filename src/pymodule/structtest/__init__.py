@@ -1,0 +1,200 @@
+"""structtest from Python: generate StructTest samples, score responses under the paper
+or strict rules, and use the verdicts as rewards.
+
+    import structtest
+    samples = structtest.generate(seed=1, tasks=["math"], limit=2)
+    v = structtest.score(samples[0], "The answer is 42.", rules="strict")
+    v.passed, v.reason
+
+A sample is the dict `structtest generate` writes (one JSONL line); scoring takes the
+same dicts, so samples from a file (json.loads of each line) work alike. The checks run
+in C++ (structtest._core); score_batch releases the GIL and uses every core.
+"""
+import json
+import os
+
+# The code subtasks run Python programs in structtest's sandbox, whose worker script
+# sits in this folder.
+os.environ.setdefault(
+    "STRUCTTEST_WORKER", os.path.join(os.path.dirname(os.path.abspath(__file__)), "structtest_worker.py"))
+
+from . import _core  # noqa: E402
+
+__all__ = ["Verdict", "generate", "score", "score_batch", "subtasks", "split_thinking",
+           "reward", "trl_reward", "verl_compute_score"]
+
+RULE_SETS = ("paper", "strict")
+
+
+class Verdict:
+    """One response's verdict under one rule set.
+
+    passed: whether the response follows every rule; reason: why, for a person;
+    rules_version: the checker version that decided (e.g. "strict-2"); format and
+    accuracy: math only, the paper's two halves of a pass (None elsewhere)."""
+
+    __slots__ = ("passed", "reason", "rules_version", "format", "accuracy")
+
+    def __init__(self, passed, reason, rules_version, format=None, accuracy=None):
+        self.passed = passed
+        self.reason = reason
+        self.rules_version = rules_version
+        self.format = format
+        self.accuracy = accuracy
+
+    def __bool__(self):
+        return self.passed
+
+    def __eq__(self, other):
+        return isinstance(other, Verdict) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self):
+        return "Verdict(passed={!r}, reason={!r}, rules_version={!r})".format(
+            self.passed, self.reason, self.rules_version)
+
+
+def _check_rules(rules):
+    if not isinstance(rules, str):
+        raise TypeError("rules: expected 'paper' or 'strict', got {}".format(type(rules).__name__))
+    if rules not in RULE_SETS:
+        raise ValueError("rules={!r}: expected 'paper' or 'strict'".format(rules))
+
+
+def _sample_text(sample, where):
+    """The sample as JSON text; TypeError when it is neither a dict nor JSON text."""
+    if isinstance(sample, dict):
+        try:
+            return json.dumps(sample, ensure_ascii=False)
+        except (TypeError, ValueError) as e:
+            raise TypeError("{}: the sample holds a value JSON cannot carry ({})".format(where, e))
+    if isinstance(sample, (str, bytes)):
+        text = sample.decode("utf-8", "replace") if isinstance(sample, bytes) else sample
+        try:
+            if not isinstance(json.loads(text), dict):
+                raise ValueError
+        except ValueError:
+            raise ValueError("{}: the sample is text but not a JSON object".format(where))
+        return text
+    raise TypeError("{}: expected a sample dict (as structtest generate writes), got {}".format(
+        where, type(sample).__name__))
+
+
+def _response_text(response, where):
+    if isinstance(response, str):
+        return response
+    raise TypeError("{}: expected the response as str, got {}".format(where, type(response).__name__))
+
+
+def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None):
+    """The samples `structtest generate` writes with the same options, as dicts, in the
+    same order (same seed, same bytes). tasks: subtask or domain names (None: all);
+    limit: at most this many samples per subtask."""
+    if isinstance(tasks, str):
+        tasks = [t for t in tasks.split(",") if t]
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+        raise ValueError("seed={!r}: expected a whole number from 0 to 2**64-1".format(seed))
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ValueError("limit={!r}: expected a positive number of samples".format(limit))
+    return [json.loads(line) for line in _core.generate(suite, seed, float(size), list(tasks or []), limit)]
+
+
+def _verdicts(samples, responses, rules, threads, what):
+    _check_rules(rules)
+    texts = [_sample_text(s, "{} {}".format(what, i)) for i, s in enumerate(samples)]
+    answers = [_response_text(r, "response {}".format(i)) for i, r in enumerate(responses)]
+    out = []
+    for i, (passed, reason, version, fmt, acc, error) in enumerate(
+            _core.score_batch(texts, answers, rules, threads)):
+        if error is not None:
+            raise ValueError("{} {}: {}".format(what, i, error))
+        out.append(Verdict(passed, reason, version, fmt, acc))
+    return out
+
+
+def score(sample, response, rules="paper"):
+    """The Verdict of `response` for `sample` under `rules` ("paper" or "strict"). The
+    response is scored as given: split a reasoning model's <think> block off first
+    (split_thinking), as `structtest run` does. ValueError: the sample cannot be scored
+    (its message names the field)."""
+    _check_rules(rules)
+    text = _sample_text(sample, "sample")
+    answer = _response_text(response, "response")
+    passed, reason, version, fmt, acc, error = _core.score_batch([text], [answer], rules, 1)[0]
+    if error is not None:
+        raise ValueError("sample: " + error)
+    return Verdict(passed, reason, version, fmt, acc)
+
+
+def score_batch(samples, responses, rules="paper", threads=0):
+    """score() of each (sample, response) pair, on `threads` threads (0: every core),
+    without holding the GIL. Raises on the first record that cannot be scored, naming
+    its index."""
+    samples, responses = list(samples), list(responses)
+    if len(samples) != len(responses):
+        raise ValueError("{} samples but {} responses: one response per sample".format(
+            len(samples), len(responses)))
+    if not isinstance(threads, int) or threads < 0:
+        raise ValueError("threads={!r}: expected 0 (every core) or more".format(threads))
+    return _verdicts(samples, responses, rules, threads, "sample")
+
+
+def subtasks():
+    """The registry: one dict per subtask (domain, name, split, description, params,
+    paper_version, strict_version, counts_sentences, runs_python)."""
+    return _core.subtasks()
+
+
+def split_thinking(text):
+    """(answer, reasoning): a leading <think>...</think> block (or one whose opening tag
+    the chat template wrote) split off the answer, as `structtest run` does."""
+    return _core.split_thinking(_response_text(text, "text"))
+
+
+# --- rewards ---------------------------------------------------------------------------
+# Every adapter scores the answer after the reasoning (split_thinking) under strict by
+# default: strict closes the loopholes a policy finds, the paper rules do not. The reward
+# is binary (1.0 or 0.0): a sample passes only when every rule holds.
+
+def _completion_text(completion, where):
+    # TRL's conversational format: a list of messages, the answer the last one's content.
+    if isinstance(completion, list):
+        if not completion or not isinstance(completion[-1], dict) or "content" not in completion[-1]:
+            raise TypeError("{}: expected a str or a list of messages with 'content'".format(where))
+        completion = completion[-1]["content"]
+    return split_thinking(_response_text(completion, where))[0]
+
+
+def reward(sample, completion, rules="strict"):
+    """1.0 when `completion` (its answer after any <think> block) passes `sample`'s rules,
+    else 0.0."""
+    return 1.0 if score(sample, _completion_text(completion, "completion"), rules).passed else 0.0
+
+
+def trl_reward(rules="strict", column="sample", threads=0):
+    """A reward function for TRL's GRPOTrainer (reward_funcs=[...]): it is called as
+    f(completions, **kwargs) with the dataset's columns in kwargs, one value per
+    completion; `column` holds each prompt's structtest sample (a dict or its JSON text)."""
+    _check_rules(rules)
+
+    def structtest_reward(completions, **kwargs):
+        if column not in kwargs:
+            raise KeyError("the dataset has no column {!r} with the structtest samples "
+                           "(columns passed: {})".format(column, ", ".join(sorted(kwargs)) or "none"))
+        samples = kwargs[column]
+        answers = [_completion_text(c, "completion {}".format(i)) for i, c in enumerate(completions)]
+        if len(samples) != len(answers):
+            raise ValueError("{} completions but {} values of column {!r}".format(
+                len(answers), len(samples), column))
+        return [1.0 if v.passed else 0.0 for v in _verdicts(samples, answers, rules, threads, "sample")]
+
+    structtest_reward.__name__ = "structtest_{}".format(rules)
+    return structtest_reward
+
+
+def verl_compute_score(data_source, solution_str, ground_truth, extra_info=None, rules="strict",
+                       **kwargs):
+    """verl's custom reward function (custom_reward_function.name=verl_compute_score):
+    `ground_truth` is the structtest sample (a dict or its JSON text, as stored in the
+    dataset's reward_model.ground_truth), `solution_str` the decoded response."""
+    return reward(ground_truth, _response_text(solution_str, "solution_str"), rules)

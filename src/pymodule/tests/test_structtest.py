@@ -1,0 +1,245 @@
+"""`import structtest` against the CLI it must agree with (the real binary, named by
+$STRUCTTEST_BINARY), the dev corpus (needs ../shared, skipped with the reason
+otherwise), hostile input, and the reward adapters called as TRL and verl call them.
+Run by ctest (python_module_test) with Debian's python3."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import structtest
+
+BINARY = os.environ.get("STRUCTTEST_BINARY", "")
+SHARED = os.environ.get("STRUCTTEST_SHARED", "")
+DEV = os.path.join(SHARED, "conformance", "dev") if SHARED else ""
+
+needs_binary = pytest.mark.skipif(not os.path.exists(BINARY),
+                                  reason="STRUCTTEST_BINARY does not name the structtest binary")
+
+
+def cli(*args, stdin=None):
+    return subprocess.run([BINARY, *args], input=stdin, capture_output=True, text=True, check=False)
+
+
+def answer(sample):
+    """The sample's reference answer: the text the oracle responder sends."""
+    target = sample["target"]
+    return target["answer"] if isinstance(target, dict) else target
+
+
+@pytest.fixture(scope="module")
+def samples():
+    return structtest.generate(seed=3, tasks=["summarization", "html", "math", "add_print_statements",
+                                              "replace_variables"], limit=3)
+
+
+# --- generate ----------------------------------------------------------------------------
+
+@needs_binary
+def test_generate_gives_the_records_the_cli_writes(tmp_path):
+    out = tmp_path / "s.jsonl"
+    r = cli("generate", "--seed", "3", "--tasks", "summarization,html,math,add_print_statements,"
+            "replace_variables", "--limit", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().splitlines()
+    mine = structtest.generate(seed=3, tasks="summarization,html,math,add_print_statements,"
+                               "replace_variables", limit=3)
+    assert len(mine) == len(lines) > 20
+    assert mine == [json.loads(line) for line in lines]
+
+
+def test_generate_is_seeded():
+    a = structtest.generate(seed=5, tasks=["math"], limit=2)
+    assert a == structtest.generate(seed=5, tasks=["math"], limit=2)
+    assert a != structtest.generate(seed=6, tasks=["math"], limit=2)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seed": -1}, "seed=-1"),
+    ({"seed": 2 ** 64}, "seed="),
+    ({"limit": 0}, "limit=0"),
+    ({"tasks": ["htm"]}, "htm"),
+    ({"suite": "papr"}, "papr"),
+    ({"size": 0.0}, "size"),
+])
+def test_generate_refuses_bad_options_naming_them(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        structtest.generate(**{"tasks": ["math"], "limit": 1, **kwargs})
+
+
+# --- score ---------------------------------------------------------------------------------
+
+@needs_binary
+@pytest.mark.parametrize("rules", ["paper", "strict"])
+def test_score_gives_the_verdicts_of_the_cli(tmp_path, samples, rules):
+    # Each sample with its reference answer and with two wrong ones.
+    records = []
+    for s in samples:
+        for response in (answer(s), answer(s)[: len(answer(s)) // 2], "I cannot help with that."):
+            records.append(dict(s, response=response))
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "verdicts.jsonl"
+    r = cli("score", "-i", str(path), "-o", str(out), "--rules", rules)
+    assert r.returncode in (0, 1), r.stderr
+    expected = [json.loads(line) for line in out.read_text().splitlines()]
+    mine = structtest.score_batch([{k: v for k, v in rec.items() if k != "response"} for rec in records],
+                                  [rec["response"] for rec in records], rules=rules)
+    assert len(mine) == len(expected)
+    for v, e, rec in zip(mine, expected, records):
+        assert (v.passed, v.reason, v.rules_version) == (e["pass"], e["reason"], e["rules_version"]), rec["id"]
+        assert v == structtest.score(rec, rec["response"], rules)  # extra keys are ignored
+    passed = sum(v.passed for v in mine)
+    assert 0 < passed < len(mine)
+
+
+def test_the_reference_answers_pass_under_both_rule_sets(samples):
+    for rules in ("paper", "strict"):
+        verdicts = structtest.score_batch(samples, [answer(s) for s in samples], rules=rules)
+        assert all(v.passed for v in verdicts), [(s["id"], v.reason) for s, v in zip(samples, verdicts)
+                                                 if not v.passed]
+        assert {v.rules_version.split("-")[0] for v in verdicts} == {rules}
+
+
+def test_threads_change_nothing(samples):
+    responses = [answer(s) if i % 2 else "no" for i, s in enumerate(samples)]
+    one = structtest.score_batch(samples, responses, rules="strict", threads=1)
+    assert one == structtest.score_batch(samples, responses, rules="strict", threads=0)
+    assert one == structtest.score_batch(samples, responses, rules="strict", threads=7)
+
+
+def dev_files():
+    if not DEV or not os.path.isdir(DEV):
+        return []
+    return sorted(os.path.join(DEV, model, name) for model in os.listdir(DEV)
+                  if os.path.isdir(os.path.join(DEV, model))
+                  for name in os.listdir(os.path.join(DEV, model))
+                  if name in ("bullet_points_length.jsonl", "html_hard.jsonl", "math_hard.jsonl",
+                              "questions.jsonl", "add_print_statements.jsonl"))[:5]
+
+
+@needs_binary
+@pytest.mark.skipif(not dev_files(), reason="needs ../shared/conformance/dev (not found)")
+@pytest.mark.parametrize("rules", ["paper", "strict"])
+def test_dev_corpus_verdicts_equal_the_cli(tmp_path, rules):
+    for path in dev_files():
+        out = tmp_path / "v.jsonl"
+        r = cli("score", "-i", path, "-o", str(out), "--rules", rules)
+        assert r.returncode in (0, 1), r.stderr
+        expected = [json.loads(line) for line in out.read_text().splitlines()]
+        records = [json.loads(line) for line in open(path, encoding="utf-8")]
+        mine = structtest.score_batch(records, [rec["response"] for rec in records], rules=rules)
+        assert [(v.passed, v.reason) for v in mine] == [(e["pass"], e["reason"]) for e in expected], path
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+def test_bad_input_raises_naming_the_problem(samples):
+    s = samples[0]
+    with pytest.raises(TypeError, match="sample dict"):
+        structtest.score(42, "x")
+    with pytest.raises(TypeError, match="response as str"):
+        structtest.score(s, 42)
+    with pytest.raises(ValueError, match="rules='lenient'"):
+        structtest.score(s, "x", rules="lenient")
+    with pytest.raises(ValueError, match="subtask"):
+        structtest.score({k: v for k, v in s.items() if k != "subtask"}, "x")
+    with pytest.raises(ValueError, match="domain"):
+        structtest.score(dict(s, domain="poetry"), "x")
+    with pytest.raises(ValueError, match="not a JSON object"):
+        structtest.score("{not json", "x")
+    with pytest.raises(ValueError, match="sample 1"):
+        structtest.score_batch([s, dict(s, subtask="nope")], ["a", "b"])
+    with pytest.raises(ValueError, match="2 samples but 1 responses"):
+        structtest.score_batch([s, s], ["a"])
+    with pytest.raises(ValueError, match="threads"):
+        structtest.score_batch([s], ["a"], threads=-1)
+    with pytest.raises((TypeError, UnicodeError)):
+        structtest.score(s, "\udcff lone surrogate")
+    with pytest.raises(TypeError, match="JSON cannot carry"):
+        structtest.score(dict(s, extra=object()), "x")
+
+
+def test_hostile_responses_are_scored_not_crashed(samples):
+    for s in samples[:6]:
+        for response in ("", "\x00" * 1000, "<think>" * 10000, "\u202e\ufeff" * 500,
+                         "* " * (5 << 20), "<html>" * 100000):
+            v = structtest.score(s, response, rules="strict")
+            assert v.passed is False and v.reason
+
+
+# --- rewards -------------------------------------------------------------------------------
+
+def test_reward_splits_the_reasoning_and_uses_strict(samples):
+    s = next(x for x in samples if x["domain"] == "math")
+    good = answer(s)
+    assert structtest.reward(s, good) == 1.0
+    assert structtest.reward(s, "<think>\nlet me see\n</think>\n" + good) == 1.0
+    assert structtest.reward(s, "<think>" + good) == 0.0  # cut off while thinking
+    assert structtest.reward(json.dumps(s), [{"role": "assistant", "content": good}]) == 1.0
+
+
+def test_trl_reward_takes_what_grpo_trainer_passes(samples):
+    f = structtest.trl_reward()
+    # GRPOTrainer: completions, plus prompts, completion_ids and every dataset column.
+    batch = samples[:4]
+    completions = [answer(s) for s in batch[:2]] + ["no", "<think>x</think>" + answer(batch[3])]
+    rewards = f(prompts=[s["messages"] for s in batch], completions=completions,
+                completion_ids=[[1, 2]] * 4, sample=[json.dumps(s) for s in batch], trainer_state=None)
+    assert rewards == [1.0, 1.0, 0.0, 1.0]
+    conversational = [[{"role": "assistant", "content": c}] for c in completions]
+    assert f(conversational, sample=batch) == rewards
+    with pytest.raises(KeyError, match="no column 'sample'"):
+        f(completions, prompts=[])
+    with pytest.raises(ValueError, match="4 completions but 3"):
+        f(completions, sample=batch[:3])
+
+
+def test_verl_compute_score_takes_verls_keywords(samples):
+    s = samples[1]
+    kwargs = dict(data_source="structtest", ground_truth=json.dumps(s), extra_info={"index": 0})
+    assert structtest.verl_compute_score(solution_str=answer(s), **kwargs) == 1.0
+    assert structtest.verl_compute_score(solution_str="nothing", **kwargs) == 0.0
+    assert structtest.verl_compute_score("structtest", answer(s), s) == 1.0
+
+
+def test_subtasks_is_the_registry():
+    subtasks = structtest.subtasks()
+    assert len(subtasks) == 19
+    assert {s["domain"] for s in subtasks} == {"summarization", "code", "html", "math"}
+    math_hard = next(s for s in subtasks if s["name"] == "math_hard")
+    assert math_hard["split"] == "hard" and math_hard["strict_version"].startswith("strict-")
+
+
+def test_a_missing_sandbox_worker_is_an_error_of_the_code_samples_only(samples):
+    # A child interpreter whose worker script is missing: a code sample raises naming
+    # it, the others still score, and the interpreter carries on.
+    code_sample = next(s for s in samples if s["domain"] == "code")
+    math_sample = next(s for s in samples if s["domain"] == "math")
+    program = ("import json, sys, structtest\n"
+               "code, math = json.loads(sys.argv[1]), json.loads(sys.argv[2])\n"
+               "try:\n"
+               "    structtest.score(code, 'x')\n"
+               "except ValueError as e:\n"
+               "    print('ValueError', e)\n"
+               "print(structtest.score(math, math['target']['answer']).passed)\n")
+    r = subprocess.run([sys.executable, "-c", program, json.dumps(code_sample), json.dumps(math_sample)],
+                       capture_output=True, text=True, check=False,
+                       env=dict(os.environ, STRUCTTEST_WORKER="/nonexistent/worker.py"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("ValueError sample: ") and "/nonexistent/worker.py" in lines[0], r.stdout
+    assert lines[1] == "True"
+
+
+def test_the_readme_example_runs():
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
+    text = open(readme, encoding="utf-8").read()
+    section = text[text.index("## Python and RL"):]
+    section = section[:section.index("\n## ", 1)]
+    block = section[section.index("```python\n") + len("```python\n"):]
+    block = block[:block.index("```")]
+    assert "trl_reward" in block and "verl_compute_score" in block and "reward(" in block
+    exec(compile(block, "README.md (Python and RL)", "exec"), {})
