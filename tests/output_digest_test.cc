@@ -10,6 +10,8 @@
 //   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
 // (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
 // build's outputs). Needs ../shared; skipped with a message without it.
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -69,17 +72,30 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   }
   std::sort(files.begin(), files.end());
   ASSERT_FALSE(files.empty());
-  // The paper digests keep the names they were first recorded under.
+  // The paper digests keep the names they were first recorded under. The files are
+  // scored a few at a time (one process each): most of them score on one thread.
+  struct Job {
+    std::string name, args, out;
+  };
+  std::vector<Job> jobs;
   for (const char* rules : {"paper", "strict"}) {
     const std::string flag = std::string(rules) == "paper" ? "" : " --rules strict";
     for (const fs::path& f : files) {
-      const std::string name = "score" + flag + " " + f.parent_path().filename().string() +
-                               "/" + f.filename().string();
-      const std::string out = dir.path() + "/verdicts.jsonl";
-      Structtest(fmt::format("score{} -i {} -o {}", flag, f.string(), out));
-      digests[name] = Digest(out);
+      const std::string out = fmt::format("{}/verdicts-{}.jsonl", dir.path(), jobs.size());
+      jobs.push_back({"score" + flag + " " + f.parent_path().filename().string() + "/" +
+                          f.filename().string(),
+                      fmt::format("score{} -i {} -o {}", flag, f.string(), out), out});
     }
   }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < jobs.size();) Structtest(jobs[i].args);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Job& job : jobs) digests[job.name] = Digest(job.out);
 
   const std::string samples = dir.path() + "/samples.jsonl";
   Structtest(fmt::format("generate --suite default --seed 3 --size 0.05 --out {}", samples));
