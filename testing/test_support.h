@@ -45,8 +45,9 @@ class TempDir {
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& contents);
 
-// The JSON text an HTML report page carries (its report-data script: gzip, base64),
-// inflated; throws when the page has none or it does not inflate.
+// The JSON text an HTML report page carries (its report-data script: gzip, which the
+// page compresses with ISA-L, in base64), inflated with zlib; throws when the page has
+// none or it does not inflate.
 std::string HtmlPageData(const std::string& page);
 
 // `text` with 1-4 random edits (a byte replaced, inserted or removed, or the rest cut

@@ -5,7 +5,6 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <set>
@@ -60,47 +59,6 @@ void WriteRun(const std::string& dir, bool first_passes) {
   ASSERT_TRUE((*store)->Commit().ok());
 }
 
-std::string Gunzip(const std::string& in) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  std::string out;
-  char buf[1 << 14];
-  int rc;
-  do {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  } while (rc == Z_OK);
-  EXPECT_EQ(rc, Z_STREAM_END);
-  inflateEnd(&z);
-  return out;
-}
-
-std::string Unbase64(const std::string& in) {
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else break;  // '='
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
-
 TEST(HtmlReportTest, RowsCarryEveryStatusAndSharedTextIsStoredOnce) {
   testing::TempDir dir;
   const std::string a = dir.path() + "/a", b = dir.path() + "/b";
@@ -145,12 +103,7 @@ TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
   EXPECT_NE(page->find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
   EXPECT_NE(page->find("vegaEmbed"), std::string::npos);
   EXPECT_EQ(page->find("<script src"), std::string::npos);
-  const std::string open = "<script type=\"application/octet-stream\" id=\"report-data\">";
-  const size_t at = page->find(open);
-  ASSERT_NE(at, std::string::npos);
-  const size_t start = at + open.size();
-  const std::string b64 = page->substr(start, page->find("</script>", start) - start);
-  EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+  EXPECT_EQ(nlohmann::json::parse(testing::HtmlPageData(*page)), *data);
 }
 
 // Document k of the large run: 5,000 bytes, distinct for each k.
@@ -228,11 +181,8 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
   auto page = RenderHtmlReport({run}, RuleSet::kPaper);
   ASSERT_TRUE(page.ok()) << page.status().message();
   EXPECT_EQ(testing::ReadFileOrDie(path), *page);
-  const std::string open = "<script type=\"application/octet-stream\" id=\"report-data\">";
-  const size_t start = page->find(open) + open.size();
-  const std::string b64 = page->substr(start, page->find("</script>", start) - start);
   EXPECT_GT(data->dump().size(), size_t{2} << 20);  // many buffers through the compressor
-  EXPECT_EQ(nlohmann::json::parse(Gunzip(Unbase64(b64))), *data);
+  EXPECT_EQ(nlohmann::json::parse(testing::HtmlPageData(*page)), *data);
 }
 
 // A page's temporary file left by a process that died (a run killed while it wrote
