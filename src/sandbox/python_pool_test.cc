@@ -165,6 +165,76 @@ TEST(PythonPoolTest, StrictJobsParseAnswersNeverRunThem) {
   ExpectNoStrays(pool);
 }
 
+// The jobs the worker answers itself when their texts are small (simulate on literals,
+// the strict rules that only parse: worker.py's run_inline) give what the same job gives
+// in a child ("child": true), on ordinary, odd and hostile texts, and on texts too long
+// to be answered inline.
+TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
+  PythonPool pool(TestOptions());
+  const std::string deep_list = std::string(150, '[') + "1" + std::string(150, ']');
+  const std::string deep_sum = "1" + [] {
+    std::string s;
+    for (int i = 0; i < 3000; ++i) s += "+1";
+    return s;
+  }();
+  const std::string long_list = "[" + [] {
+    std::string s;
+    for (int i = 0; i < 20000; ++i) s += "1, ";
+    return s;
+  }() + "]";
+  const std::vector<std::pair<std::string, std::string>> simulate = {
+      {"[1, 2, (3, 4)]", "[1, 2, [3, 4]]"},   {"(1, 2)", "[1, 2]"},
+      {"[(1, 2)]", "[[1, 2]]"},               {"1", "1.0"},
+      {"'a'", "\"a\""},                       {"{1: 2}", "{1: 2, }"},
+      {"set()", "set()"},                     {"1+2j", "(1+2j)"},
+      {"-0.0", "0"},                          {"[1]", "[1"},
+      {"2", "1 + 1"},                         {"[1, 2]", "list(range(1, 3))"},
+      {"1", "__import__('os').getuid() and 1"},     {"1", std::string("1\0", 2)},
+      {"1", "\u00ff\u00fe"},                      {"1", deep_list},
+      {deep_list, deep_list},                 {"2", deep_sum},
+      {long_list, long_list},                 {"[]", "[][0]"},
+      {"None", ""},                           {"nan", "float('nan')"},
+  };
+  const std::string source = "def f(a, b):\n    c = a + b\n    return c\n";
+  const std::string renamed = "def f(a, b):\n    total = a + b\n    return total\n";
+  const std::vector<nlohmann::json> strict = {
+      {{"op", "strict_add_print"}, {"source", source},
+       {"answer", "def f(a, b):\n    c = a + b\n    print(\"c: \", str(c))\n    return c\n"}},
+      {{"op", "strict_add_print"}, {"source", source}, {"answer", source}},
+      {{"op", "strict_add_print"}, {"source", source}, {"answer", "def f(:"}},
+      {{"op", "strict_add_print"}, {"source", source}, {"answer", deep_sum}},
+      {{"op", "strict_add_print"}, {"source", source}, {"answer", std::string("x\0", 2)}},
+      {{"op", "strict_rename"}, {"source", source}, {"expected", renamed},
+       {"answer", renamed}},
+      {{"op", "strict_rename"}, {"source", source}, {"expected", renamed},
+       {"answer", source}},
+      {{"op", "strict_rename"}, {"source", source}, {"expected", renamed},
+       {"answer", "x = " + long_list}},
+  };
+  std::vector<nlohmann::json> requests = strict;
+  for (const auto& [expected, answer] : simulate) {
+    requests.push_back({{"op", "simulate"}, {"expected", expected}, {"answer", answer}});
+  }
+  int passed = 0;
+  for (const nlohmann::json& request : requests) {
+    auto inline_result = pool.RunJob(request, 10);
+    if (inline_result.ok()) inline_result->erase("id");
+    nlohmann::json in_child = request;
+    in_child["child"] = true;
+    auto child_result = pool.RunJob(in_child, 10);
+    if (child_result.ok()) child_result->erase("id");
+    const std::string what = request.dump().substr(0, 200);
+    ASSERT_TRUE(inline_result.ok()) << what << ": " << inline_result.status().message();
+    ASSERT_TRUE(child_result.ok()) << what << ": " << child_result.status().message();
+    EXPECT_EQ(inline_result->dump(), child_result->dump()) << what;
+    passed += (*child_result).value("pass", false);
+  }
+  // The cases are not all alike: some pass, most fail.
+  EXPECT_GE(passed, 5);
+  EXPECT_LE(passed, static_cast<int>(requests.size()) - 10);
+  ExpectNoStrays(pool);
+}
+
 TEST(PythonPoolTest, MemoComputesOncePerKey) {
   PythonPool pool(TestOptions());
   int calls = 0;
