@@ -9,11 +9,13 @@
 //    plain assignments bind. Answered by the worker itself (the source comes from task
 //    data and is only parsed) and cached here per distinct source, so each source is
 //    analysed once per run.
-//  - RunJob(request): anything that evaluates or executes text (a model's answer, test
-//    inputs, a program). The worker runs each job in a fresh child with its own PID and
-//    mount namespaces, no network, an empty private working directory, a read-only
-//    view of the rest of the file system, an unprivileged user (when structtest runs as
-//    root), rlimits (CPU, address space, file size, processes, open files) and a
+//  - RunJob(request): anything that evaluates, executes or parses text (a model's answer,
+//    test inputs, a program). A job that only parses small texts is answered by the
+//    worker itself (worker.py's run_inline), with the result a child would give; the
+//    worker runs every other job in a fresh child with its own PID and mount
+//    namespaces, no network, an empty private working directory, a read-only view of
+//    the rest of the file system, an unprivileged user (when structtest runs as root),
+//    rlimits (CPU, address space, file size, processes, open files) and a
 //    wall-clock limit that kills every process of the job. What the job did wrong (it
 //    raised, timed out, was killed) comes back as data in the result, not as an error.
 //
@@ -110,8 +112,9 @@ class PythonPool {
   // Runs one sandboxed job: `request` has "op" ("simulate", "calls", "stdin", "subst";
   // for the strict rules "strict_add_print", "strict_rename", "strict_calls",
   // "strict_simulate", which parse model text and never run it; for generating task
-  // data "call_values", "stdin_outputs") and its fields (see worker.py). `wall_seconds` bounds the job; the worker kills it after that. Returns
-  // the worker's result object.
+  // data "call_values", "stdin_outputs") and its fields (see worker.py); "child": true
+  // runs it in a child even when the worker could answer it itself. `wall_seconds`
+  // bounds the job; the worker kills it after that. Returns the worker's result object.
   StatusOr<nlohmann::json> RunJob(nlohmann::json request, double wall_seconds);
 
   // A value derived from task data only (never from a response), computed once per

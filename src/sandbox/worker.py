@@ -1127,10 +1127,54 @@ def job_strict_simulate(req):
         expected = eval(req["expected"], {})
     except BaseException as e:
         return {"bad_expected": _describe(e)}
+    exact = req.get("exact") is True  # "expected" is the returned value (job_returned)
+    if not exact:
+        returned = _returned_value(req, expected)
+        exact = returned is not None
+        if exact:
+            expected = returned[0]
+    return _strict_simulate_verdict(req, expected, exact)
+
+
+def inline_strict_simulate(req):
+    """job_strict_simulate for a request without the task's function (nothing is run)
+    whose expected output is a literal; None otherwise, and the job runs in a child."""
+    if all(isinstance(req.get(k), str) for k in ("source", "fn_name", "inputs")):
+        return None
+    try:
+        expected = ast.literal_eval(req["expected"])
+    except BaseException:
+        return None
+    return _strict_simulate_verdict(req, expected, req.get("exact") is True)
+
+
+def job_returned(req):
+    """What job_strict_simulate learns from the task's function, once per task
+    (structtest keeps it for every answer to that task): {"exact": the returned value
+    as a literal} when the call returns the expected output and the value's repr reads
+    back as it (same types, same repr), {"exact": None} when the call's value is not
+    the expected output (the request without the function gives the same verdict), and
+    {"literal": False} when the value is not such a literal (the function is then
+    passed with every answer)."""
+    try:
+        expected = eval(req["expected"], {})
+    except BaseException as e:
+        return {"bad_expected": _describe(e)}
     returned = _returned_value(req, expected)
-    exact = returned is not None
-    if exact:
-        expected = returned[0]
+    if returned is None:
+        return {"exact": None}
+    value = returned[0]
+    try:
+        text = repr(value)
+        back = ast.literal_eval(text)
+        same = (_same_value(back, value) and repr(back) == text and
+                _safe_repr(back) == _safe_repr(value))
+    except BaseException:
+        same = False
+    return {"exact": text} if same else {"literal": False}
+
+
+def _strict_simulate_verdict(req, expected, exact):
     value, why = _parse_literal(req["answer"])
     if why is not None:
         return _verdict(False, "answer-literal", "the answer %s is not a value: %s"
@@ -1274,6 +1318,7 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
         "subst": job_subst, "call_values": job_call_values,
         "stdin_outputs": job_stdin_outputs, "strict_add_print": job_strict_add_print,
         "strict_rename": job_strict_rename, "strict_simulate": job_strict_simulate,
+        "returned": job_returned,
         "strict_calls": job_strict_calls}
 
 
@@ -1281,18 +1326,20 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 #
 # A job's child costs about 20 ms, most of it page faults (the fork's copy-on-write, in
 # the child and in the worker), against well under a millisecond for parsing a small
-# answer. The jobs that never run model text (the strict rules of add_print_statements
-# and replace_variables parse it with ast; simulate's answer and expected output when
-# both are literals, which ast.literal_eval reads as eval would) are answered by the
-# worker itself when every text of the request is small, within a time budget. Such
-# texts are far from the parser's memory, and Python's parser and AST builder stop
-# deep nesting with an exception, not a crash. Anything unusual (a text too long, the
-# budget spent, an exception out of the job) and the job runs in a child as any other,
-# which gives the result that counts. The call is made at the depth run_job makes it
-# in the child, so a recursion limit is met at the same nesting either way.
+# answer. The jobs that run nothing are answered by the worker itself when every text
+# of the request is small, within a time budget: the strict rules of
+# add_print_statements and replace_variables (which parse programs with ast),
+# simulate when its answer and expected output are both literals (ast.literal_eval
+# reads a literal as eval does), and strict simulate when its expected output is a
+# literal and the task's function is not given (so not run). Such texts are far from
+# the parser's memory, and Python's parser and AST builder stop deep nesting with an
+# exception, not a crash. Anything unusual (a text too long, the budget spent, an
+# exception out of the job) and the job runs in a child as any other, which gives the
+# result that counts. The call is made at the depth run_job makes it in the child, so
+# a recursion limit is met at the same nesting either way.
 
 INLINE = {"strict_add_print": job_strict_add_print, "strict_rename": job_strict_rename,
-          "simulate": inline_simulate}
+          "simulate": inline_simulate, "strict_simulate": inline_strict_simulate}
 INLINE_TEXT_LIMIT = 64 << 10   # characters of each text of an inline request
 INLINE_SECONDS = 2.0           # time budget of an inline job
 

@@ -423,6 +423,33 @@ StatusOr<Verdict> CheckTestCaseInputsGenStrict(const Sample& sample, const Sampl
 
 namespace {
 
+// What the task's function returns for its inputs, as the worker's "returned" job
+// reports it, kept per task by the pool: "=" and the value as a Python literal when it
+// is the expected output; "-" when it is not (the verdict is then the one without the
+// function); "?" when the value is no literal or the job gave no answer (the function
+// is then sent with every answer, and the job's own result counts).
+StatusOr<const std::string*> ReturnedValue(PythonPool* pool, const nlohmann::json& function,
+                                           const std::string& expected) {
+  std::string key = "returned\n";
+  for (const char* k : {"source", "fn_name", "inputs"}) {
+    key += function[k].get_ref<const std::string&>();
+    key += '\0';
+  }
+  key += expected;
+  return pool->Memo(key, [&]() -> StatusOr<std::string> {
+    nlohmann::json request = function;
+    request["op"] = "returned";
+    request["expected"] = expected;
+    request["timeout"] = kCodeInputSeconds;
+    ASSIGN_OR_RETURN(nlohmann::json r,
+                     pool->RunJob(std::move(request), kCodeEvalSeconds + kCodeInputSeconds));
+    const auto exact = r.find("exact");
+    if (exact != r.end() && exact->is_string()) return "=" + exact->get<std::string>();
+    if (exact != r.end() && exact->is_null()) return std::string("-");
+    return std::string("?");
+  });
+}
+
 // Lines of a program's output as strict compares them: trailing whitespace of each
 // line and blank lines before and after the output do not count.
 std::vector<std::string_view> OutputLines(std::string_view text) {
@@ -484,11 +511,25 @@ StatusOr<Verdict> CheckSimulateExecuteStrict(const Sample& sample, const SampleP
                             {"timeout", kCodeInputSeconds}};
   // The task's function and inputs, when the sample has them, give the returned
   // value's exact types (an expected output from a test assertion may not).
+  nlohmann::json function = nlohmann::json::object();
   for (const char* key : {"source_code", "fn_name", "inputs"}) {
     const auto it = sample.context.find(key);
     if (it != sample.context.end() && it->is_string()) {
-      request[std::string_view(key) == "source_code" ? "source" : key] = *it;
+      function[std::string_view(key) == "source_code" ? "source" : key] = *it;
     }
+  }
+  if (function.size() == 3) {
+    // The function runs once per task (the worker's "returned" job); each answer is
+    // then compared with its value alone, which the worker does without a child.
+    ASSIGN_OR_RETURN(const std::string* returned, ReturnedValue(pool, function, *expected_text));
+    if (returned->front() == '=') {
+      request["expected"] = returned->substr(1);
+      request["exact"] = true;
+    } else if (returned->front() == '?') {
+      request.update(function);
+    }
+  } else {
+    request.update(function);
   }
   ASSIGN_OR_RETURN(nlohmann::json r, pool->RunJob(std::move(request),
                                                   kCodeEvalSeconds + kCodeInputSeconds));
