@@ -9,7 +9,10 @@
 // on purpose (a rules version, a new field) records them again with
 //   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
 // (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
-// build's outputs). Needs ../shared; skipped with a message without it.
+// build's outputs). Every strict verdict is also checked one by one: each record of a
+// file has one (none is an error), and a failing one's reason names its rule. (How
+// strict's verdicts differ from paper's per file: scripts/strict-table.) Needs
+// ../shared; skipped with a message without it.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -19,11 +22,13 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/hash.h"
 #include "testing/test_support.h"
@@ -46,6 +51,40 @@ void Structtest(const std::string& args) {
   const int rc = std::system(cmd.c_str());
   // score exits 1 when some records cannot be scored; that is part of the output.
   ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) <= 1) << cmd << ": status " << rc;
+}
+
+// A strict reason is "<rule-name>: <what was found>" (docs/strict.md).
+bool NamesItsRule(std::string_view reason) {
+  const size_t colon = reason.find(": ");
+  if (colon == std::string_view::npos || colon == 0) return false;
+  for (char c : reason.substr(0, colon)) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+// The strict verdicts `verdicts` (score -o) of the records of `input`: one per record,
+// each a verdict (not an error) with a reason, a failing one naming its rule.
+void ExpectStrictVerdicts(const fs::path& input, const std::string& verdicts,
+                          const std::string& name) {
+  const std::string records = ReadFileOrDie(input.string());
+  std::istringstream lines(ReadFileOrDie(verdicts));
+  int64_t n = 0, problems = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    const auto v = nlohmann::json::parse(line, nullptr, false);
+    std::string problem;
+    if (!v.is_object() || v.contains("error") || v.value("reason", "").empty()) {
+      problem = "not a verdict with a reason";
+    } else if (!v.value("pass", false) && !NamesItsRule(v.value("reason", ""))) {
+      problem = "the reason names no rule";
+    }
+    if (!problem.empty() && ++problems <= 3) {
+      ADD_FAILURE() << name << ": " << problem << ": " << line;
+    }
+  }
+  EXPECT_EQ(problems, 0) << name;
+  EXPECT_EQ(n, std::count(records.begin(), records.end(), '\n')) << name << ": verdicts";
+  EXPECT_GT(n, 0) << name;
 }
 
 // The digest of a file, with `dir` (the test's temporary folder, which the manifest
@@ -76,15 +115,18 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   // scored a few at a time (one process each): most of them score on one thread.
   struct Job {
     std::string name, args, out;
+    fs::path input;  // strict's: its verdicts are checked one by one
   };
   std::vector<Job> jobs;
   for (const char* rules : {"paper", "strict"}) {
-    const std::string flag = std::string(rules) == "paper" ? "" : " --rules strict";
+    const bool strict = std::string(rules) == "strict";
+    const std::string flag = strict ? " --rules strict" : "";
     for (const fs::path& f : files) {
       const std::string out = fmt::format("{}/verdicts-{}.jsonl", dir.path(), jobs.size());
       jobs.push_back({"score" + flag + " " + f.parent_path().filename().string() + "/" +
                           f.filename().string(),
-                      fmt::format("score{} -i {} -o {}", flag, f.string(), out), out});
+                      fmt::format("score{} -i {} -o {}", flag, f.string(), out), out,
+                      strict ? f : fs::path()});
     }
   }
   std::atomic<size_t> next{0};
@@ -95,7 +137,10 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
     });
   }
   for (std::thread& t : threads) t.join();
-  for (const Job& job : jobs) digests[job.name] = Digest(job.out);
+  for (const Job& job : jobs) {
+    digests[job.name] = Digest(job.out);
+    if (!job.input.empty()) ExpectStrictVerdicts(job.input, job.out, job.name);
+  }
 
   const std::string samples = dir.path() + "/samples.jsonl";
   Structtest(fmt::format("generate --suite default --seed 3 --size 0.05 --out {}", samples));
