@@ -194,6 +194,11 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
       {deep_list, deep_list},                 {"2", deep_sum},
       {long_list, long_list},                 {"[]", "[][0]"},
       {"None", ""},                           {"nan", "float('nan')"},
+      {"1", "The answer is 1."},              {"1", "x = 1"},
+      {"1", "print(1)"},                      {"1", "1 +"},
+      {"1", "\t  1"},                         {"1", "def f(): pass"},
+      {"1", " \t 1 +"},                       {"1", "\n  1 +"},
+      {"1", std::string(300, '(') + "1" + std::string(300, ')')},
   };
   const std::string source = "def f(a, b):\n    c = a + b\n    return c\n";
   const std::string renamed = "def f(a, b):\n    total = a + b\n    return total\n";

@@ -303,13 +303,23 @@ def _simulate_result(answer, expected):
 
 
 def inline_simulate(req):
-    """job_simulate without eval, for an expected output and an answer that are both
-    Python literals (ast.literal_eval gives such a text the value eval gives it); None
-    otherwise, and the job runs in a child."""
+    """job_simulate without eval, for an expected output that is a Python literal and
+    an answer that is one too (ast.literal_eval gives such a text the value eval gives
+    it) or does not compile (eval would raise the same error, having run nothing);
+    None otherwise, and the job runs in a child."""
     try:
         expected = _to_list(ast.literal_eval(req["expected"]))
+    except BaseException:
+        return None
+    try:
         answer = _to_list(ast.literal_eval(req["answer"]))
     except BaseException:
+        try:
+            compile(req["answer"].lstrip(" \t"), "<string>", "eval")  # as eval strips
+        except (SyntaxError, ValueError) as e:
+            return {"pass": False, "eval_error": _describe(e)}
+        except BaseException:
+            pass
         return None
     return _simulate_result(answer, expected)
 
@@ -1329,8 +1339,9 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 # answer. The jobs that run nothing are answered by the worker itself when every text
 # of the request is small, within a time budget: the strict rules of
 # add_print_statements and replace_variables (which parse programs with ast),
-# simulate when its answer and expected output are both literals (ast.literal_eval
-# reads a literal as eval does), and strict simulate when its expected output is a
+# simulate when its expected output is a literal and its answer a literal too
+# (ast.literal_eval reads a literal as eval does) or no expression at all (eval would
+# raise compile's error), and strict simulate when its expected output is a
 # literal and the task's function is not given (so not run). Such texts are far from
 # the parser's memory, and Python's parser and AST builder stop deep nesting with an
 # exception, not a crash. Anything unusual (a text too long, the budget spent, an
