@@ -240,6 +240,22 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
     EXPECT_EQ(inline_result->dump(), child_result->dump()) << what;
     passed += (*child_result).value("pass", false);
   }
+  // A budget that runs out anywhere (in the job, in its own except, while the timer is
+  // being stopped) sends the job to a child: the result is the child's, never an error.
+  for (int k = 0; k < 200; ++k) {
+    nlohmann::json request = requests[static_cast<size_t>(k) % 8];  // strict_add_print, _rename
+    const std::string what = request.dump().substr(0, 200);
+    nlohmann::json in_child = request;
+    in_child["child"] = true;
+    auto child_result = pool.RunJob(in_child, 10);
+    request["inline_seconds"] = 1e-5 * (k % 50);
+    auto budget_result = pool.RunJob(request, 10);
+    ASSERT_TRUE(budget_result.ok()) << what << ": " << budget_result.status().message();
+    ASSERT_TRUE(child_result.ok()) << what << ": " << child_result.status().message();
+    budget_result->erase("id");
+    child_result->erase("id");
+    EXPECT_EQ(budget_result->dump(), child_result->dump()) << what;
+  }
   // The cases are not all alike: some pass, most fail.
   EXPECT_GE(passed, 10);
   EXPECT_LE(passed, static_cast<int>(requests.size()) - 20);

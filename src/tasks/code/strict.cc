@@ -430,12 +430,13 @@ namespace {
 // is then sent with every answer, and the job's own result counts).
 StatusOr<const std::string*> ReturnedValue(PythonPool* pool, const nlohmann::json& function,
                                            const std::string& expected) {
-  std::string key = "returned\n";
-  for (const char* k : {"source", "fn_name", "inputs"}) {
-    key += function[k].get_ref<const std::string&>();
-    key += '\0';
+  std::string key = "returned";  // each text after its length: no two tasks share a key
+  for (const std::string* text : {&function["source"].get_ref<const std::string&>(),
+                                  &function["fn_name"].get_ref<const std::string&>(),
+                                  &function["inputs"].get_ref<const std::string&>(), &expected}) {
+    key += fmt::format(" {}:", text->size());
+    key += *text;
   }
-  key += expected;
   return pool->Memo(key, [&]() -> StatusOr<std::string> {
     nlohmann::json request = function;
     request["op"] = "returned";
