@@ -111,7 +111,8 @@ class PythonPool {
 
   // Runs one sandboxed job: `request` has "op" ("simulate", "calls", "stdin", "subst";
   // for the strict rules "strict_add_print", "strict_rename", "strict_calls",
-  // "strict_simulate", which parse model text and never run it; for generating task
+  // "strict_simulate", which parse model text and never run it, and "returned", which
+  // runs a task's function for strict_simulate; for generating task
   // data "call_values", "stdin_outputs") and its fields (see worker.py); "child": true
   // runs it in a child even when the worker could answer it itself. `wall_seconds`
   // bounds the job; the worker kills it after that. Returns the worker's result object.

@@ -12,8 +12,9 @@ Two kinds of request:
   per distinct source).
 - "simulate", "calls", "stdin", "subst" (scoring), "strict_add_print", "strict_rename",
   "strict_calls", "strict_simulate" (the strict rules: model text parsed with ast, never
-  evaluated) and "call_values", "stdin_outputs" (computing expected outputs of task
-  programs when generating): anything that evaluates, executes or parses model text. Each
+  evaluated), "returned" (what a task's function returns, for strict_simulate) and
+  "call_values", "stdin_outputs" (computing expected outputs of task programs when
+  generating): anything that evaluates, executes or parses model text. Each
   runs in a fresh child of the worker (see run_job; those that only parse small texts are
   answered by the worker itself, see run_inline): its own PID namespace where the
   kernel allows (so that every process it starts dies with it), the worker's network
