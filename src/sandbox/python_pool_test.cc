@@ -166,11 +166,18 @@ TEST(PythonPoolTest, StrictJobsParseAnswersNeverRunThem) {
 }
 
 // The jobs the worker answers itself when their texts are small (simulate and strict
-// simulate on literals, the strict rules that only parse: worker.py's run_inline) give what the same job gives
-// in a child ("child": true), on ordinary, odd and hostile texts, and on texts too long
-// to be answered inline.
+// simulate on literals, the strict rules that only parse: worker.py's run_inline) give
+// what the same job gives in a child ("child": true), on ordinary, odd and hostile
+// texts, and on texts too long to be answered inline.
 TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
   PythonPool pool(TestOptions());
+  // The worker's result without the request's id; `child` adds "child": true.
+  const auto run = [&pool](nlohmann::json request, bool child) {
+    if (child) request["child"] = true;
+    auto r = pool.RunJob(std::move(request), 10);
+    if (r.ok()) r->erase("id");
+    return r;
+  };
   const std::string deep_list = std::string(150, '[') + "1" + std::string(150, ']');
   const std::string deep_sum = "1" + [] {
     std::string s;
@@ -189,8 +196,8 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
       {"set()", "set()"},                     {"1+2j", "(1+2j)"},
       {"-0.0", "0"},                          {"[1]", "[1"},
       {"2", "1 + 1"},                         {"[1, 2]", "list(range(1, 3))"},
-      {"1", "__import__('os').getuid() and 1"},     {"1", std::string("1\0", 2)},
-      {"1", "\u00ff\u00fe"},                      {"1", deep_list},
+      {"1", "__import__('os').getuid() and 1"}, {"1", std::string("1\0", 2)},
+      {"1", "\u00ff\u00fe"},                  {"1", deep_list},
       {deep_list, deep_list},                 {"2", deep_sum},
       {long_list, long_list},                 {"[]", "[][0]"},
       {"None", ""},                           {"nan", "float('nan')"},
@@ -228,12 +235,8 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
                       {"inputs", ""}});
   int passed = 0;
   for (const nlohmann::json& request : requests) {
-    auto inline_result = pool.RunJob(request, 10);
-    if (inline_result.ok()) inline_result->erase("id");
-    nlohmann::json in_child = request;
-    in_child["child"] = true;
-    auto child_result = pool.RunJob(in_child, 10);
-    if (child_result.ok()) child_result->erase("id");
+    auto inline_result = run(request, false);
+    auto child_result = run(request, true);
     const std::string what = request.dump().substr(0, 200);
     ASSERT_TRUE(inline_result.ok()) << what << ": " << inline_result.status().message();
     ASSERT_TRUE(child_result.ok()) << what << ": " << child_result.status().message();
@@ -245,15 +248,11 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
   for (int k = 0; k < 200; ++k) {
     nlohmann::json request = requests[static_cast<size_t>(k) % 8];  // strict_add_print, _rename
     const std::string what = request.dump().substr(0, 200);
-    nlohmann::json in_child = request;
-    in_child["child"] = true;
-    auto child_result = pool.RunJob(in_child, 10);
+    auto child_result = run(request, true);
     request["inline_seconds"] = 1e-5 * (k % 50);
-    auto budget_result = pool.RunJob(request, 10);
+    auto budget_result = run(request, false);
     ASSERT_TRUE(budget_result.ok()) << what << ": " << budget_result.status().message();
     ASSERT_TRUE(child_result.ok()) << what << ": " << child_result.status().message();
-    budget_result->erase("id");
-    child_result->erase("id");
     EXPECT_EQ(budget_result->dump(), child_result->dump()) << what;
   }
   // The cases are not all alike: some pass, most fail.

@@ -1387,9 +1387,8 @@ def run_inline(req):
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BaseException:
         # The job's own exception, or the budget's, wherever it came (even in the
-        # finally above, before the timer was stopped: it fires once).
+        # finally above, before the timer was stopped: it fires once, so it is stopped).
         result = None
-    signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, previous)
     if _INLINE_SPENT[0] or not isinstance(result, dict):
         return None  # the budget ran out (perhaps inside a job's own except): in a child
