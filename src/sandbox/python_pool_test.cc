@@ -261,6 +261,88 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
   ExpectNoStrays(pool);
 }
 
+// A stdin job runs its inputs one after another in one process while each run succeeds
+// and leaves the process as it found it. Each program below is run both ways: sharing
+// processes and with a process per input ("alone"); the results must be the same, and
+// the number of processes shows that sharing happened where it could and stopped where
+// a run left something behind.
+TEST(PythonPoolTest, StdinRunsSharingAProcessGiveWhatAProcessPerInputGives) {
+  PythonPool pool(TestOptions());
+  struct Case {
+    std::string name, source;
+    std::vector<std::string> inputs;
+    int processes;       // when sharing
+    int ok;              // inputs that run without error (the results stop after a failure)
+  };
+  const std::vector<std::string> numbers = {"1", "2", "3", "4", "5"};
+  const std::vector<Case> cases = {
+      {"plain", "n = int(input())\nprint(sum(range(n)))", numbers, 1, 5},
+      {"fails at 3", "n = int(input())\nprint(n)", {"1", "2", "x", "4", "5"}, 2, 2},
+      // A module attribute is not looked at: input 2 fails in the shared process, is run
+      // alone and passes; so does input 4.
+      {"module state", "import math\nif hasattr(math, 'seen'):\n    raise RuntimeError('seen')\n"
+       "math.seen = 1", numbers, 5, 5},
+      {"builtins", "import builtins\nif hasattr(builtins, 'seen'):\n    raise RuntimeError('x')\n"
+       "builtins.seen = 1", numbers, 5, 5},
+      {"thread", "import threading, time\nthreading.Thread(target=time.sleep, args=(0.2,)).start()",
+       numbers, 5, 5},
+      {"time limit at 2", "n = int(input())\nwhile n == 2:\n    pass", numbers, 2, 1},
+      {"os._exit at 3", "import os\nif input() == '3':\n    os._exit(0)", numbers, 2, 2},
+      {"killed at 2", "import os, signal\nif input() == '2':\n    os.kill(os.getpid(), signal.SIGKILL)",
+       numbers, 2, 1},
+      {"exit status at 4", "import sys\nif input() == '4':\n    sys.exit(3)", numbers, 2, 3},
+      {"fork, waited for", "import os\npid = os.fork()\nif pid:\n    os.waitpid(pid, 0)", numbers,
+       1, 5},
+      {"fork, left", "import os, time\nif os.fork() == 0:\n    time.sleep(0.1)", numbers, 5, 5},
+      {"recursion limit", "import sys\nn = int(input())\nif n == 1:\n    sys.setrecursionlimit(80)\n"
+       "def f(k):\n    return 0 if k == 0 else 1 + f(k - 1)\nif n > 1:\n    print(f(300))",
+       numbers, 1, 5},
+      {"stdin read by line", "import sys\nn = int(sys.stdin.buffer.readline())\n"
+       "vals = sys.stdin.readline().split()\nassert len(vals) == n, vals",
+       {"1\n7\n", "2\n7 8\n", "3\n7 8 9\n", "0\n\n", "1\n5\n"}, 1, 5},
+      {"stdin read whole", "data = open(0).read().split()\nassert int(data[0]) == len(data) - 1",
+       {"1 7", "2 7 8", "3 7 8 9", "0", "1 5"}, 1, 5},
+      {"stdin read raw", "import os\ndata = os.read(0, 100).split()\n"
+       "assert int(data[0]) == len(data) - 1", {"1 7", "2 7 8", "3 7 8 9", "0", "1 5"}, 1, 5},
+      {"chdir", "import os\nos.chdir('/')", numbers, 5, 5},
+      {"environment", "import os\nos.environ['SEEN'] = input()", numbers, 5, 5},
+      {"signal handler", "import signal\nsignal.signal(signal.SIGUSR1, lambda *a: None)", numbers,
+       5, 5},
+      // The inputs share the job's directory either way.
+      {"file left", "import os\nif os.path.exists('note'):\n    raise RuntimeError('note')\n"
+       "open('note', 'w').write('x')", numbers, 2, 1},
+      {"output too large at 2", "if input() == '2':\n    print('x' * (9 << 20))", numbers, 2, 1},
+      {"exit() closes stdin", "input()\nexit()", numbers, 1, 5},
+      {"fds closed", "import os\ninput()\nprint(1)\nos.close(0)\nos.close(2)", numbers, 1, 5},
+      {"settings put back", "import gc, sys\nassert gc.isenabled()\n"
+       "assert sys.get_int_max_str_digits() == 4300\ngc.disable()\n"
+       "sys.set_int_max_str_digits(0)\nprint(int('9' * 5000) % 7)", numbers, 1, 5},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json request = {{"op", "stdin"}, {"source", c.source}, {"inputs", c.inputs},
+                              {"timeout", 1}};
+    auto shared = pool.RunJob(request, 30);
+    request["alone"] = true;
+    auto alone = pool.RunJob(request, 30);
+    ASSERT_TRUE(shared.ok()) << c.name << ": " << shared.status().message();
+    ASSERT_TRUE(alone.ok()) << c.name << ": " << alone.status().message();
+    EXPECT_EQ(shared->value("processes", -1), c.processes) << c.name << ": " << shared->dump();
+    EXPECT_EQ(alone->value("processes", -1), static_cast<int>(alone->at("results").size()))
+        << c.name;
+    for (auto* r : {&*shared, &*alone}) {
+      r->erase("id");
+      r->erase("processes");
+    }
+    EXPECT_EQ(shared->dump(), alone->dump()) << c.name;
+    const auto& results = shared->at("results");
+    int ok = 0;
+    for (const auto& r : results) ok += r.value("ok", false);
+    EXPECT_EQ(ok, c.ok) << c.name << ": " << shared->dump();
+    EXPECT_EQ(static_cast<int>(results.size()), std::min(c.ok + 1, 5)) << c.name;
+  }
+  ExpectNoStrays(pool);
+}
+
 TEST(PythonPoolTest, MemoComputesOncePerKey) {
   PythonPool pool(TestOptions());
   int calls = 0;

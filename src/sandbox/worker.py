@@ -31,7 +31,9 @@ present because the reference harness's preamble imports it).
 """
 
 import ast
+import builtins
 import ctypes
+import gc
 import io
 import json
 import mmap
@@ -411,62 +413,175 @@ _PROGRESS = mmap.mmap(-1, 8)
 
 
 def job_stdin(req):
-    """test_case_inputs_gen, stdin style: the program runs once per input, each time
-    in its own process, as __main__ with the input on stdin."""
+    """test_case_inputs_gen, stdin style: the program runs on each input as __main__,
+    with the input on stdin, each time in a process that no other run has touched.
+
+    A process per input costs about 20 ms of page faults (see run_inline), so a process
+    (see _run_in_one_process) goes on to the next input for as long as each run succeeds
+    and leaves the process as it found it: the next run then starts in a process as good
+    as fresh. A run that leaves something behind (a thread, a child process, a changed
+    directory, builtins, signal handler...) ends its process, and the next input starts a
+    new one. A run that fails in a process that ran an input before is run again in a
+    process of its own, and that run's result is the input's: what ran before can never
+    make an input fail."""
     try:
         code = compile(req["source"], "<program>", "exec")
     except BaseException as e:
         return {"load_error": _describe(e)}
     limit = max(1, int(req.get("timeout", 4)))
-    results = []
-    for k, text in enumerate(req["inputs"]):
-        in_path = "stdin-%d.txt" % k
-        with open(in_path, "w", encoding="utf-8", errors="surrogatepass") as f:
-            f.write(text)
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            try:
-                if _RESULT_FD[0] is not None:
-                    os.close(_RESULT_FD[0])
-                os.setpgid(0, 0)
-                fd = os.open(in_path, os.O_RDONLY)
-                os.dup2(fd, 0)
-                out = os.open("stdout-%d.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                os.dup2(out, 1)
-                os.dup2(out, 2)
-                sys.stdin = open(0, "r", closefd=False)
-                sys.stdout = open(1, "w", closefd=False)
-                sys.stderr = sys.stdout
-                me = os.getpid()
-                status = {"ok": True}
-                try:
-                    exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
-                except SystemExit as e:
-                    if e.code not in (None, 0):
-                        status = {"ok": False, "error": "exit status %s" % _safe_repr(e.code)}
-                except BaseException as e:
-                    status = {"ok": False, "error": _describe(e)}
-                try:
-                    sys.stdout.flush()
-                except BaseException as e:
-                    status = {"ok": False, "error": _describe(e)}
-                if os.getpid() == me:
-                    os.write(w, json.dumps(status).encode("utf-8", "replace"))
-            finally:
-                os._exit(0)
-        os.close(w)
-        status, data = _supervise(pid, r, time.monotonic() + limit, kill_group=True)
+    inputs = req["inputs"]
+    alone = bool(req.get("alone"))  # a process per input (tests compare the two)
+    results, processes = [], 0
+    while len(results) < len(inputs) and (not results or results[-1].get("ok")):
+        processes += 1
+        for i, status in enumerate(_run_in_one_process(code, inputs, len(results), limit,
+                                                       only_one=alone)):
+            if not status.get("ok") and i > 0:  # (a failure is the last status)
+                processes += 1
+                status = _run_in_one_process(code, inputs, len(results), limit, only_one=True)[0]
+            results.append(status)
+    return {"results": results, "processes": processes}
+
+
+def _run_in_one_process(code, inputs, k, limit, only_one=False):
+    """Runs `code` on inputs k, k+1, ... in one new process (its own process group),
+    each run within `limit` seconds, stopping after the first failure, or after the first
+    run that leaves something behind, or (only_one) after one run. Returns the status of
+    each input it ran."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
         os.close(r)
         try:
-            results.append(json.loads(data.decode("utf-8", "replace")))
-        except ValueError:
-            results.append({"ok": False, "timeout": True} if status == "timeout" else
-                           {"ok": False, "error": status or "no result"})
-        if not results[-1].get("ok"):
-            break
-    return {"results": results}
+            if _RESULT_FD[0] is not None:
+                os.close(_RESULT_FD[0])
+            os.setpgid(0, 0)
+            me = os.getpid()
+            before = _process_state()
+            for j in range(k, len(inputs)):
+                status = _run_here(code, inputs[j], j)
+                if os.getpid() != me:
+                    break  # a copy the program forked
+                same = _restore_process_state(before)
+                os.write(w, (json.dumps([status, same]) + "\n").encode("utf-8", "replace"))
+                if only_one or not status.get("ok") or not same:
+                    break
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        status, data = _supervise(pid, r, time.monotonic() + limit, kill_group=True,
+                                  per_line=limit)
+    finally:
+        os.close(r)
+    done, same = [], True
+    try:
+        for line in data.split(b"\n")[:-1]:
+            result, same = json.loads(line.decode("utf-8", "replace"))
+            done.append(result)
+    except ValueError:
+        pass
+    if not done or (done[-1].get("ok") and same and not only_one and
+                    len(done) < len(inputs) - k):
+        # It ended while an input was running (or before the first one started).
+        done.append({"ok": False, "timeout": True} if status == "timeout" else
+                    {"ok": False, "error": status or "no result"})
+    return done
+
+
+def _run_here(code, text, k):
+    """One run of the program, as __main__, on input `text` (number k), in this process;
+    its output goes to a file of its own."""
+    in_path = "stdin-%d.txt" % k
+    with open(in_path, "w", encoding="utf-8", errors="surrogatepass") as f:
+        f.write(text)
+    # (A run before this one may have closed 0, 1 or 2, which open then hands out.)
+    fd = os.open(in_path, os.O_RDONLY)
+    if fd != 0:
+        os.dup2(fd, 0)
+        os.close(fd)
+    out = os.open("stdout-%d.txt" % k, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    for target in (1, 2):
+        if out != target:
+            os.dup2(out, target)
+    if out > 2:
+        os.close(out)
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = sys.stdout
+    status = {"ok": True}
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            status = {"ok": False, "error": "exit status %s" % _safe_repr(e.code)}
+    except BaseException as e:
+        status = {"ok": False, "error": _describe(e)}
+    try:
+        sys.stdout.flush()
+    except BaseException as e:
+        status = {"ok": False, "error": _describe(e)}
+    return status
+
+
+_SIGNALS = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
+
+
+def _process_state():
+    """What one run of a program could leave behind for the next run in its process."""
+    return {"cwd": os.getcwd(), "builtins": dict(builtins.__dict__), "path": list(sys.path),
+            "modules": dict(sys.modules), "environ": dict(os.environ),
+            "signals": [signal.getsignal(s) for s in _SIGNALS],
+            "recursion": sys.getrecursionlimit(), "digits": sys.get_int_max_str_digits(),
+            "gc": (gc.isenabled(), gc.get_threshold()), "switch": sys.getswitchinterval(),
+            "umask": _umask()}
+
+
+def _umask():
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def _restore_process_state(before):
+    """Puts back the settings a program commonly changes and would set again on its next
+    run (recursion limit, int digits, gc, switch interval, thread stack size, umask), and
+    says whether the process is otherwise as `before` found it: no thread, child
+    process, timer, tracer or changed signal handler left, the same directory, builtins,
+    sys.path, environment, and no module that was loaded changed for another."""
+    sys.setrecursionlimit(before["recursion"])
+    sys.set_int_max_str_digits(before["digits"])
+    (gc.enable if before["gc"][0] else gc.disable)()
+    gc.set_threshold(*before["gc"][1])
+    sys.setswitchinterval(before["switch"])
+    os.umask(before["umask"])
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading.stack_size(0)
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        return False  # a child process, running or not
+    except ChildProcessError:
+        pass
+    try:
+        if len(os.listdir("/proc/self/task")) != 1:
+            return False
+    except OSError:
+        return False
+    if any(signal.getitimer(t) != (0.0, 0.0) for t in (
+            signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)):
+        return False
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return False
+    if [signal.getsignal(s) for s in _SIGNALS] != before["signals"]:
+        return False
+    modules = sys.modules
+    if any(modules.get(name) is not m for name, m in before["modules"].items()):
+        return False
+    b = builtins.__dict__
+    return (os.getcwd() == before["cwd"] and len(b) == len(before["builtins"]) and
+            all(b.get(name) is v for name, v in before["builtins"].items()) and
+            sys.path == before["path"] and os.environ == before["environ"])
 
 
 def _timed(fn, limit):
@@ -1397,8 +1512,9 @@ def run_inline(req):
 
 # ---- the sandbox ------------------------------------------------------------------------
 
-def _supervise(pid, result_fd, deadline, kill_group):
-    """Waits for child `pid` until `deadline`, collecting what it writes on result_fd.
+def _supervise(pid, result_fd, deadline, kill_group, per_line=None):
+    """Waits for child `pid` until `deadline`, collecting what it writes on result_fd
+    (with `per_line`, each line it ends moves the deadline to `per_line` seconds later).
     Returns (None | "timeout" | "killed by SIGNAL" | "exit status N", bytes)."""
     data = bytearray()
     try:
@@ -1423,6 +1539,8 @@ def _supervise(pid, result_fd, deadline, kill_group):
                 chunk = os.read(result_fd, 65536)
                 if chunk and len(data) < RESULT_CAP:
                     data += chunk
+                    if per_line is not None and b"\n" in chunk:
+                        deadline = time.monotonic() + per_line
                 elif not chunk:
                     reading = False
                     poller.unregister(result_fd)
