@@ -343,6 +343,36 @@ TEST(PythonPoolTest, StdinRunsSharingAProcessGiveWhatAProcessPerInputGives) {
   ExpectNoStrays(pool);
 }
 
+// The worker does not hold numpy (it would make every fork dearer): the reference's
+// preamble imports it in a job only when the task's code names np or numpy, with the
+// same line numbers either way.
+TEST(PythonPoolTest, NumpyIsImportedForCodeThatNamesIt) {
+  PythonPool pool(TestOptions());
+  auto info = pool.Info();
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  if (info->numpy.empty()) GTEST_SKIP() << "no numpy here: " << info->numpy_error;
+  const auto calls = [&pool](const std::string& source) {
+    auto r = pool.RunJob({{"op", "calls"}, {"source", source}, {"fn_name", "f"},
+                          {"answer", "[[1, 2]]\n[[3]]"}, {"gen_n", 2}},
+                         20);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : nlohmann::json();
+  };
+  const nlohmann::json uses = calls("def f(x):\n    return int(np.array(x).sum())\n");
+  EXPECT_EQ(uses.value("results", nlohmann::json()).dump(), R"([{"ok":true},{"ok":true}])")
+      << uses.dump();
+  const nlohmann::json bad = calls("def f(x):\n    return x +\n");
+  const nlohmann::json bad_naming_np = calls("def f(x):\n    return x +\n# np\n");
+  EXPECT_NE(bad.value("load_error", ""), "") << bad.dump();
+  EXPECT_EQ(bad.value("load_error", ""), bad_naming_np.value("load_error", ""));
+  auto held = pool.RunJob({{"op", "returned"},
+                           {"source", "import sys\ndef f():\n    return 'numpy' in sys.modules\n"},
+                           {"fn_name", "f"}, {"inputs", ""}, {"expected", "False"}},
+                          20);
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_EQ(held->value("exact", nlohmann::json()).dump(), "\"False\"") << held->dump();
+}
+
 TEST(PythonPoolTest, MemoComputesOncePerKey) {
   PythonPool pool(TestOptions());
   int calls = 0;

@@ -26,8 +26,8 @@ Two kinds of request:
   only ever evaluated there.
 
 This file is part of structtest and is installed next to the structtest binary as
-structtest_worker.py. It needs only the standard library (numpy is imported when
-present because the reference harness's preamble imports it).
+structtest_worker.py. It needs only the standard library (numpy is imported in a job
+whose task code names it, because the reference harness's preamble imports it).
 """
 
 import ast
@@ -38,6 +38,7 @@ import io
 import json
 import mmap
 import os
+import re
 import reprlib
 import resource
 import select
@@ -64,6 +65,16 @@ PREAMBLE = (
     "from math import sqrt, sin, cos, tan, ceil, fabs, floor, gcd, exp, log, log2\n"
     "import fractions\nfrom typing import List, Tuple\nimport numpy as np\n"
     "import random\nimport heapq\nfrom heapq import *\n")
+# The preamble as run before code that does not name numpy: a program can only use a
+# name its text holds, and importing numpy costs a job ~0.1 s, while holding it in the
+# worker would make every job's fork dearer. Same lines, so that errors name the same
+# line numbers.
+PREAMBLE_WITHOUT_NUMPY = PREAMBLE.replace("import numpy as np\n", "\n")
+_NAMES_NUMPY = re.compile(r"\b(np|numpy)\b")
+
+
+def _preamble_for(source):
+    return PREAMBLE if _NAMES_NUMPY.search(source) else PREAMBLE_WITHOUT_NUMPY
 
 # Limits of one job. A request sets its wall-clock limit (at most MAX_JOB_SECONDS).
 SANDBOX_UID_BASE = 200000    # jobs of worker process P run as uid BASE + P (no account)
@@ -183,15 +194,42 @@ def setup_worker():
     if os.geteuid() == 0 and not SANDBOX["user_namespace"]:
         SANDBOX["uid"] = job_uid
         SANDBOX["user"] = "uid %d (no account, no capabilities)" % job_uid
-    # Import the preamble's modules once, so that each forked job finds them loaded.
-    try:
-        exec(PREAMBLE, {})
-        import numpy
-        NUMPY["version"] = numpy.__version__
-    except BaseException as e:  # numpy missing or broken
-        NUMPY["error"] = _describe(e)
-        exec(PREAMBLE.replace("import numpy as np\n", ""), {})
+    # Import the preamble's modules once, so that each forked job finds them loaded; all
+    # but numpy (see _preamble_for), which is only tried, in a child.
+    exec(PREAMBLE_WITHOUT_NUMPY, {})
+    NUMPY.update(_try_numpy())
     LIMITS["memory"] = _memory_limit()
+
+
+def _try_numpy():
+    """{"version": numpy's} or {"error": why it does not import}, found in a child that
+    imports it and leaves."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            try:
+                import numpy
+                found = {"version": numpy.__version__}
+            except BaseException as e:  # numpy missing or broken
+                found = {"error": _describe(e)}
+            os.write(w, json.dumps(found).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    try:
+        return json.loads(data.decode())
+    except ValueError:
+        return {"error": "importing numpy ended the process (status %d)" % status}
 
 
 # ---- small helpers -------------------------------------------------------------------
@@ -359,7 +397,8 @@ def job_calls(req):
     signal.alarm(limit)
     try:
         module = types.ModuleType("tmp_sol")
-        exec(compile(PREAMBLE + req["source"], "<source>", "exec"), module.__dict__)
+        exec(compile(_preamble_for(req["source"]) + req["source"], "<source>", "exec"),
+             module.__dict__)
         target = module.Solution() if "class Solution" in req["source"] else module
         signal.alarm(0)
     except BaseException as e:
@@ -744,7 +783,6 @@ def job_stdin_outputs(req):
 def job_subst(req):
     """replace_variables: the reference's re.sub of each old:new over the source (only
     for mappings structtest does not handle itself)."""
-    import re
     code = req["source"]
     for m in req["mapping"]:
         old, new = m.split(":")
@@ -1415,7 +1453,7 @@ def job_strict_calls(req):
     signal.alarm(limit)
     try:
         module = types.ModuleType("tmp_sol")
-        exec(compile(PREAMBLE + source, "<source>", "exec"), module.__dict__)
+        exec(compile(_preamble_for(source) + source, "<source>", "exec"), module.__dict__)
         target = module.Solution() if solution else module
         method = getattr(target, req["fn_name"])
         signal.alarm(0)
