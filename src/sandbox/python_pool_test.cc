@@ -580,11 +580,35 @@ TEST(PythonPoolTest, JobSandboxLimits) {
   EXPECT_LT(accept(server, nullptr, nullptr), 0);
   EXPECT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK) << std::strerror(errno);
   EXPECT_FALSE(std::filesystem::exists("/structtest_sandbox_probe"));
-  // The job's working directory is a fresh one of its own under the sandbox's /tmp.
+  // The job's working directory is one of its own under the sandbox's /tmp (the same
+  // path for every job of a worker with a /tmp of its own), and HOME and TMPDIR.
   auto cwd = pool.RunJob(
       {{"op", "simulate"}, {"answer", "__import__('os').getcwd()"}, {"expected", "0"}}, 10);
   ASSERT_TRUE(cwd.ok()) << cwd.status().message();
-  EXPECT_EQ(cwd->value("answer", "").rfind("'/tmp/job-", 0), 0u) << cwd->dump();
+  const std::string dir = cwd->value("answer", "");
+  EXPECT_EQ(dir.rfind(info->mount_namespace ? "'/tmp/job'" : "'/tmp/job-", 0), 0u) << dir;
+  // A job finds the environment and directory a fresh job finds, whatever the job
+  // before it changed or left there.
+  const std::string environment =
+      "sorted(__import__('os').environ.items()) == [('HOME', d), ('LANG', 'C.UTF-8'), "
+      "('MKL_NUM_THREADS', '1'), ('OMP_NUM_THREADS', '1'), ('OPENBLAS_NUM_THREADS', '1'), "
+      "('PATH', '/usr/bin:/bin'), ('TMPDIR', d)] and __import__('os').listdir(d) == "
+      "['output.txt']";
+  for (int k = 0; k < 2; ++k) {
+    auto fresh = pool.RunJob({{"op", "simulate"},
+                              {"answer", "(lambda d: " + environment + ")(__import__('os').getcwd())"},
+                              {"expected", "True"}},
+                             10);
+    ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+    EXPECT_EQ((*fresh)["pass"], true) << fresh->dump();
+    auto leave = pool.RunJob({{"op", "simulate"},
+                              {"answer", "(__import__('os').environ.__setitem__('LEFT', '1'), "
+                                         "open('left', 'w').write('x'))"},
+                              {"expected", "0"}},
+                             10);
+    ASSERT_TRUE(leave.ok()) << leave.status().message();
+    EXPECT_EQ(leave->value("answer", ""), "[None, 1]") << leave->dump();
+  }
   auto alive = pool.RunJob({{"op", "simulate"}, {"answer", "6 * 7"}, {"expected", "42"}}, 10);
   ASSERT_TRUE(alive.ok()) << alive.status().message();
   EXPECT_EQ((*alive)["pass"], true) << alive->dump();
