@@ -57,7 +57,9 @@ TEST(ContractTest, SameSeedSameBytesNewSeedNewSet) {
 
 // Every built-in responder under both rule sets. Paper: the oracle passes all, null
 // nothing, echo at most a tenth. Strict: the oracle passes all; null, echo, skeleton
-// and loophole at most 1% each. What the cheaters score under paper is printed only.
+// and loophole at most 1% each. What the other cheaters score under paper is printed
+// only (and each gets a verdict, not an error): on the code subtasks, where a verdict
+// is a sandboxed python3 job, they are scored under paper on every tenth sample.
 TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
   const std::unique_ptr<SentenceSplitter> splitter =
       ::structtest::testing::BuiltinSentenceSplitter();
@@ -90,6 +92,10 @@ TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
       std::map<std::string_view, int> paper, strict;
       std::vector<std::string> problems;
     };
+    const bool sampled = p.ref.family->needs_python;
+    const auto asserted_under_paper = [](std::string_view r) {
+      return r == "oracle" || r == "null" || r == "echo";
+    };
     std::vector<Counts> counts(static_cast<size_t>(threads));
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
@@ -106,6 +112,10 @@ TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
             }
             for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
               if (rules == RuleSet::kStrict && !strict) continue;
+              if (rules == RuleSet::kPaper && sampled && !asserted_under_paper(responder) &&
+                  i % 10 != 0) {
+                continue;
+              }
               auto v = ScoreResponse(samples[i], *response, rules, env);
               if (!v.ok()) {
                 c.problems.push_back(fmt::format("{}/{} ({}): {}", name, responder,
@@ -133,7 +143,10 @@ TEST(ContractTest, OraclePassesAllCheatersPassNearlyNothingUnderStrict) {
     }
     std::string line = fmt::format("contract {:<24} {:5}", name, p.count);
     for (std::string_view r : responders) {
-      line += fmt::format("  {} {}/{}", r, paper_passed[r],
+      const std::string paper = sampled && !asserted_under_paper(r)
+                                    ? fmt::format("{} of {}", paper_passed[r], (p.count + 9) / 10)
+                                    : std::to_string(paper_passed[r]);
+      line += fmt::format("  {} {}/{}", r, paper,
                           strict ? std::to_string(strict_passed[r]) : "-");
     }
     std::printf("%s\n", line.c_str());
