@@ -1416,12 +1416,9 @@ def _equal(a, b):
         return False
 
 
-def job_strict_calls(req):
-    """test_case_inputs_gen, function style: exactly gen_n lines, each a Python literal
-    (a list of the arguments; a tuple is taken as the list, another value as the one
-    argument), pairwise distinct (tuples compared as lists), each with a number of
-    arguments the function takes, and the function runs on each without raising (after
-    the reference's preamble)."""
+def _strict_calls_inputs(req):
+    """What job_strict_calls checks before it runs anything (it only parses): a failing
+    verdict, or (the inputs, their lines, the source, whether it is a class Solution)."""
     n = req["gen_n"]
     lines = []
     for number, line in enumerate(req["answer"].split("\n"), 1):
@@ -1466,6 +1463,27 @@ def job_strict_calls(req):
                 return _verdict(False, "input-fits", "input %d %s has %d argument%s, %s takes %s"
                                 % (k, _show(lines[k - 1][1]), len(args),
                                    "" if len(args) == 1 else "s", req["fn_name"], want))
+    return inputs, lines, source, solution
+
+
+def inline_strict_calls(req):
+    """job_strict_calls's verdict when the answer fails before anything runs; None
+    otherwise, and the job runs in a child."""
+    checked = _strict_calls_inputs(req)
+    return checked if isinstance(checked, dict) else None
+
+
+def job_strict_calls(req):
+    """test_case_inputs_gen, function style: exactly gen_n lines, each a Python literal
+    (a list of the arguments; a tuple is taken as the list, another value as the one
+    argument), pairwise distinct (tuples compared as lists), each with a number of
+    arguments the function takes, and the function runs on each without raising (after
+    the reference's preamble)."""
+    checked = _strict_calls_inputs(req)
+    if isinstance(checked, dict):
+        return checked
+    inputs, lines, source, solution = checked
+    n = req["gen_n"]
     limit = max(1, int(req.get("timeout", 4)))
     signal.signal(signal.SIGALRM, _on_alarm)
     signal.alarm(limit)
@@ -1513,8 +1531,10 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 # add_print_statements and replace_variables (which parse programs with ast),
 # simulate when its expected output is a literal and its answer a literal too
 # (ast.literal_eval reads a literal as eval does) or no expression at all (eval would
-# raise compile's error), and strict simulate when its expected output is a
-# literal and the task's function is not given (so not run). Such texts are far from
+# raise compile's error), strict simulate when its expected output is a
+# literal and the task's function is not given (so not run), and strict
+# test_case_inputs_gen when the inputs fail before the function would run (count,
+# literals, distinct, arity: all parsed). Such texts are far from
 # the parser's memory, and Python's parser and AST builder stop deep nesting with an
 # exception, not a crash. Anything unusual (a text too long, the budget spent, an
 # exception out of the job) and the job runs in a child as any other, which gives the
@@ -1522,7 +1542,8 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 # a recursion limit is met at the same nesting either way.
 
 INLINE = {"strict_add_print": job_strict_add_print, "strict_rename": job_strict_rename,
-          "simulate": inline_simulate, "strict_simulate": inline_strict_simulate}
+          "simulate": inline_simulate, "strict_simulate": inline_strict_simulate,
+          "strict_calls": inline_strict_calls}
 INLINE_TEXT_LIMIT = 64 << 10   # characters of each text of an inline request
 INLINE_SECONDS = 2.0           # time budget of an inline job
 
