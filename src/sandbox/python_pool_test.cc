@@ -209,7 +209,7 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
   };
   const std::string source = "def f(a, b):\n    c = a + b\n    return c\n";
   const std::string renamed = "def f(a, b):\n    total = a + b\n    return total\n";
-  std::vector<nlohmann::json> strict = {
+  std::vector<nlohmann::json> parsing = {  // jobs that parse (simulate's come later)
       {{"op", "strict_add_print"}, {"source", source},
        {"answer", "def f(a, b):\n    c = a + b\n    print(\"c: \", str(c))\n    return c\n"}},
       {{"op", "strict_add_print"}, {"source", source}, {"answer", source}},
@@ -233,15 +233,28 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
         std::string("[1]\n[2]\n" + deep_list), std::string("[1]\n[2]\n" + long_list),
         std::string("[1]\n[2]\n" + deep_sum), std::string("[1]\n[2\0]\n[3]", 13),
         std::string("[1]\n[2]\n[__import__('os').getpid()]")}) {
-    strict.push_back({{"op", "strict_calls"}, {"source", fn}, {"fn_name", "f"},
+    parsing.push_back({{"op", "strict_calls"}, {"source", fn}, {"fn_name", "f"},
                       {"gen_n", 3}, {"answer", answer}});
   }
-  strict.push_back({{"op", "strict_calls"}, {"source", "def f(a):\n    return a +\n"},
+  // Paper test inputs: answered inline when literal (or no expression) lines do not
+  // give the count asked for.
+  for (const std::string& answer :
+       {std::string("[1]\n[2]"), std::string("[1]\n[2]\n[3]"), std::string("[1]\nx\n[3]"),
+        std::string("(1, 2)\nInput: 3\n\t[4]\n  5"), std::string("set()\n-0.0\n{1: 2}\n1 +"),
+        std::string(5000, '9') + "\n[1]", std::string("[1]\n") + deep_list,
+        std::string("[1]\n") + long_list, std::string("[1]\n") + deep_sum,
+        std::string("[1]\n[2\0]", 8), std::string("[1]\n[__import__('os').getpid()]"),
+        std::string("The inputs are:\n```\n[1]\n```"), std::string("[1]\n\t 1 +"),
+        std::string("[1]\nundefined_name")}) {
+    parsing.push_back({{"op", "calls"}, {"source", fn}, {"fn_name", "f"}, {"gen_n", 3},
+                      {"answer", answer}});
+  }
+  parsing.push_back({{"op", "strict_calls"}, {"source", "def f(a):\n    return a +\n"},
                     {"fn_name", "f"}, {"gen_n", 1}, {"answer", "[1]"}});
-  strict.push_back({{"op", "strict_calls"},
+  parsing.push_back({{"op", "strict_calls"},
                     {"source", "class Solution:\n    def f(self, a):\n        return a\n"},
                     {"fn_name", "f"}, {"gen_n", 2}, {"answer", "[1]\n[2, 3]"}});
-  std::vector<nlohmann::json> requests = strict;
+  std::vector<nlohmann::json> requests = parsing;
   for (const auto& [expected, answer] : simulate) {
     for (const char* op : {"simulate", "strict_simulate"}) {
       requests.push_back({{"op", op}, {"expected", expected}, {"answer", answer}});
@@ -266,7 +279,7 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
   // A budget that runs out anywhere (in the job, in its own except, while the timer is
   // being stopped) sends the job to a child: the result is the child's, never an error.
   for (int k = 0; k < 200; ++k) {
-    const size_t i = static_cast<size_t>(k) % strict.size();  // the strict requests
+    const size_t i = static_cast<size_t>(k) % parsing.size();
     nlohmann::json request = requests[i];
     const std::string what = request.dump().substr(0, 200);
     request["inline_seconds"] = 1e-5 * (k % 50);

@@ -383,14 +383,16 @@ def inline_simulate(req):
     return _simulate_result(answer, expected)
 
 
-def _eval_input_lines(text):
+def _eval_input_lines(text, evaluate=lambda line: eval(line, {})):
     """Each non-empty line evaluated: a tuple becomes a list, a non-list is wrapped."""
     inputs, numbers, dropped = [], [], []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            value = eval(line, {})
+            value = evaluate(line)
+        except _NeedsChild:
+            raise
         except BaseException as e:
             dropped.append({"line": number, "text": line[:REPR_CAP], "error": _describe(e)})
             continue
@@ -401,6 +403,35 @@ def _eval_input_lines(text):
         inputs.append(value)
         numbers.append(number)
     return inputs, numbers, dropped
+
+
+class _NeedsChild(Exception):
+    pass
+
+
+def _literal_line(line):
+    """eval(line, {}) for a line that is a literal (ast.literal_eval gives it the same
+    value) or no expression (compile raises the error eval would); _NeedsChild else."""
+    try:
+        return ast.literal_eval(line)
+    except BaseException:
+        pass
+    compile(line.lstrip(" \t"), "<string>", "eval")  # as eval strips
+    raise _NeedsChild()
+
+
+def inline_calls(req):
+    """job_calls's result when the answer does not give gen_n inputs (so nothing runs)
+    and each of its lines is a literal or no expression at all; None otherwise, and the
+    job runs in a child."""
+    try:
+        inputs, numbers, dropped = _eval_input_lines(req["answer"], _literal_line)
+    except _NeedsChild:
+        return None
+    if len(inputs) == req["gen_n"]:
+        return None
+    return {"count": len(inputs), "lines": numbers[:100], "dropped": dropped[:5],
+            "dropped_count": len(dropped)}
 
 
 def job_calls(req):
@@ -1534,7 +1565,8 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 # raise compile's error), strict simulate when its expected output is a
 # literal and the task's function is not given (so not run), and strict
 # test_case_inputs_gen when the inputs fail before the function would run (count,
-# literals, distinct, arity: all parsed). Such texts are far from
+# literals, distinct, arity: all parsed), and paper test_case_inputs_gen when its
+# lines, each a literal or no expression, do not give the count asked for. Such texts are far from
 # the parser's memory, and Python's parser and AST builder stop deep nesting with an
 # exception, not a crash. Anything unusual (a text too long, the budget spent, an
 # exception out of the job) and the job runs in a child as any other, which gives the
@@ -1543,7 +1575,7 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 
 INLINE = {"strict_add_print": job_strict_add_print, "strict_rename": job_strict_rename,
           "simulate": inline_simulate, "strict_simulate": inline_strict_simulate,
-          "strict_calls": inline_strict_calls}
+          "strict_calls": inline_strict_calls, "calls": inline_calls}
 INLINE_TEXT_LIMIT = 64 << 10   # characters of each text of an inline request
 INLINE_SECONDS = 2.0           # time budget of an inline job
 
