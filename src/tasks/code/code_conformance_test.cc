@@ -2,7 +2,7 @@
 // reference: every dev/<model>/<code subtask>.jsonl under ../shared/conformance is
 // scored and each verdict compared with reference.result. Bar: 100.00% per file.
 // Samples are scored on two threads with a pool of two workers (test_case_inputs_gen
-// and simulate_execute run thousands of sandboxed jobs). Skips without ../shared.
+// and simulate_execute make thousands of job requests). Skips without ../shared.
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -125,7 +125,8 @@ class CodeConformanceTest : public ::testing::Test {
       ASSERT_EQ(subtasks.size(), 1u) << name;
       EXPECT_NEAR(subtasks[0]->Accuracy(), fig->second, 0.005) << name << ": report figure";
     }
-    std::printf("conformance %s: %lld sandboxed jobs, %lld analyses\n", subtask.c_str(),
+    std::printf("conformance %s: %lld job requests (a sandboxed child each, or the worker "
+                "itself for those that run nothing), %lld analyses\n", subtask.c_str(),
                 static_cast<long long>(pool.jobs_run()),
                 static_cast<long long>(pool.analysis_requests()));
   }
