@@ -15,8 +15,9 @@ Two kinds of request:
   evaluated), "returned" (what a task's function returns, for strict_simulate) and
   "call_values", "stdin_outputs" (computing expected outputs of task programs when
   generating): anything that evaluates, executes or parses model text. Each
-  runs in a fresh child of the worker (see run_job; those that only parse small texts are
-  answered by the worker itself, see run_inline): its own PID namespace where the
+  runs in a fresh child of the worker (see run_job; job_stdin may run several inputs in
+  one; those that only parse small texts are answered by the worker itself, see
+  run_inline): its own PID namespace where the
   kernel allows (so that every process it starts dies with it), the worker's network
   namespace (no interface up) and mount namespace (everything read-only but a private
   tmpfs on /tmp, /proc showing only the job's own processes), an empty working
@@ -494,78 +495,72 @@ def _leave_if_forked():
 
 
 _JOB_PID = [0]
-_RESULT_FD = [None]  # the job's result pipe, which a program run by job_stdin must not see
 # Two ints, shared by the worker and its jobs (an anonymous shared mapping survives
 # fork): where a generation job is, see _mark.
 _PROGRESS = mmap.mmap(-1, 8)
 
 
-def job_stdin(req):
+def job_stdin(req, run_child):
     """test_case_inputs_gen, stdin style: the program runs on each input as __main__,
     with the input on stdin, each time in a process that no other run has touched.
+    Run by the worker itself: each process is a job's sandboxed child (run_child), all
+    of them in the job's directory.
 
     A process per input costs about 20 ms of page faults (see run_inline), so a process
-    (see _run_in_one_process) goes on to the next input for as long as each run succeeds
-    and leaves the process as it found it: the next run then starts in a process as good
-    as fresh. A run that leaves something behind (a thread, a child process, a changed
-    directory, builtins, signal handler...) ends its process, and the next input starts a
-    new one. A run that fails in a process that ran an input before is run again in a
-    process of its own, and that run's result is the input's: what ran before can never
-    make an input fail."""
-    try:
-        code = compile(req["source"], "<program>", "exec")
-    except BaseException as e:
-        return {"load_error": _describe(e)}
+    goes on to the next input for as long as each run succeeds and leaves the process as
+    it found it: the next run then starts in a process as good as fresh. A run that
+    leaves something behind (a thread, a child process, a changed directory, builtins,
+    signal handler...) ends its process, and the next input starts a new one. A run that
+    fails in a process that ran an input before is run again in a process of its own,
+    and that run's result is the input's: what ran before can never make an input fail."""
     limit = max(1, int(req.get("timeout", 4)))
     inputs = req["inputs"]
     alone = bool(req.get("alone"))  # a process per input (tests compare the two)
     results, processes = [], 0
     while len(results) < len(inputs) and (not results or results[-1].get("ok")):
         processes += 1
-        for i, status in enumerate(_run_in_one_process(code, inputs, len(results), limit,
-                                                       only_one=alone)):
+        done = _run_in_one_process(req["source"], inputs, len(results), limit, alone, run_child)
+        if isinstance(done, dict):
+            return done  # the source does not compile
+        for i, status in enumerate(done):
             if not status.get("ok") and i > 0:  # (a failure is the last status)
                 processes += 1
-                status = _run_in_one_process(code, inputs, len(results), limit, only_one=True)[0]
+                status = _run_in_one_process(req["source"], inputs, len(results), limit, True,
+                                             run_child)[0]
             results.append(status)
     return {"results": results, "processes": processes}
 
 
-def _run_in_one_process(code, inputs, k, limit, only_one=False):
-    """Runs `code` on inputs k, k+1, ... in one new process (its own process group),
-    each run within `limit` seconds, stopping after the first failure, or after the first
-    run that leaves something behind, or (only_one) after one run. Returns the status of
-    each input it ran."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
+def _run_in_one_process(source, inputs, k, limit, only_one, run_child):
+    """Runs the program on inputs k, k+1, ... in one sandboxed child, each run within
+    `limit` seconds, stopping after the first failure, or after the first run that
+    leaves something behind, or (only_one) after one run. Returns the status of each
+    input it ran, or {"load_error": ...} when the source does not compile."""
+    def runner(w):
         try:
-            if _RESULT_FD[0] is not None:
-                os.close(_RESULT_FD[0])
-            os.setpgid(0, 0)
-            me = os.getpid()
-            before = _process_state()
-            for j in range(k, len(inputs)):
-                status = _run_here(code, inputs[j], j)
-                if os.getpid() != me:
-                    break  # a copy the program forked
-                same = _restore_process_state(before)
-                os.write(w, (json.dumps([status, same]) + "\n").encode("utf-8", "replace"))
-                if only_one or not status.get("ok") or not same:
-                    break
-        finally:
-            os._exit(0)
-    os.close(w)
-    try:
-        status, data = _supervise(pid, r, time.monotonic() + limit, kill_group=True,
-                                  per_line=limit)
-    finally:
-        os.close(r)
+            code = compile(source, "<program>", "exec")
+        except BaseException as e:
+            os.write(w, json.dumps({"load_error": _describe(e)}).encode() + b"\n")
+            return
+        me = os.getpid()
+        before = _process_state()
+        for j in range(k, len(inputs)):
+            status = _run_here(code, inputs[j], j)
+            if os.getpid() != me:
+                return  # a copy the program forked
+            same = _restore_process_state(before)
+            os.write(w, (json.dumps([status, same]) + "\n").encode("utf-8", "replace"))
+            if only_one or not status.get("ok") or not same:
+                return
+
+    status, data = run_child(runner, limit)
     done, same = [], True
     try:
         for line in data.split(b"\n")[:-1]:
-            result, same = json.loads(line.decode("utf-8", "replace"))
+            entry = json.loads(line.decode("utf-8", "replace"))
+            if isinstance(entry, dict):
+                return entry
+            result, same = entry
             done.append(result)
     except ValueError:
         pass
@@ -1545,6 +1540,8 @@ def job_strict_calls(req):
                     % (n, req["fn_name"]))
 
 
+# Jobs the worker runs itself, each child they need made by run_child(body, limit).
+RUN_BY_WORKER = {"stdin": job_stdin}
 JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
         "subst": job_subst, "call_values": job_call_values,
         "stdin_outputs": job_stdin_outputs, "strict_add_print": job_strict_add_print,
@@ -1765,40 +1762,25 @@ def _memory_limit():
     return 4 << 30
 
 
-def run_job(req):
-    """Runs one job in a fresh sandboxed child and returns its result; when the job did
-    not answer (time limit, killed, crashed, a result larger than RESULT_CAP) the result
-    has "sandbox_error" and, for a generation job, "at_program" and "at_input": the
-    numbers (from 0; input -1 while loading) of the program and input it was running."""
-    wall = min(float(req.get("wall_seconds", 30)), MAX_JOB_SECONDS)
-    limits = {"cpu": int(wall) + 1, "memory": LIMITS["memory"]}
-    if SANDBOX["mount_namespace"]:
-        job_dir = FIXED_JOB_DIR
-        shutil.rmtree(job_dir, ignore_errors=True)  # (only if a job's clean-up failed)
-        os.mkdir(job_dir, 0o700)
-    else:
-        job_dir = tempfile.mkdtemp(prefix="job-")
-    r = w = None
+def _run_child(job_dir, limits, body, deadline, per_line=None):
+    """Forks a sandboxed child that runs body(w), w being its result pipe, waits for it
+    until `deadline` (see _supervise for per_line), kills whatever it left, and returns
+    (_supervise's status, what it wrote)."""
+    r, w = os.pipe()
     try:
-        if SANDBOX["uid"] is not None:
-            os.chown(job_dir, SANDBOX["uid"], SANDBOX["uid"])
-        r, w = os.pipe()
         _mark(-1, -1)
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(r)
                 _JOB_PID[0] = os.getpid()
-                _RESULT_FD[0] = w
                 _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
                 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM, signal.SIGCHLD):
                     signal.signal(sig, signal.SIG_DFL)
                 os.closerange(3, w)
                 os.closerange(w + 1, 1 << 16)
                 _enter_sandbox(job_dir, limits)
-                result = JOBS[req["op"]](req)
-                _leave_if_forked()
-                os.write(w, json.dumps(result).encode("utf-8", "replace"))
+                body(w)
             except BaseException as e:
                 if os.getpid() == _JOB_PID[0]:
                     try:
@@ -1809,13 +1791,44 @@ def run_job(req):
                 os._exit(0)
         os.close(w)
         w = None
-        status, data = _supervise(pid, r, time.monotonic() + wall,
-                                  kill_group=not SANDBOX["pid_namespace"])
+        return _supervise(pid, r, deadline, kill_group=not SANDBOX["pid_namespace"],
+                          per_line=per_line)
     finally:
         for fd in (r, w):
             if fd is not None:
                 os.close(fd)
         _kill_leftovers()
+
+
+def run_job(req):
+    """Runs one job in a fresh sandboxed child and returns its result; when the job did
+    not answer (time limit, killed, crashed, a result larger than RESULT_CAP) the result
+    has "sandbox_error" and, for a generation job, "at_program" and "at_input": the
+    numbers (from 0; input -1 while loading) of the program and input it was running.
+    A job of RUN_BY_WORKER is run by the worker, in as many sandboxed children as it
+    asks for, all of them in the job's directory."""
+    wall = min(float(req.get("wall_seconds", 30)), MAX_JOB_SECONDS)
+    limits = {"cpu": int(wall) + 1, "memory": LIMITS["memory"]}
+    if SANDBOX["mount_namespace"]:
+        job_dir = FIXED_JOB_DIR
+        shutil.rmtree(job_dir, ignore_errors=True)  # (only if a job's clean-up failed)
+        os.mkdir(job_dir, 0o700)
+    else:
+        job_dir = tempfile.mkdtemp(prefix="job-")
+    try:
+        if SANDBOX["uid"] is not None:
+            os.chown(job_dir, SANDBOX["uid"], SANDBOX["uid"])
+        if req["op"] in RUN_BY_WORKER:
+            return RUN_BY_WORKER[req["op"]](req, lambda body, limit: _run_child(
+                job_dir, limits, body, time.monotonic() + limit, per_line=limit))
+
+        def body(w):
+            result = JOBS[req["op"]](req)
+            _leave_if_forked()
+            os.write(w, json.dumps(result).encode("utf-8", "replace"))
+
+        status, data = _run_child(job_dir, limits, body, time.monotonic() + wall)
+    finally:
         shutil.rmtree(job_dir, ignore_errors=True)
         if SANDBOX["uid"] is None and SANDBOX["mount_namespace"]:
             # The job ran as our own user (in a user namespace), so it could write to
