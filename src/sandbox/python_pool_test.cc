@@ -372,6 +372,16 @@ TEST(PythonPoolTest, StdinRunsSharingAProcessGiveWhatAProcessPerInputGives) {
     EXPECT_EQ(ok, c.ok) << c.name << ": " << shared->dump();
     EXPECT_EQ(static_cast<int>(results.size()), std::min(c.ok + 1, 5)) << c.name;
   }
+  // An input the job cannot even write down (over the job's file size limit) is the
+  // sandbox's problem, named as such, either way; not a failing input.
+  for (bool alone : {false, true}) {
+    auto r = pool.RunJob({{"op", "stdin"}, {"source", "input()"},
+                          {"inputs", {"1", "2", std::string(9 << 20, 'x')}}, {"alone", alone}},
+                         30);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_NE(r->value("sandbox_error", "").find("File too large"), std::string::npos)
+        << r->dump().substr(0, 300);
+  }
   ExpectNoStrays(pool);
 }
 

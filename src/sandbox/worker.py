@@ -521,7 +521,7 @@ def job_stdin(req, run_child):
         processes += 1
         done = _run_in_one_process(req["source"], inputs, len(results), limit, alone, run_child)
         if isinstance(done, dict):
-            return done  # the source does not compile
+            return done
         for i, status in enumerate(done):
             if not status.get("ok") and i > 0:  # (a failure is the last status)
                 processes += 1
@@ -535,7 +535,8 @@ def _run_in_one_process(source, inputs, k, limit, only_one, run_child):
     """Runs the program on inputs k, k+1, ... in one sandboxed child, each run within
     `limit` seconds, stopping after the first failure, or after the first run that
     leaves something behind, or (only_one) after one run. Returns the status of each
-    input it ran, or {"load_error": ...} when the source does not compile."""
+    input it ran, or the job's result when the source does not compile ("load_error") or
+    the child could not be set up ("sandbox_error")."""
     def runner(w):
         try:
             code = compile(source, "<program>", "exec")
@@ -555,13 +556,17 @@ def _run_in_one_process(source, inputs, k, limit, only_one, run_child):
 
     status, data = run_child(runner, limit)
     done, same = [], True
+    lines = data.split(b"\n")
     try:
-        for line in data.split(b"\n")[:-1]:
+        for line in lines[:-1]:
             entry = json.loads(line.decode("utf-8", "replace"))
             if isinstance(entry, dict):
-                return entry
+                return entry  # the source does not compile
             result, same = entry
             done.append(result)
+        failure = json.loads(lines[-1].decode("utf-8", "replace")) if lines[-1] else None
+        if isinstance(failure, dict) and "sandbox_error" in failure:
+            return failure  # the child could not be set up
     except ValueError:
         pass
     if not done or (done[-1].get("ok") and same and not only_one and
