@@ -276,6 +276,26 @@ TEST(PythonPoolTest, JobsAnsweredInlineGiveWhatAChildGives) {
     passed += (*child_result).value("pass", false);
     child_results.push_back(child_result->dump());
   }
+  // At the parser's recursion limit, the two give the same verdict: the inline call is
+  // made as deep in the worker's stack as the child's. The sum's length crosses the
+  // limit within the sweep (checked), so that an answer a few frames deeper fails.
+  int parsed = 0, too_deep = 0;
+  for (int n = 2950; n <= 2995; ++n) {
+    nlohmann::json request = {{"op", "strict_add_print"}, {"source", source},
+                              {"answer", "x = 1" + [n] {
+                                 std::string s;
+                                 for (int i = 0; i < n; ++i) s += "+1";
+                                 return s;
+                               }()}};
+    auto inline_result = run(request, false);
+    auto child_result = run(request, true);
+    ASSERT_TRUE(inline_result.ok() && child_result.ok()) << n;
+    EXPECT_EQ(inline_result->dump(), child_result->dump()) << "a sum of " << n << " terms";
+    (child_result->value("detail", "").find("RecursionError") != std::string::npos ? too_deep
+                                                                                    : parsed)++;
+  }
+  EXPECT_GT(parsed, 0) << "the sweep no longer crosses the recursion limit: move it";
+  EXPECT_GT(too_deep, 0) << "the sweep no longer crosses the recursion limit: move it";
   // A budget that runs out anywhere (in the job, in its own except, while the timer is
   // being stopped) sends the job to a child: the result is the child's, never an error.
   for (int k = 0; k < 200; ++k) {

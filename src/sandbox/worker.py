@@ -362,6 +362,21 @@ def _simulate_result(answer, expected):
     return {"pass": passed, "answer": _safe_repr(answer), "expected": _safe_repr(expected)}
 
 
+class _NeedsChild(Exception):
+    pass
+
+
+def _literal_line(line):
+    """eval(line, {}) for a line that is a literal (ast.literal_eval gives it the same
+    value) or no expression (compile raises the error eval would); _NeedsChild else."""
+    try:
+        return ast.literal_eval(line)
+    except BaseException:
+        pass
+    compile(line.lstrip(" \t"), "<string>", "eval")  # as eval strips
+    raise _NeedsChild()
+
+
 def inline_simulate(req):
     """job_simulate without eval, for an expected output that is a Python literal and
     an answer that is one too (ast.literal_eval gives such a text the value eval gives
@@ -372,14 +387,10 @@ def inline_simulate(req):
     except BaseException:
         return None
     try:
-        answer = _to_list(ast.literal_eval(req["answer"]))
-    except BaseException:
-        try:
-            compile(req["answer"].lstrip(" \t"), "<string>", "eval")  # as eval strips
-        except (SyntaxError, ValueError) as e:
-            return {"pass": False, "eval_error": _describe(e)}
-        except BaseException:
-            pass
+        answer = _to_list(_literal_line(req["answer"]))
+    except (SyntaxError, ValueError) as e:  # compile's, which eval would raise
+        return {"pass": False, "eval_error": _describe(e)}
+    except BaseException:  # an expression (_NeedsChild), or anything unusual
         return None
     return _simulate_result(answer, expected)
 
@@ -404,21 +415,6 @@ def _eval_input_lines(text, evaluate=lambda line: eval(line, {})):
         inputs.append(value)
         numbers.append(number)
     return inputs, numbers, dropped
-
-
-class _NeedsChild(Exception):
-    pass
-
-
-def _literal_line(line):
-    """eval(line, {}) for a line that is a literal (ast.literal_eval gives it the same
-    value) or no expression (compile raises the error eval would); _NeedsChild else."""
-    try:
-        return ast.literal_eval(line)
-    except BaseException:
-        pass
-    compile(line.lstrip(" \t"), "<string>", "eval")  # as eval strips
-    raise _NeedsChild()
 
 
 def inline_calls(req):
@@ -1545,9 +1541,10 @@ def job_strict_calls(req):
                     % (n, req["fn_name"]))
 
 
-# Jobs the worker runs itself, each child they need made by run_child(body, limit).
+# Jobs the worker runs itself (see run_job), each child they need made by
+# run_child(body, limit); every other job runs in one child.
 RUN_BY_WORKER = {"stdin": job_stdin}
-JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
+JOBS = {"simulate": job_simulate, "calls": job_calls,
         "subst": job_subst, "call_values": job_call_values,
         "stdin_outputs": job_stdin_outputs, "strict_add_print": job_strict_add_print,
         "strict_rename": job_strict_rename, "strict_simulate": job_strict_simulate,
@@ -1564,16 +1561,16 @@ JOBS = {"simulate": job_simulate, "calls": job_calls, "stdin": job_stdin,
 # add_print_statements and replace_variables (which parse programs with ast),
 # simulate when its expected output is a literal and its answer a literal too
 # (ast.literal_eval reads a literal as eval does) or no expression at all (eval would
-# raise compile's error), strict simulate when its expected output is a
-# literal and the task's function is not given (so not run), and strict
-# test_case_inputs_gen when the inputs fail before the function would run (count,
-# literals, distinct, arity: all parsed), and paper test_case_inputs_gen when its
-# lines, each a literal or no expression, do not give the count asked for. Such texts are far from
-# the parser's memory, and Python's parser and AST builder stop deep nesting with an
-# exception, not a crash. Anything unusual (a text too long, the budget spent, an
-# exception out of the job) and the job runs in a child as any other, which gives the
-# result that counts. The call is made at the depth run_job makes it in the child, so
-# a recursion limit is met at the same nesting either way.
+# raise compile's error), strict simulate when its expected output is a literal and the
+# task's function is not given (so not run), strict test_case_inputs_gen when the inputs
+# fail before the function would run (count, literals, distinct, arity: all parsed),
+# and paper test_case_inputs_gen when its lines, each a literal or no expression, do not
+# give the count asked for. Such texts are far from the parser's memory, and Python's
+# parser and AST builder stop deep nesting with an exception, not a crash. Anything
+# unusual (a text too long, the budget spent, an exception out of the job) and the job
+# runs in a child as any other, which gives the result that counts. The call is made at
+# the depth run_job makes it in the child (see _at_child_depth), so a recursion limit is
+# met at the same nesting either way.
 
 INLINE = {"strict_add_print": job_strict_add_print, "strict_rename": job_strict_rename,
           "simulate": inline_simulate, "strict_simulate": inline_strict_simulate,
@@ -1594,6 +1591,14 @@ def _on_inline_budget(signum, frame):
 _INLINE_SPENT = [False]
 
 
+def _at_child_depth(job, req):
+    """job(req), called as many frames below run_inline as a job's child calls it below
+    run_job (run_job, _run_child, body, job): Python's recursion limits (the parser's
+    and compiler's among them) count the frames above, and must be met at the same
+    nesting either way."""
+    return (lambda: job(req))()
+
+
 def run_inline(req):
     """The job's result computed here, or None when it must run in a child."""
     for value in req.values():
@@ -1608,7 +1613,7 @@ def run_inline(req):
         budget = min(INLINE_SECONDS, float(req.get("inline_seconds", INLINE_SECONDS)))
         signal.setitimer(signal.ITIMER_REAL, max(budget, 1e-6))
         try:
-            result = INLINE[req["op"]](req)
+            result = _at_child_depth(INLINE[req["op"]], req)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BaseException:
@@ -1923,7 +1928,7 @@ def handle(req):
         return analyze(req)
     if op == "ping":
         return {"pong": True}
-    if op in JOBS:
+    if op in JOBS or op in RUN_BY_WORKER:
         # "child": true runs the job in a child whatever it is (tests compare the two).
         result = run_inline(req) if op in INLINE and not req.get("child") else None
         return result if result is not None else run_job(req)
