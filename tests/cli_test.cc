@@ -93,7 +93,11 @@ TEST(CliTest, ScoresGoodRecordsAndReportsBadOnesByLine) {
   EXPECT_NE(r.out.find("bullet_points"), std::string::npos);
   EXPECT_NE(r.out.find(" 50.00"), std::string::npos) << r.out;
   const std::string verdicts = ReadFileOrDie(dir.path() + "/v.jsonl");
-  EXPECT_NE(verdicts.find(R"({"domain":"summarization","id":"b1","pass":true,)"),
+  EXPECT_NE(verdicts.find(R"({"checks":[{"detail":"2 '*' symbols as asked","name":"symbol-count",)"
+                          R"("result":"pass"}],"domain":"summarization","id":"b1","pass":true,)"),
+            std::string::npos)
+      << verdicts;
+  EXPECT_NE(verdicts.find(R"("rules_version":"paper-1","score":0.0,"subtask":"bullet_points"})"),
             std::string::npos)
       << verdicts;
   EXPECT_NE(verdicts.find(R"("id":"b2","pass":false,"reason":"expected 3)"), std::string::npos);

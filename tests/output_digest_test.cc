@@ -9,8 +9,9 @@
 // on purpose (a rules version, a new field) records them again with
 //   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
 // (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
-// build's outputs). Every strict verdict is also checked one by one: each record of a
-// file has one (none is an error), and a failing one's reason names its rule. (How
+// build's outputs). Every verdict is also checked one by one: each record of a file has
+// one (none is an error), a failing strict one's reason names its rule, and each lists
+// its subtask's rules (`structtest tasks --rules`) in agreement with its pass. (How
 // strict's verdicts differ from paper's per file: scripts/strict-table.) Needs
 // ../shared; skipped with a message without it.
 #include <algorithm>
@@ -63,10 +64,32 @@ bool NamesItsRule(std::string_view reason) {
   return true;
 }
 
-// The strict verdicts `verdicts` (score -o) of the records of `input`: one per record,
-// each a verdict (not an error) with a reason, a failing one naming its rule.
-void ExpectStrictVerdicts(const fs::path& input, const std::string& verdicts,
-                          const std::string& name) {
+// Every subtask's rules under each rule set, from `structtest tasks --rules`:
+// "domain subtask rules name name ..." -> the names, keyed "subtask rules".
+std::map<std::string, std::vector<std::string>> RuleNames(const std::string& dir) {
+  const std::string out = dir + "/rules.txt";
+  const std::string cmd = Binary() + " tasks --rules >" + out;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::map<std::string, std::vector<std::string>> names;
+  std::istringstream lines(ReadFileOrDie(out));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string domain, subtask, rules, name;
+    words >> domain >> subtask >> rules;
+    std::vector<std::string>& list = names[subtask + " " + rules];
+    while (words >> name) list.push_back(name);
+  }
+  return names;
+}
+
+// The verdicts `verdicts` (score -o) of the records of `input` under `rules`: one per
+// record, each a verdict (not an error) with a reason, a failing strict one naming its
+// rule; each lists its subtask's rules (`names`) in order, every one passing exactly
+// when the verdict passes (a failing one has a failed rule, and its reason's rule
+// fails), with the score rules passed / rules listed.
+void ExpectVerdicts(const fs::path& input, const std::string& verdicts, const std::string& rules,
+                    const std::map<std::string, std::vector<std::string>>& names,
+                    const std::string& name) {
   const std::string records = ReadFileOrDie(input.string());
   std::istringstream lines(ReadFileOrDie(verdicts));
   int64_t n = 0, problems = 0;
@@ -75,8 +98,35 @@ void ExpectStrictVerdicts(const fs::path& input, const std::string& verdicts,
     std::string problem;
     if (!v.is_object() || v.contains("error") || v.value("reason", "").empty()) {
       problem = "not a verdict with a reason";
-    } else if (!v.value("pass", false) && !NamesItsRule(v.value("reason", ""))) {
+    } else if (rules == "strict" && !v.value("pass", false) &&
+               !NamesItsRule(v.value("reason", ""))) {
       problem = "the reason names no rule";
+    } else {
+      const auto it = names.find(v.value("subtask", "") + " " + rules);
+      const nlohmann::json checks = v.value("checks", nlohmann::json());
+      std::vector<std::string> listed;
+      int passed = 0, failed = 0;
+      bool reason_rule_fails = false;
+      const std::string reason = v.value("reason", "");
+      for (const auto& c : checks) {
+        listed.push_back(c.value("name", ""));
+        const std::string result = c.value("result", "");
+        passed += result == "pass";
+        failed += result == "fail";
+        if (result == "fail" && reason.starts_with(listed.back() + ": ")) reason_rule_fails = true;
+        if (result != "pass" && result != "fail" && result != "not-checked") problem = "bad result";
+      }
+      const bool pass = v.value("pass", false);
+      const double score = checks.empty() ? -1 : static_cast<double>(passed) / checks.size();
+      if (it == names.end() || listed != it->second) {
+        problem = "the checks are not the subtask's rules in order";
+      } else if (pass != (passed == static_cast<int>(listed.size())) || (!pass && failed == 0)) {
+        problem = "the checks disagree with the verdict";
+      } else if (rules == "strict" && !pass && !reason_rule_fails) {
+        problem = "the reason's rule is not a failed check";
+      } else if (v.value("score", -2.0) != (pass ? 1.0 : score)) {
+        problem = "the score is not rules passed / rules listed";
+      }
     }
     if (!problem.empty() && ++problems <= 3) {
       ADD_FAILURE() << name << ": " << problem << ": " << line;
@@ -114,8 +164,8 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   // The paper digests keep the names they were first recorded under. The files are
   // scored a few at a time (one process each): most of them score on one thread.
   struct Job {
-    std::string name, args, out;
-    fs::path input;  // strict's: its verdicts are checked one by one
+    std::string name, args, out, rules;
+    fs::path input;  // its verdicts are checked one by one
   };
   std::vector<Job> jobs;
   for (const char* rules : {"paper", "strict"}) {
@@ -125,8 +175,8 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
       const std::string out = fmt::format("{}/verdicts-{}.jsonl", dir.path(), jobs.size());
       jobs.push_back({"score" + flag + " " + f.parent_path().filename().string() + "/" +
                           f.filename().string(),
-                      fmt::format("score{} -i {} -o {}", flag, f.string(), out), out,
-                      strict ? f : fs::path()});
+                      fmt::format("score{} -i {} -o {}", flag, f.string(), out), out, rules,
+                      f});
     }
   }
   std::atomic<size_t> next{0};
@@ -137,9 +187,11 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
     });
   }
   for (std::thread& t : threads) t.join();
+  const auto names = RuleNames(dir.path());
+  ASSERT_GE(names.size(), 2u * 19);
   for (const Job& job : jobs) {
     digests[job.name] = Digest(job.out);
-    if (!job.input.empty()) ExpectStrictVerdicts(job.input, job.out, job.name);
+    ExpectVerdicts(job.input, job.out, job.rules, names, job.name);
   }
 
   const std::string samples = dir.path() + "/samples.jsonl";

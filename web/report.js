@@ -241,6 +241,46 @@ function drawScores() {
   drawCompareChooser();
 }
 
+// Rule-level accuracy (rules passed / rules listed, the mean partial credit) and the
+// rules that fail most, per subtask and run, from report.json's "rule_accuracy" and
+// "rules" (runs scored before verdicts listed their rules have none).
+function drawRules() {
+  const keys = [];
+  for (const r of D.runs) {
+    for (const s of r.report.subtasks) {
+      const key = `${s.domain}/${s.subtask}`;
+      if (s.rules && !keys.includes(key)) keys.push(key);
+    }
+  }
+  if (!keys.length) {
+    $('rules-table').innerHTML = '<p class="note">No verdict of these runs lists its rules ' +
+        '(scored by an older structtest: <code>structtest rescore</code> adds them).</p>';
+    return;
+  }
+  const worst = (s) => s.rules.filter((x) => x.failed > 0)
+      .sort((a, b) => b.failed - a.failed).slice(0, 3)
+      .map((x) => `${esc(x.name)} ${fmt(100 * x.failed / (x.passed + x.failed + x.not_checked), 1)}%`)
+      .join(', ') || '—';
+  let h = '<table id="rules-grid"><tr><th class="l" rowspan="2">subtask</th>' +
+      D.runs.map((r, i) => `<th colspan="2">${esc(runLabel(i))}${builtinTag(i)}</th>`).join('') +
+      '</tr><tr>' + D.runs.map(() => '<th>rule %</th><th class="l">failing most (share of samples)</th>').join('') +
+      '</tr>';
+  for (const key of keys) {
+    h += `<tr><td class="l">${esc(key)}</td>`;
+    for (const r of D.runs) {
+      const s = r.report.subtasks.find((t) => `${t.domain}/${t.subtask}` === key);
+      h += s && s.rules ? `<td class="acc">${fmt(s.rule_accuracy)}</td><td class="l">${worst(s)}</td>`
+                        : '<td>—</td><td></td>';
+    }
+    h += '</tr>';
+  }
+  $('rules-table').innerHTML = scroll(h + '</table>') +
+      '<p class="note">rule %: rules passed / rules listed (IFEval\'s instruction-level accuracy ' +
+      'beside the sample-level % above), which is also the samples\' mean partial credit. A ' +
+      'checker stops at a failing rule\'s stage: the rules after it are listed as not checked ' +
+      'and count as not passed. <code>structtest tasks --rules</code> lists each subtask\'s rules.</p>';
+}
+
 function drawCompareChooser() {
   if (D.runs.length < 2) { $('compare').innerHTML = ''; return; }
   $('compare').innerHTML = '<h3>Compared with a baseline</h3><label>baseline <select id="baseline">' +
@@ -865,6 +905,7 @@ async function main() {
   drawHeadline();
   drawRuns();
   drawScores();
+  drawRules();
   drawPaper();
   buildItems();
   drawFilters();

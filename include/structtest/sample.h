@@ -4,6 +4,7 @@
 #ifndef STRUCTTEST_SAMPLE_H_
 #define STRUCTTEST_SAMPLE_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,22 @@ enum class RuleSet { kPaper, kStrict };
 std::string_view RuleSetName(RuleSet rules);
 StatusOr<RuleSet> ParseRuleSet(std::string_view name);
 
+// One rule of a prompt (a count, a symbol, sentences per point, the answer's value...) as
+// a checker found it. A rule a checker could not get to, because what it reads was not
+// there (no list to count sentences in), is not checked.
+struct RuleCheck {
+  enum class Result : uint8_t { kPass, kFail, kNotChecked };
+  std::string name;  // one of the subtask's rule names under its rule set (RuleNames())
+  Result result = Result::kNotChecked;
+  std::string detail;  // what was found, for a person; may be empty on a pass
+};
+
+std::string_view RuleResultName(RuleCheck::Result result);  // "pass", "fail", "not-checked"
+
+// A verdict's partial credit: rules passed / rules listed; 1 on a pass, 0 on a fail that
+// lists no rule.
+double RulesScore(bool pass, const std::vector<RuleCheck>& checks);
+
 struct Verdict {
   bool pass = false;
   // Why, for a person: "expected 5 bullet points, found 4". Also set on a pass.
@@ -55,6 +72,13 @@ struct Verdict {
   // passes when both hold.
   std::optional<bool> format;
   std::optional<bool> accuracy;
+  // Every rule of the subtask under this rule set, in its declared order (the scorer
+  // completes what the checker recorded): `pass` holds exactly when each one passes.
+  std::vector<RuleCheck> checks;
+
+  // Rules passed / rules checked, the partial credit of a verdict: 1 on a pass, below 1
+  // on a fail (0 when no rule is listed).
+  double score() const { return RulesScore(pass, checks); }
 };
 
 // A sample read from a JSONL record in the score format: the Sample fields plus
@@ -75,6 +99,11 @@ StatusOr<Sample> SampleFromJson(nlohmann::json&& j);
 // A generated sample as a JSONL record: id, domain, subtask, params, context, messages,
 // target (the score format without a response).
 nlohmann::json SampleToJson(const Sample& sample);
+
+// A verdict's checks as the JSON array `score` writes ([{"detail", "name", "result"}]),
+// and back: errors name the entry and field that is not one.
+nlohmann::json ChecksToJson(const std::vector<RuleCheck>& checks);
+StatusOr<std::vector<RuleCheck>> ChecksFromJson(const nlohmann::json& j);
 
 // The output line of `structtest score` for one record.
 nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict);

@@ -59,6 +59,10 @@ nlohmann::json RowToJson(const RunRow& row, std::string_view rules) {
       verdict["rules_version"] = v.rules_version;
       if (v.format) verdict["format"] = *v.format;
       if (v.accuracy) verdict["accuracy"] = *v.accuracy;
+      if (!v.checks.empty()) {
+        verdict["checks"] = ChecksToJson(v.checks);
+        verdict["score"] = RulesScore(v.pass, v.checks);
+      }
     }
     j["verdict"] = std::move(verdict);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -539,18 +540,34 @@ char* Put(char* p, const char (&text)[N]) {
 
 char* PutBool(char* p, bool b) { return b ? Put(p, "true") : Put(p, "false"); }
 
+// A verdict's score as nlohmann writes the double (the line must equal VerdictToJson's).
+// Scores are few distinct fractions, so each is formatted once per thread.
+std::string_view ScoreText(const Verdict& verdict) {
+  thread_local std::unordered_map<double, std::string> texts;
+  const double score = verdict.score();
+  auto [it, added] = texts.try_emplace(score);
+  if (added) it->second = nlohmann::json(score).dump();
+  return it->second;
+}
+
 }  // namespace
 
 void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string* out) {
   // VerdictToJson's keys in nlohmann's (sorted) order; the line is the hot path of
   // `score`, so it is written here key by key rather than through ObjectWriter, into
   // room for the longest escape of its strings.
-  size_t bound = sizeof R"({"accuracy":false,"domain":,"format":false,"id":,"pass":false,)"
-                 R"("reason":,"rules":,"rules_version":,"subtask":})" "\n";
+  const std::string_view score = ScoreText(verdict);
+  size_t bound = sizeof R"({"accuracy":false,"checks":[],"domain":,"format":false,"id":,)"
+                 R"("pass":false,"reason":,"rules":,"rules_version":,"score":,"subtask":})" "\n" +
+                 score.size();
   for (const std::string_view s : {std::string_view(sample.domain), std::string_view(sample.id),
                                    std::string_view(verdict.reason), verdict.rules,
                                    verdict.rules_version, std::string_view(sample.subtask)}) {
     bound += JsonStringBound(s.size());
+  }
+  for (const RuleCheck& c : verdict.checks) {
+    bound += sizeof R"({"detail":,"name":,"result":"not-checked"},)" +
+             JsonStringBound(c.detail.size()) + JsonStringBound(c.name.size());
   }
   const size_t at = out->size();
   out->resize(at + bound);
@@ -570,7 +587,21 @@ void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string
     p = PutBool(Put(p, "\"accuracy\":"), *verdict.accuracy);
     *p++ = ',';
   }
-  p = Put(p, "\"domain\":");
+  p = Put(p, "\"checks\":[");
+  for (size_t i = 0; i < verdict.checks.size(); ++i) {
+    const RuleCheck& c = verdict.checks[i];
+    if (i > 0) *p++ = ',';
+    p = Put(p, "{\"detail\":");
+    string(c.detail);
+    p = Put(p, ",\"name\":");
+    string(c.name);
+    p = Put(p, ",\"result\":\"");
+    const std::string_view result = RuleResultName(c.result);
+    std::memcpy(p, result.data(), result.size());
+    p += result.size();
+    p = Put(p, "\"}");
+  }
+  p = Put(p, "],\"domain\":");
   string(sample.domain);
   if (verdict.format) p = PutBool(Put(p, ",\"format\":"), *verdict.format);
   p = Put(p, ",\"id\":");
@@ -582,6 +613,9 @@ void AppendVerdictLine(const Sample& sample, const Verdict& verdict, std::string
   string(verdict.rules);
   p = Put(p, ",\"rules_version\":");
   string(verdict.rules_version);
+  p = Put(p, ",\"score\":");
+  std::memcpy(p, score.data(), score.size());
+  p += score.size();
   p = Put(p, ",\"subtask\":");
   string(sample.subtask);
   if (!utf8) {  // nlohmann's replacement

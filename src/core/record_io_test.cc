@@ -220,6 +220,12 @@ TEST(VerdictLineTest, SameBytesAsNlohmann) {
     v.rules_version = "paper-2";
     if (rng.UniformInt(0, 1) == 1) v.format = rng.UniformInt(0, 1) == 1;
     if (rng.UniformInt(0, 1) == 1) v.accuracy = rng.UniformInt(0, 1) == 1;
+    // Rules with any text (scores of every fraction up to 1/7), or none.
+    const int rules = static_cast<int>(rng.UniformInt(0, 7));
+    for (int k = 0; k < rules; ++k) {
+      v.checks.push_back({i % 5 == 0 ? random_text() : "rule-" + std::to_string(k),
+                          static_cast<RuleCheck::Result>(rng.UniformInt(0, 2)), random_text()});
+    }
     std::string fast = "earlier line\n";  // appended, as to a writer's buffer
     AppendVerdictLine(s, v, &fast);
     EXPECT_EQ(fast, "earlier line\n" + DumpJsonLine(VerdictToJson(s, v)) + "\n") << i;

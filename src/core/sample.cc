@@ -17,6 +17,26 @@ StatusOr<RuleSet> ParseRuleSet(std::string_view name) {
       fmt::format("unknown rule set '{}' (expected 'paper' or 'strict')", name));
 }
 
+std::string_view RuleResultName(RuleCheck::Result result) {
+  switch (result) {
+    case RuleCheck::Result::kPass:
+      return "pass";
+    case RuleCheck::Result::kFail:
+      return "fail";
+    case RuleCheck::Result::kNotChecked:
+      break;
+  }
+  return "not-checked";
+}
+
+double RulesScore(bool pass, const std::vector<RuleCheck>& checks) {
+  if (pass) return 1.0;
+  if (checks.empty()) return 0.0;
+  size_t passed = 0;
+  for (const RuleCheck& c : checks) passed += c.result == RuleCheck::Result::kPass ? 1 : 0;
+  return static_cast<double>(passed) / static_cast<double>(checks.size());
+}
+
 namespace {
 
 // Reads field `key` of `j` into *out. Given a json the caller owns (non-const), the
@@ -130,6 +150,51 @@ nlohmann::json SampleToJson(const Sample& sample) {
   return j;
 }
 
+nlohmann::json ChecksToJson(const std::vector<RuleCheck>& checks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RuleCheck& c : checks) {
+    out.push_back(
+        {{"name", c.name}, {"result", std::string(RuleResultName(c.result))}, {"detail", c.detail}});
+  }
+  return out;
+}
+
+StatusOr<std::vector<RuleCheck>> ChecksFromJson(const nlohmann::json& j) {
+  if (!j.is_array()) {
+    return Status::InvalidArgument(fmt::format("checks must be an array, found {}", j.type_name()));
+  }
+  std::vector<RuleCheck> out;
+  out.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    const nlohmann::json& e = j[i];
+    const auto field = [&](const char* key) -> StatusOr<const std::string*> {
+      const auto it = e.is_object() ? e.find(key) : e.end();
+      if (it == e.end() || !it->is_string()) {
+        return Status::InvalidArgument(fmt::format("checks[{}].{}: missing or not a string", i, key));
+      }
+      return it->get_ptr<const std::string*>();
+    };
+    RuleCheck c;
+    ASSIGN_OR_RETURN(const std::string* name, field("name"));
+    ASSIGN_OR_RETURN(const std::string* detail, field("detail"));
+    ASSIGN_OR_RETURN(const std::string* result, field("result"));
+    c.name = *name;
+    c.detail = *detail;
+    if (*result == "pass") {
+      c.result = RuleCheck::Result::kPass;
+    } else if (*result == "fail") {
+      c.result = RuleCheck::Result::kFail;
+    } else if (*result == "not-checked") {
+      c.result = RuleCheck::Result::kNotChecked;
+    } else {
+      return Status::InvalidArgument(fmt::format(
+          "checks[{}].result: '{}' is not pass, fail or not-checked", i, *result));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict) {
   nlohmann::json j = nlohmann::json::object();
   j["id"] = sample.id;
@@ -141,6 +206,8 @@ nlohmann::json VerdictToJson(const Sample& sample, const Verdict& verdict) {
   j["rules_version"] = std::string(verdict.rules_version);
   if (verdict.format) j["format"] = *verdict.format;
   if (verdict.accuracy) j["accuracy"] = *verdict.accuracy;
+  j["checks"] = ChecksToJson(verdict.checks);
+  j["score"] = verdict.score();
   return j;
 }
 

@@ -87,14 +87,18 @@ RuleSet RulesOrThrow(const std::string& rules) {
   return *parsed;
 }
 
-// (passed, reason, rules_version, format, accuracy) or, when the record cannot be
-// scored, the error text in the last slot.
+// Every rule of a verdict: (name, passed, detail); a rule not checked is not passed,
+// its detail says so.
+using RuleTuple = std::tuple<std::string, bool, std::string>;
+// (passed, reason, rules_version, format, accuracy, rules, score) or, when the record
+// cannot be scored, the error text in the last slot.
 using VerdictTuple = std::tuple<bool, std::string, std::string, std::optional<bool>,
-                                std::optional<bool>, std::optional<std::string>>;
+                                std::optional<bool>, std::vector<RuleTuple>, double,
+                                std::optional<std::string>>;
 
 VerdictTuple ScoreOne(const std::string& sample_json, const std::string& response, RuleSet rules) {
   const auto fail = [](std::string message) {
-    return VerdictTuple{false, "", "", std::nullopt, std::nullopt, std::move(message)};
+    return VerdictTuple{false, "", "", std::nullopt, std::nullopt, {}, 0.0, std::move(message)};
   };
   nlohmann::json j = nlohmann::json::parse(sample_json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return fail("the sample is not JSON");
@@ -104,8 +108,17 @@ VerdictTuple ScoreOne(const std::string& sample_json, const std::string& respons
   if (!env.ok()) return fail(env.status().message());
   auto verdict = ScoreResponse(*sample, response, rules, *env);
   if (!verdict.ok()) return fail(verdict.status().message());
-  return VerdictTuple{verdict->pass, verdict->reason, std::string(verdict->rules_version),
-                      verdict->format, verdict->accuracy, std::nullopt};
+  std::vector<RuleTuple> checks;
+  checks.reserve(verdict->checks.size());
+  for (RuleCheck& c : verdict->checks) {
+    const bool checked = c.result != RuleCheck::Result::kNotChecked;
+    checks.emplace_back(std::move(c.name), c.result == RuleCheck::Result::kPass,
+                        checked || !c.detail.empty() ? std::move(c.detail)
+                                                     : std::string("not checked (an earlier rule failed)"));
+  }
+  return VerdictTuple{verdict->pass,     verdict->reason,   std::string(verdict->rules_version),
+                      verdict->format,   verdict->accuracy, std::move(checks),
+                      verdict->score(),  std::nullopt};
 }
 
 std::vector<VerdictTuple> ScoreBatch(std::vector<std::string> samples,
@@ -190,6 +203,11 @@ py::list Subtasks() {
       d["paper_version"] = std::string(family->rules_version);
       d["strict_version"] = std::string(family->strict_rules_version);
       d["counts_sentences"] = spec.needs_sentences;
+      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+        py::list names;
+        for (const RuleSpec& r : spec.rule_specs(rules)) names.append(std::string(r.name));
+        d[rules == RuleSet::kPaper ? "paper_rules" : "strict_rules"] = names;
+      }
       d["runs_python"] = family->needs_python;
       out.append(d);
     }

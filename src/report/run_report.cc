@@ -24,6 +24,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
     v.rules_version = row.verdict->rules_version;
     v.format = row.verdict->format;
     v.accuracy = row.verdict->accuracy;
+    v.checks = row.verdict->checks;
     tally.Add(row.sample, v);
     return Status::Ok();
   }, on_row ? read : RunStore::RowRead::kTally));

@@ -324,7 +324,42 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
     if (verdict.format.value_or(false)) ++t.format_passed;
     if (verdict.accuracy.value_or(false)) ++t.accuracy_passed;
   }
+  if (!verdict.checks.empty()) {
+    ++t.with_rules;
+    for (size_t i = 0; i < verdict.checks.size(); ++i) {
+      const RuleCheck& c = verdict.checks[i];
+      // Verdicts of one subtask list the same rules in the same order: the i-th entry
+      // is nearly always the one.
+      RuleTally* r = i < t.rules.size() && t.rules[i].name == c.name ? &t.rules[i] : nullptr;
+      for (size_t k = 0; r == nullptr && k < t.rules.size(); ++k) {
+        if (t.rules[k].name == c.name) r = &t.rules[k];
+      }
+      if (r == nullptr) r = &t.rules.emplace_back(RuleTally{c.name});
+      switch (c.result) {
+        case RuleCheck::Result::kPass:
+          ++r->passed;
+          break;
+        case RuleCheck::Result::kFail:
+          ++r->failed;
+          break;
+        case RuleCheck::Result::kNotChecked:
+          ++r->not_checked;
+          break;
+      }
+    }
+  }
 }
+
+std::optional<double> SubtaskTally::RuleAccuracy() const {
+  int64_t passed = 0, listed = 0;
+  for (const RuleTally& r : rules) {
+    passed += r.passed;
+    listed += r.listed();
+  }
+  if (listed == 0) return std::nullopt;
+  return 100.0 * static_cast<double>(passed) / static_cast<double>(listed);
+}
+
 
 void Tally::AddError(const Sample& sample) {
   aggregate_ci_.reset();
@@ -449,7 +484,39 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
                  : std::string("All                -  (needs overall Easy and Hard)\n");
   out += fmt::format("\n{}\n", kIntervalNote);
   if (AnyPartial(agg)) out += fmt::format("partial: {}\n", kPartialNote);
+  if (std::string rules_text = RenderRulesText(tally); !rules_text.empty()) {
+    out += "\n" + rules_text;
+  }
   return out;
+}
+
+std::string RenderRulesText(const Tally& tally) {
+  constexpr size_t kShown = 3;  // rules named per subtask
+  std::string out;
+  for (const SubtaskTally* t : tally.Subtasks()) {
+    if (t->with_rules == 0) continue;
+    std::vector<const RuleTally*> failing;
+    for (const RuleTally& r : t->rules) {
+      if (r.failed > 0) failing.push_back(&r);
+    }
+    std::stable_sort(failing.begin(), failing.end(), [](const RuleTally* a, const RuleTally* b) {
+      return a->failed > b->failed;
+    });
+    std::string worst;
+    for (size_t i = 0; i < failing.size() && i < kShown; ++i) {
+      worst += fmt::format("{}{} {:.1f}%", i ? ", " : "", failing[i]->name,
+                           100.0 * static_cast<double>(failing[i]->failed) /
+                               static_cast<double>(failing[i]->listed()));
+    }
+    out += fmt::format("{:<24} {:>6} {:>7.2f}  {}\n", t->subtask, t->with_rules,
+                       *t->RuleAccuracy(), worst.empty() ? "-" : worst);
+  }
+  if (out.empty()) return out;
+  return fmt::format("{:<24} {:>6} {:>7}  {}\n", "rules: subtask", "scored", "rule%",
+                     "failing most (share of samples)") +
+         out +
+         "rule%: rules passed / rules listed, the mean partial credit of a sample (a rule "
+         "its checker did not reach after a failed one counts as not passed)\n";
 }
 
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
@@ -482,6 +549,17 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
       j["tasks_solved"] = t->TasksSolved();
       j["tasks_counted"] = t->TasksCounted();
       j["sample_accuracy"] = t->scored ? nlohmann::json(t->SampleAccuracy()) : nlohmann::json();
+    }
+    if (t->with_rules > 0) {
+      j["rule_accuracy"] = *t->RuleAccuracy();
+      nlohmann::json rules_json = nlohmann::json::array();
+      for (const RuleTally& r : t->rules) {
+        rules_json.push_back({{"name", r.name},
+                              {"passed", r.passed},
+                              {"failed", r.failed},
+                              {"not_checked", r.not_checked}});
+      }
+      j["rules"] = std::move(rules_json);
     }
     subtasks.push_back(std::move(j));
   }

@@ -49,6 +49,15 @@ class ItemCounts {
   size_t size_ = 0;
 };
 
+// How often one rule of a subtask passed, failed or was not reached (RuleCheck).
+struct RuleTally {
+  std::string name;
+  int64_t passed = 0;
+  int64_t failed = 0;
+  int64_t not_checked = 0;
+  int64_t listed() const { return passed + failed + not_checked; }
+};
+
 struct SubtaskTally {
   std::string domain;
   std::string subtask;
@@ -61,6 +70,11 @@ struct SubtaskTally {
   bool has_math_parts = false;
   int64_t format_passed = 0;
   int64_t accuracy_passed = 0;
+  // Per rule (Verdict::checks), over the scored samples whose verdicts list their rules
+  // (`with_rules`; verdicts stored before they had rules list none), in the order its
+  // verdicts list them.
+  int64_t with_rules = 0;
+  std::vector<RuleTally> rules;
 
   // Subtasks reported per task (spec->task_key): each task's state. A task with a
   // sample that could not be scored is left out of the per-task rate (and counted in
@@ -90,6 +104,11 @@ struct SubtaskTally {
 
   bool per_task() const { return spec != nullptr && spec->task_key != nullptr; }
   double SampleAccuracy() const { return scored == 0 ? 0.0 : 100.0 * passed / scored; }
+  // Rule-level accuracy (as IFEval's instruction-level next to its prompt-level): rules
+  // passed / rules listed over the verdicts with rules, in percent; nullopt without
+  // such verdicts. As every verdict of a subtask lists the same rules, it is also the
+  // mean of their scores (Verdict::score, the partial credit).
+  std::optional<double> RuleAccuracy() const;
   int64_t TasksSolved() const;
   int64_t TasksCounted() const;  // solved or failed
   // The subtask's score as the paper reports it: per task where it counts tasks,
@@ -184,6 +203,13 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules);
 // subtasks the aggregate takes in, of those the paper defines for it (always there;
 // "complete" is false for a partial aggregate, and for one with nothing scored).
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
+// Where a subtask's verdicts list their rules, its JSON also has "rule_accuracy" (a
+// percentage) and "rules": [{"name", "passed", "failed", "not_checked"}].
+
+// The rules section of the text report: per subtask, rule-level accuracy and the rules
+// that fail most (share of the samples listing them). "" when no verdict
+// lists its rules.
+std::string RenderRulesText(const Tally& tally);
 
 // The same as GitHub-flavoured Markdown tables, to paste next to the paper's.
 std::string RenderMarkdownReport(const Tally& tally, RuleSet rules);

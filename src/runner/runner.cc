@@ -40,6 +40,7 @@ StoredVerdict ToStoredVerdict(const StatusOr<Verdict>& verdict) {
   out.rules_version = std::string(verdict->rules_version);
   out.format = verdict->format;
   out.accuracy = verdict->accuracy;
+  out.checks = verdict->checks;
   return out;
 }
 

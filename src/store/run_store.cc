@@ -76,12 +76,19 @@ CREATE TABLE sample_heads (
 INSERT INTO sample_heads(idx, json)
   SELECT idx, json_remove(json, '$.messages', '$.target') FROM samples WHERE json_valid(json);
 )sql",
+    // 3: each verdict's rules (Verdict::checks) as the JSON array `score` writes; ''
+    // in the verdicts of older runs, which have none.
+    R"sql(
+ALTER TABLE verdicts ADD COLUMN checks TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // The first schema version with sample_heads. A reader of an older run reads the
 // whole samples instead, as ForEach does when a sample has no head (one whose JSON
 // SQLite's json_remove cannot read, which the migration leaves out).
 constexpr int64_t kHeadsSince = 2;
+// The first schema version whose verdicts have checks.
+constexpr int64_t kChecksSince = 3;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -184,6 +191,7 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
   }
   std::unique_ptr<RunStore> store(new RunStore(dir, std::move(db), -1));
   store->heads_ = version >= kHeadsSince;
+  store->checks_ = version >= kChecksSince;
   return store;
 }
 
@@ -219,12 +227,12 @@ Status RunStore::Prepare() {
   ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1"));
   ASSIGN_OR_RETURN(put_verdict_,
                    db_->Prepare("INSERT INTO verdicts(idx, rules, pass, reason, "
-                                "rules_version, format, accuracy, error) VALUES (?1, ?2, ?3, "
-                                "?4, ?5, ?6, ?7, ?8) ON CONFLICT(idx, rules) DO UPDATE SET "
-                                "pass = excluded.pass, reason = excluded.reason, "
+                                "rules_version, format, accuracy, error, checks) VALUES (?1, "
+                                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(idx, rules) DO "
+                                "UPDATE SET pass = excluded.pass, reason = excluded.reason, "
                                 "rules_version = excluded.rules_version, format = "
                                 "excluded.format, accuracy = excluded.accuracy, error = "
-                                "excluded.error"));
+                                "excluded.error, checks = excluded.checks"));
   return Status::Ok();
 }
 
@@ -342,6 +350,7 @@ Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredV
       .Bind(6, FromBool(v.format))
       .Bind(7, FromBool(v.accuracy))
       .BindView(8, v.error)
+      .BindView(9, v.checks.empty() ? std::string() : ChecksToJson(v.checks).dump())
       .Run();
 }
 
@@ -349,7 +358,7 @@ StatusOr<int64_t> RunStore::DropVerdictsNotOf(std::string_view rules, std::strin
                                                std::string_view rules_version) {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare("DELETE FROM verdicts WHERE rules = ?1 AND (rules_version != ?3 "
-                                "OR error != '') AND (SELECT domain FROM samples s WHERE s.idx = "
+                                "OR error != '' OR checks = '') AND (SELECT domain FROM samples s WHERE s.idx = "
                                 "verdicts.idx) = ?2"));
   RETURN_IF_ERROR(q.Bind(1, rules).Bind(2, domain).Bind(3, rules_version).Run());
   return static_cast<int64_t>(sqlite3_changes(db_->raw()));
@@ -556,11 +565,17 @@ StatusOr<RunCounts> RunStore::Counts() {
 }
 
 // The columns ReadRow() reads, for the queries that join samples, responses and verdicts
-// as s, r and v.
-constexpr const char* kRowColumns =
-    "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, r.input_tokens, "
-    "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
-    "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error";
+// as s, r and v; a reader of a run older than the verdicts' checks reads '' for them.
+const char* RunStore::RowColumns() const {
+  return checks_ ? "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, "
+                   "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms, "
+                   "r.http_status, r.attempts, r.error, r.cached, v.pass, v.reason, "
+                   "v.rules_version, v.format, v.accuracy, v.error, v.checks"
+                 : "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, "
+                   "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms, "
+                   "r.http_status, r.attempts, r.error, r.cached, v.pass, v.reason, "
+                   "v.rules_version, v.format, v.accuracy, v.error, ''";
+}
 
 StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
   RunRow row;
@@ -594,6 +609,15 @@ StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
     if (!q.IsNull(18)) v.format = q.Int(18) != 0;
     if (!q.IsNull(19)) v.accuracy = q.Int(19) != 0;
     v.error = q.Text(20);
+    if (const std::string_view checks = q.Text(21); !checks.empty()) {
+      const auto j = nlohmann::json::parse(checks, nullptr, /*allow_exceptions=*/false);
+      auto parsed = ChecksFromJson(j);
+      if (!parsed.ok()) {
+        return parsed.status().WithContext(
+            fmt::format("{} sample {}: stored verdict checks", db_->path(), row.index));
+      }
+      v.checks = *std::move(parsed);
+    }
   }
   return row;
 }
@@ -608,7 +632,7 @@ StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t
                        "?2 AND v.idx IS NULL ORDER BY r.idx LIMIT ?3) u JOIN samples s ON s.idx "
                        "= u.idx JOIN responses r ON r.idx = u.idx LEFT JOIN verdicts v ON v.idx "
                        "= u.idx AND v.rules = ?1 ORDER BY u.idx",
-                       kRowColumns)));
+                       RowColumns())));
   q.Bind(1, rules).Bind(2, after).Bind(3, int64_t{limit});
   std::vector<RunRow> out;
   for (;;) {
@@ -638,7 +662,7 @@ Status RunStore::ForEach(std::string_view rules, const std::function<Status(cons
                    db_->Prepare(fmt::format(
                        "SELECT {} FROM {} s LEFT JOIN responses r ON r.idx = s.idx LEFT "
                        "JOIN verdicts v ON v.idx = s.idx AND v.rules = ?1 ORDER BY s.idx",
-                       kRowColumns, heads ? "sample_heads" : "samples")));
+                       RowColumns(), heads ? "sample_heads" : "samples")));
   q.Bind(1, rules);
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
@@ -712,6 +736,10 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
           dir, conflict->first, dir));
     }
     MergeCounts counts;
+    // A run of an older schema has no checks column (its verdicts are scored again).
+    ASSIGN_OR_RETURN(auto has_checks, first("SELECT COUNT(*), '' FROM pragma_table_info('verdicts', "
+                                            "'src') WHERE name = 'checks'"));
+    const bool src_checks = has_checks && has_checks->first != "0";
     RETURN_IF_ERROR(db_->Exec("INSERT OR IGNORE INTO main.samples(idx, id, domain, subtask, json) "
                               "SELECT idx, id, domain, subtask, json FROM src.samples"));
     counts.samples = sqlite3_changes(db_->raw());
@@ -740,11 +768,13 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
                     "WHERE idx IN (SELECT idx FROM temp.take); ",
                     kResponseColumns) +
         // Verdicts belong to an answer: taken with it, or added to the same answer.
-        "INSERT OR IGNORE INTO main.verdicts(idx, rules, pass, reason, rules_version, format, "
-        "accuracy, error) SELECT v.idx, v.rules, v.pass, v.reason, v.rules_version, v.format, "
-        "v.accuracy, v.error FROM src.verdicts v JOIN src.responses o ON o.idx = v.idx AND "
-        "o.ok = 1 JOIN main.responses r ON r.idx = v.idx AND r.ok = 1 AND r.text = o.text; "
-        "DROP TABLE temp.take;"));
+        fmt::format("INSERT OR IGNORE INTO main.verdicts(idx, rules, pass, reason, "
+                    "rules_version, format, accuracy, error, checks) SELECT v.idx, v.rules, "
+                    "v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {} FROM "
+                    "src.verdicts v JOIN",
+                    src_checks ? "v.checks" : "''") +
+        " src.responses o ON o.idx = v.idx AND o.ok = 1 JOIN main.responses r ON r.idx = "
+        "v.idx AND r.ok = 1 AND r.text = o.text; DROP TABLE temp.take;"));
     RETURN_IF_ERROR(Commit());
     return counts;
   };

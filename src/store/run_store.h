@@ -55,6 +55,9 @@ struct StoredVerdict {
   std::string rules_version;
   std::optional<bool> format;
   std::optional<bool> accuracy;
+  // Every rule of the subtask, as Verdict::checks; empty in a verdict stored before
+  // verdicts had them (schema 2), which a run scores again.
+  std::vector<RuleCheck> checks;
   std::string error;  // non-empty: not scored
 };
 
@@ -198,7 +201,8 @@ class RunStore {
   Status Prepare();
   // Whether every sample has its head (sample_heads), which ForEach then reads.
   StatusOr<bool> HeadsComplete();
-  // Reads the row at `q`'s cursor: the columns of kRowColumns.
+  const char* RowColumns() const;
+  // Reads the row at `q`'s cursor: the columns of RowColumns().
   StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, RowRead read);
 
   std::string dir_;
@@ -209,8 +213,10 @@ class RunStore {
   std::optional<sqlite::Stmt> add_sample_, add_head_, put_response_, drop_verdicts_, put_verdict_;
   std::string sample_json_;  // AddSample's buffer
   bool bulk_ = false;        // in a BeginBulk() batch
-  // Whether the schema has sample_heads (a reader of an older run: false).
+  // Whether the schema has sample_heads, and verdicts.checks (a reader of an older
+  // run: false).
   bool heads_ = true;
+  bool checks_ = true;
   // The bulk batch's sync (see BeginBulk): 0 or its errno.
   std::future<int> bulk_synced_;
 };

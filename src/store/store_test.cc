@@ -140,6 +140,85 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
   EXPECT_EQ(with_verdict, 0);
 }
 
+// A verdict's rules are stored with it and read back as they were; a verdict stored
+// before verdicts had rules (an empty column) is dropped with those of another checker
+// version, so that a resumed run scores it again; a merge from such a run takes its
+// verdicts without rules (and the run scores them again).
+TEST(RunStoreTest, VerdictRulesAreStoredAndOldVerdictsWithoutThemAreScoredAgain) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/run", old = dir.path() + "/old";
+  StoredVerdict v;
+  v.pass = false;
+  v.reason = "point-count: expected 3, found 2";
+  v.rules_version = "strict-2";
+  v.checks = {{"summary-tags", RuleCheck::Result::kPass, ""},
+              {"point-count", RuleCheck::Result::kFail, "expected 3, found 2 \xe2\x80\x94 \"q\""},
+              {"item-content", RuleCheck::Result::kNotChecked, ""}};
+  for (const std::string& d : {run, old}) {
+    auto store = RunStore::Open(d);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    AddSamples(**store, 3);
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->PutResponse(d == run ? 0 : 1, Answer("answer")).ok());
+    ASSERT_TRUE((*store)->PutVerdict(d == run ? 0 : 1, "strict", v).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  // `old` as a run of schema 2 wrote it.
+  ASSERT_NO_FATAL_FAILURE(
+      ExecOn(old, "ALTER TABLE verdicts DROP COLUMN checks; PRAGMA user_version=2"));
+  const auto verdicts = [](RunStore& store) {
+    std::vector<std::optional<StoredVerdict>> out;
+    EXPECT_TRUE(store.ForEach("strict", [&](const RunRow& r) {
+      out.push_back(r.verdict);
+      return Status::Ok();
+    }).ok());
+    return out;
+  };
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok());
+    const auto read = verdicts(**store);
+    ASSERT_EQ(read.size(), 3u);
+    ASSERT_TRUE(read[0].has_value());
+    ASSERT_EQ(read[0]->checks.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(read[0]->checks[i].name, v.checks[i].name);
+      EXPECT_EQ(read[0]->checks[i].result, v.checks[i].result);
+      EXPECT_EQ(read[0]->checks[i].detail, v.checks[i].detail);
+    }
+    // Merged from the old run: its verdict comes without rules.
+    auto merged = (*store)->MergeFrom(old);
+    ASSERT_TRUE(merged.ok()) << merged.status().message();
+    EXPECT_EQ(merged->answers, 1);
+    const auto after = verdicts(**store);
+    ASSERT_TRUE(after[1].has_value());
+    EXPECT_EQ(after[1]->reason, v.reason);
+    EXPECT_TRUE(after[1]->checks.empty());
+    // Of the same checker version, only the one without rules is dropped.
+    auto dropped = (*store)->DropVerdictsNotOf("strict", "math", "strict-2");
+    ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+    EXPECT_EQ(*dropped, 1);
+    const auto left = verdicts(**store);
+    EXPECT_TRUE(left[0].has_value());
+    EXPECT_FALSE(left[1].has_value());
+  }
+  // The old run, opened by this build, is upgraded and its verdict has no rules.
+  auto upgraded = RunStore::Open(old);
+  ASSERT_TRUE(upgraded.ok()) << upgraded.status().message();
+  const auto read = verdicts(**upgraded);
+  ASSERT_TRUE(read[1].has_value());
+  EXPECT_TRUE(read[1]->checks.empty());
+  // A corrupt rules column is an error naming the run and the sample, not a crash.
+  upgraded->reset();
+  ASSERT_NO_FATAL_FAILURE(ExecOn(old, "UPDATE verdicts SET checks = '[{\"name\": 3}]'"));
+  auto again = RunStore::OpenReadOnly(old);
+  ASSERT_TRUE(again.ok());
+  const Status read_bad = (*again)->ForEach("strict", [](const RunRow&) { return Status::Ok(); });
+  EXPECT_FALSE(read_bad.ok());
+  EXPECT_NE(read_bad.message().find("sample 1: stored verdict checks"), std::string::npos)
+      << read_bad.message();
+}
+
 // The most frequent request errors, messages that differ only in numbers as one; and
 // the rule sets the run holds verdicts under.
 // GrowTo: stored samples move to their new indexes with their answers and verdicts, new
@@ -543,6 +622,10 @@ TEST(RunStoreTest, AMissingHeadFallsBackToTheWholeSamples) {
   ASSERT_EQ(before.size(), 5u);
 }
 
+// Takes a run back to the first schema: no sample heads, no verdict checks.
+constexpr const char* kToFirstSchema =
+    "DROP TABLE sample_heads; ALTER TABLE verdicts DROP COLUMN checks; PRAGMA user_version=1";
+
 // A run of the first schema (no sample heads) reads as it is, and the first writer
 // that opens it adds the heads.
 TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
@@ -563,7 +646,7 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
     EXPECT_TRUE(q.ok() && *q->Step());
     return {q->Int(0), q->Int(1) != 0};
   };
-  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "DROP TABLE sample_heads; PRAGMA user_version=1"));
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), kToFirstSchema));
   ASSERT_EQ(schema(), std::make_pair(int64_t{1}, false));
   {
     auto store = RunStore::OpenReadOnly(dir.path());
@@ -572,7 +655,7 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
     EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), tally);
   }
   ASSERT_TRUE(RunStore::Open(dir.path()).ok());
-  EXPECT_EQ(schema(), std::make_pair(int64_t{2}, true));
+  EXPECT_EQ(schema(), std::make_pair(int64_t{3}, true));
   ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "UPDATE samples SET json = '{}' WHERE idx = 3"));
   auto store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
@@ -605,7 +688,7 @@ TEST(RunStoreTest, TheUpgradeLeavesOutASampleSqliteCannotRead) {
     rows = RowsAs(**store, RunStore::RowRead::kTally);
     ASSERT_EQ(rows.size(), 3u);
   }
-  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "DROP TABLE sample_heads; PRAGMA user_version=1"));
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), kToFirstSchema));
   auto upgraded = RunStore::Open(dir.path());
   ASSERT_TRUE(upgraded.ok()) << upgraded.status().message();
   upgraded->reset();

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "sandbox/python_pool.h"
+#include "tasks/scorer.h"
 
 namespace structtest {
 namespace {
@@ -165,6 +166,75 @@ TEST(ScoreStageTest, APoolThatCannotStartIsAnErrorPerRecord) {
     EXPECT_EQ(errors[i].rfind(std::to_string(i) + " ", 0), 0u) << errors[i];
     EXPECT_NE(errors[i].find("/nonexistent/python3"), std::string::npos) << errors[i];
   }
+}
+
+
+// ---- CompleteChecks: a verdict's rules from what its checker recorded and its stages --
+
+constexpr RuleSpec kRules[] = {{"tags", 0}, {"text", 0}, {"count", 1}, {"content", 2}};
+
+std::string Shown(const Verdict& v) {
+  std::string out;
+  for (const RuleCheck& c : v.checks) {
+    out += c.name + "=" + std::string(RuleResultName(c.result)) +
+           (c.detail.empty() ? "" : "(" + c.detail + ")") + " ";
+  }
+  return out;
+}
+
+TEST(CompleteChecksTest, APassPassesEveryRule) {
+  Verdict v{true, "all good"};
+  CompleteChecks(kRules, &v);
+  EXPECT_EQ(Shown(v), "tags=pass text=pass count=pass content=pass ");
+  EXPECT_EQ(v.score(), 1.0);
+  constexpr RuleSpec kOne[] = {{"only", 0}};
+  Verdict one{true, "as asked"};
+  CompleteChecks(kOne, &one);
+  EXPECT_EQ(Shown(one), "only=pass(as asked) ") << "a single rule's detail is the reason";
+}
+
+// The rule the reason names fails; the earlier stages passed, the rest of its stage and
+// the later stages were not checked.
+TEST(CompleteChecksTest, TheNamedRuleFailsEarlierStagesPassLaterOnesAreNotChecked) {
+  Verdict v{false, "count: expected 3, found 2"};
+  CompleteChecks(kRules, &v);
+  EXPECT_EQ(Shown(v), "tags=pass text=pass count=fail(expected 3, found 2) content=not-checked ");
+  EXPECT_DOUBLE_EQ(v.score(), 0.5);
+  Verdict first{false, "text: a NUL byte"};
+  CompleteChecks(kRules, &first);
+  EXPECT_EQ(Shown(first), "tags=not-checked text=fail(a NUL byte) count=not-checked "
+                          "content=not-checked ")
+      << "a rule of the same stage is not known to hold";
+  EXPECT_EQ(first.score(), 0.0);
+}
+
+// What the checker recorded stands; math's format and accuracy are rules where listed.
+TEST(CompleteChecksTest, RecordedRulesAndMathHalvesAreKept) {
+  Verdict v{false, "count: expected 3, found 2"};
+  v.checks = {{"content", RuleCheck::Result::kPass, "checked anyway"}};
+  CompleteChecks(kRules, &v);
+  EXPECT_EQ(Shown(v), "tags=pass text=pass count=fail(expected 3, found 2) "
+                      "content=pass(checked anyway) ");
+  constexpr RuleSpec kMath[] = {{"format", 0}, {"accuracy", 0}};
+  Verdict m{false, "the answer 17 != gold 18"};
+  m.format = true;
+  m.accuracy = false;
+  CompleteChecks(kMath, &m);
+  EXPECT_EQ(Shown(m), "format=pass accuracy=fail(the answer 17 != gold 18) ");
+}
+
+// A failing reason that names no listed rule still fails on the checks: the rule is
+// appended as it is, so that a checker's bug shows instead of a pass on every rule.
+TEST(CompleteChecksTest, AFailNamingNoListedRuleIsAppendedAndFails) {
+  Verdict v{false, "surprise: something else"};
+  CompleteChecks(kRules, &v);
+  EXPECT_EQ(Shown(v), "tags=not-checked text=not-checked count=not-checked "
+                      "content=not-checked surprise=fail(surprise: something else) ");
+  EXPECT_EQ(v.score(), 0.0);
+  Verdict bare{false, "no rule named here"};
+  CompleteChecks(kRules, &bare);
+  ASSERT_EQ(bare.checks.size(), 5u);
+  EXPECT_EQ(bare.checks.back().name, "unlisted");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #ifndef STRUCTTEST_TASKS_SCORER_H_
 #define STRUCTTEST_TASKS_SCORER_H_
 
+#include <span>
 #include <string_view>
 
 #include "structtest/sample.h"
@@ -10,6 +11,12 @@
 #include "tasks/task.h"
 
 namespace structtest {
+
+// Completes `v->checks` to one entry per declared rule, in their order: what the
+// checker recorded, the rule its failing reason names ("<rule>: ..."), math's format and
+// accuracy where listed, and for the rest what the stages imply (see RuleSpec). A
+// failing rule the list lacks is appended as it is (a checker bug the tests look for).
+void CompleteChecks(std::span<const RuleSpec> declared, Verdict* v);
 
 // Errors: unknown domain/subtask, a subtask this build cannot score, a rule set not
 // implemented for it, unusable params. Never a wrong answer: that is a failing Verdict.

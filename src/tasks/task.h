@@ -89,6 +89,16 @@ using CheatFn = StatusOr<std::string> (*)(const Sample& sample);
 
 enum class Split { kEasy, kHard };
 
+// A rule a subtask's checker enforces under one rule set, named as its verdicts name it
+// (a strict reason starts "<name>: "). The rules of a stage are checked together (one
+// scan that stops at the first problem of any of them), and a stage only when every
+// stage before it passed: so a failing rule tells which others passed (the earlier
+// stages) and which were not checked (the rest), unless the checker recorded them.
+struct RuleSpec {
+  std::string_view name;
+  int stage;
+};
+
 struct SubtaskSpec {
   std::string_view name;         // e.g. "bullet_points"
   Split split;
@@ -108,9 +118,16 @@ struct SubtaskSpec {
   // the task. Null: the responder answers this subtask with nothing.
   CheatFn skeleton = nullptr;
   CheatFn loophole = nullptr;
+  // The rules of check_paper and check_strict, in the order they are checked; every
+  // verdict lists each of them (Verdict::checks).
+  std::span<const RuleSpec> paper_rules = {};
+  std::span<const RuleSpec> strict_rules = {};
 
   CheckFn checker(RuleSet rules) const {
     return rules == RuleSet::kPaper ? check_paper : check_strict;
+  }
+  std::span<const RuleSpec> rule_specs(RuleSet rules) const {
+    return rules == RuleSet::kPaper ? paper_rules : strict_rules;
   }
 };
 

@@ -30,17 +30,23 @@ class Verdict:
     """One response's verdict under one rule set.
 
     passed: whether the response follows every rule; reason: why, for a person;
-    rules_version: the checker version that decided (e.g. "strict-2"); format and
+    rules_version: the checker version that decided (e.g. "strict-2"); rules: every rule
+    of the subtask as (name, passed, detail), in the order they are checked (a rule the
+    checker did not reach after a failed one is not passed, and its detail says so);
+    score: rules passed / rules listed (1.0 on a pass), the partial credit; format and
     accuracy: math only, the paper's two halves of a pass (None elsewhere)."""
 
-    __slots__ = ("passed", "reason", "rules_version", "format", "accuracy")
+    __slots__ = ("passed", "reason", "rules_version", "format", "accuracy", "rules", "score")
 
-    def __init__(self, passed, reason, rules_version, format=None, accuracy=None):
+    def __init__(self, passed, reason, rules_version, format=None, accuracy=None, rules=(),
+                 score=None):
         self.passed = passed
         self.reason = reason
         self.rules_version = rules_version
         self.format = format
         self.accuracy = accuracy
+        self.rules = list(rules)
+        self.score = (1.0 if passed else 0.0) if score is None else score
 
     def __bool__(self):
         return self.passed
@@ -50,8 +56,8 @@ class Verdict:
             getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
     def __repr__(self):
-        return "Verdict(passed={!r}, reason={!r}, rules_version={!r})".format(
-            self.passed, self.reason, self.rules_version)
+        return "Verdict(passed={!r}, reason={!r}, rules_version={!r}, score={!r})".format(
+            self.passed, self.reason, self.rules_version, self.score)
 
 
 def _check_rules(rules):
@@ -104,11 +110,11 @@ def _verdicts(samples, responses, rules, threads, what):
     texts = [_sample_text(s, "{} {}".format(what, i)) for i, s in enumerate(samples)]
     answers = [_response_text(r, "response {}".format(i)) for i, r in enumerate(responses)]
     out = []
-    for i, (passed, reason, version, fmt, acc, error) in enumerate(
+    for i, (passed, reason, version, fmt, acc, checks, fraction, error) in enumerate(
             _core.score_batch(texts, answers, rules, threads)):
         if error is not None:
             raise ValueError("{} {}: {}".format(what, i, error))
-        out.append(Verdict(passed, reason, version, fmt, acc))
+        out.append(Verdict(passed, reason, version, fmt, acc, checks, fraction))
     return out
 
 
@@ -120,10 +126,11 @@ def score(sample, response, rules="paper"):
     _check_rules(rules)
     text = _sample_text(sample, "sample")
     answer = _response_text(response, "response")
-    passed, reason, version, fmt, acc, error = _core.score_batch([text], [answer], rules, 1)[0]
+    passed, reason, version, fmt, acc, checks, fraction, error = _core.score_batch(
+        [text], [answer], rules, 1)[0]
     if error is not None:
         raise ValueError("sample: " + error)
-    return Verdict(passed, reason, version, fmt, acc)
+    return Verdict(passed, reason, version, fmt, acc, checks, fraction)
 
 
 def score_batch(samples, responses, rules="paper", threads=0):
@@ -141,7 +148,8 @@ def score_batch(samples, responses, rules="paper", threads=0):
 
 def subtasks():
     """The registry: one dict per subtask (domain, name, split, description, params,
-    paper_version, strict_version, counts_sentences, runs_python)."""
+    paper_version, strict_version, counts_sentences, runs_python, and paper_rules and
+    strict_rules: the names of the rules its verdicts list, in order)."""
     return _core.subtasks()
 
 
@@ -154,7 +162,14 @@ def split_thinking(text):
 # --- rewards ---------------------------------------------------------------------------
 # Every adapter scores the answer after the reasoning (split_thinking) under strict by
 # default: strict closes the loopholes a policy finds, the paper rules do not. The reward
-# is binary (1.0 or 0.0): a sample passes only when every rule holds.
+# is binary (1.0 or 0.0) by default: a sample passes only when every rule holds.
+# partial=True gives Verdict.score instead (rules passed / rules listed), which a policy
+# can farm: the built-in loophole answers, which do none of the tasks, earn 0.5-0.8 of it
+# on most subtasks under strict (README, "Python and RL").
+
+def _reward_value(verdict, partial):
+    return verdict.score if partial else (1.0 if verdict.passed else 0.0)
+
 
 def _completion_text(completion, where):
     # TRL's conversational format: a list of messages, the answer the last one's content.
@@ -165,17 +180,24 @@ def _completion_text(completion, where):
     return split_thinking(_response_text(completion, where))[0]
 
 
-def reward(sample, completion, rules="strict"):
+def reward(sample, completion, rules="strict", partial=False):
     """1.0 when `completion` (its answer after any <think> block) passes `sample`'s rules,
-    else 0.0."""
-    return 1.0 if score(sample, _completion_text(completion, "completion"), rules).passed else 0.0
+    else 0.0; with partial=True, the share of the rules it passes."""
+    _check_partial(partial)
+    return _reward_value(score(sample, _completion_text(completion, "completion"), rules), partial)
 
 
-def trl_reward(rules="strict", column="sample", threads=0):
+def _check_partial(partial):
+    if not isinstance(partial, bool):
+        raise TypeError("partial: expected True or False, got {}".format(type(partial).__name__))
+
+
+def trl_reward(rules="strict", column="sample", threads=0, partial=False):
     """A reward function for TRL's GRPOTrainer (reward_funcs=[...]): it is called as
     f(completions, **kwargs) with the dataset's columns in kwargs, one value per
     completion; `column` holds each prompt's structtest sample (a dict or its JSON text)."""
     _check_rules(rules)
+    _check_partial(partial)
 
     def structtest_reward(completions, **kwargs):
         if column not in kwargs:
@@ -186,15 +208,16 @@ def trl_reward(rules="strict", column="sample", threads=0):
         if len(samples) != len(answers):
             raise ValueError("{} completions but {} values of column {!r}".format(
                 len(answers), len(samples), column))
-        return [1.0 if v.passed else 0.0 for v in _verdicts(samples, answers, rules, threads, "sample")]
+        return [_reward_value(v, partial)
+                for v in _verdicts(samples, answers, rules, threads, "sample")]
 
     structtest_reward.__name__ = "structtest_{}".format(rules)
     return structtest_reward
 
 
 def verl_compute_score(data_source, solution_str, ground_truth, extra_info=None, rules="strict",
-                       **kwargs):
+                       partial=False, **kwargs):
     """verl's custom reward function (custom_reward_function.name=verl_compute_score):
     `ground_truth` is the structtest sample (a dict or its JSON text, as stored in the
     dataset's reward_model.ground_truth), `solution_str` the decoded response."""
-    return reward(ground_truth, _response_text(solution_str, "solution_str"), rules)
+    return reward(ground_truth, _response_text(solution_str, "solution_str"), rules, partial)

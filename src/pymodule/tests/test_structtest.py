@@ -90,6 +90,12 @@ def test_score_gives_the_verdicts_of_the_cli(tmp_path, samples, rules):
     assert len(mine) == len(expected)
     for v, e, rec in zip(mine, expected, records):
         assert (v.passed, v.reason, v.rules_version) == (e["pass"], e["reason"], e["rules_version"]), rec["id"]
+        assert [(name, passed) for name, passed, _ in v.rules] == \
+            [(c["name"], c["result"] == "pass") for c in e["checks"]], rec["id"]
+        assert [d for _, _, d in v.rules] == \
+            [c["detail"] or ("not checked (an earlier rule failed)" if c["result"] == "not-checked" else "")
+             for c in e["checks"]], rec["id"]
+        assert v.score == e["score"], rec["id"]
         assert v == structtest.score(rec, rec["response"], rules)  # extra keys are ignored
     passed = sum(v.passed for v in mine)
     assert 0 < passed < len(mine)
@@ -211,6 +217,30 @@ def test_subtasks_is_the_registry():
     assert {s["domain"] for s in subtasks} == {"summarization", "code", "html", "math"}
     math_hard = next(s for s in subtasks if s["name"] == "math_hard")
     assert math_hard["split"] == "hard" and math_hard["strict_version"].startswith("strict-")
+    assert math_hard["paper_rules"] == ["format", "accuracy"]
+    assert math_hard["strict_rules"][-1] == "answer-value"
+
+
+def test_rules_and_partial_credit(samples):
+    s = next(x for x in samples if x["subtask"] == "math_easy")
+    rules = next(t for t in structtest.subtasks() if t["name"] == "math_easy")["strict_rules"]
+    good = structtest.score(s, answer(s), "strict")
+    assert good.score == 1.0 and [r[0] for r in good.rules] == rules
+    assert all(passed for _, passed, _ in good.rules)
+    # The right answer with nothing before it: only `reasoning` (and what follows) fails.
+    last = answer(s).strip().splitlines()[-1]
+    bare = structtest.score(s, last, "strict")
+    assert not bare.passed
+    assert bare.rules[0][1] and not bare.rules[2][1], bare.rules
+    assert bare.rules[2][0] == "reasoning" and bare.reason.startswith("reasoning: ")
+    assert 0 < bare.score < 1 and bare.score == sum(p for _, p, _ in bare.rules) / len(rules)
+    assert structtest.reward(s, last) == 0.0
+    assert structtest.reward(s, last, partial=True) == bare.score
+    f = structtest.trl_reward(partial=True)
+    assert f([last, answer(s)], sample=[s, s]) == [bare.score, 1.0]
+    assert structtest.verl_compute_score("structtest", last, s, partial=True) == bare.score
+    with pytest.raises(TypeError, match="partial"):
+        structtest.reward(s, last, partial="yes")
 
 
 def test_a_missing_sandbox_worker_is_an_error_of_the_code_samples_only(samples):

@@ -473,52 +473,80 @@ StatusOr<Verdict> CheckSimulateExecute(const Sample& sample, const SampleParams&
                           JsonString(r, "expected")));
 }
 
+// The rules each checker lists (RuleSpec): the paper's one test each; strict's the tables
+// of docs/strict.md, after the answer's own rules (one scan, stage 0), in the order the
+// worker's jobs reach them.
+constexpr RuleSpec kPaperAddPrint[] = {{"prints-added", 0}};
+constexpr RuleSpec kPaperRename[] = {{"renamed", 0}};
+constexpr RuleSpec kPaperInputs[] = {{"inputs-run", 0}};
+constexpr RuleSpec kPaperSimulate[] = {{"output-matches", 0}};
+constexpr RuleSpec kStrictAddPrint[] = {
+    {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
+    {"answer-parses", 1}, {"program-unchanged", 2}, {"print-form", 2},
+    {"print-after-assignment", 3}};
+constexpr RuleSpec kStrictRename[] = {
+    {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
+    {"answer-parses", 1}, {"program-renamed", 2}};
+constexpr RuleSpec kStrictCallInputs[] = {
+    {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
+    {"input-count", 1}, {"input-literal", 2}, {"inputs-distinct", 2}, {"input-fits", 3},
+    {"input-runs", 4}};
+constexpr RuleSpec kStrictStdinInputs[] = {
+    {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
+    {"input-count", 1}, {"inputs-distinct", 2}, {"input-runs", 3}};
+constexpr RuleSpec kStrictCallSimulate[] = {
+    {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
+    {"answer-literal", 1}, {"value-matches", 2}};
+constexpr RuleSpec kStrictStdinSimulate[] = {
+    {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
+    {"output-matches", 1}};
+
 constexpr SubtaskSpec kSubtasks[] = {
     {"add_print_statements", Split::kEasy,
      "after each assignment in a function, print the assigned variables",
      "context: source_code", &CheckAddPrintStatements, false,
      &code_internal::GenerateAddPrintStatements, nullptr,
      &code_internal::CheckAddPrintStatementsStrict, &code_internal::SkeletonAddPrint,
-     &code_internal::LoopholeAddPrint},
+     &code_internal::LoopholeAddPrint, kPaperAddPrint, kStrictAddPrint},
     {"replace_variables", Split::kEasy, "rename a function's variables by a mapping",
      "context: source_code, var_mapping", &CheckReplaceVariables, false,
      &code_internal::GenerateReplaceVariables, nullptr,
      &code_internal::CheckReplaceVariablesStrict, &code_internal::SkeletonReplaceVariables,
-     &code_internal::LoopholeReplaceVariables},
+     &code_internal::LoopholeReplaceVariables, kPaperRename, kStrictRename},
     {"test_case_inputs_gen", Split::kEasy,
      "write gen_n argument lists on which a function runs without an error",
      "context: source_code, fn_name, gen_n", &CheckTestCaseInputsGen, false,
      &code_internal::GenerateTestCaseInputsGen, nullptr,
      &code_internal::CheckTestCaseInputsGenStrict, &code_internal::SkeletonTestInputs,
-     &code_internal::LoopholeTestInputs},
+     &code_internal::LoopholeTestInputs, kPaperInputs, kStrictCallInputs},
     {"simulate_execute", Split::kEasy, "predict what a function returns for given arguments",
      "context: fn_name, inputs, expected_output", &CheckSimulateExecute, false,
      &code_internal::GenerateSimulateExecute, &SimulateExecuteTaskKey,
      &code_internal::CheckSimulateExecuteStrict, &code_internal::SkeletonSimulate,
-     &code_internal::LoopholeSimulate},
+     &code_internal::LoopholeSimulate, kPaperSimulate, kStrictCallSimulate},
     {"add_print_statements_v2", Split::kHard,
      "after each assignment in a stdin program, print the assigned variables",
      "context: source_code", &CheckAddPrintStatements, false,
      &code_internal::GenerateAddPrintStatementsV2, nullptr,
      &code_internal::CheckAddPrintStatementsStrict, &code_internal::SkeletonAddPrint,
-     &code_internal::LoopholeAddPrint},
+     &code_internal::LoopholeAddPrint, kPaperAddPrint, kStrictAddPrint},
     {"replace_variables_v2", Split::kHard, "rename a stdin program's variables by a mapping",
      "context: source_code, var_mapping", &CheckReplaceVariables, false,
      &code_internal::GenerateReplaceVariablesV2, nullptr,
      &code_internal::CheckReplaceVariablesStrict, &code_internal::SkeletonReplaceVariables,
-     &code_internal::LoopholeReplaceVariables},
+     &code_internal::LoopholeReplaceVariables, kPaperRename, kStrictRename},
     {"test_case_inputs_gen_v2", Split::kHard,
      "write gen_n stdin inputs, separated by <SPLIT>, on which a program runs without an "
      "error",
      "context: source_code, gen_n, call_based=false", &CheckTestCaseInputsGen, false,
      &code_internal::GenerateTestCaseInputsGenV2, nullptr,
      &code_internal::CheckTestCaseInputsGenStrict, &code_internal::SkeletonTestInputs,
-     &code_internal::LoopholeTestInputs},
+     &code_internal::LoopholeTestInputs, kPaperInputs, kStrictStdinInputs},
     {"simulate_execute_v2", Split::kHard, "predict what a program prints for a given stdin",
      "context: inputs, expected_output, call_based=false", &CheckSimulateExecute, false,
      &code_internal::GenerateSimulateExecuteV2, nullptr,
      &code_internal::CheckSimulateExecuteStrict, &code_internal::SkeletonSimulate,
-     &code_internal::LoopholeSimulate},
+     &code_internal::LoopholeSimulate, kPaperSimulate, kStrictStdinSimulate},
 };
 
 }  // namespace

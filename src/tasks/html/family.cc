@@ -308,17 +308,26 @@ StatusOr<Verdict> CheckHtmlPaper(const Sample& sample, const SampleParams& param
 constexpr std::string_view kParams =
     "ground_truth (tag -> count), mode; context: start_tag, end_tag";
 
+// The rules each checker lists (RuleSpec): the paper's one count of every tag; strict's
+// the table of docs/strict.md: one scan of the document reports the first problem of
+// any of its rules, and the counts are checked after it.
+constexpr RuleSpec kPaperRules[] = {{"tag-counts", 0}};
+constexpr RuleSpec kStrictRules[] = {
+    {"document", 0},  {"outside-html", 0},    {"one-document", 0}, {"no-other-tags", 0},
+    {"placement", 0}, {"no-other-markup", 0}, {"tag-text", 0},     {"stray-text", 0},
+    {"well-formed", 0}, {"children-count", 1}};
+
 constexpr SubtaskSpec kSubtasks[] = {
     {"html_easy", Split::kEasy,
      "an HTML skeleton with 2-5 tags per level; balanced tags, counts as asked", kParams,
      &CheckHtmlPaper, false, &html_internal::GenerateHtmlEasy, nullptr,
      &html_internal::CheckHtmlStrict, &html_internal::HtmlSkeleton,
-     &html_internal::HtmlLoophole},
+     &html_internal::HtmlLoophole, kPaperRules, kStrictRules},
     {"html_hard", Split::kHard,
      "an HTML skeleton with 2-12 tags per level; balanced tags, counts as asked", kParams,
      &CheckHtmlPaper, false, &html_internal::GenerateHtmlHard, nullptr,
      &html_internal::CheckHtmlStrict, &html_internal::HtmlSkeleton,
-     &html_internal::HtmlLoophole},
+     &html_internal::HtmlLoophole, kPaperRules, kStrictRules},
 };
 
 constexpr TaskFamily kFamily{

@@ -501,20 +501,31 @@ StatusOr<Verdict> CheckMathPaper(const Sample& sample, const SampleParams& param
   return f->hard ? ScoreHard(*f, *gold, response) : ScoreEasy(*f, *gold, response);
 }
 
+// The rules each checker lists (RuleSpec): the paper's format and accuracy, each decided
+// on its own; strict's the rules of docs/strict.md, in the order they are checked.
+constexpr RuleSpec kPaperRules[] = {{"format", 0}, {"accuracy", 0}};
+constexpr RuleSpec kStrictEasy[] = {{"answer-line", 0}, {"one-final-answer", 1},
+                                    {"reasoning", 2},   {"computation", 3},
+                                    {"answer-value", 4}};
+constexpr RuleSpec kStrictHard[] = {
+    {"step-format", 0}, {"step-sequence", 1},    {"step-content", 2},
+    {"steps-distinct", 3}, {"step-count", 4},     {"answer-line", 5},
+    {"one-final-answer", 6}, {"computation", 7}, {"answer-value", 8}};
+
 constexpr SubtaskSpec kSubtasks[] = {
     {"math_easy", Split::kEasy,
      "a GSM8K answer ending in one of seven answer phrases (format and answer scored)",
      "math_format_name (Suffix1..7PhrasesMathFormat); context: gold_answer",
      &CheckMathPaper, false, &math_internal::GenerateMathEasy, nullptr,
      &math_internal::CheckMathStrict, &math_internal::MathSkeleton,
-     &math_internal::MathLoophole},
+     &math_internal::MathLoophole, kPaperRules, kStrictEasy},
     {"math_hard", Split::kHard,
      "a GSM8K answer in 3-10 numbered steps of one of five styles, then an answer "
      "phrase (format and answer scored)",
      "math_format_name (BulletPoints1..20MathFormat); context: gold_answer",
      &CheckMathPaper, false, &math_internal::GenerateMathHard, nullptr,
      &math_internal::CheckMathStrict, &math_internal::MathSkeleton,
-     &math_internal::MathLoophole},
+     &math_internal::MathLoophole, kPaperRules, kStrictHard},
 };
 
 constexpr TaskFamily kFamily{

@@ -475,34 +475,72 @@ StatusOr<Verdict> CheckIndentedBulletPoints(const Sample& sample, const SamplePa
 
 namespace gen = summarization_internal;
 
+// The rules each checker lists (RuleSpec): the paper's are one count each; strict's are
+// the tables of docs/strict.md, in the order its checkers reach them.
+constexpr RuleSpec kPaperLength[] = {{"sentence-count", 0}};
+constexpr RuleSpec kPaperBullets[] = {{"symbol-count", 0}};
+constexpr RuleSpec kPaperNumbered[] = {{"numbered-points", 0}};
+constexpr RuleSpec kPaperQuestions[] = {{"questions", 0}};
+constexpr RuleSpec kPaperPointsLength[] = {{"points-and-sentences", 0}};
+constexpr RuleSpec kPaperIndented[] = {{"points-and-subpoints", 0}};
+// Strict: the summary's own rules are one scan (stage 0), the content rules come last.
+constexpr RuleSpec kStrictLength[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"prose", 1}, {"sentence-count", 2},
+    {"item-content", 3}, {"items-distinct", 4}, {"about-document", 5}};
+constexpr RuleSpec kStrictBullets[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"only-list", 1}, {"flat-list", 2}, {"point-count", 3}, {"symbol-elsewhere", 4},
+    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}};
+constexpr RuleSpec kStrictNumbered[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"only-list", 1}, {"flat-list", 2}, {"numbering", 3}, {"point-count", 4},
+    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}};
+constexpr RuleSpec kStrictQuestions[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"questions-once", 1}, {"questions", 2}, {"only-answers", 3}, {"answer-content", 4},
+    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}};
+constexpr RuleSpec kStrictBulletsLength[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"only-list", 1}, {"flat-list", 2}, {"point-count", 3}, {"symbol-elsewhere", 4}, {"point-sentences", 5},
+    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}};
+constexpr RuleSpec kStrictNumberedLength[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"only-list", 1}, {"flat-list", 2}, {"numbering", 3}, {"point-count", 4}, {"point-sentences", 5},
+    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}};
+constexpr RuleSpec kStrictIndented[] = {
+    {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
+    {"only-list", 1}, {"indentation", 2}, {"point-count", 3}, {"subpoint-count", 4}, {"symbol-elsewhere", 5},
+    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}};
+
 constexpr SubtaskSpec kSubtasks[] = {
     {"length", Split::kEasy, "a summary of exactly N sentences", "n_sentences",
      &CheckLength, true, &gen::GenerateLength, nullptr, &gen::StrictLength,
-     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperLength, kStrictLength},
     {"bullet_points", Split::kEasy, "N bullet points with a given symbol",
      "n_points, symbol", &CheckBulletPoints, false, &gen::GenerateBulletPoints, nullptr,
-     &gen::StrictBulletPoints, &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::StrictBulletPoints, &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperBullets, kStrictBullets},
     {"numbered_points", Split::kEasy, "N points numbered 1., 2., ...", "n_points",
      &CheckNumberedPoints, false, &gen::GenerateNumberedPoints, nullptr,
-     &gen::StrictNumberedPoints, &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::StrictNumberedPoints, &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperNumbered, kStrictNumbered},
     {"questions", Split::kEasy, "answer the five Wh-questions, each in [brackets]", "",
      &CheckQuestions, false, &gen::GenerateQuestions, nullptr, &gen::StrictQuestions,
-     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperQuestions, kStrictQuestions},
     {"bullet_points_length", Split::kHard,
      "N bullet points of K sentences each (N*K in total)",
      "n_points, symbol, n_sentences_per_point, n_sentences_total",
      &CheckBulletPointsLength, true, &gen::GenerateBulletPointsLength, nullptr,
-     &gen::StrictBulletPointsLength, &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::StrictBulletPointsLength, &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperPointsLength, kStrictBulletsLength},
     {"numbered_points_length", Split::kHard,
      "N numbered points of K sentences each (N*K in total)",
      "n_points, n_sentences_per_point, n_sentences_total", &CheckNumberedPointsLength,
      true, &gen::GenerateNumberedPointsLength, nullptr, &gen::StrictNumberedPointsLength,
-     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperPointsLength, kStrictNumberedLength},
     {"indented_bullet_points", Split::kHard,
      "N bullet points, each followed by M tab-indented sub-bullets",
      "n_points, symbol, n_subpoints", &CheckIndentedBulletPoints, false,
      &gen::GenerateIndentedBulletPoints, nullptr, &gen::StrictIndentedBulletPoints,
-     &gen::SkeletonAnswer, &gen::LoopholeAnswer},
+     &gen::SkeletonAnswer, &gen::LoopholeAnswer, kPaperIndented, kStrictIndented},
 };
 
 }  // namespace
