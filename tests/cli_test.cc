@@ -260,6 +260,55 @@ TEST(CliTest, GenerateIsDeterministicAndExplainsBadArguments) {
   EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
 }
 
+// generate --split train: the same subtasks, every sample and source item marked train,
+// no prompt equal to an eval prompt of the same or another seed; refused with the paper suite, data files of the user's, or an unknown split.
+TEST(CliTest, GenerateTrainSplitHasNoEvalPromptAndRefusesWhatCouldOverlap) {
+  TempDir dir;
+  std::set<std::string> eval_prompts;
+  for (int seed : {1, 2}) {
+    const std::string out = dir.path() + "/eval.jsonl";
+    CommandResult r = Structtest(dir, fmt::format("generate --seed {} --size 0.02 --out '{}'",
+                                                  seed, out));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(ReadFileOrDie(out));
+    for (std::string line; std::getline(lines, line);) {
+      eval_prompts.insert(nlohmann::json::parse(line)["messages"][0]["content"]);
+    }
+  }
+  const std::string train = dir.path() + "/train.jsonl";
+  CommandResult r = Structtest(dir, "generate --seed 1 --size 0.02 --split train --out '" +
+                                        train + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(train split)"), std::string::npos) << r.out;
+  std::istringstream lines(ReadFileOrDie(train));
+  std::set<std::string> subtasks;
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    const auto j = nlohmann::json::parse(line);
+    subtasks.insert(j["subtask"]);
+    EXPECT_TRUE(j["id"].get<std::string>().starts_with("train-")) << j["id"];
+    EXPECT_FALSE(eval_prompts.contains(j["messages"][0]["content"])) << j["id"];
+    for (const char* key : {"document_id", "problem_id", "task_id"}) {
+      if (j["context"].contains(key)) {
+        EXPECT_TRUE(j["context"][key].get<std::string>().starts_with("train-")) << line;
+      }
+    }
+  }
+  EXPECT_EQ(subtasks.size(), 19u);
+  EXPECT_GT(n, 100);
+  const std::pair<const char*, const char*> refused[] = {
+      {"--split test", "--split: unknown split 'test' (expected 'eval' or 'train')"},
+      {"--split train --suite paper", "the paper suite has no train split"},
+      {"--split train --gsm8k x.jsonl", "--split train takes no --gsm8k FILE"},
+      {"--split train --documents d", "--split train takes no --documents FILE"},
+  };
+  for (const auto& [flags, message] : refused) {
+    r = Structtest(dir, std::string("generate ") + flags + " --out '" + train + "'");
+    EXPECT_EQ(r.exit_code, 2) << flags;
+    EXPECT_NE(r.err.find(message), std::string::npos) << flags << ": " << r.err;
+  }
+}
+
 // The lines of a JSONL file, grouped by subtask, in order.
 std::map<std::string, std::vector<std::string>> LinesBySubtask(const std::string& text) {
   std::map<std::string, std::vector<std::string>> out;

@@ -24,10 +24,17 @@ struct GenerateOptions {
   std::string nltk_data;
   std::optional<std::string> limit;
   std::optional<std::string> shard;
+  std::string split = "eval";
 };
 
 int RunGenerate(GenerateOptions opt) {
   opt.suite.tasks = SplitList(opt.tasks);
+  auto split = ParseSourceSplit(opt.split);
+  if (!split.ok()) {
+    PrintError("--split: " + split.status().message());
+    return kExitFatal;
+  }
+  opt.suite.split = *split;
   if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
   std::optional<Shard> shard;
   if (opt.shard) {
@@ -91,7 +98,8 @@ int RunGenerate(GenerateOptions opt) {
     PrintError(s.message());
     return kExitFatal;
   }
-  table += fmt::format("{} samples, suite {}, seed {}{} -> {}\n", total, opt.suite.suite,
+  table += fmt::format("{} samples, suite {}{}, seed {}{} -> {}\n", total, opt.suite.suite,
+                       opt.suite.split == SourceSplit::kTrain ? " (train split)" : "",
                        opt.suite.seed, shard ? ", shard " + shard->ToString() : "", opt.out);
   std::fputs(table.c_str(), opt.out == "-" ? stderr : stdout);
   return kExitOk;
@@ -109,6 +117,10 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", opt->suite.seed,
                   "seed: the same seed gives the same test set (default 0)")
       ->check(SeedValidator());
+  cmd->add_option("--split", opt->split,
+                  "eval (default: the test sets every evaluation uses) or train: training "
+                  "prompts from the same generators, whose documents, word problems and "
+                  "programs no eval suite of any seed holds (built-in sources only)");
   cmd->add_option("--out,-o", opt->out, "where to write the samples (JSONL; - for stdout)")
       ->required();
   cmd->add_option("--tasks", opt->tasks,

@@ -20,64 +20,23 @@
 
 #include "backends/reasoning.h"
 #include "core/record_io.h"
-#include "sandbox/python_pool.h"
+#include "structtest/checker.h"
 #include "structtest/sample.h"
-#include "tasks/registry.h"
 #include "tasks/score_stage.h"
-#include "tasks/scorer.h"
 #include "tasks/suite.h"
-#include "text/punkt.h"
 
 namespace py = pybind11;
 
 namespace structtest {
 namespace {
 
-// What the checkers use, made on first need and kept for the life of the process: the
-// sentence model ($NLTK_DATA's, else the built-in one, as `score` loads it) and the
-// python3 worker pool of the code subtasks.
-class Env {
- public:
-  static Env& Get() {
-    static Env* env = new Env;  // never destroyed: worker threads may outlive main
-    return *env;
-  }
-
-  // The environment for `sample`: the sentence model when its subtask counts sentences,
-  // the pool when its family runs python. Errors: the sentence model cannot be loaded.
-  StatusOr<CheckEnv> For(const Sample& sample) {
-    CheckEnv env;
-    auto ref = FindSubtask(sample.domain, sample.subtask);
-    if (!ref.ok()) return env;  // ScoreResponse reports it
-    if (ref->spec->needs_sentences) {
-      std::call_once(sentences_once_, [this] {
-        auto loaded = SentenceSplitter::Load("");
-        if (loaded.ok()) {
-          sentences_ = std::move(loaded).value();
-        } else {
-          sentences_error_ = loaded.status();
-        }
-      });
-      if (sentences_ == nullptr) return sentences_error_;
-      env.sentences = sentences_.get();
-    }
-    if (ref->family->needs_python) {
-      std::call_once(python_once_, [this] {
-        PythonOptions options;
-        options.max_workers = DefaultScoreJobs();
-        python_ = std::make_unique<PythonPool>(options);
-      });
-      env.python = python_.get();
-    }
-    return env;
-  }
-
- private:
-  std::once_flag sentences_once_, python_once_;
-  std::unique_ptr<SentenceSplitter> sentences_;
-  Status sentences_error_;
-  std::unique_ptr<PythonPool> python_;
-};
+// The checker of every call, made on first need and kept for the life of the process
+// (its sentence model and python3 workers too): never destroyed, as worker threads may
+// outlive main.
+Checker& TheChecker() {
+  static Checker* checker = new Checker;
+  return *checker;
+}
 
 RuleSet RulesOrThrow(const std::string& rules) {
   auto parsed = ParseRuleSet(rules);
@@ -104,9 +63,7 @@ VerdictTuple ScoreOne(const std::string& sample_json, const std::string& respons
   if (j.is_discarded()) return fail("the sample is not JSON");
   auto sample = SampleFromJson(std::move(j));
   if (!sample.ok()) return fail(sample.status().message());
-  auto env = Env::Get().For(*sample);
-  if (!env.ok()) return fail(env.status().message());
-  auto verdict = ScoreResponse(*sample, response, rules, *env);
+  auto verdict = TheChecker().Check(*sample, response, rules);
   if (!verdict.ok()) return fail(verdict.status().message());
   std::vector<RuleTuple> checks;
   checks.reserve(verdict->checks.size());
@@ -152,8 +109,12 @@ std::vector<VerdictTuple> ScoreBatch(std::vector<std::string> samples,
 }
 
 std::vector<std::string> Generate(const std::string& suite, uint64_t seed, double size,
-                                  std::vector<std::string> tasks, std::optional<size_t> limit) {
+                                  std::vector<std::string> tasks, std::optional<size_t> limit,
+                                  const std::string& split) {
   SuiteOptions options;
+  auto parsed = ParseSourceSplit(split);
+  if (!parsed.ok()) throw py::value_error(fmt::format("split='{}': {}", split, parsed.status().message()));
+  options.split = *parsed;
   options.suite = suite;
   options.seed = seed;
   options.size = size;
@@ -190,27 +151,22 @@ std::vector<std::string> Generate(const std::string& suite, uint64_t seed, doubl
   return lines;
 }
 
-py::list Subtasks() {
+py::list SubtaskList() {
   py::list out;
-  for (const TaskFamily* family : Families()) {
-    for (const SubtaskSpec& spec : family->subtasks) {
-      py::dict d;
-      d["domain"] = std::string(family->domain);
-      d["name"] = std::string(spec.name);
-      d["split"] = std::string(SplitName(spec.split));
-      d["description"] = std::string(spec.description);
-      d["params"] = std::string(spec.params);
-      d["paper_version"] = std::string(family->rules_version);
-      d["strict_version"] = std::string(family->strict_rules_version);
-      d["counts_sentences"] = spec.needs_sentences;
-      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-        py::list names;
-        for (const RuleSpec& r : spec.rule_specs(rules)) names.append(std::string(r.name));
-        d[rules == RuleSet::kPaper ? "paper_rules" : "strict_rules"] = names;
-      }
-      d["runs_python"] = family->needs_python;
-      out.append(d);
-    }
+  for (const SubtaskInfo& info : Subtasks()) {
+    py::dict d;
+    d["domain"] = info.domain;
+    d["name"] = info.name;
+    d["split"] = info.split;
+    d["description"] = info.description;
+    d["params"] = info.params;
+    d["paper_version"] = info.paper_version;
+    d["strict_version"] = info.strict_version;
+    d["counts_sentences"] = info.counts_sentences;
+    d["runs_python"] = info.runs_python;
+    d["paper_rules"] = info.paper_rules;
+    d["strict_rules"] = info.strict_rules;
+    out.append(d);
   }
   return out;
 }
@@ -223,8 +179,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("score_batch", &structtest::ScoreBatch, py::arg("samples"), py::arg("responses"),
         py::arg("rules"), py::arg("threads"));
   m.def("generate", &structtest::Generate, py::arg("suite"), py::arg("seed"), py::arg("size"),
-        py::arg("tasks"), py::arg("limit"));
-  m.def("subtasks", &structtest::Subtasks);
+        py::arg("tasks"), py::arg("limit"), py::arg("split"));
+  m.def("subtasks", &structtest::SubtaskList);
   m.def("split_thinking", [](const std::string& text) {
     const structtest::Response r = structtest::SplitThinking(text);
     return std::make_pair(r.text, r.reasoning);

@@ -235,18 +235,18 @@ std::vector<std::vector<Sentence>> Paragraphs(std::vector<std::vector<Sentence>>
 
 }  // namespace
 
-Document GenerateDocument(uint64_t seed, size_t index) {
-  Rng rng = Rng(seed).Fork(fmt::format("document/{}", index));
+Document GenerateDocument(uint64_t seed, size_t index, SourceSplit split) {
+  Rng rng = SourceRng(seed, split).Fork(fmt::format("document/{}", index));
   const auto genres = internal::DocumentGenres();
   const Genre& genre =
       genres[static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(genres.size()) - 1))];
   Slots slots;
-  NameDrawer names(&rng);
+  NameDrawer names(&rng, split);
   SetCommonSlots(&rng, &names, &slots);
   genre.setup(&rng, &names, &slots);
 
   Document doc;
-  doc.id = fmt::format("doc-{:04d}", index);
+  doc.id = SourceItemId("doc", index, split);
   doc.title = ExpandTemplate(genre.title, slots, &rng);
   std::vector<std::vector<Sentence>> sections = RenderSections(genre, slots, &rng);
   FitLength(&sections, slots, &rng);

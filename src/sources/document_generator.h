@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sources/document.h"
+#include "sources/split.h"
 
 namespace structtest {
 
@@ -22,9 +23,10 @@ inline constexpr size_t kGeneratedDocumentMinParagraphs = 4;
 inline constexpr size_t kGeneratedDocumentMaxParagraphs = 8;
 inline constexpr size_t kGeneratedDocumentMinKeySentences = 12;
 
-// Document `index` of the stream for `seed`. Its id is "doc-" followed by the index
-// with at least four digits ("doc-0007"). Thread-safe (no shared state).
-Document GenerateDocument(uint64_t seed, size_t index);
+// Document `index` of the stream for `seed` (of the eval or the train split). Its id is
+// "doc-" followed by the index with at least four digits ("doc-0007"; "train-doc-0007"
+// in the train split). Thread-safe (no shared state).
+Document GenerateDocument(uint64_t seed, size_t index, SourceSplit split = SourceSplit::kEval);
 
 // Documents 0..count-1 of the stream for `seed`: the first k are the same whatever
 // the count.

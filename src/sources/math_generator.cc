@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -676,11 +677,21 @@ constexpr Template kTemplates[] = {
     Profit,   Garden,        Book,     BakeSale, Budget, SchoolTrip,
 };
 
-MathProblem Finish(size_t index, Draft draft) {
+// A train problem whose template named no one and no place is set in a town of the
+// train split's ("In Dornford, a shop has ..."), so that it too holds a word no eval
+// problem has (sources/split.h).
+void PlaceTrainProblem(SourceSplit split, NameDrawer* names, Draft* draft) {
+  if (split == SourceSplit::kEval || names->drawn() || draft->question.empty()) return;
+  std::string question = draft->question;
+  question[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(question[0])));
+  draft->question = "In " + names->NextPlace() + ", " + question;
+}
+
+MathProblem Finish(size_t index, SourceSplit split, Draft draft) {
   assert(draft.answer >= 0 && "a template produced a negative answer");
   assert(draft.steps.size() >= kMinMathSteps && draft.steps.size() <= kMaxMathSteps);
   MathProblem p;
-  p.id = fmt::format("math-{:04d}", index);
+  p.id = SourceItemId("math", index, split);
   p.question = std::move(draft.question);
   p.answer = std::to_string(draft.answer);
   p.steps = std::move(draft.steps);
@@ -692,23 +703,25 @@ MathProblem Finish(size_t index, Draft draft) {
 }  // namespace
 
 MathProblem GenerateMathProblemFromTemplate(uint64_t seed, size_t index,
-                                            size_t template_index) {
+                                            size_t template_index, SourceSplit split) {
   assert(template_index < std::size(kTemplates));
-  Rng rng = Rng(seed).Fork(fmt::format("math/{}/{}", template_index, index));
-  NameDrawer names(&rng);
+  Rng rng = SourceRng(seed, split).Fork(fmt::format("math/{}/{}", template_index, index));
+  NameDrawer names(&rng, split);
   Draft draft;
   kTemplates[template_index](&rng, &names, &draft);
-  return Finish(index, std::move(draft));
+  PlaceTrainProblem(split, &names, &draft);
+  return Finish(index, split, std::move(draft));
 }
 
-MathProblem GenerateMathProblem(uint64_t seed, size_t index) {
-  Rng rng = Rng(seed).Fork(fmt::format("math/{}", index));
+MathProblem GenerateMathProblem(uint64_t seed, size_t index, SourceSplit split) {
+  Rng rng = SourceRng(seed, split).Fork(fmt::format("math/{}", index));
   const size_t t =
       static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(std::size(kTemplates)) - 1));
-  NameDrawer names(&rng);
+  NameDrawer names(&rng, split);
   Draft draft;
   kTemplates[t](&rng, &names, &draft);
-  return Finish(index, std::move(draft));
+  PlaceTrainProblem(split, &names, &draft);
+  return Finish(index, split, std::move(draft));
 }
 
 std::vector<MathProblem> GenerateMathProblems(uint64_t seed, size_t count) {

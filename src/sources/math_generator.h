@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "sources/math_problem.h"
+#include "sources/split.h"
 
 namespace structtest {
 
 // Problem `index` of the stream for `seed`; id "math-" followed by the index with at
 // least four digits. Steps: 3..7, each starting with a letter; answer: a plain
 // non-negative integer; solution: the steps, then "#### ANSWER". Thread-safe.
-MathProblem GenerateMathProblem(uint64_t seed, size_t index);
+// In the train split (sources/split.h): its own stream, names and "train-math-" ids.
+MathProblem GenerateMathProblem(uint64_t seed, size_t index,
+                                SourceSplit split = SourceSplit::kEval);
 
 // Problems 0..count-1 of the stream for `seed` (the first k do not depend on count).
 std::vector<MathProblem> GenerateMathProblems(uint64_t seed, size_t count);
@@ -29,7 +32,8 @@ size_t MathTemplateCount();
 
 // Problem `index` of `seed` drawn from template `template_index` only (for tests that
 // cover every template). REQUIRES: template_index < MathTemplateCount().
-MathProblem GenerateMathProblemFromTemplate(uint64_t seed, size_t index, size_t template_index);
+MathProblem GenerateMathProblemFromTemplate(uint64_t seed, size_t index, size_t template_index,
+                                            SourceSplit split = SourceSplit::kEval);
 
 }  // namespace structtest
 

@@ -11,6 +11,7 @@
 
 #include "core/rng.h"
 #include "sandbox/python_pool.h"
+#include "sources/vocabulary.h"
 
 namespace structtest {
 
@@ -318,8 +319,11 @@ const FunctionTemplate kFunctionTemplates[] = {
      [](Rng* r, const Vars&) { return IntList(r, 0, 8, -30, 30); }},
 };
 
-std::string Id(std::string_view prefix, size_t index) {
-  return fmt::format("{}-{:04}", prefix, index);
+// "" in the eval split; in the train split "_" and a word of its own, which every
+// function name of a train program ends with (sources/split.h).
+std::string TrainSuffix(SourceSplit split, Rng* rng) {
+  if (split == SourceSplit::kEval) return "";
+  return "_" + std::string(internal::PickFrom(internal::TrainNameSuffixes(), rng));
 }
 
 // ---- Hard: stdin programs -------------------------------------------------------------
@@ -529,17 +533,18 @@ std::string StdinInput(Rng* rng) {
 
 size_t FunctionTemplateCount() { return std::size(kFunctionTemplates); }
 
-Program FunctionProgramFromTemplate(uint64_t seed, size_t index, size_t template_index) {
+Program FunctionProgramFromTemplate(uint64_t seed, size_t index, size_t template_index,
+                                    SourceSplit split) {
   assert(template_index < FunctionTemplateCount());
-  Rng rng = Rng(seed).Fork("program-fn").Fork(std::to_string(index));
+  Rng rng = SourceRng(seed, split).Fork("program-fn").Fork(std::to_string(index));
   const FunctionTemplate& t = kFunctionTemplates[template_index];
   Namer namer(&rng);
   Vars vars;
-  const std::string fn_name = namer.Pick(t.fn_names);
+  const std::string fn_name = namer.Pick(t.fn_names) + TrainSuffix(split, &rng);
   t.vars(&namer, &rng, &vars);
   vars.push_back({"f", fn_name});
   Program p;
-  p.id = Id("fn", index);
+  p.id = SourceItemId("fn", index, split);
   p.task_id = p.id;
   p.source = Fill(t.code, vars);
   p.fn_name = fn_name;
@@ -548,14 +553,14 @@ Program FunctionProgramFromTemplate(uint64_t seed, size_t index, size_t template
   return p;
 }
 
-Program FunctionProgramCandidate(uint64_t seed, size_t index) {
-  Rng rng = Rng(seed).Fork("program-fn-template").Fork(std::to_string(index));
+Program FunctionProgramCandidate(uint64_t seed, size_t index, SourceSplit split) {
+  Rng rng = SourceRng(seed, split).Fork("program-fn-template").Fork(std::to_string(index));
   const size_t t = static_cast<size_t>(rng.UniformInt(0, FunctionTemplateCount() - 1));
-  return FunctionProgramFromTemplate(seed, index, t);
+  return FunctionProgramFromTemplate(seed, index, t, split);
 }
 
-Program StdinProgramCandidate(uint64_t seed, size_t index) {
-  Rng rng = Rng(seed).Fork("program-stdin").Fork(std::to_string(index));
+Program StdinProgramCandidate(uint64_t seed, size_t index, SourceSplit split) {
+  Rng rng = SourceRng(seed, split).Fork("program-stdin").Fork(std::to_string(index));
   std::vector<size_t> order(std::size(kHelpers));
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   rng.Shuffle(&order);
@@ -567,7 +572,9 @@ Program StdinProgramCandidate(uint64_t seed, size_t index) {
   const std::string values = namer.Pick({"values", "numbers", "ints"});
   const std::string words = namer.Pick({"words", "names", "tokens"});
   const std::string checksum = namer.Pick({"checksum", "digest", "signature"});
-  const std::string main_name = namer.Pick({"main", "solve", "run"});
+  // The train split's suffix, on every function name of the program.
+  const std::string suffix = TrainSuffix(split, &rng);
+  const std::string main_name = namer.Pick({"main", "solve", "run"}) + suffix;
 
   std::string helpers, calls;
   int lines_so_far = 14;  // the fixed part of the program
@@ -575,7 +582,7 @@ Program StdinProgramCandidate(uint64_t seed, size_t index) {
     const HelperBlock& block = kHelpers[order[h]];
     Vars vars;
     Namer local(&rng);
-    const std::string fn = namer.Pick(block.fn_names);
+    const std::string fn = namer.Pick(block.fn_names) + suffix;
     vars.push_back({"fn", fn});
     for (const auto& [role, names] : block.roles) vars.push_back({role, local.Pick(names)});
     if (!block.constant.empty()) {
@@ -597,7 +604,7 @@ Program StdinProgramCandidate(uint64_t seed, size_t index) {
     lines_so_far += block_lines + 5;
   }
   Program p;
-  p.id = Id("prog", index);
+  p.id = SourceItemId("prog", index, split);
   p.task_id = p.id;
   p.source = Fill(R"PY(import sys
 
@@ -770,8 +777,9 @@ namespace {
 // The builders' loop: candidates in order, at most kProgramsPerJob at a time, the clean
 // ones passed on until `count` are. Failures are counted only up to the last candidate
 // needed, so the outcome does not depend on how many ran past it.
-Status Build(uint64_t seed, size_t count, PythonPool* pool, const ProgramSink& keep,
-             size_t* sandbox_runs, Program (*candidate)(uint64_t, size_t)) {
+Status Build(uint64_t seed, SourceSplit split, size_t count, PythonPool* pool,
+             const ProgramSink& keep, size_t* sandbox_runs,
+             Program (*candidate)(uint64_t, size_t, SourceSplit)) {
   size_t kept = 0;
   size_t next = 0;
   size_t failed = 0;
@@ -781,7 +789,7 @@ Status Build(uint64_t seed, size_t count, PythonPool* pool, const ProgramSink& k
     const size_t batch = std::min(kProgramsPerJob, count - kept + 2);
     std::vector<Program> programs;
     programs.reserve(batch);
-    for (size_t i = 0; i < batch; ++i) programs.push_back(candidate(seed, next + i));
+    for (size_t i = 0; i < batch; ++i) programs.push_back(candidate(seed, next + i, split));
     std::vector<std::pair<size_t, std::string>> failures;
     RETURN_IF_ERROR(RunPrograms(pool, &programs, &failures, sandbox_runs));
     size_t f = 0;
@@ -806,13 +814,13 @@ Status Build(uint64_t seed, size_t count, PythonPool* pool, const ProgramSink& k
 }  // namespace
 
 Status BuildFunctionPrograms(uint64_t seed, size_t count, PythonPool* pool,
-                             const ProgramSink& keep, size_t* sandbox_runs) {
-  return Build(seed, count, pool, keep, sandbox_runs, &FunctionProgramCandidate);
+                             const ProgramSink& keep, size_t* sandbox_runs, SourceSplit split) {
+  return Build(seed, split, count, pool, keep, sandbox_runs, &FunctionProgramCandidate);
 }
 
 Status BuildStdinPrograms(uint64_t seed, size_t count, PythonPool* pool,
-                          const ProgramSink& keep, size_t* sandbox_runs) {
-  return Build(seed, count, pool, keep, sandbox_runs, &StdinProgramCandidate);
+                          const ProgramSink& keep, size_t* sandbox_runs, SourceSplit split) {
+  return Build(seed, split, count, pool, keep, sandbox_runs, &StdinProgramCandidate);
 }
 
 }  // namespace structtest

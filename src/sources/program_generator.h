@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sources/program.h"
+#include "sources/split.h"
 #include "structtest/status.h"
 
 namespace structtest {
@@ -37,12 +38,16 @@ inline constexpr size_t kProgramInputs = 6;
 
 // Candidate `index` of the stream for `seed`, without outputs. Function candidates
 // have ids "fn-NNNN", stdin candidates "prog-NNNN". Thread-safe.
-Program FunctionProgramCandidate(uint64_t seed, size_t index);
-Program StdinProgramCandidate(uint64_t seed, size_t index);
+// In the train split (sources/split.h) the ids start "train-" and every function name
+// ends with a suffix of its own ("_zorvic").
+Program FunctionProgramCandidate(uint64_t seed, size_t index,
+                                 SourceSplit split = SourceSplit::kEval);
+Program StdinProgramCandidate(uint64_t seed, size_t index, SourceSplit split = SourceSplit::kEval);
 
 // Number of function templates and of stdin helper blocks, for tests.
 size_t FunctionTemplateCount();
-Program FunctionProgramFromTemplate(uint64_t seed, size_t index, size_t template_index);
+Program FunctionProgramFromTemplate(uint64_t seed, size_t index, size_t template_index,
+                                    SourceSplit split = SourceSplit::kEval);
 
 // Programs per sandbox job when computing outputs (fewer when their results might not
 // fit in the worker's result limit of 1 MiB per job).
@@ -63,9 +68,11 @@ using ProgramSink = std::function<Status(Program program)>;
 // interpreter), or `keep` failed. `sandbox_runs`, when given, is increased by the
 // number of program runs made.
 Status BuildFunctionPrograms(uint64_t seed, size_t count, PythonPool* pool,
-                             const ProgramSink& keep, size_t* sandbox_runs = nullptr);
+                             const ProgramSink& keep, size_t* sandbox_runs = nullptr,
+                             SourceSplit split = SourceSplit::kEval);
 Status BuildStdinPrograms(uint64_t seed, size_t count, PythonPool* pool,
-                          const ProgramSink& keep, size_t* sandbox_runs = nullptr);
+                          const ProgramSink& keep, size_t* sandbox_runs = nullptr,
+                          SourceSplit split = SourceSplit::kEval);
 
 // Fills `programs[i].outputs` by running every input in the sandbox, in jobs of at
 // most `programs_per_job` programs; the outputs and failures are the same however the

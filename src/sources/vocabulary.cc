@@ -58,7 +58,57 @@ constexpr std::string_view kPlaceSuffixes[] = {
     "stead", "bury",  "cliff", "holm", "by",    "worth", "ley",   "gate", "combe", "hurst",
 };
 
+// The train split's own words (sources/split.h): no eval list holds them, no eval
+// template contains them as words, and every train item holds at least one.
+constexpr std::string_view kTrainGivenNames[] = {
+    "Aurelio",  "Brisa",     "Cassian",  "Delphine", "Eamon",     "Fenna",    "Gideon",
+    "Halima",   "Ilario",    "Jessamy",  "Kasimir",  "Liesel",    "Mathis",   "Nerys",
+    "Octavio",  "Pernille",  "Quentin",  "Ysolde"  , "Severin",   "Thandiwe", "Ulrike",
+    "Valentin", "Wilhelmina", "Ximena",  "Yannick",  "Zuleika",   "Anouk",    "Bertil",
+    "Cosima",   "Dorian",    "Eberhard",  "Florentina", "Gaspard", "Hestia",   "Ignatius",
+    "Jolanda",  "Leander",   "Marisol",  "Ottilie",  "Perpetua",  "Quirin",   "Romilly",
+    "Sigrun",   "Tancredi",  "Umaima",   "Gwendolyn", "Casimira", "Benedek",
+};
+
+constexpr std::string_view kTrainFamilyNames[] = {
+    "Aldershaw",   "Brimblecombe", "Cattermole",  "Dewhurst",     "Ellingboe",   "Fennimore",
+    "Gorringe",    "Hemsworthy",   "Inchbald",    "Jellicoe",     "Kittredge",   "Loxley",
+    "Mountjoy",    "Nettleship",   "Ockenden",    "Pennycook",    "Quartermaine", "Ravensworth",
+    "Scrimgeour",  "Tolliver",     "Upshaw",      "Vavasour",     "Wetherell",   "Yardley",
+    "Zabriskie",   "Ainsworthy",   "Brackenbury", "Chetwynd",     "Esterhazy",   "Fotheringham",
+    "Greathead",   "Hathersage",   "Illingworth", "Jagoe",        "Kingscote",   "Lightbody",
+    "Mallender",   "Northcote",    "Oldroyd",     "Postlethwaite", "Quayle",     "Rushbrooke",
+    "Sackville",   "Trelawney",    "Uttley",      "Venables",     "Whitlock",    "Gribble",
+};
+
+constexpr std::string_view kTrainPlacePrefixes[] = {
+    "Auber", "Bexel", "Corvin", "Dross", "Emmer", "Falder", "Gorse", "Harth", "Islen",
+    "Jorv",  "Kelder", "Lorn",  "Merrow", "Nesk", "Orrin",  "Penth", "Quarn", "Rillo",
+    "Sarn",  "Tolv",  "Ulm",    "Varn",  "Wyth",  "Yelm",   "Zenn",  "Brisk", "Cresh",
+    "Dorn",  "Ebbor", "Frey",   "Grann", "Hesk",  "Ivel",   "Jarr",  "Kyrle", "Lynth",
+};
+
+// Suffixes of the train split's function names ("count_vowels_zorvic").
+constexpr std::string_view kTrainNameSuffixes[] = {
+    "zorvic", "quandle", "pelsk", "vintral", "mossery", "grelt", "tusk", "brindle",
+};
+
 }  // namespace
+
+std::span<const std::string_view> TrainGivenNames() { return kTrainGivenNames; }
+std::span<const std::string_view> TrainFamilyNames() { return kTrainFamilyNames; }
+std::span<const std::string_view> TrainPlacePrefixes() { return kTrainPlacePrefixes; }
+std::span<const std::string_view> TrainNameSuffixes() { return kTrainNameSuffixes; }
+
+NameDrawer::NameDrawer(Rng* rng, SourceSplit split)
+    : rng_(rng),
+      given_(split == SourceSplit::kTrain ? std::span<const std::string_view>(kTrainGivenNames)
+                                          : kGivenNames),
+      family_(split == SourceSplit::kTrain ? std::span<const std::string_view>(kTrainFamilyNames)
+                                           : kFamilyNames),
+      prefixes_(split == SourceSplit::kTrain
+                    ? std::span<const std::string_view>(kTrainPlacePrefixes)
+                    : kPlacePrefixes) {}
 
 std::span<const std::string_view> GivenNames() { return kGivenNames; }
 std::span<const std::string_view> FamilyNames() { return kFamilyNames; }
@@ -78,7 +128,7 @@ NameDrawer::Person NameDrawer::NextPerson() {
   Person p;
   p.given = NextGivenName();
   do {
-    p.family = std::string(PickFrom(kFamilyNames, rng_));
+    p.family = std::string(PickFrom(family_, rng_));
   } while (Used(p.family));
   used_.push_back(p.family);
   return p;
@@ -87,7 +137,7 @@ NameDrawer::Person NameDrawer::NextPerson() {
 std::string NameDrawer::NextGivenName() {
   std::string given;
   do {
-    given = std::string(PickFrom(kGivenNames, rng_));
+    given = std::string(PickFrom(given_, rng_));
   } while (Used(given));
   used_.push_back(given);
   return given;
@@ -97,7 +147,7 @@ std::string NameDrawer::NextPlace() {
   std::string place;
   std::string prefix;
   do {
-    prefix = std::string(PickFrom(kPlacePrefixes, rng_));
+    prefix = std::string(PickFrom(prefixes_, rng_));
     place = prefix + std::string(PickFrom(kPlaceSuffixes, rng_));
   } while (Used(place) || Used(prefix));
   // A prefix names at most one thing per document, so "Ashford" and "the Ash River"
@@ -110,7 +160,7 @@ std::string NameDrawer::NextPlace() {
 std::string NameDrawer::NextPrefix() {
   std::string prefix;
   do {
-    prefix = std::string(PickFrom(kPlacePrefixes, rng_));
+    prefix = std::string(PickFrom(prefixes_, rng_));
   } while (Used(prefix));
   used_.push_back(prefix);
   return prefix;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "sources/split.h"
 
 namespace structtest::internal {
 
@@ -21,15 +22,20 @@ std::span<const std::string_view> GivenNames();
 std::span<const std::string_view> FamilyNames();
 std::span<const std::string_view> PlacePrefixes();
 std::span<const std::string_view> PlaceSuffixes();
+// The train split's own lists (sources/split.h), disjoint from the ones above.
+std::span<const std::string_view> TrainGivenNames();
+std::span<const std::string_view> TrainFamilyNames();
+std::span<const std::string_view> TrainPlacePrefixes();
+std::span<const std::string_view> TrainNameSuffixes();
 
 // Uniform pick from a list. REQUIRES: !items.empty().
 std::string_view PickFrom(std::span<const std::string_view> items, Rng* rng);
 
 // Draws people and places for one document or problem without repeating a family
-// name, a given name or a place.
+// name, a given name or a place; from the train split's lists for a train item.
 class NameDrawer {
  public:
-  explicit NameDrawer(Rng* rng) : rng_(rng) {}
+  explicit NameDrawer(Rng* rng, SourceSplit split = SourceSplit::kEval);
   // "Given Family".
   struct Person {
     std::string given;
@@ -42,9 +48,12 @@ class NameDrawer {
   std::string NextPlace();
   // A place prefix on its own ("Alder"), for rivers, valleys and brands.
   std::string NextPrefix();
+  // Whether any name or place was drawn yet.
+  bool drawn() const { return !used_.empty(); }
 
  private:
   Rng* rng_;
+  std::span<const std::string_view> given_, family_, prefixes_;
   std::vector<std::string> used_;
   bool Used(std::string_view s) const;
 };

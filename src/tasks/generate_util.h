@@ -18,11 +18,13 @@ inline Rng SampleRng(const GenerateRequest& request, std::string_view subtask) {
   return Rng(request.seed).Fork(subtask).Fork(std::to_string(request.index));
 }
 
-// A sample with id "<subtask>-<index>" and the prompt as one user message.
+// A sample with id "<subtask>-<index>" ("train-<subtask>-<index>" in a train suite) and
+// the prompt as one user message.
 inline Sample NewSample(const GenerateRequest& request, std::string_view domain,
                         std::string_view subtask, std::string prompt) {
   Sample s;
-  s.id = std::string(subtask) + "-" + std::to_string(request.index);
+  const bool train = request.sources != nullptr && request.sources->split == SourceSplit::kTrain;
+  s.id = (train ? "train-" : "") + std::string(subtask) + "-" + std::to_string(request.index);
   s.domain = domain;
   s.subtask = subtask;
   s.messages.push_back({"user", std::move(prompt)});

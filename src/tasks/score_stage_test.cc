@@ -12,7 +12,9 @@
 #include <gtest/gtest.h>
 
 #include "sandbox/python_pool.h"
+#include "structtest/checker.h"
 #include "tasks/scorer.h"
+#include "tasks/suite.h"
 
 namespace structtest {
 namespace {
@@ -235,6 +237,55 @@ TEST(CompleteChecksTest, AFailNamingNoListedRuleIsAppendedAndFails) {
   CompleteChecks(kRules, &bare);
   ASSERT_EQ(bare.checks.size(), 5u);
   EXPECT_EQ(bare.checks.back().name, "unlisted");
+}
+
+
+// ---- the public Checker (structtest/checker.h) ----------------------------------------
+
+TEST(PublicCheckerTest, ScoresAsTheScorerDoesInBatchesInOrderAndNamesBadSamples) {
+  SuiteOptions options;
+  options.seed = 11;
+  options.limit = 2;
+  options.tasks = {"html", "math", "bullet_points"};
+  auto suite = Suite::Plan(options, nullptr);
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  std::vector<Sample> samples;
+  std::vector<std::string> responses;
+  for (const PlannedSubtask& planned : (*suite)->subtasks()) {
+    for (size_t i = 0; i < planned.count; ++i) {
+      auto sample = (*suite)->Generate(planned, i);
+      ASSERT_TRUE(sample.ok());
+      responses.push_back(i == 0 ? (*sample).target["answer"].get<std::string>() : "no");
+      samples.push_back(*std::move(sample));
+    }
+  }
+  ASSERT_EQ(samples.size(), 10u);
+  Checker checker;
+  for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+    const auto batch = checker.CheckBatch(samples, responses, rules, 3);
+    ASSERT_EQ(batch.size(), samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) {
+      ASSERT_TRUE(batch[i].ok()) << batch[i].status().message();
+      const auto one = checker.Check(samples[i], responses[i], rules);
+      ASSERT_TRUE(one.ok());
+      EXPECT_EQ(batch[i]->pass, responses[i] != "no") << samples[i].id;
+      EXPECT_EQ(batch[i]->reason, one->reason);
+      EXPECT_EQ(batch[i]->checks.size(), one->checks.size());
+      EXPECT_FALSE(batch[i]->checks.empty());
+    }
+  }
+  Sample unknown = samples[0];
+  unknown.subtask = "bulet_points";
+  const auto bad = checker.Check(unknown, "x", RuleSet::kPaper);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bulet_points"), std::string::npos);
+
+  const std::vector<SubtaskInfo> subtasks = Subtasks();
+  ASSERT_EQ(subtasks.size(), 19u);
+  EXPECT_EQ(subtasks.back().name, "math_hard");
+  EXPECT_EQ(subtasks.back().paper_rules, (std::vector<std::string>{"format", "accuracy"}));
+  EXPECT_TRUE(subtasks[8].runs_python) << subtasks[8].name;
+  EXPECT_TRUE(subtasks[0].counts_sentences) << subtasks[0].name;
 }
 
 }  // namespace

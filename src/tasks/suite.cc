@@ -107,6 +107,26 @@ Status CheckSuiteOptions(const SuiteOptions& options) {
         fmt::format("--size: {} is not a scale in (0, 1000]", options.size));
   }
   ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
+  if (options.split == SourceSplit::kTrain) {
+    if (options.suite != "default") {
+      return Status::InvalidArgument(fmt::format(
+          "--split train: the {} suite has no train split (its items are the paper's test "
+          "items); use the default suite",
+          options.suite));
+    }
+    for (const auto& [flag, file] : {std::pair{"--documents", &options.documents},
+                                     std::pair{"--mbpp", &options.mbpp},
+                                     std::pair{"--apps", &options.apps},
+                                     std::pair{"--gsm8k", &options.gsm8k}}) {
+      if (!file->empty()) {
+        return Status::InvalidArgument(fmt::format(
+            "--split train takes no {} FILE: the train split draws only from the built-in "
+            "sources, whose train items no eval suite holds; the items of a file may be in "
+            "one",
+            flag));
+      }
+    }
+  }
   if (options.suite != "paper") return Status::Ok();
   bool docs = false, problems = false, functions = false, stdin_programs = false;
   for (const SubtaskRef& ref : refs) {
@@ -207,7 +227,8 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
       } else {
         RETURN_IF_ERROR(BuildFunctionPrograms(
             options.seed, max_functions, python,
-            PrepareInto(options.seed, python, suite->functions_.get()), &suite->sandbox_runs_));
+            PrepareInto(options.seed, python, suite->functions_.get()), &suite->sandbox_runs_,
+            options.split));
       }
     }
     if (max_stdin_programs > 0) {
@@ -220,11 +241,12 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
         RETURN_IF_ERROR(BuildStdinPrograms(
             options.seed, max_stdin_programs, python,
             PrepareInto(options.seed, python, suite->stdin_programs_.get()),
-            &suite->sandbox_runs_));
+            &suite->sandbox_runs_, options.split));
       }
     }
   }
   suite->sources_.generated_seed = options.seed;
+  suite->sources_.split = options.split;
   suite->sources_.documents = suite->documents_;
   suite->sources_.math_problems = suite->math_problems_;
   suite->sources_.functions = suite->functions_.get();

@@ -36,6 +36,9 @@ struct SuiteOptions {
   std::string mbpp;       // MBPP-style JSON
   std::string apps;       // APPS-style JSON
   std::string gsm8k;      // GSM8K JSONL
+  // The train split (sources/split.h): the built-in sources' train items, never an eval
+  // suite's; only with the default suite and no data of the user's.
+  SourceSplit split = SourceSplit::kEval;
 };
 
 class PythonPool;

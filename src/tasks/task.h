@@ -14,6 +14,7 @@
 
 #include "structtest/sample.h"
 #include "structtest/status.h"
+#include "sources/split.h"
 #include "tasks/params.h"
 
 namespace structtest {
@@ -65,6 +66,9 @@ struct SourceSet {
   // needs one, so that a suite holds none of them in memory either. Null: none.
   const ProgramStore* functions = nullptr;
   const ProgramStore* stdin_programs = nullptr;
+  // The built-in sources' split (sources/split.h): train suites draw from items no eval
+  // suite has, and their HTML prompts are worded apart.
+  SourceSplit split = SourceSplit::kEval;
 };
 
 struct GenerateRequest {

@@ -92,17 +92,21 @@ def _response_text(response, where):
     raise TypeError("{}: expected the response as str, got {}".format(where, type(response).__name__))
 
 
-def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None):
+def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None, split="eval"):
     """The samples `structtest generate` writes with the same options, as dicts, in the
     same order (same seed, same bytes). tasks: subtask or domain names (None: all);
-    limit: at most this many samples per subtask."""
+    limit: at most this many samples per subtask; split: "eval" or "train" (training
+    prompts whose source items no eval suite of any seed holds)."""
+    if not isinstance(split, str):
+        raise TypeError("split: expected 'eval' or 'train', got {}".format(type(split).__name__))
     if isinstance(tasks, str):
         tasks = [t for t in tasks.split(",") if t]
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
         raise ValueError("seed={!r}: expected a whole number from 0 to 2**64-1".format(seed))
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise ValueError("limit={!r}: expected a positive number of samples".format(limit))
-    return [json.loads(line) for line in _core.generate(suite, seed, float(size), list(tasks or []), limit)]
+    return [json.loads(line)
+            for line in _core.generate(suite, seed, float(size), list(tasks or []), limit, split)]
 
 
 def _verdicts(samples, responses, rules, threads, what):

@@ -50,6 +50,23 @@ def test_generate_gives_the_records_the_cli_writes(tmp_path):
     assert mine == [json.loads(line) for line in lines]
 
 
+def test_generate_train_split_is_apart_from_eval_and_its_answers_pass():
+    train = structtest.generate(seed=4, size=0.01, split="train")
+    evals = structtest.generate(seed=4, size=0.01)
+    assert {s["subtask"] for s in train} == {s["subtask"] for s in evals}
+    assert all(s["id"].startswith("train-") for s in train)
+    prompts = {s["messages"][0]["content"] for s in evals}
+    assert not any(s["messages"][0]["content"] in prompts for s in train)
+    for rules in ("paper", "strict"):
+        verdicts = structtest.score_batch(train, [answer(s) for s in train], rules=rules)
+        assert all(v.passed for v in verdicts), [(s["id"], v.reason) for s, v in zip(train, verdicts)
+                                                 if not v.passed][:3]
+    with pytest.raises(ValueError, match="unknown split 'test'"):
+        structtest.generate(split="test")
+    with pytest.raises(ValueError, match="takes no|no train split"):
+        structtest.generate(suite="paper", split="train")
+
+
 def test_generate_is_seeded():
     a = structtest.generate(seed=5, tasks=["math"], limit=2)
     assert a == structtest.generate(seed=5, tasks=["math"], limit=2)

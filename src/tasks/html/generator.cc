@@ -61,17 +61,22 @@ std::string Tags(int n, std::string_view tag) {
 
 StatusOr<Sample> Generate(const GenerateRequest& request, std::string_view subtask, int lo,
                           int hi) {
-  Rng rng = SampleRng(request, subtask);
+  // A train suite (sources/split.h) has no source item to keep apart here: its own
+  // stream of counts, and a prompt worded as no eval prompt is ("Produce ...").
+  const bool train = request.sources != nullptr && request.sources->split == SourceSplit::kTrain;
+  Rng rng = train ? SourceRng(request.seed, SourceSplit::kTrain).Fork(subtask).Fork(
+                        std::to_string(request.index))
+                  : SampleRng(request, subtask);
   const Counts c = Draw(&rng, lo, hi);
   const std::string prompt = fmt::format(
-      "Write an HTML document with exactly this structure and no other tags:\n"
+      "{} an HTML document with exactly this structure and no other tags:\n"
       "- one <html> element, containing {} and {};\n"
       "- each <head> contains {};\n"
       "- each <body> contains {} and {};\n"
       "- each <div> contains {}, {} and {}.\n"
       "Close every element you open. Elements may be empty. Start the document with "
       "<html> and end it with </html>.",
-      Tags(c.head, "head"), Tags(c.body, "body"), Tags(c.title, "title"),
+      train ? "Produce" : "Write", Tags(c.head, "head"), Tags(c.body, "body"), Tags(c.title, "title"),
       Tags(c.div, "div"), Tags(c.footer, "footer"), Tags(c.h1, "h1"), Tags(c.h2, "h2"),
       Tags(c.p, "p"));
   Sample s = NewSample(request, "html", subtask, prompt);

@@ -41,7 +41,7 @@ StatusOr<MathProblem> GetProblem(const GenerateRequest& request) {
   }
   if (sources != nullptr && sources->generated_math_problems > 0) {
     return GenerateMathProblem(sources->generated_seed,
-                               request.index % sources->generated_math_problems);
+                               request.index % sources->generated_math_problems, sources->split);
   }
   return Status::InvalidArgument("math needs word problems (none were given)");
 }

@@ -50,7 +50,7 @@ StatusOr<Material> GetMaterial(const GenerateRequest& request) {
     m.document = sources->documents[request.index % sources->documents.size()];
   } else if (sources != nullptr && sources->generated_documents > 0) {
     m.document = GenerateDocument(sources->generated_seed,
-                                  request.index % sources->generated_documents);
+                                  request.index % sources->generated_documents, sources->split);
   } else {
     return Status::InvalidArgument("summarization needs documents (none were given)");
   }
