@@ -59,9 +59,9 @@ VerdictTuple ScoreOne(const std::string& sample_json, const std::string& respons
   const auto fail = [](std::string message) {
     return VerdictTuple{false, "", "", std::nullopt, std::nullopt, {}, 0.0, std::move(message)};
   };
-  nlohmann::json j = nlohmann::json::parse(sample_json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return fail("the sample is not JSON");
-  auto sample = SampleFromJson(std::move(j));
+  bool not_json = false;
+  auto sample = SampleFromJsonText(sample_json, &not_json, /*with_prompt=*/true);
+  if (not_json) return fail("the sample is not JSON");
   if (!sample.ok()) return fail(sample.status().message());
   auto verdict = TheChecker().Check(*sample, response, rules);
   if (!verdict.ok()) return fail(verdict.status().message());
