@@ -594,7 +594,7 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   // Another command into the same directory is refused, naming the difference.
   Finished other = Exec(dir, RunArgs(url, suite, run, {"--temperature", "0.5"}), "other");
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_NE(other.err.find("holds another run (temperature was null, now 0.5)"), std::string::npos)
+  EXPECT_NE(other.err.find("holds another run (temperature was 0.0, now 0.5)"), std::string::npos)
       << other.err;
 
   // So is the same command after the samples file changed.
