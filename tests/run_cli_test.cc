@@ -1797,7 +1797,7 @@ TEST_F(RunControlsTest, TheCacheIsKeyedByEveryControl) {
   ASSERT_EQ(run({}), 0u);
   for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
            {"--temperature", "0.3"},
-           {"--top-p", "0.5"},
+           {"--top-p", "0.5", "--temperature", "0"},  // the temperature as without it
            {"--stop", "END"},
            {"--sampling-seed", "9"},
            {"--reasoning-effort", "high"},
