@@ -1247,6 +1247,7 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--top-p", opt->controls.top_p, "nucleus sampling: more than 0, at most 1");
   cmd->add_option("--stop", opt->controls.stop,
                   "a stop sequence; give it again for each (gemini: at most 5)")
+      ->type_name("TEXT")
       ->allow_extra_args(false);
   cmd->add_option("--sampling-seed", opt->controls.seed,
                   "the provider's sampling seed, 0 to 2147483647 (openai, gemini; not the "
@@ -1256,18 +1257,22 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "(o-series, gpt-5, and servers that take it), gemini's thinking level "
                   "(minimal to high)");
   cmd->add_option("--thinking-budget", opt->controls.thinking_budget,
-                  "TOKENS the model may think: anthropic's thinking.budget_tokens (1024 or "
+                  "tokens the model may think: anthropic's thinking.budget_tokens (1024 or "
                   "more, below --max-tokens), gemini's thinkingBudget (-1: the model decides, "
-                  "0: none)");
+                  "0: none)")
+      ->type_name("TOKENS");
   cmd->add_option("--system", opt->system_text,
-                  "TEXT|@FILE: a system message before every prompt");
+                  "a system message before every prompt (TEXT, or the contents of FILE)")
+      ->type_name("TEXT|@FILE");
   cmd->add_option("--extra-body", opt->extra_body_text,
-                  "JSON|@FILE: an object merged into every request body, e.g. vLLM's "
-                  "'{\"top_k\": 20, \"chat_template_kwargs\": {\"enable_thinking\": false}}' "
-                  "(a field structtest sets already is refused)");
+                  "a JSON object merged into every request body, or @FILE holding it, e.g. "
+                  "vLLM's '{\"top_k\": 20, \"chat_template_kwargs\": {\"enable_thinking\": "
+                  "false}}' (a field structtest sets already is refused)")
+      ->type_name("JSON|@FILE");
   cmd->add_option("--header", opt->header_texts,
-                  "'NAME: VALUE' sent with every request; give it again for each. Values "
-                  "are never stored (the run keeps the names)")
+                  "sent with every request; give it again for each. Values are never "
+                  "stored (the run keeps the names)")
+      ->type_name("'NAME: VALUE'")
       ->allow_extra_args(false);
   cmd->add_option("--out", opt->out,
                   "run directory (default: runs/ plus a name made from the model and suite)");
