@@ -121,12 +121,11 @@ bool SameHeaderName(std::string_view a, std::string_view b) {
 nlohmann::json RequestSettings(const nlohmann::json& manifest) {
   nlohmann::json out = nlohmann::json::object();
   if (!manifest.is_object()) return out;
-  for (const std::string_view key : {"model", "max_tokens", "temperature"}) {
+  const auto take = [&](std::string_view key) {
     if (const auto it = manifest.find(key); it != manifest.end()) out[std::string(key)] = *it;
-  }
-  for (const std::string_view key : kControlKeys) {
-    if (const auto it = manifest.find(key); it != manifest.end()) out[std::string(key)] = *it;
-  }
+  };
+  for (const std::string_view key : {"model", "max_tokens", "temperature"}) take(key);
+  for (const std::string_view key : kControlKeys) take(key);
   return out;
 }
 

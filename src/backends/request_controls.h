@@ -29,11 +29,6 @@ struct RequestControls {
   std::optional<int64_t> thinking_budget; // --thinking-budget, in tokens
   // --extra-body: a JSON object merged into every request body, or null.
   nlohmann::json extra_body;
-
-  bool empty() const {
-    return system.empty() && !top_p && stop.empty() && !seed && reasoning_effort.empty() &&
-           !thinking_budget && extra_body.is_null();
-  }
 };
 
 // One --header. The value may be a credential: it is sent, never stored or shown.

@@ -706,15 +706,16 @@ Status DryRun(RunOptions opt, const std::string& endpoint,
               const std::optional<Price>& price) {
   const std::string dir = opt.out.empty() ? DefaultOutDir(opt) : opt.out;
   std::unique_ptr<RunStore> store;
+  std::optional<nlohmann::json> stored;
   std::string from;
   if (std::filesystem::exists(std::filesystem::path(dir) / RunStore::kFileName)) {
     ASSIGN_OR_RETURN(store, RunStore::OpenReadOnly(dir));
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+    ASSIGN_OR_RETURN(stored, store->Manifest());
     KeepStoredTemperature(stored, &opt);
-    ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
-    if (stored) RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
     from = fmt::format("the samples of {} not answered yet", dir);
   }
+  ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
+  if (stored) RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
     RETURN_IF_ERROR(AddSamples(opt, sentences, python, store.get()));
@@ -737,7 +738,6 @@ Status DryRun(RunOptions opt, const std::string& endpoint,
   }
   std::vector<PlannedRequests> plan;
   for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
-  ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
   std::string text = fmt::format(
       "dry run: {} would be sent to {} ({}); nothing was sent\nrequest settings: {}\n\n", from,
       opt.model, endpoint, RequestSettings(identity).dump());
