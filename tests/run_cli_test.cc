@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -28,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/shard.h"
+#include "store/sqlite.h"
 #include "testing/fake_server.h"
 #include "testing/test_support.h"
 #include "testing/tls_server.h"
@@ -594,7 +596,7 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   // Another command into the same directory is refused, naming the difference.
   Finished other = Exec(dir, RunArgs(url, suite, run, {"--temperature", "0.5"}), "other");
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_NE(other.err.find("holds another run (temperature was null, now 0.5)"), std::string::npos)
+  EXPECT_NE(other.err.find("holds another run (temperature was 0.0, now 0.5)"), std::string::npos)
       << other.err;
 
   // So is the same command after the samples file changed.
@@ -1439,6 +1441,468 @@ TEST_F(RunCliTest, ALargerLimitGrowsTheRunAndAsksOnlyTheNewSamples) {
   const Finished smaller = Exec(dir, RunArgs(url, suite, fresh, {"--limit", "1"}), "smaller");
   EXPECT_EQ(smaller.exit_code, 2);
   EXPECT_NE(smaller.err.find("limit was 3, now 1"), std::string::npos) << smaller.err;
+}
+
+// ---- Request controls (issue 29)
+
+// The prompt of a request of any provider: its last message's text.
+std::string PromptOf(const nlohmann::json& body) {
+  if (body.contains("contents")) return body["contents"].back()["parts"][0]["text"];
+  return body["messages"].back()["content"];
+}
+
+// A server of all three APIs answering the suite's samples correctly, its reply naming
+// `served` as the model that answered.
+class AnyProvider {
+ public:
+  AnyProvider(const Suite& suite, std::string served)
+      : server_([this, &suite, served](const FakeHttpRequest& req) {
+          const nlohmann::json body = nlohmann::json::parse(req.body);
+          const std::string answer = suite.by_prompt.at(PromptOf(body)).second;
+          FakeHttpReply reply;
+          nlohmann::json reply_body;
+          if (req.path == "/v1/chat/completions") {
+            reply_body = nlohmann::json::parse(OpenAiCompletionBody(answer));
+            reply_body["model"] = served;
+          } else if (req.path == "/v1/messages") {
+            reply_body = nlohmann::json::parse(::structtest::testing::AnthropicMessageBody(answer));
+            reply_body["model"] = served;
+          } else {
+            reply_body = nlohmann::json::parse(::structtest::testing::GeminiBody(answer));
+            reply_body["modelVersion"] = served;
+          }
+          reply.body = reply_body.dump();
+          return reply;
+        }) {
+    EXPECT_TRUE(server_.Start().ok());
+  }
+  // The --base-url of `provider`.
+  std::string Url(std::string_view provider) const {
+    return provider == "openai" ? server_.base_url() + "/v1" : server_.base_url();
+  }
+  size_t Asked() const { return server_.requests().size(); }
+  // The bodies of the requests after the first `from`, by prompt.
+  std::map<std::string, nlohmann::json> Bodies(size_t from) const {
+    std::map<std::string, nlohmann::json> out;
+    const std::vector<FakeHttpRequest> all = server_.requests();
+    for (size_t i = from; i < all.size(); ++i) {
+      const nlohmann::json body = nlohmann::json::parse(all[i].body);
+      out[PromptOf(body)] = body;
+    }
+    return out;
+  }
+  std::vector<FakeHttpRequest> Requests() const { return server_.requests(); }
+
+ private:
+  FakeHttpServer server_;
+};
+
+class RunControlsTest : public RunCliTest {
+ protected:
+  void SetUp() override {
+    RunCliTest::SetUp();
+    setenv("ANTHROPIC_API_KEY", "anthropic-key-123456789", 1);
+    setenv("GEMINI_API_KEY", "gemini-key-123456789", 1);
+  }
+  void TearDown() override {
+    unsetenv("ANTHROPIC_API_KEY");
+    unsetenv("GEMINI_API_KEY");
+    RunCliTest::TearDown();
+  }
+  // `run` of PROVIDER/fake-model against `server`, a sample of each subtask.
+  static std::vector<std::string> Args(const AnyProvider& server, std::string_view provider,
+                                       const Suite& suite, const std::string& out,
+                                       std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run",       fmt::format("--model={}/fake-model", provider),
+                                     "--base-url", server.Url(provider),
+                                     "--samples",  suite.path,
+                                     "--out",      out,
+                                     "--limit",    "1",
+                                     "--no-cache"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  static constexpr const char* kProviders[] = {"openai", "anthropic", "gemini"};
+};
+
+// A control as flags, and what it makes of each provider's body: `expect` turns the
+// body of a run without it into the body with it, or returns what the refusal says.
+struct CliControl {
+  std::vector<std::string> flags;
+  std::function<std::string(std::string_view provider, nlohmann::json* body)> expect;
+};
+
+std::vector<CliControl> CliControls(const std::string& system_file) {
+  using nlohmann::json;
+  // Sets `field` of the body (openai, anthropic) or of its generationConfig (gemini).
+  const auto field = [](std::string openai, std::string anthropic, std::string gemini, json v) {
+    return [=](std::string_view provider, json* body) {
+      if (provider == "openai") (*body)[openai] = v;
+      if (provider == "anthropic") (*body)[anthropic] = v;
+      if (provider == "gemini") (*body)["generationConfig"][gemini] = v;
+      return std::string();
+    };
+  };
+  return {
+      {{"--temperature", "0.5"}, field("temperature", "temperature", "temperature", 0.5)},
+      // Without the default temperature: one of the two.
+      {{"--top-p", "0.9"},
+       [](std::string_view provider, json* body) {
+         json& at = provider == "gemini" ? (*body)["generationConfig"] : *body;
+         at.erase("temperature");
+         at[provider == "gemini" ? "topP" : "top_p"] = 0.9;
+         return std::string();
+       }},
+      {{"--stop", "END", "--stop", "###"},
+       field("stop", "stop_sequences", "stopSequences", {"END", "###"})},
+      {{"--sampling-seed", "42"},
+       [](std::string_view provider, json* body) {
+         if (provider == "anthropic") return std::string("--sampling-seed: anthropic takes no sampling seed");
+         (provider == "gemini" ? (*body)["generationConfig"] : *body)["seed"] = 42;
+         return std::string();
+       }},
+      {{"--reasoning-effort", "low"},
+       [](std::string_view provider, json* body) {
+         if (provider == "anthropic") return std::string("--reasoning-effort: anthropic takes no reasoning effort");
+         if (provider == "openai") (*body)["reasoning_effort"] = "low";
+         if (provider == "gemini") (*body)["generationConfig"]["thinkingConfig"]["thinkingLevel"] = "low";
+         return std::string();
+       }},
+      {{"--thinking-budget", "1024", "--max-tokens", "2048"},
+       [](std::string_view provider, json* body) {
+         if (provider == "openai") return std::string("--thinking-budget: openai takes no thinking budget");
+         if (provider == "anthropic") {
+           (*body)["thinking"] = {{"type", "enabled"}, {"budget_tokens", 1024}};
+           (*body)["max_tokens"] = 2048;
+           body->erase("temperature");  // extended thinking takes none
+         } else {
+           (*body)["generationConfig"]["thinkingConfig"]["thinkingBudget"] = 1024;
+           (*body)["generationConfig"]["maxOutputTokens"] = 2048;
+         }
+         return std::string();
+       }},
+      {{"--system", "@" + system_file},
+       [](std::string_view provider, json* body) {
+         const std::string text = "Answer tersely.\n";
+         if (provider == "openai") {
+           (*body)["messages"].insert((*body)["messages"].begin(),
+                                      json{{"role", "system"}, {"content", text}});
+         } else if (provider == "anthropic") {
+           (*body)["system"] = text;
+         } else {
+           (*body)["systemInstruction"] = {{"parts", {{{"text", text}}}}};
+         }
+         return std::string();
+       }},
+      {{"--extra-body", R"({"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}})"},
+       [](std::string_view, json* body) {
+         (*body)["top_k"] = 20;
+         (*body)["chat_template_kwargs"] = {{"enable_thinking", false}};
+         return std::string();
+       }},
+  };
+}
+
+// Every control, to every provider: the exact body each request carries is the body of
+// the same request without it, changed in the provider's own field; a control the
+// provider cannot take is refused, naming it, before anything is sent or created.
+TEST_F(RunControlsTest, EachControlReachesEachProviderInItsOwnField) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  const std::string system_file = dir.path() + "/system.txt";
+  WriteFileOrDie(system_file, "Answer tersely.\n");
+  AnyProvider server(suite, "fake-model");
+  for (const char* provider : kProviders) {
+    const size_t before = server.Asked();
+    const Finished plain = Exec(dir, Args(server, provider, suite, dir.path() + "/" + provider + "-plain"),
+                                "plain");
+    ASSERT_EQ(plain.exit_code, 0) << provider << ": " << plain.err;
+    const std::map<std::string, nlohmann::json> plain_bodies = server.Bodies(before);
+    ASSERT_EQ(plain_bodies.size(), 4u) << provider;  // html and math, Easy and Hard
+    for (const auto& [prompt, body] : plain_bodies) {
+      // The temperature default, in each provider's field.
+      const nlohmann::json& at = std::string_view(provider) == "gemini" ? body["generationConfig"] : body;
+      EXPECT_EQ(at["temperature"], 0.0) << provider << ": " << body.dump().substr(0, 300);
+    }
+    int n = 0;
+    for (const CliControl& control : CliControls(system_file)) {
+      const std::string out = fmt::format("{}/{}-{}", dir.path(), provider, n++);
+      const size_t from = server.Asked();
+      const Finished r = Exec(dir, Args(server, provider, suite, out, control.flags), "control");
+      nlohmann::json probe = plain_bodies.begin()->second;
+      const std::string refusal = control.expect(provider, &probe);
+      const std::string what = fmt::format("{} {}", provider, control.flags.front());
+      if (!refusal.empty()) {
+        EXPECT_EQ(r.exit_code, 2) << what;
+        EXPECT_NE(r.err.find("structtest: error: " + refusal), std::string::npos) << what << ": " << r.err;
+        EXPECT_EQ(server.Asked(), from) << what;
+        EXPECT_FALSE(std::filesystem::exists(out)) << what;
+        continue;
+      }
+      ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
+      const std::map<std::string, nlohmann::json> bodies = server.Bodies(from);
+      ASSERT_EQ(bodies.size(), plain_bodies.size()) << what;
+      for (const auto& [prompt, body] : bodies) {
+        nlohmann::json expected = plain_bodies.at(prompt);
+        control.expect(provider, &expected);
+        EXPECT_EQ(body, expected) << what;
+      }
+    }
+  }
+}
+
+TEST_F(RunControlsTest, BadControlValuesAreClearErrorsNamingTheFlag) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  AnyProvider server(suite, "fake-model");
+  const struct {
+    const char* provider;
+    std::vector<std::string> flags;
+    std::string error;
+  } cases[] = {
+      {"openai", {"--temperature", "2.5"}, "--temperature 2.5: expected 0 to 2"},
+      {"anthropic", {"--temperature", "1.5"}, "--temperature 1.5: anthropic takes 0 to 1"},
+      {"openai", {"--top-p", "1.5"}, "--top-p 1.5: expected more than 0 and at most 1"},
+      {"gemini", {"--top-p", "0"}, "--top-p 0: expected more than 0 and at most 1"},
+      {"openai", {"--stop", ""}, "--stop '': a stop sequence cannot be empty"},
+      {"openai", {"--sampling-seed", "-1"}, "--sampling-seed -1: expected 0 to 2147483647"},
+      {"openai", {"--reasoning-effort", "max"},
+       "--reasoning-effort max: expected none, minimal, low, medium, high or xhigh"},
+      {"gemini", {"--reasoning-effort", "xhigh"},
+       "--reasoning-effort xhigh: gemini takes minimal, low, medium or high"},
+      {"anthropic", {"--thinking-budget", "512", "--max-tokens", "4096"},
+       "--thinking-budget 512: anthropic takes 1024 tokens or more"},
+      {"anthropic", {"--thinking-budget", "8000"},
+       "--thinking-budget 8000: anthropic needs --max-tokens above it"},
+      {"anthropic", {"--thinking-budget", "2000", "--temperature", "0.2"},
+       "--temperature 0.2: anthropic takes none with --thinking-budget"},
+      {"openai", {"--extra-body", "[1]"}, "--extra-body: expected a JSON object"},
+      {"openai", {"--extra-body", "{\"top_k\": "}, "--extra-body: not JSON"},
+      {"openai", {"--extra-body", R"({"temperature": 1})"},
+       "--extra-body: 'temperature' is in the request already (set it with --temperature)"},
+      {"gemini", {"--extra-body", R"({"contents": []})"},
+       "--extra-body: 'contents' is in the request already (structtest writes it)"},
+      {"openai", {"--system", "@" + dir.path() + "/missing.txt"},
+       "--system @" + dir.path() + "/missing.txt: cannot read"},
+      {"openai", {"--header", "X-Token secret"}, "--header: expected 'Name: value'"},
+      {"openai", {"--header", "Content-Type: text/plain"},
+       "--header Content-Type: structtest writes this header itself"},
+  };
+  for (const auto& c : cases) {
+    const std::string out = dir.path() + "/bad";
+    const Finished r = Exec(dir, Args(server, c.provider, suite, out, c.flags), "bad");
+    EXPECT_EQ(r.exit_code, 2) << c.flags.front();
+    EXPECT_NE(r.err.find("structtest: error: " + c.error), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("secret"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.flags.front();
+  }
+  EXPECT_EQ(server.Asked(), 0u);
+  // The built-in responders send no request to control.
+  const Finished builtin = Exec(dir, {"run", "--model", "builtin/oracle", "--samples", suite.path,
+                                      "--out", dir.path() + "/oracle", "--top-p", "0.5"},
+                                "builtin");
+  EXPECT_EQ(builtin.exit_code, 2);
+  EXPECT_NE(builtin.err.find("--top-p: the built-in responders send nothing"), std::string::npos)
+      << builtin.err;
+}
+
+// Each control is part of the run: the same directory with another value is refused,
+// naming it, as --size is.
+TEST_F(RunControlsTest, AResumeWithAnotherControlIsRefusedNamingIt) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  AnyProvider server(suite, "fake-model");
+  const struct {
+    std::vector<std::string> first, then;
+    std::string differs;
+  } cases[] = {
+      {{}, {"--sampling-seed", "3"}, "sampling_seed was null, now 3"},
+      {{"--top-p", "0.9"}, {"--top-p", "0.8"}, "top_p was 0.9, now 0.8"},
+      {{"--stop", "X"}, {"--stop", "X", "--stop", "Y"}, R"(stop was ["X"], now ["X","Y"])"},
+      {{"--sampling-seed", "1"}, {"--sampling-seed", "2"}, "sampling_seed was 1, now 2"},
+      {{"--reasoning-effort", "low"}, {"--reasoning-effort", "high"},
+       R"(reasoning_effort was "low", now "high")"},
+      {{"--thinking-budget", "100"}, {"--thinking-budget", "200"}, "thinking_budget was 100, now 200"},
+      {{"--system", "A"}, {"--system", "B"}, R"(system was "A", now "B")"},
+      {{"--extra-body", R"({"a": 1})"}, {"--extra-body", R"({"a": 2})"},
+       R"(extra_body was {"a":1}, now {"a":2})"},
+      {{"--header", "X-A: 1"}, {"--header", "X-B: 1"}, R"(headers was ["x-a"], now ["x-b"])"},
+      {{"--extra-body", R"({"a": 1})"}, {}, R"(extra_body was {"a":1})"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const std::string out = fmt::format("{}/run{}", dir.path(), n++);
+    ASSERT_EQ(Exec(dir, Args(server, "gemini", suite, out, c.first), "first").exit_code, 0);
+    const std::string db = ReadFileOrDie(out + "/run.db");
+    const Finished then = Exec(dir, Args(server, "gemini", suite, out, c.then), "then");
+    EXPECT_EQ(then.exit_code, 2) << c.differs;
+    EXPECT_NE(then.err.find("holds another run (" + c.differs), std::string::npos) << then.err;
+    EXPECT_EQ(ReadFileOrDie(out + "/run.db"), db);
+    // The same command again is the same run.
+    EXPECT_EQ(Exec(dir, Args(server, "gemini", suite, out, c.first), "again").exit_code, 0)
+        << c.differs;
+  }
+  // A header's value is not part of the run (it is never stored): another value of the
+  // same header resumes it.
+  const std::string out = dir.path() + "/header";
+  ASSERT_EQ(Exec(dir, Args(server, "openai", suite, out, {"--header", "X-A: 1"}), "h1").exit_code, 0);
+  EXPECT_EQ(Exec(dir, Args(server, "openai", suite, out, {"--header", "X-A: 2"}), "h2").exit_code, 0);
+}
+
+// A run directory made before structtest had a temperature default (its manifest says
+// null: the provider's default) resumes as it was made: without a temperature.
+TEST_F(RunControlsTest, ARunStoredWithoutATemperatureResumesWithoutOne) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  AnyProvider server(suite, "fake-model");
+  const std::string out = dir.path() + "/run";
+  ASSERT_EQ(Exec(dir, Args(server, "openai", suite, out), "first").exit_code, 0);
+  {
+    auto db = sqlite::Db::Open(out + "/run.db");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("UPDATE manifest SET json = json_set(json, '$.temperature', json('null')); "
+                            "DELETE FROM verdicts; DELETE FROM responses")
+                    .ok());
+  }
+  const size_t from = server.Asked();
+  const Finished resumed = Exec(dir, Args(server, "openai", suite, out), "resumed");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto bodies = server.Bodies(from);
+  ASSERT_EQ(bodies.size(), 4u);
+  for (const auto& [prompt, body] : bodies) EXPECT_FALSE(body.contains("temperature")) << body.dump();
+  EXPECT_TRUE(ReadReport(out)["manifest"]["temperature"].is_null());
+  const Finished zero = Exec(dir, Args(server, "openai", suite, out, {"--temperature", "0"}), "zero");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("temperature was null, now 0.0"), std::string::npos) << zero.err;
+}
+
+// The response cache answers a request only with the answer to the very same request:
+// another value of any control is asked again, and the same value is answered from it.
+TEST_F(RunControlsTest, TheCacheIsKeyedByEveryControl) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  AnyProvider server(suite, "fake-model");
+  const std::string cache = dir.path() + "/cache.db";
+  int n = 0;
+  const auto run = [&](const std::vector<std::string>& flags) {
+    std::vector<std::string> args = Args(server, "gemini", suite, fmt::format("{}/run{}", dir.path(), n++), flags);
+    args.erase(std::find(args.begin(), args.end(), "--no-cache"));
+    args.insert(args.end(), {"--cache", cache});
+    const size_t from = server.Asked();
+    const Finished r = Exec(dir, args, "cached");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return server.Asked() - from;
+  };
+  ASSERT_EQ(run({}), 4u);
+  ASSERT_EQ(run({}), 0u);
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
+           {"--temperature", "0.3"},
+           {"--top-p", "0.5", "--temperature", "0"},  // the temperature as without it
+           {"--stop", "END"},
+           {"--sampling-seed", "9"},
+           {"--reasoning-effort", "high"},
+           {"--thinking-budget", "256"},
+           {"--system", "Be brief."},
+           {"--extra-body", R"({"top_k": 3})"},
+           {"--header", "X-Route: b"}}) {
+    EXPECT_EQ(run(flags), 4u) << flags.front() << ": another request";
+    EXPECT_EQ(run(flags), 0u) << flags.front() << ": the same request";
+  }
+}
+
+// --header: sent with every request, its value never stored or shown (not even when the
+// server echoes it in an error), its name kept.
+TEST_F(RunControlsTest, HeadersAreSentButTheirValuesAreNeverStored) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  const std::string secret = "gw-7f3a9c1e5b2d8064";
+  std::atomic<int> echoed{0}, without{0};
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    if (req.Header("x-gateway-token") != secret || req.Header("x-team") != "evals") ++without;
+    std::string id;
+    FakeHttpReply reply = Answer(suite, req, &id);
+    if (std::hash<std::string>()(id) % 2 == 0) {
+      ++echoed;
+      reply.status = 400;
+      reply.body = R"({"error":{"message":"token )" + secret + R"( is not allowed here"}})";
+    }
+    return reply;
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/run";
+  const Finished r = Exec(dir, RunArgs(server.base_url() + "/v1", suite, run,
+                                       {"--retries", "0", "--header", "X-Gateway-Token: " + secret,
+                                        "--header", "X-Team: evals"}),
+                          "headers");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_GT(echoed.load(), 0);
+  EXPECT_EQ(without.load(), 0);
+  const nlohmann::json report = ReadReport(run);
+  EXPECT_EQ(report["manifest"]["headers"], nlohmann::json({"x-gateway-token", "x-team"}));
+  const Finished exported = Exec(dir, {"export", run, "--all"}, "export");
+  EXPECT_NE(exported.out.find("token [redacted] is not allowed"), std::string::npos)
+      << exported.out.substr(0, 300);
+  const std::string page = ReadFileOrDie(run + "/report.html");
+  for (const std::string& text :
+       {r.out, r.err, exported.out, ::structtest::testing::HtmlPageData(page), page,
+        ReadFileOrDie(run + "/run.db"), ReadFileOrDie(run + "/report.json")}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << text.substr(0, 300);
+    EXPECT_EQ(text.find("7f3a9c1e"), std::string::npos) << text.substr(0, 300);
+  }
+}
+
+// The model the server says answered is kept with each answer, and shown where it is
+// not the one asked for; the run's controls are shown with it.
+TEST_F(RunControlsTest, TheServedModelAndTheControlsAreShownInEveryReport) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  AnyProvider dated(suite, "fake-model-2025-01-01");
+  const std::string run = dir.path() + "/run";
+  const Finished r = Exec(dir, Args(dated, "openai", suite, run,
+                                    {"--top-p", "0.9", "--stop", "END", "--sampling-seed", "5",
+                                     "--system", "Be brief.", "--extra-body", R"({"top_k": 2})"}),
+                          "dated");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("asked for openai/fake-model, the server says it answered as "
+                       "fake-model-2025-01-01 (4 answers)"),
+            std::string::npos)
+      << r.err;
+  const nlohmann::json settings = nlohmann::json::parse(
+      R"({"model":"openai/fake-model","max_tokens":0,"temperature":null,"top_p":0.9,
+          "stop":["END"],"sampling_seed":5,"system":"Be brief.","extra_body":{"top_k":2}})");
+  const nlohmann::json report = ReadReport(run);
+  EXPECT_EQ(report["served_models"], nlohmann::json({{"fake-model-2025-01-01", 4}}));
+  for (const auto& [key, value] : settings.items()) {
+    EXPECT_EQ(report["manifest"][key], value) << key;
+  }
+  const nlohmann::json page = nlohmann::json::parse(
+      ::structtest::testing::HtmlPageData(ReadFileOrDie(run + "/report.html")));
+  EXPECT_EQ(page["runs"][0]["report"]["served_models"], report["served_models"]);
+  EXPECT_EQ(page["runs"][0]["report"]["manifest"], report["manifest"]);
+  const Finished exported = Exec(dir, {"export", run}, "export");
+  std::istringstream lines(exported.out);
+  int records = 0;
+  for (std::string line; std::getline(lines, line); ++records) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["served_model"], "fake-model-2025-01-01");
+    EXPECT_EQ(j["request"], settings);
+  }
+  EXPECT_EQ(records, 4);
+  // The dry run says what every request carries.
+  const Finished dry = Exec(dir, Args(dated, "openai", suite, dir.path() + "/dry", {"--dry-run"}), "dry");
+  EXPECT_NE(dry.out.find(R"(request settings: {"max_tokens":0,"model":"openai/fake-model","temperature":0.0})"),
+            std::string::npos)
+      << dry.out;
+
+  // Served as asked: nothing to say.
+  AnyProvider exact(suite, "fake-model");
+  const std::string same = dir.path() + "/same";
+  const Finished s = Exec(dir, Args(exact, "openai", suite, same), "same");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_EQ(s.err.find("the server says"), std::string::npos) << s.err;
+  EXPECT_FALSE(ReadReport(same).contains("served_models"));
+  EXPECT_NE(Exec(dir, {"export", same}, "export").out.find(R"("served_model":"fake-model")"),
+            std::string::npos);
 }
 
 }  // namespace

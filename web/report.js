@@ -62,9 +62,30 @@ function percentile(sorted, q) {
 }
 
 // ---- Runs
+// The request settings of a run's manifest (the model aside): the token limit, the
+// temperature and each control given (--top-p, --stop, ..., header names only).
+function requestText(m) {
+  const shown = (v) => {
+    const t = typeof v === 'string' ? v : JSON.stringify(v);
+    return t.length > 200 ? t.slice(0, 200) + '…' : t;
+  };
+  const parts = [`max_tokens ${m.max_tokens ? m.max_tokens : 'the provider\'s default'}`,
+    `temperature ${m.temperature === null || m.temperature === undefined ? 'the provider\'s default' : m.temperature}`];
+  for (const k of ['top_p', 'stop', 'sampling_seed', 'reasoning_effort', 'thinking_budget', 'system',
+    'extra_body', 'headers']) {
+    if (m[k] !== undefined) parts.push(`${k} ${shown(m[k])}`);
+  }
+  return parts.join('; ');
+}
+// The models the server says answered, when they are not the one asked for.
+const servedText = (r) => r.report.served_models ?
+    Object.entries(r.report.served_models).map(([k, v]) => `${k} (${v} answers)`).join(', ') : 'the model asked for';
+
 function drawRuns() {
   const fields = [
-    ['model', (r, m) => m.model], ['endpoint', (r, m) => m.endpoint],
+    ['model', (r, m) => m.model],
+    ...(D.runs.some((r) => r.report.served_models) ? [['served by (the server says)', servedText]] : []),
+    ['endpoint', (r, m) => m.endpoint], ['request', (r, m) => r.builtin ? 'none: a built-in responder answers in process' : requestText(m)],
     ['structtest', (r, m) => m.structtest_version], ['rules', () => D.rules],
     ['checker versions', (r, m) => Object.entries(m.rules_versions || {}).map(([k, v]) => `${k} ${v}`).join(', ')],
     ['suite', (r, m) => m.samples ? `samples file ${m.samples}` :

@@ -15,9 +15,44 @@ constexpr std::string_view kAnthropicVersion = "2023-06-01";
 
 StatusOr<HttpRequest> BuildAnthropicRequest(const ModelRequest& r, std::string_view base,
                                             std::string_view api_key) {
-  nlohmann::json body = {{"model", r.model},
-                         {"max_tokens", r.max_tokens > 0 ? r.max_tokens
-                                                         : kAnthropicDefaultMaxTokens}};
+  const RequestControls& c = r.controls;
+  const int max_tokens = r.max_tokens > 0 ? r.max_tokens : kAnthropicDefaultMaxTokens;
+  if (c.seed) {
+    return Status::InvalidArgument("--sampling-seed: anthropic takes no sampling seed");
+  }
+  if (!c.reasoning_effort.empty()) {
+    return Status::InvalidArgument(
+        "--reasoning-effort: anthropic takes no reasoning effort (--thinking-budget sets how "
+        "much Claude thinks)");
+  }
+  if (r.temperature && *r.temperature > 1) {
+    return Status::InvalidArgument(
+        fmt::format("--temperature {}: anthropic takes 0 to 1", *r.temperature));
+  }
+  if (c.thinking_budget) {
+    // Extended thinking: budget_tokens of at least 1024, below max_tokens (which counts
+    // the thinking), and no sampling changes but a top_p of 0.95 to 1.
+    if (*c.thinking_budget < 1024) {
+      return Status::InvalidArgument(fmt::format(
+          "--thinking-budget {}: anthropic takes 1024 tokens or more", *c.thinking_budget));
+    }
+    if (*c.thinking_budget >= max_tokens) {
+      return Status::InvalidArgument(fmt::format(
+          "--thinking-budget {}: anthropic needs --max-tokens above it (the thinking counts "
+          "toward max_tokens, {} {})",
+          *c.thinking_budget, r.max_tokens > 0 ? "given as" : "by default", max_tokens));
+    }
+    if (r.temperature && *r.temperature != 1) {
+      return Status::InvalidArgument(fmt::format(
+          "--temperature {}: anthropic takes none with --thinking-budget (extended thinking)",
+          *r.temperature));
+    }
+    if (c.top_p && *c.top_p < 0.95) {
+      return Status::InvalidArgument(fmt::format(
+          "--top-p {}: anthropic takes 0.95 to 1 with --thinking-budget", *c.top_p));
+    }
+  }
+  nlohmann::json body = {{"model", r.model}, {"max_tokens", max_tokens}};
   std::string system;
   nlohmann::json messages = nlohmann::json::array();
   for (const Message& m : r.messages) {
@@ -34,6 +69,12 @@ StatusOr<HttpRequest> BuildAnthropicRequest(const ModelRequest& r, std::string_v
   if (!system.empty()) body["system"] = system;
   body["messages"] = std::move(messages);
   if (r.temperature) body["temperature"] = *r.temperature;
+  if (c.top_p) body["top_p"] = *c.top_p;
+  if (!c.stop.empty()) body["stop_sequences"] = c.stop;
+  if (c.thinking_budget) {
+    body["thinking"] = {{"type", "enabled"}, {"budget_tokens", *c.thinking_budget}};
+  }
+  RETURN_IF_ERROR(MergeExtraBody(c.extra_body, &body));
   HttpRequest out;
   out.url = JoinUrl(base, "v1/messages");
   out.headers.push_back("Content-Type: application/json");
@@ -87,6 +128,7 @@ Status ParseAnthropicBody(std::string_view body, ModelResult* out) {
     if (const auto n = IntegerMember(*usage, "input_tokens")) out->usage.input = *n;
     if (const auto n = IntegerMember(*usage, "output_tokens")) out->usage.output = *n;
   }
+  if (const auto model = StringMember(j, "model")) out->served_model.assign(*model);
   return Status::Ok();
 }
 

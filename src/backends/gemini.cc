@@ -1,5 +1,7 @@
 // Gemini generateContent. The key travels in the x-goog-api-key header, never in the
 // URL, so it cannot leak through a logged URL or a curl error message.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,29 @@ namespace structtest::internal {
 
 StatusOr<HttpRequest> BuildGeminiRequest(const ModelRequest& r, std::string_view base,
                                          std::string_view api_key) {
+  const RequestControls& c = r.controls;
+  if (!c.reasoning_effort.empty()) {
+    constexpr std::string_view kLevels[] = {"minimal", "low", "medium", "high"};
+    if (std::find(std::begin(kLevels), std::end(kLevels), c.reasoning_effort) == std::end(kLevels)) {
+      return Status::InvalidArgument(fmt::format(
+          "--reasoning-effort {}: gemini takes minimal, low, medium or high (its thinking level)",
+          c.reasoning_effort));
+    }
+    if (c.thinking_budget) {
+      return Status::InvalidArgument(
+          "--reasoning-effort: gemini takes a thinking level or --thinking-budget, not both");
+    }
+  }
+  if (c.thinking_budget && *c.thinking_budget < -1) {
+    return Status::InvalidArgument(fmt::format(
+        "--thinking-budget {}: gemini takes -1 (the model decides), 0 (no thinking) or a "
+        "number of tokens",
+        *c.thinking_budget));
+  }
+  if (c.stop.size() > 5) {
+    return Status::InvalidArgument(
+        fmt::format("--stop: gemini takes at most 5 stop sequences, not {}", c.stop.size()));
+  }
   for (const char c : r.model) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                        (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
@@ -41,7 +66,13 @@ StatusOr<HttpRequest> BuildGeminiRequest(const ModelRequest& r, std::string_view
   nlohmann::json config = nlohmann::json::object();
   if (r.max_tokens > 0) config["maxOutputTokens"] = r.max_tokens;
   if (r.temperature) config["temperature"] = *r.temperature;
+  if (c.top_p) config["topP"] = *c.top_p;
+  if (!c.stop.empty()) config["stopSequences"] = c.stop;
+  if (c.seed) config["seed"] = *c.seed;
+  if (!c.reasoning_effort.empty()) config["thinkingConfig"]["thinkingLevel"] = c.reasoning_effort;
+  if (c.thinking_budget) config["thinkingConfig"]["thinkingBudget"] = *c.thinking_budget;
   if (!config.empty()) body["generationConfig"] = std::move(config);
+  RETURN_IF_ERROR(MergeExtraBody(c.extra_body, &body));
   HttpRequest out;
   out.url = JoinUrl(base, fmt::format("v1beta/models/{}:generateContent", r.model));
   out.headers.push_back("Content-Type: application/json");
@@ -62,6 +93,7 @@ Status ParseGeminiBody(std::string_view body, ModelResult* out) {
     out->usage.input = get("promptTokenCount");
     out->usage.output = get("candidatesTokenCount") + out->usage.reasoning;
   }
+  if (const auto model = StringMember(j, "modelVersion")) out->served_model.assign(*model);
   const std::optional<element> candidates = LastMember(j, "candidates");
   const std::optional<element> cand = candidates ? FirstItem(*candidates) : std::nullopt;
   if (!cand) {

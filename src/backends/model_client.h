@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/request_controls.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 
@@ -28,6 +29,8 @@ struct ModelRequest {
   std::vector<Message> messages;
   int max_tokens = 0;                 // 0: provider default (Anthropic needs one: 4096)
   std::optional<double> temperature;  // unset: provider default
+  // Everything else the request asks for (top_p, stop, ...; request_controls.h).
+  RequestControls controls;
   // Which of the client's endpoints (replicas of one model) serves it: an index into
   // the transport's base URLs (HttpClientOptions::base_urls). Chosen by
   // EndpointPoolClient; 0 with one endpoint.
@@ -65,6 +68,9 @@ struct ModelResult {
   Response response;
   FinishReason finish = FinishReason::kUnknown;
   std::string finish_raw;  // the provider's own word: "stop", "max_tokens", "MAX_TOKENS"
+  // The model the reply says answered ("model"; Gemini's "modelVersion"): often a dated
+  // version of the name asked for. "" when the reply names none.
+  std::string served_model;
   TokenUsage usage;
   std::chrono::milliseconds latency{0};  // of the last attempt
   int http_status = 0;                   // 0 when no HTTP response arrived

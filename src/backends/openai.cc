@@ -5,6 +5,7 @@
 
 #include "backends/providers.h"
 #include "backends/reasoning.h"
+#include "backends/request_controls.h"
 #include "core/json_dom.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"
@@ -19,46 +20,65 @@ using simdjson::dom::element;
 // "max_completion_tokens"; other OpenAI-compatible servers (vLLM, llama.cpp, Ollama)
 // know "max_tokens" best.
 std::string_view MaxTokensField(std::string_view model) {
-  const bool o_series = model.size() >= 2 && model[0] == 'o' && model[1] >= '1' && model[1] <= '9';
-  return o_series || model.starts_with("gpt-5") ? "max_completion_tokens" : "max_tokens";
+  return IsOpenAiReasoningModel(model) ? "max_completion_tokens" : "max_tokens";
 }
 
 }  // namespace
 
 StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view base,
                                          std::string_view api_key) {
+  const RequestControls& c = r.controls;
+  if (c.thinking_budget) {
+    return Status::InvalidArgument(
+        "--thinking-budget: openai takes no thinking budget (--reasoning-effort sets how much "
+        "a reasoning model thinks; --extra-body passes a server's own field)");
+  }
+  // Every field but the messages, which are most of the body.
+  nlohmann::json head = {{"model", r.model}, {"stream", false}};
+  if (r.max_tokens > 0) head[MaxTokensField(r.model)] = r.max_tokens;
+  if (r.temperature) head["temperature"] = *r.temperature;
+  if (c.top_p) head["top_p"] = *c.top_p;
+  if (!c.stop.empty()) head["stop"] = c.stop;
+  if (c.seed) head["seed"] = *c.seed;
+  if (!c.reasoning_effort.empty()) head["reasoning_effort"] = c.reasoning_effort;
+  RETURN_IF_ERROR(MergeExtraBody(c.extra_body, &head, {"messages"}));
   HttpRequest out;
   out.url = JoinUrl(base, "chat/completions");
   out.headers.push_back("Content-Type: application/json");
   if (!api_key.empty()) out.headers.push_back(fmt::format("Authorization: Bearer {}", api_key));
-  // Written directly, not through a json value: against a fast local server this body
-  // is a good share of the client's work. The bytes equal what nlohmann writes.
+  // The messages are written directly, not through a json value: against a fast local
+  // server this body is a good share of the client's work. The bytes equal what
+  // nlohmann writes (keys in its sorted order).
   std::string& b = out.body;
   size_t size = 64 + r.model.size();
   for (const Message& m : r.messages) size += 32 + m.role.size() + m.content.size();
   b.reserve(size);
-  // Keys in nlohmann's (sorted) order.
   bool valid = true;
+  bool messages_written = false;
+  const auto write_messages = [&] {
+    if (b.size() > 1) b += ',';
+    b += "\"messages\":";
+    valid = AppendMessagesJson(r.messages, &b);
+    messages_written = true;
+  };
   b += '{';
-  if (r.max_tokens > 0) b += fmt::format("\"{}\":{},", MaxTokensField(r.model), r.max_tokens);
-  b += "\"messages\":";
-  valid = AppendMessagesJson(r.messages, &b);
-  b += ",\"model\":";
-  valid = valid && AppendJsonString(r.model, &b);
-  b += ",\"stream\":false";
-  if (r.temperature) b += ",\"temperature\":" + nlohmann::json(*r.temperature).dump();
+  for (const auto& [key, value] : head.items()) {
+    if (!messages_written && key > "messages") write_messages();
+    if (b.size() > 1) b += ',';
+    valid = valid && AppendJsonString(key, &b);
+    b += ':';
+    b += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  if (!messages_written) write_messages();
   b += '}';
   if (!valid) {
     // Invalid UTF-8 somewhere: nlohmann replaces it (U+FFFD).
-    nlohmann::json body = {{"model", r.model}, {"stream", false}};
     nlohmann::json messages = nlohmann::json::array();
     for (const Message& m : r.messages) {
       messages.push_back({{"role", m.role}, {"content", m.content}});
     }
-    body["messages"] = std::move(messages);
-    if (r.max_tokens > 0) body[MaxTokensField(r.model)] = r.max_tokens;
-    if (r.temperature) body["temperature"] = *r.temperature;
-    b = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    head["messages"] = std::move(messages);
+    b = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return out;
 }
@@ -128,6 +148,7 @@ Status ParseOpenAiBody(std::string_view body, ModelResult* out) {
       out->usage.reasoning = IntegerMember(*details, "reasoning_tokens").value_or(0);
     }
   }
+  if (const auto model = StringMember(j, "model")) out->served_model.assign(*model);
   return Status::Ok();
 }
 

@@ -1,5 +1,7 @@
 #include "backends/providers.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,56 @@ std::string JoinUrl(std::string_view base, std::string_view path) {
   while (!base.empty() && base.back() == '/') base.remove_suffix(1);
   while (!path.empty() && path.front() == '/') path.remove_prefix(1);
   return fmt::format("{}/{}", base, path);
+}
+
+namespace {
+
+// The flag that sets the body field `key` (any provider's spelling), or "".
+std::string_view FlagOfField(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"max_tokens", "--max-tokens"},        {"max_completion_tokens", "--max-tokens"},
+      {"maxOutputTokens", "--max-tokens"},   {"temperature", "--temperature"},
+      {"top_p", "--top-p"},                  {"topP", "--top-p"},
+      {"stop", "--stop"},                    {"stop_sequences", "--stop"},
+      {"stopSequences", "--stop"},           {"seed", "--sampling-seed"},
+      {"reasoning_effort", "--reasoning-effort"}, {"thinkingLevel", "--reasoning-effort"},
+      {"thinking", "--thinking-budget"},     {"thinkingBudget", "--thinking-budget"},
+      {"system", "--system"},                {"systemInstruction", "--system"}};
+  for (const auto& [field, flag] : kFlags) {
+    if (field == key) return flag;
+  }
+  return "";
+}
+
+Status MergeAt(const nlohmann::json& extra, nlohmann::json* body, const std::string& path,
+               std::initializer_list<std::string_view> reserved) {
+  for (const auto& [key, value] : extra.items()) {
+    const std::string at = path.empty() ? key : path + "." + key;
+    const auto it = body->find(key);
+    const bool taken = it != body->end() ||
+                       std::find(reserved.begin(), reserved.end(), key) != reserved.end();
+    if (!taken) {
+      (*body)[key] = value;
+      continue;
+    }
+    if (it != body->end() && it->is_object() && value.is_object()) {
+      RETURN_IF_ERROR(MergeAt(value, &*it, at, {}));
+      continue;
+    }
+    const std::string_view flag = FlagOfField(key);
+    return Status::InvalidArgument(fmt::format(
+        "--extra-body: '{}' is in the request already ({})", at,
+        flag.empty() ? std::string("structtest writes it") : fmt::format("set it with {}", flag)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status MergeExtraBody(const nlohmann::json& extra, nlohmann::json* body,
+                      std::initializer_list<std::string_view> reserved) {
+  if (extra.is_null()) return Status::Ok();
+  return MergeAt(extra, body, "", reserved);
 }
 
 }  // namespace internal
@@ -39,10 +91,51 @@ std::string ErrorDetail(std::string_view body) {
   return raw;
 }
 
+// The checks of a request's controls that hold for every provider.
+Status CheckControlRanges(const ModelRequest& r) {
+  const RequestControls& c = r.controls;
+  if (r.temperature && !(*r.temperature >= 0 && *r.temperature <= 2)) {
+    return Status::InvalidArgument(fmt::format("--temperature {}: expected 0 to 2", *r.temperature));
+  }
+  if (c.top_p && !(*c.top_p > 0 && *c.top_p <= 1)) {
+    return Status::InvalidArgument(
+        fmt::format("--top-p {}: expected more than 0 and at most 1", *c.top_p));
+  }
+  for (const std::string& s : c.stop) {
+    if (s.empty()) return Status::InvalidArgument("--stop '': a stop sequence cannot be empty");
+  }
+  if (c.seed && (*c.seed < 0 || *c.seed > 2147483647)) {
+    return Status::InvalidArgument(
+        fmt::format("--sampling-seed {}: expected 0 to 2147483647", *c.seed));
+  }
+  if (!c.reasoning_effort.empty()) {
+    constexpr std::string_view kEfforts[] = {"none", "minimal", "low", "medium", "high", "xhigh"};
+    if (std::find(std::begin(kEfforts), std::end(kEfforts), c.reasoning_effort) ==
+        std::end(kEfforts)) {
+      return Status::InvalidArgument(
+          fmt::format("--reasoning-effort {}: expected none, minimal, low, medium, high or xhigh",
+                      c.reasoning_effort));
+    }
+  }
+  if (!c.extra_body.is_null() && !c.extra_body.is_object()) {
+    return Status::InvalidArgument("--extra-body: expected a JSON object");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<HttpRequest> BuildHttpRequest(Provider provider, const ModelRequest& request,
-                                       std::string_view base_url, std::string_view api_key) {
+                                       std::string_view base_url, std::string_view api_key,
+                                       const std::vector<HttpHeader>& headers) {
+  if (!request.controls.system.empty()) {
+    // A system message before the prompt: each builder maps it to its provider's field.
+    ModelRequest with_system = request;
+    with_system.messages.insert(with_system.messages.begin(),
+                                Message{"system", std::move(with_system.controls.system)});
+    with_system.controls.system.clear();
+    return BuildHttpRequest(provider, with_system, base_url, api_key, headers);
+  }
   if (request.messages.empty()) {
     return Status::InvalidArgument(fmt::format("request {}: no messages", request.id));
   }
@@ -55,14 +148,39 @@ StatusOr<HttpRequest> BuildHttpRequest(Provider provider, const ModelRequest& re
           fmt::format("request {}: unknown message role '{}'", request.id, m.role));
     }
   }
+  RETURN_IF_ERROR(CheckControlRanges(request));
   if (base_url.empty()) base_url = DefaultBaseUrl(provider);
+  StatusOr<HttpRequest> out = Status::Internal("unknown provider");
   switch (provider) {
-    case Provider::kOpenAi: return internal::BuildOpenAiRequest(request, base_url, api_key);
+    case Provider::kOpenAi: out = internal::BuildOpenAiRequest(request, base_url, api_key); break;
     case Provider::kAnthropic:
-      return internal::BuildAnthropicRequest(request, base_url, api_key);
-    case Provider::kGemini: return internal::BuildGeminiRequest(request, base_url, api_key);
+      out = internal::BuildAnthropicRequest(request, base_url, api_key);
+      break;
+    case Provider::kGemini: out = internal::BuildGeminiRequest(request, base_url, api_key); break;
   }
-  return Status::Internal("unknown provider");
+  if (!out.ok() || headers.empty()) return out;
+  std::vector<std::string>& lines = out->headers;
+  for (const HttpHeader& h : headers) {
+    std::erase_if(lines, [&](std::string_view line) {
+      return SameHeaderName(line.substr(0, line.find(':')), h.name);
+    });
+    lines.push_back(fmt::format("{}: {}", h.name, h.value));
+  }
+  return out;
+}
+
+Status CheckRequestSettings(Provider provider, ModelRequest request) {
+  // With a system message: a sample may have one.
+  request.messages = {Message{"system", "?"}, Message{"user", "?"}};
+  if (request.model.empty()) request.model = "model";
+  return BuildHttpRequest(provider, request, "", "").status();
+}
+
+std::optional<double> DefaultTemperature(const ModelSpec& model, const RequestControls& controls) {
+  if (controls.top_p) return std::nullopt;
+  if (model.provider == Provider::kOpenAi && IsOpenAiReasoningModel(model.name)) return std::nullopt;
+  if (model.provider == Provider::kAnthropic && controls.thinking_budget) return std::nullopt;
+  return 0.0;
 }
 
 ModelResult ParseHttpReply(Provider provider, int http_status, std::string_view body,

@@ -1,6 +1,7 @@
 // `structtest export RUN`: the records of a run directory as JSONL in the score
 // format (the sample, "response", "reasoning"), with what the run learned about each:
-// finish reason, token usage, latency, attempts and the stored verdict. Piped into
+// finish reason, token usage, latency, attempts, the model the server says answered,
+// the run's request settings and the stored verdict. Piped into
 // `structtest score`, it rescores a run with another rule set without asking the
 // model again.
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/request_controls.h"
 #include "cli/commands.h"
 #include "core/jsonl.h"
 #include "store/run_store.h"
@@ -25,7 +27,10 @@ struct ExportOptions {
   bool all = false;
 };
 
-nlohmann::json RowToJson(const RunRow& row, std::string_view rules) {
+// `request`: the run's request settings (RequestSettings), the same on every row; null
+// for a built-in responder's run, which sends no request.
+nlohmann::json RowToJson(const RunRow& row, std::string_view rules,
+                         const nlohmann::json& request) {
   nlohmann::json j = SampleToJson(row.sample);
   if (!row.response) {
     j["status"] = "pending";
@@ -48,6 +53,8 @@ nlohmann::json RowToJson(const RunRow& row, std::string_view rules) {
   j["http_status"] = r.http_status;
   j["attempts"] = r.attempts;
   j["cached"] = r.cached;
+  if (!r.served_model.empty()) j["served_model"] = r.served_model;
+  if (!request.is_null()) j["request"] = request;
   if (row.verdict) {
     const StoredVerdict& v = *row.verdict;
     nlohmann::json verdict = {{"rules", rules}};
@@ -94,6 +101,15 @@ int RunExport(const ExportOptions& opt) {
     PrintError(writer.status().message());
     return kExitFatal;
   }
+  auto manifest = (*store)->Manifest();
+  if (!manifest.ok()) {
+    PrintError(manifest.status().message());
+    return kExitFatal;
+  }
+  const nlohmann::json stored = manifest->value_or(nlohmann::json::object());
+  const nlohmann::json request = stored.value("model", "").starts_with("builtin/")
+                                     ? nlohmann::json()
+                                     : RequestSettings(stored);
   int64_t written = 0, skipped = 0;
   Status s = (*store)->ForEach(RuleSetName(*rules), [&](const RunRow& row) {
     if (!opt.all && !(row.response && row.response->ok)) {
@@ -101,7 +117,7 @@ int RunExport(const ExportOptions& opt) {
       return Status::Ok();
     }
     ++written;
-    return (*writer)->Write(RowToJson(row, RuleSetName(*rules)));
+    return (*writer)->Write(RowToJson(row, RuleSetName(*rules), request));
   });
   if (s.ok()) s = (*writer)->Close();
   if (!s.ok()) {

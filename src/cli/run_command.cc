@@ -33,7 +33,9 @@
 #include "backends/adaptive_client.h"
 #include "backends/endpoint_pool_client.h"
 #include "backends/http/curl_client.h"
+#include "backends/providers.h"
 #include "backends/rate_limit_client.h"
+#include "backends/request_controls.h"
 #include "backends/retry_client.h"
 #include "cli/commands.h"
 #include "core/file_util.h"
@@ -44,6 +46,7 @@
 #include "sandbox/python_pool.h"
 #include "report/cost.h"
 #include "report/html_report.h"
+#include "report/run_report.h"
 #include "report/tally.h"
 #include "runner/runner.h"
 #include "store/merge.h"
@@ -76,6 +79,15 @@ struct RunOptions {
   int score_jobs = DefaultScoreJobs();
   int max_tokens = 0;
   std::optional<double> temperature;
+  // Set when --temperature was not given and `temperature` is DefaultTemperature's.
+  bool temperature_defaulted = false;
+  RequestControls controls;
+  // What the control flags were given as, before RunRun reads them into `controls` and
+  // `headers`.
+  std::optional<std::string> system_text;
+  std::optional<std::string> extra_body_text;
+  std::vector<std::string> header_texts;
+  std::vector<HttpHeader> headers;
   std::string out;
   std::string rules = "paper";
   std::string nltk_data;
@@ -213,6 +225,8 @@ StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endp
     id["endpoints"] = std::move(urls);
   }
   id["temperature"] = opt.temperature ? nlohmann::json(*opt.temperature) : nlohmann::json();
+  // Only the controls given, so a run without them has the identity it had before them.
+  id.update(ControlsJson(opt.controls, HeaderNames(opt.headers)));
   if (!opt.samples.empty()) {
     ASSIGN_OR_RETURN(std::string samples, Fingerprint(opt.samples));
     id["samples"] = samples;
@@ -289,6 +303,16 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
       "directory",
       store.dir(), key, old.dump(),
       identity.contains(key) ? ", now " + identity.at(key).dump() : ""));
+}
+
+// A run directory made before structtest had a temperature default holds none (null:
+// the provider's default) and keeps it when resumed without --temperature, which the
+// default would make another run.
+void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, RunOptions* opt) {
+  if (opt->temperature_defaulted && stored &&
+      stored->value("temperature", nlohmann::json()).is_null()) {
+    opt->temperature.reset();
+  }
 }
 
 // Whether `identity` is the stored run's with a larger --limit (or none where it had
@@ -433,12 +457,13 @@ struct ClientReport {
 };
 
 // One run into `store`: fill it when new, answer what is pending, score, print.
-StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunStore* store,
+StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* store,
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
                          PythonPool* python, bool in_memory, const std::optional<Price>& price,
                          const ClientReport& client_report = {}) {
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+  KeepStoredTemperature(stored, &opt);
   if (stored && stored->contains(kMergeKey)) {
     return Status::InvalidArgument(fmt::format(
         "{}: a merged run ('structtest merge'); run the missing shards into their own "
@@ -486,7 +511,9 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
   ro.model = client != nullptr ? ParseModelSpec(opt.model)->name : "";
   ro.max_tokens = opt.max_tokens;
   ro.temperature = opt.temperature;
+  ro.controls = opt.controls;
   ro.endpoint = endpoint;
+  ro.header_names = HeaderNames(opt.headers);
   ro.concurrency_limit = client_report.concurrency_limit;
   ro.max_uncommitted = 2 * opt.concurrency * static_cast<int>(std::max<size_t>(1, opt.base_urls.size()));
   ro.score_jobs = opt.score_jobs;
@@ -528,9 +555,12 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
     ASSIGN_OR_RETURN(tally, runner.ScoreAndTally());
   }
   out.agg = tally.Compute();
+  nlohmann::json served;  // ServedModelsJson's
   if (!in_memory) {
     nlohmann::json report = RenderJsonReport(tally, rules);
     ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store->Manifest());
+    ASSIGN_OR_RETURN(served, ServedModelsJson(*store, manifest));
+    if (!served.is_null()) report["served_models"] = served;
     report["manifest"] = manifest.value_or(nlohmann::json());
     report["samples"] = out.counts.samples;
     report["answered"] = out.counts.answered;
@@ -572,6 +602,13 @@ StatusOr<Outcome> RunOne(const RunOptions& opt, const std::string& label, RunSto
                    .c_str(),
                stderr);
     if (client_report.closing_lines) std::fputs(client_report.closing_lines().c_str(), stderr);
+  }
+  if (!served.is_null()) {
+    std::string names;
+    for (const auto& [name, answers] : served.items()) {
+      names += fmt::format("{}{} ({} answers)", names.empty() ? "" : ", ", name, answers.dump());
+    }
+    PrintNote(fmt::format("asked for {}, the server says it answered as {}", opt.model, names));
   }
   if (out.stats.cached > 0) {
     PrintNote(fmt::format("{} answer(s) came from the response cache (the same requests in "
@@ -664,19 +701,21 @@ StatusOr<std::optional<Price>> ResolvePrice(const RunOptions& opt) {
 // `run --dry-run`: the requests the run would send, per subtask, read from the run
 // directory when it holds the run already (what is still to ask), else from the suite
 // built in memory. Sends nothing and creates nothing.
-Status DryRun(const RunOptions& opt, const std::string& endpoint,
+Status DryRun(RunOptions opt, const std::string& endpoint,
               const SentenceSplitter* sentences, PythonPool* python,
               const std::optional<Price>& price) {
   const std::string dir = opt.out.empty() ? DefaultOutDir(opt) : opt.out;
   std::unique_ptr<RunStore> store;
+  std::optional<nlohmann::json> stored;
   std::string from;
   if (std::filesystem::exists(std::filesystem::path(dir) / RunStore::kFileName)) {
     ASSIGN_OR_RETURN(store, RunStore::OpenReadOnly(dir));
-    ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
-    if (stored) RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
+    ASSIGN_OR_RETURN(stored, store->Manifest());
+    KeepStoredTemperature(stored, &opt);
     from = fmt::format("the samples of {} not answered yet", dir);
   }
+  ASSIGN_OR_RETURN(const nlohmann::json identity, Identity(opt, endpoint));
+  if (stored) RETURN_IF_ERROR(CheckSameRun(*store, *stored, identity));
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
     RETURN_IF_ERROR(AddSamples(opt, sentences, python, store.get()));
@@ -693,13 +732,15 @@ Status DryRun(const RunOptions& opt, const std::string& endpoint,
       p.domain = s.sample.domain;
       p.subtask = s.sample.subtask;
       ++p.requests;
+      p.prompt_chars += static_cast<int64_t>(opt.controls.system.size());
       for (const Message& m : s.sample.messages) p.prompt_chars += static_cast<int64_t>(m.content.size());
     }
   }
   std::vector<PlannedRequests> plan;
   for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
-  std::string text = fmt::format("dry run: {} would be sent to {} ({}); nothing was sent\n\n",
-                                 from, opt.model, endpoint);
+  std::string text = fmt::format(
+      "dry run: {} would be sent to {} ({}); nothing was sent\nrequest settings: {}\n\n", from,
+      opt.model, endpoint, RequestSettings(identity).dump());
   text += RenderDryRun(plan, price, opt.max_tokens);
   std::fputs(text.c_str(), stdout);
   return Status::Ok();
@@ -750,6 +791,22 @@ StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
     return Status::InvalidArgument(fmt::format("--endpoints {}: no URL in the file", path));
   }
   return urls;
+}
+
+// Reads the control flags given as text (--system, --extra-body, --header) into
+// `opt->controls` and `opt->headers`.
+Status ReadControlFlags(RunOptions* opt) {
+  if (opt->system_text) {
+    ASSIGN_OR_RETURN(opt->controls.system, ReadTextFlag("--system", *opt->system_text));
+  }
+  if (opt->extra_body_text) {
+    ASSIGN_OR_RETURN(opt->controls.extra_body, ParseExtraBody(*opt->extra_body_text));
+  }
+  for (const std::string& text : opt->header_texts) {
+    ASSIGN_OR_RETURN(HttpHeader header, ParseHeaderFlag(text));
+    opt->headers.push_back(std::move(header));
+  }
+  return Status::Ok();
 }
 
 int RunRun(RunOptions opt) {
@@ -834,8 +891,8 @@ int RunRun(RunOptions opt) {
                            *opt.max_tokens_total));
     return kExitFatal;
   }
-  if (opt.temperature && !(*opt.temperature >= 0 && *opt.temperature <= 2)) {
-    PrintError(fmt::format("--temperature {}: expected 0 to 2", *opt.temperature));
+  if (Status s = ReadControlFlags(&opt); !s.ok()) {
+    PrintError(s.message());
     return kExitFatal;
   }
   if (opt.max_j_given && !opt.auto_concurrency) {
@@ -904,12 +961,32 @@ int RunRun(RunOptions opt) {
         {opt.dry_run, "--dry-run"},           {opt.max_cost.has_value(), "--max-cost"},
         {opt.max_tokens_total.has_value(), "--max-tokens-total"},
         {opt.price_in.has_value(), "--price-in"}, {opt.price_out.has_value(), "--price-out"},
-        {!opt.prices.empty(), "--prices"}};
+        {!opt.prices.empty(), "--prices"},    {opt.system_text.has_value(), "--system"},
+        {opt.controls.top_p.has_value(), "--top-p"}, {!opt.controls.stop.empty(), "--stop"},
+        {opt.controls.seed.has_value(), "--sampling-seed"},
+        {!opt.controls.reasoning_effort.empty(), "--reasoning-effort"},
+        {opt.controls.thinking_budget.has_value(), "--thinking-budget"},
+        {opt.extra_body_text.has_value(), "--extra-body"}, {!opt.headers.empty(), "--header"}};
     for (const auto& [given, flag] : api_only) {
       if (!given) continue;
       PrintError(fmt::format("{}: the built-in responders send nothing and cost nothing; name a "
                              "model with --model PROVIDER/NAME",
                              flag));
+      return kExitFatal;
+    }
+  }
+  if (spec) {
+    if (!opt.temperature) {
+      opt.temperature = DefaultTemperature(*spec, opt.controls);
+      opt.temperature_defaulted = true;
+    }
+    ModelRequest every;
+    every.model = spec->name;
+    every.max_tokens = opt.max_tokens;
+    every.temperature = opt.temperature;
+    every.controls = opt.controls;
+    if (Status s = CheckRequestSettings(spec->provider, every); !s.ok()) {
+      PrintError(s.message());
       return kExitFatal;
     }
   }
@@ -962,6 +1039,7 @@ int RunRun(RunOptions opt) {
     http.base_url =
         opt.base_urls.empty() ? std::string(DefaultBaseUrl(spec->provider)) : opt.base_urls.front();
     http.api_key = ApiKeyFromEnvironment(spec->provider);
+    http.headers = opt.headers;
     if (opt.dry_run) {
       const std::string endpoint =
           fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
@@ -1162,7 +1240,40 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "(default: the number of cores)");
   cmd->add_option("--max-tokens", opt->max_tokens,
                   "answer token limit (default: the provider's; 4096 for anthropic)");
-  cmd->add_option("--temperature", opt->temperature, "sampling temperature (default: the provider's)");
+  cmd->add_option("--temperature", opt->temperature,
+                  "sampling temperature, 0 to 2 (anthropic: 0 to 1). Default 0, the most "
+                  "reproducible; none (the provider's default) with --top-p, for OpenAI's "
+                  "reasoning models (o1, o3, gpt-5...) and with anthropic's --thinking-budget");
+  cmd->add_option("--top-p", opt->controls.top_p, "nucleus sampling: more than 0, at most 1");
+  cmd->add_option("--stop", opt->controls.stop,
+                  "a stop sequence; give it again for each (gemini: at most 5)")
+      ->type_name("TEXT")
+      ->allow_extra_args(false);
+  cmd->add_option("--sampling-seed", opt->controls.seed,
+                  "the provider's sampling seed, 0 to 2147483647 (openai, gemini; not the "
+                  "suite's --seed)");
+  cmd->add_option("--reasoning-effort", opt->controls.reasoning_effort,
+                  "none, minimal, low, medium, high or xhigh: openai's reasoning_effort "
+                  "(o-series, gpt-5, and servers that take it), gemini's thinking level "
+                  "(minimal to high)");
+  cmd->add_option("--thinking-budget", opt->controls.thinking_budget,
+                  "tokens the model may think: anthropic's thinking.budget_tokens (1024 or "
+                  "more, below --max-tokens), gemini's thinkingBudget (-1: the model decides, "
+                  "0: none)")
+      ->type_name("TOKENS");
+  cmd->add_option("--system", opt->system_text,
+                  "a system message before every prompt (TEXT, or the contents of FILE)")
+      ->type_name("TEXT|@FILE");
+  cmd->add_option("--extra-body", opt->extra_body_text,
+                  "a JSON object merged into every request body, or @FILE holding it, e.g. "
+                  "vLLM's '{\"top_k\": 20, \"chat_template_kwargs\": {\"enable_thinking\": "
+                  "false}}' (a field structtest sets already is refused)")
+      ->type_name("JSON|@FILE");
+  cmd->add_option("--header", opt->header_texts,
+                  "sent with every request; give it again for each. Values are never "
+                  "stored (the run keeps the names)")
+      ->type_name("'NAME: VALUE'")
+      ->allow_extra_args(false);
   cmd->add_option("--out", opt->out,
                   "run directory (default: runs/ plus a name made from the model and suite)");
   cmd->add_option("--retries", opt->retries,

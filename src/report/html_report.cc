@@ -672,6 +672,8 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       ASSIGN_OR_RETURN(price, RecordedPrice(run_dirs[k], manifest));
     }
     AddUsageJson(tally, price, &report);
+    ASSIGN_OR_RETURN(nlohmann::json served, ServedModelsJson(store, manifest));
+    if (!served.is_null()) report["served_models"] = std::move(served);
     w.Raw("],\"builtin\":");
     const std::string builtin = BuiltinResponder(manifest);
     w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(builtin));

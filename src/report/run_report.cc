@@ -31,4 +31,18 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
   return tally;
 }
 
+StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
+                                          const std::optional<nlohmann::json>& manifest) {
+  ASSIGN_OR_RETURN(const auto served, store.ServedModels());
+  std::string asked = manifest ? manifest->value("model", std::string()) : "";
+  asked.erase(0, asked.find('/') + 1);
+  nlohmann::json out = nlohmann::json::object();
+  bool other = false;
+  for (const auto& [name, answers] : served) {
+    out[name] = answers;
+    other = other || name != asked;
+  }
+  return other ? out : nlohmann::json();
+}
+
 }  // namespace structtest

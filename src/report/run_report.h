@@ -1,10 +1,12 @@
 // The tally of a stored run: every answered sample by its stored verdict under a rule
 // set, request errors and scoring errors as "not scored", unasked samples left out.
-// Reads only: `structtest report` uses it on a run in progress too.
+// Reads only: `structtest report` uses it on a run in progress too. And the models its
+// server says answered it.
 #ifndef STRUCTTEST_REPORT_RUN_REPORT_H_
 #define STRUCTTEST_REPORT_RUN_REPORT_H_
 
 #include <functional>
+#include <optional>
 
 #include "report/tally.h"
 #include "store/run_store.h"
@@ -17,6 +19,12 @@ namespace structtest {
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
                          const std::function<void(const RunRow&)>& on_row = nullptr,
                          RunStore::RowRead read = RunStore::RowRead::kWhole);
+
+// The models the server says answered the run (RunStore::ServedModels) as report.json's
+// "served_models": {name: answers}, when one of them is not the model the manifest
+// asked for (the name after "PROVIDER/"); null otherwise.
+StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
+                                          const std::optional<nlohmann::json>& manifest);
 
 }  // namespace structtest
 

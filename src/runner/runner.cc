@@ -103,6 +103,7 @@ StoredResponse ToStoredResponse(const ModelResult& r) {
   }
   s.finish = FinishReasonName(r.finish);
   s.finish_raw = r.finish_raw;
+  s.served_model = r.served_model;
   s.input_tokens = r.usage.input;
   s.output_tokens = r.usage.output;
   s.reasoning_tokens = r.usage.reasoning;
@@ -112,10 +113,18 @@ StoredResponse ToStoredResponse(const ModelResult& r) {
   return s;
 }
 
-std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& request) {
-  // nlohmann's dump of {endpoint, max_tokens, messages, model, temperature}, written
-  // directly: building and dumping an nlohmann value of the whole prompt took longer.
-  std::string key = "{\"endpoint\":";
+std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& request,
+                             const std::vector<std::string>& header_names) {
+  // Written directly: building and dumping an nlohmann value of the whole prompt took
+  // longer. A request without controls has the key it had before they existed.
+  const nlohmann::json controls = ControlsJson(request.controls, header_names);
+  std::string key = "{";
+  if (!controls.empty()) {
+    key += "\"controls\":";
+    key += controls.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    key += ',';
+  }
+  key += "\"endpoint\":";
   bool ok = AppendJsonString(endpoint, &key);
   key += fmt::format(",\"max_tokens\":{},\"messages\":", request.max_tokens);
   ok = ok && AppendMessagesJson(request.messages, &key);
@@ -134,6 +143,7 @@ std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& requ
                       {"messages", std::move(messages)},
                       {"max_tokens", request.max_tokens}};
   if (request.temperature) j["temperature"] = *request.temperature;
+  if (!controls.empty()) j["controls"] = controls;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -197,13 +207,14 @@ class Runner::Loop {
     req.messages = s.sample.messages;
     req.max_tokens = r_.options_.max_tokens;
     req.temperature = r_.options_.temperature;
+    req.controls = r_.options_.controls;
     return req;
   }
 
   // The cached answer to `req`, if any.
   StatusOr<std::optional<StoredResponse>> FromCache(const ModelRequest& req) {
     if (r_.cache_ == nullptr) return std::optional<StoredResponse>();
-    return r_.cache_->Get(CacheKey(r_.options_.endpoint, req));
+    return r_.cache_->Get(CacheKey(r_.options_.endpoint, req, r_.options_.header_names));
   }
 
   // Stores (and scores) the response to sample `s`.
@@ -232,7 +243,8 @@ class Runner::Loop {
           r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.rules), verdict));
     }
     if (cache_as != nullptr && r_.cache_ != nullptr && !response.cached) {
-      RETURN_IF_ERROR(r_.cache_->Put(CacheKey(r_.options_.endpoint, *cache_as), response));
+      RETURN_IF_ERROR(r_.cache_->Put(
+          CacheKey(r_.options_.endpoint, *cache_as, r_.options_.header_names), response));
     }
     return Status::Ok();
   }

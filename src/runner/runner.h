@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/model_client.h"
 #include "report/tally.h"
@@ -48,8 +49,12 @@ struct RunnerOptions {
   std::string model;
   int max_tokens = 0;
   std::optional<double> temperature;
+  RequestControls controls;
   // "openai http://host/v1": the cache key's endpoint part. No secrets.
   std::string endpoint;
+  // The names of the extra headers the client sends (never their values): part of the
+  // cache key.
+  std::vector<std::string> header_names;
   // Under -j auto, the current limit, for the progress line; empty otherwise.
   std::function<int64_t()> concurrency_limit;
   // A batch is committed after this many results or this long, whichever comes first:
@@ -116,8 +121,11 @@ class Runner {
   // errors as "not scored".
   StatusOr<Tally> ScoreAndTally();
 
-  // The cache key of a request to `endpoint`.
-  static std::string CacheKey(std::string_view endpoint, const ModelRequest& request);
+  // The cache key of a request to `endpoint`, sent with headers named `header_names`:
+  // nlohmann's dump of {"controls": ControlsJson (when not empty), "endpoint",
+  // "max_tokens", "messages", "model", "temperature" (when set)}.
+  static std::string CacheKey(std::string_view endpoint, const ModelRequest& request,
+                              const std::vector<std::string>& header_names = {});
 
  private:
   class Loop;

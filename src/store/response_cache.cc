@@ -24,6 +24,10 @@ CREATE TABLE responses (
   latency_ms INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql",
+    // 2: the model each reply says served it ('' where unknown).
+    R"sql(
+ALTER TABLE responses ADD COLUMN served_model TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 }  // namespace
@@ -54,12 +58,12 @@ StatusOr<std::unique_ptr<ResponseCache>> ResponseCache::Open(const std::string& 
   ASSIGN_OR_RETURN(cache->get_,
                    cache->db_->Prepare("SELECT text, reasoning, finish, finish_raw, "
                                        "input_tokens, output_tokens, reasoning_tokens, "
-                                       "latency_ms FROM responses WHERE key = ?1"));
+                                       "latency_ms, served_model FROM responses WHERE key = ?1"));
   ASSIGN_OR_RETURN(cache->put_,
                    cache->db_->Prepare("INSERT OR REPLACE INTO responses(key, text, reasoning, "
                                        "finish, finish_raw, input_tokens, output_tokens, "
-                                       "reasoning_tokens, latency_ms) VALUES (?1, ?2, ?3, ?4, "
-                                       "?5, ?6, ?7, ?8, ?9)"));
+                                       "reasoning_tokens, latency_ms, served_model) VALUES (?1, "
+                                       "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
   return cache;
 }
 
@@ -84,6 +88,7 @@ StatusOr<std::optional<StoredResponse>> ResponseCache::Get(std::string_view key)
     r.output_tokens = get_->Int(5);
     r.reasoning_tokens = get_->Int(6);
     r.latency_ms = get_->Int(7);
+    r.served_model = get_->Text(8);
     r.cached = true;
   }
   get_->Reset();
@@ -101,6 +106,7 @@ Status ResponseCache::Put(std::string_view key, const StoredResponse& r) {
       .Bind(7, r.output_tokens)
       .Bind(8, r.reasoning_tokens)
       .Bind(9, r.latency_ms)
+      .Bind(10, r.served_model)
       .Run();
 }
 

@@ -81,6 +81,11 @@ INSERT INTO sample_heads(idx, json)
     R"sql(
 ALTER TABLE verdicts ADD COLUMN checks TEXT NOT NULL DEFAULT '';
 )sql",
+    // 4: the model each reply says served it ('' where it named none, and in the
+    // answers of runs stored before).
+    R"sql(
+ALTER TABLE responses ADD COLUMN served_model TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // The first schema version with sample_heads. A reader of an older run reads the
@@ -89,6 +94,8 @@ ALTER TABLE verdicts ADD COLUMN checks TEXT NOT NULL DEFAULT '';
 constexpr int64_t kHeadsSince = 2;
 // The first schema version whose verdicts have checks.
 constexpr int64_t kChecksSince = 3;
+// The first schema version with responses.served_model.
+constexpr int64_t kServedModelSince = 4;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -192,6 +199,7 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
   std::unique_ptr<RunStore> store(new RunStore(dir, std::move(db), -1));
   store->heads_ = version >= kHeadsSince;
   store->checks_ = version >= kChecksSince;
+  store->served_model_ = version >= kServedModelSince;
   return store;
 }
 
@@ -214,8 +222,9 @@ Status RunStore::Prepare() {
                    db_->Prepare("INSERT INTO responses(idx, ok, text, reasoning, "
                                 "finish, finish_raw, input_tokens, output_tokens, "
                                 "reasoning_tokens, latency_ms, http_status, attempts, error, "
-                                "cached, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                                "?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT(idx) DO UPDATE "
+                                "cached, created_ms, served_model) VALUES (?1, ?2, ?3, ?4, ?5, "
+                                "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON "
+                                "CONFLICT(idx) DO UPDATE "
                                 "SET ok = excluded.ok, text = excluded.text, reasoning = "
                                 "excluded.reasoning, finish = excluded.finish, finish_raw = "
                                 "excluded.finish_raw, input_tokens = excluded.input_tokens, "
@@ -223,7 +232,8 @@ Status RunStore::Prepare() {
                                 "excluded.reasoning_tokens, latency_ms = excluded.latency_ms, "
                                 "http_status = excluded.http_status, attempts = "
                                 "excluded.attempts, error = excluded.error, cached = "
-                                "excluded.cached, created_ms = excluded.created_ms"));
+                                "excluded.cached, created_ms = excluded.created_ms, "
+                                "served_model = excluded.served_model"));
   ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1"));
   ASSIGN_OR_RETURN(put_verdict_,
                    db_->Prepare("INSERT INTO verdicts(idx, rules, pass, reason, "
@@ -337,6 +347,7 @@ Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
       .BindView(13, r.error)
       .Bind(14, int64_t{r.cached})
       .Bind(15, NowMs())
+      .BindView(16, r.served_model)
       .Run();
 }
 
@@ -537,6 +548,20 @@ StatusOr<std::vector<std::string>> RunStore::ScoredRuleSets() {
   return out;
 }
 
+StatusOr<std::vector<std::pair<std::string, int64_t>>> RunStore::ServedModels() {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (!served_model_) return out;
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT served_model, COUNT(*) AS n FROM responses WHERE ok = 1 "
+                                "AND served_model != '' GROUP BY served_model ORDER BY n DESC, "
+                                "served_model"));
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) return out;
+    out.emplace_back(q.Text(0), q.Int(1));
+  }
+}
+
 StatusOr<RunCounts> RunStore::Counts() {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare("SELECT (SELECT COUNT(*) FROM samples), "
@@ -565,16 +590,14 @@ StatusOr<RunCounts> RunStore::Counts() {
 }
 
 // The columns ReadRow() reads, for the queries that join samples, responses and verdicts
-// as s, r and v; a reader of a run older than the verdicts' checks reads '' for them.
-const char* RunStore::RowColumns() const {
-  return checks_ ? "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, "
-                   "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms, "
-                   "r.http_status, r.attempts, r.error, r.cached, v.pass, v.reason, "
-                   "v.rules_version, v.format, v.accuracy, v.error, v.checks"
-                 : "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, "
-                   "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms, "
-                   "r.http_status, r.attempts, r.error, r.cached, v.pass, v.reason, "
-                   "v.rules_version, v.format, v.accuracy, v.error, ''";
+// as s, r and v; a reader of a run older than the verdicts' checks or the responses'
+// served models reads '' for them.
+std::string RunStore::RowColumns() const {
+  return fmt::format(
+      "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, r.input_tokens, "
+      "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
+      "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {}, {}",
+      checks_ ? "v.checks" : "''", served_model_ ? "r.served_model" : "''");
 }
 
 StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
@@ -600,6 +623,7 @@ StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
     r.attempts = q.Int(12);
     r.error = q.Text(13);
     r.cached = q.Int(14) != 0;
+    r.served_model = q.Text(22);
   }
   if (!q.IsNull(15)) {
     StoredVerdict& v = row.verdict.emplace();
@@ -740,6 +764,10 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
     ASSIGN_OR_RETURN(auto has_checks, first("SELECT COUNT(*), '' FROM pragma_table_info('verdicts', "
                                             "'src') WHERE name = 'checks'"));
     const bool src_checks = has_checks && has_checks->first != "0";
+    // Nor a served_model column (its answers name no served model).
+    ASSIGN_OR_RETURN(auto has_served, first("SELECT COUNT(*), '' FROM pragma_table_info("
+                                            "'responses', 'src') WHERE name = 'served_model'"));
+    const bool src_served = has_served && has_served->first != "0";
     RETURN_IF_ERROR(db_->Exec("INSERT OR IGNORE INTO main.samples(idx, id, domain, subtask, json) "
                               "SELECT idx, id, domain, subtask, json FROM src.samples"));
     counts.samples = sqlite3_changes(db_->raw());
@@ -764,9 +792,9 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
         "reasoning_tokens, latency_ms, http_status, attempts, error, cached, created_ms";
     RETURN_IF_ERROR(db_->Exec(
         "DELETE FROM main.verdicts WHERE idx IN (SELECT idx FROM temp.take); " +
-        fmt::format("INSERT OR REPLACE INTO main.responses({0}) SELECT {0} FROM src.responses "
-                    "WHERE idx IN (SELECT idx FROM temp.take); ",
-                    kResponseColumns) +
+        fmt::format("INSERT OR REPLACE INTO main.responses({0}, served_model) SELECT {0}, {1} "
+                    "FROM src.responses WHERE idx IN (SELECT idx FROM temp.take); ",
+                    kResponseColumns, src_served ? "served_model" : "''") +
         // Verdicts belong to an answer: taken with it, or added to the same answer.
         fmt::format("INSERT OR IGNORE INTO main.verdicts(idx, rules, pass, reason, "
                     "rules_version, format, accuracy, error, checks) SELECT v.idx, v.rules, "

@@ -45,6 +45,8 @@ struct StoredResponse {
   int64_t attempts = 0;
   std::string error;  // for a person; empty when ok. Never holds a key.
   bool cached = false;  // taken from the response cache, not asked
+  // The model the reply says served it (ModelResult::served_model); "" when unknown.
+  std::string served_model;
 };
 
 // A verdict as stored: Verdict's fields, or the error that kept the sample from being
@@ -179,6 +181,10 @@ class RunStore {
   // errors).
   StatusOr<std::vector<std::pair<std::string, int64_t>>> TopScoringErrors(std::string_view rules,
                                                                           int limit);
+  // The models the answers' replies say served them (StoredResponse::served_model), each
+  // with its count of answers, most frequent first; answers whose reply named none are
+  // left out (all of them in a run stored before the names were kept).
+  StatusOr<std::vector<std::pair<std::string, int64_t>>> ServedModels();
   // The rule sets ("paper", "strict") this run holds verdicts under, sorted.
   StatusOr<std::vector<std::string>> ScoredRuleSets();
   // What ForEach reads of each row.
@@ -201,7 +207,7 @@ class RunStore {
   Status Prepare();
   // Whether every sample has its head (sample_heads), which ForEach then reads.
   StatusOr<bool> HeadsComplete();
-  const char* RowColumns() const;
+  std::string RowColumns() const;
   // Reads the row at `q`'s cursor: the columns of RowColumns().
   StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, RowRead read);
 
@@ -217,6 +223,8 @@ class RunStore {
   // run: false).
   bool heads_ = true;
   bool checks_ = true;
+  // Whether the schema has responses.served_model (a reader of an older run: false).
+  bool served_model_ = true;
   // The bulk batch's sync (see BeginBulk): 0 or its errno.
   std::future<int> bulk_synced_;
 };

@@ -85,7 +85,9 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
     ASSERT_TRUE((*store)->SetManifest({{"seed", 7}}).ok());
     AddSamples(**store, 5);
     ASSERT_TRUE((*store)->Begin().ok());
-    ASSERT_TRUE((*store)->PutResponse(1, Answer("The answer is 42")).ok());
+    StoredResponse answer = Answer("The answer is 42");
+    answer.served_model = "m-2024-01-01";
+    ASSERT_TRUE((*store)->PutResponse(1, answer).ok());
     StoredVerdict v;
     v.pass = true;
     v.reason = "ok";
@@ -122,6 +124,7 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
   EXPECT_EQ(rows[1].response->text, "The answer is 42");
   EXPECT_EQ(rows[1].response->reasoning, "thought");
   EXPECT_EQ(rows[1].response->output_tokens, 5);
+  EXPECT_EQ(rows[1].response->served_model, "m-2024-01-01");
   ASSERT_TRUE(rows[1].verdict.has_value());
   EXPECT_TRUE(rows[1].verdict->pass);
   EXPECT_EQ(rows[1].verdict->format, std::optional<bool>(true));
@@ -165,7 +168,8 @@ TEST(RunStoreTest, VerdictRulesAreStoredAndOldVerdictsWithoutThemAreScoredAgain)
   }
   // `old` as a run of schema 2 wrote it.
   ASSERT_NO_FATAL_FAILURE(
-      ExecOn(old, "ALTER TABLE verdicts DROP COLUMN checks; PRAGMA user_version=2"));
+      ExecOn(old, "ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses DROP COLUMN "
+                  "served_model; PRAGMA user_version=2"));
   const auto verdicts = [](RunStore& store) {
     std::vector<std::optional<StoredVerdict>> out;
     EXPECT_TRUE(store.ForEach("strict", [&](const RunRow& r) {
@@ -622,9 +626,11 @@ TEST(RunStoreTest, AMissingHeadFallsBackToTheWholeSamples) {
   ASSERT_EQ(before.size(), 5u);
 }
 
-// Takes a run back to the first schema: no sample heads, no verdict checks.
+// Takes a run back to the first schema: no sample heads, no verdict checks, no served
+// models.
 constexpr const char* kToFirstSchema =
-    "DROP TABLE sample_heads; ALTER TABLE verdicts DROP COLUMN checks; PRAGMA user_version=1";
+    "DROP TABLE sample_heads; ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses "
+    "DROP COLUMN served_model; PRAGMA user_version=1";
 
 // A run of the first schema (no sample heads) reads as it is, and the first writer
 // that opens it adds the heads.
@@ -655,11 +661,55 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
     EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), tally);
   }
   ASSERT_TRUE(RunStore::Open(dir.path()).ok());
-  EXPECT_EQ(schema(), std::make_pair(int64_t{3}, true));
+  EXPECT_EQ(schema(), std::make_pair(int64_t{4}, true));
   ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "UPDATE samples SET json = '{}' WHERE idx = 3"));
   auto store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
   EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kNoPrompt), no_prompt) << "read from the heads";
+}
+
+// A run stored before the served models were kept (schema 3) reads as it is, with no
+// served model, merges into a run of this schema, and the first writer that opens it
+// keeps every answer and stores the served models from then on.
+TEST(RunStoreTest, ARunStoredBeforeServedModelsIsReadMergedAndUpgraded) {
+  testing::TempDir dir;
+  MakeRun(dir.path());
+  std::vector<std::string> rows;
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok());
+    rows = RowsAs(**store, RunStore::RowRead::kWhole);
+  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(
+      dir.path(), "ALTER TABLE responses DROP COLUMN served_model; PRAGMA user_version=3"));
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kWhole), rows);
+    EXPECT_TRUE((*store)->ServedModels()->empty());
+  }
+  {
+    testing::TempDir whole;
+    auto into = RunStore::Open(whole.path());
+    ASSERT_TRUE(into.ok());
+    auto merged = (*into)->MergeFrom(dir.path());
+    ASSERT_TRUE(merged.ok()) << merged.status().message();
+    EXPECT_EQ(merged->answers, 2);
+    EXPECT_EQ(RowsAs(**into, RunStore::RowRead::kWhole), rows);
+  }
+  auto store = RunStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kWhole), rows);
+  EXPECT_TRUE((*store)->ServedModels()->empty());
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (const int64_t i : {0, 3}) {
+    StoredResponse answer = Answer("new");
+    answer.served_model = "m-2025";
+    ASSERT_TRUE((*store)->PutResponse(i, answer).ok());
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  EXPECT_EQ(*(*store)->ServedModels(),
+            (std::vector<std::pair<std::string, int64_t>>{{"m-2025", 2}}));
 }
 
 // A sample whose JSON SQLite's json_remove refuses (nested deeper than it reads) gets
@@ -727,6 +777,32 @@ TEST(ResponseCacheTest, ReturnsWhatWasPutUnderTheWholeKey) {
   auto none = (*cache)->Get("key-a ");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
+}
+
+// A cache of the first schema keeps its answers (served by no model it knows), and
+// stores the served model of the answers put from then on.
+TEST(ResponseCacheTest, ACacheStoredBeforeServedModelsKeepsItsAnswers) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/cache.db";
+  ASSERT_TRUE(ResponseCache::Open(path).ok());
+  {
+    auto db = sqlite::Db::Open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("ALTER TABLE responses DROP COLUMN served_model; "
+                            "INSERT INTO responses VALUES ('old', 'old answer', '', 'stop', "
+                            "'stop', 1, 2, 0, 3); PRAGMA user_version=1")
+                    .ok());
+  }
+  auto cache = ResponseCache::Open(path);
+  ASSERT_TRUE(cache.ok()) << cache.status().message();
+  auto old = (*cache)->Get("old");
+  ASSERT_TRUE(old.ok() && old->has_value());
+  EXPECT_EQ((*old)->text, "old answer");
+  EXPECT_EQ((*old)->served_model, "");
+  StoredResponse served = Answer("new answer");
+  served.served_model = "m-2025";
+  ASSERT_TRUE((*cache)->Put("new", served).ok());
+  EXPECT_EQ((*(*cache)->Get("new"))->served_model, "m-2025");
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ class CurlModelClient : public ModelClient {
     const std::string& base_url =
         options_.base_urls.empty() ? options_.base_url : options_.base_urls[request.endpoint];
     ASSIGN_OR_RETURN(HttpRequest http, BuildHttpRequest(options_.provider, request, base_url,
-                                                        options_.api_key));
+                                                        options_.api_key, options_.headers));
     std::unique_ptr<Transfer> t = TakeTransfer();
     if (t == nullptr) return Status::Internal("curl_easy_init failed");
     t->id = request.id;
@@ -326,6 +326,7 @@ class CurlModelClient : public ModelClient {
     }
     if (code == CURLE_OK) {
       r = ParseHttpReply(options_.provider, static_cast<int>(status), t->body, options_.api_key);
+      r.error_message = RedactHeaders(std::move(r.error_message));
     } else {
       r.http_status = static_cast<int>(status);
       if (t->too_big) {
@@ -343,7 +344,7 @@ class CurlModelClient : public ModelClient {
                            "named (--ca-cert FILE)"
                          : fmt::format("; the CAs trusted are those of {}", options_.ca_file);
         }
-        r.error_message = RedactSecret(message, options_.api_key);
+        r.error_message = RedactHeaders(RedactSecret(message, options_.api_key));
       }
     }
     r.id = t->id;
@@ -351,6 +352,15 @@ class CurlModelClient : public ModelClient {
     r.retry_after = t->retry_after;
     r.latency = std::chrono::duration_cast<milliseconds>(Clock::now() - t->start);
     return r;
+  }
+
+  // `text` without the values of the extra headers that may be credentials (those of 8
+  // characters or more: a shorter one would scrub common words and numbers).
+  std::string RedactHeaders(std::string text) const {
+    for (const HttpHeader& h : options_.headers) {
+      if (h.value.size() >= 8) text = RedactSecret(text, h.value);
+    }
+    return text;
   }
 
   // An idle transfer with its easy handle set up, reused when there is one: setting a

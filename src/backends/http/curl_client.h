@@ -4,8 +4,8 @@
 // timeouts. libcurl is used only inside src/backends/http/; the wire formats live in
 // backends/providers.h. Transport failures come back as error results: a connect
 // failure, timeout, reset or truncated body is kRetryable; a body over the size limit
-// is kFatal. The API key travels only in request headers and is scrubbed from every
-// error message.
+// is kFatal. The API key (and the values of extra headers) travel only in request
+// headers and are scrubbed from every error message.
 #ifndef STRUCTTEST_BACKENDS_HTTP_CURL_CLIENT_H_
 #define STRUCTTEST_BACKENDS_HTTP_CURL_CLIENT_H_
 
@@ -27,6 +27,9 @@ struct HttpClientOptions {
   // base_urls[request.endpoint]. Empty: the single endpoint `base_url`.
   std::vector<std::string> base_urls;
   std::string api_key;   // may be empty; see ApiKeyFromEnvironment()
+  // Sent with every request (--header), replacing a header of the same name. Values of
+  // 8 characters or more are scrubbed from error messages as the key is.
+  std::vector<HttpHeader> headers;
   size_t max_in_flight = 16;  // over all endpoints
   std::chrono::milliseconds connect_timeout{10'000};
   // Give up on a transfer that received no byte for this long. Without streaming, a
