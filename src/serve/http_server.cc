@@ -36,6 +36,7 @@ struct Request {
   Clock::time_point deadline;
   std::string body;
   bool too_large = false;  // body bytes past max_body were dropped
+  bool late = false;       // body bytes past the deadline were dropped
   bool answered = false;   // a reply was queued before the body was read
 };
 
@@ -126,10 +127,13 @@ class HttpServer::Impl {
       if (*upload_data_size > 0) {
         const size_t n = *upload_data_size;
         *upload_data_size = 0;
-        // A body still arriving at the deadline: the connection is closed.
-        if (Clock::now() > request.deadline) return MHD_NO;
-        if (request.answered || request.too_large) return MHD_YES;
-        if (request.body.size() + n > self.options_.max_body) {
+        // libmicrohttpd replies only once the body is in: until then, what is refused
+        // is read and dropped.
+        if (request.answered || request.too_large || request.late) return MHD_YES;
+        if (Clock::now() > request.deadline) {
+          request.late = true;
+          std::string().swap(request.body);
+        } else if (request.body.size() + n > self.options_.max_body) {
           request.too_large = true;
           std::string().swap(request.body);
         } else {
@@ -140,6 +144,11 @@ class HttpServer::Impl {
       if (request.answered) return MHD_YES;
       request.answered = true;
       if (request.too_large) return self.Reply(connection, 413, TooLarge(self.options_.max_body));
+      if (request.late) {
+        return self.Reply(connection, 503,
+                          ErrorBody("timed out: the body was still arriving at the request's "
+                                    "deadline (--timeout)"));
+      }
       const ServiceReply reply = self.service_->Score(request.body, request.deadline);
       std::string().swap(request.body);
       return self.Reply(connection, reply.status, reply.body);

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
@@ -83,21 +84,44 @@ StatusOr<HttpReply> ServeClient::Get(std::string_view path) {
                   /*retry=*/true);
 }
 
-StatusOr<HttpReply> ServeClient::SendRaw(std::string_view request) {
+StatusOr<HttpReply> ServeClient::SendRaw(std::string_view request,
+                                         std::chrono::milliseconds pause, std::string_view rest) {
   Close();
-  return Exchange(request, /*retry=*/false);
+  RETURN_IF_ERROR(Connect());
+  Send(request);
+  if (pause.count() > 0) std::this_thread::sleep_for(pause);
+  Send(rest);
+  return Read(request, /*reused=*/false, /*retry=*/false);
+}
+
+Status ServeClient::SendAndHangUp(std::string_view bytes) {
+  Close();
+  RETURN_IF_ERROR(Connect());
+  Send(bytes);
+  Close();
+  return Status::Ok();
 }
 
 StatusOr<HttpReply> ServeClient::Exchange(std::string_view request, bool retry) {
   const bool reused = fd_ >= 0;
   if (!reused) RETURN_IF_ERROR(Connect());
-  // A server may stop reading a body it refuses and reply at once: a failed send is
-  // not an error until no reply can be read.
-  for (size_t sent = 0; sent < request.size();) {
-    const ssize_t n = send(fd_, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
+  Send(request);
+  return Read(request, reused, retry);
+}
+
+// A server may stop reading a body it refuses and reply at once: a failed send is not
+// an error until no reply can be read.
+void ServeClient::Send(std::string_view bytes) {
+  for (size_t sent = 0; sent < bytes.size();) {
+    const ssize_t n = send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;
     sent += static_cast<size_t>(n);
   }
+}
+
+// One reply; when the connection was `reused` and closes before a byte of it, the
+// request is sent again on a new one (once, with `retry`).
+StatusOr<HttpReply> ServeClient::Read(std::string_view request, bool reused, bool retry) {
   std::string in;
   char buf[1 << 16];
   size_t header_end = std::string::npos;

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -40,11 +41,17 @@ class ServeClient {
   StatusOr<HttpReply> Post(std::string_view path, std::string_view body);
   StatusOr<HttpReply> Get(std::string_view path);
   // Sends `request` as it is (a whole request, framing and all) on a new connection
-  // and reads one reply.
-  StatusOr<HttpReply> SendRaw(std::string_view request);
+  // and reads one reply; with `pause`, sends `rest` that much later (a slow client).
+  StatusOr<HttpReply> SendRaw(std::string_view request,
+                              std::chrono::milliseconds pause = std::chrono::milliseconds(0),
+                              std::string_view rest = "");
+  // Sends `bytes` on a new connection and closes it without reading anything.
+  Status SendAndHangUp(std::string_view bytes);
 
  private:
   StatusOr<HttpReply> Exchange(std::string_view request, bool retry);
+  void Send(std::string_view bytes);
+  StatusOr<HttpReply> Read(std::string_view request, bool reused, bool retry);
   Status Connect();
   void Close();
 
