@@ -48,6 +48,7 @@ std::vector<std::string> DevRecords(bool with_code, size_t per_file) {
   const fs::path dev = fs::path(SharedDir()) / "conformance" / "dev";
   std::vector<fs::path> files;
   for (const auto& model : fs::directory_iterator(dev)) {
+    if (!model.is_directory()) continue;
     for (const auto& file : fs::directory_iterator(model.path())) files.push_back(file.path());
   }
   std::sort(files.begin(), files.end());
