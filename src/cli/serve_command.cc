@@ -109,9 +109,7 @@ void SetupServe(CLI::App& app, int* exit_code) {
                   "reply is 503 (default: 30)")
       ->check(CLI::Range(0.001, 86400.0));
   cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
-  cmd->add_option("--python", opt->python,
-                  "python3 for the code subtasks (default: $STRUCTTEST_PYTHON, else the "
-                  "first of python3 on PATH and /usr/bin/python3 that has numpy)");
+  cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
   cmd->callback([opt, exit_code]() { *exit_code = RunServe(*opt); });
 }
 

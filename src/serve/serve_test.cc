@@ -461,7 +461,7 @@ TEST(ServeCliTest, SigtermFinishesTheRequestInFlightAndExitsZero) {
   ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1"});
   ASSERT_GT(server.port(), 0) << server.err();
   std::vector<std::string> many;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 20; ++i) {
     for (const std::string& record : Records()) {
       if (!IsCode(record)) many.push_back(record);
     }
