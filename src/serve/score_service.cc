@@ -61,22 +61,6 @@ bool NestedTooDeep(std::string_view text) {
   return false;
 }
 
-// The body's JSON, or the 400 that says what is wrong with it.
-StatusOr<nlohmann::json> ParseBody(std::string_view body) {
-  if (NestedTooDeep(body)) {
-    return Status::InvalidArgument(
-        fmt::format("body: arrays and objects nested deeper than {} levels", kMaxDepth));
-  }
-  try {
-    return nlohmann::json::parse(body);
-  } catch (const nlohmann::json::exception& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-    if (const size_t p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
-    return Status::InvalidArgument("body is not JSON: " + what);
-  }
-}
-
 }  // namespace
 
 std::string ErrorBody(std::string_view message) {
@@ -98,46 +82,36 @@ ScoreService::~ScoreService() {
 }
 
 ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadline) {
-  auto parsed = ParseBody(body);
-  if (!parsed.ok()) return Error(400, parsed.status().message());
-  const nlohmann::json& request = *parsed;
-  if (!request.is_object()) {
-    return Error(400, fmt::format("body must be a JSON object with \"records\" (and "
-                                  "\"rules\"), found {}",
-                                  request.type_name()));
+  if (NestedTooDeep(body)) {
+    return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxDepth));
   }
   auto batch = std::make_shared<Batch>();
-  for (const auto& [key, value] : request.items()) {
-    if (key == "rules") {
-      if (!value.is_string()) {
-        return Error(400, fmt::format("rules: expected \"paper\" or \"strict\", found {}",
-                                      value.type_name()));
-      }
-      auto rules = ParseRuleSet(value.get_ref<const std::string&>());
-      if (!rules.ok()) return Error(400, "rules: " + rules.status().message());
-      batch->rules = *rules;
-    } else if (key != "records") {
+  nlohmann::json members;
+  if (Status s = RecordsFromJsonText(body, "records", &batch->records, &members); !s.ok()) {
+    return Error(400, s.message());
+  }
+  for (const auto& [key, value] : members.items()) {
+    if (key != "rules") {
       return Error(400, fmt::format("unknown key '{}' (expected \"rules\" and \"records\")", key));
     }
+    if (!value.is_string()) {
+      return Error(400, fmt::format("rules: expected \"paper\" or \"strict\", found {}",
+                                    value.type_name()));
+    }
+    auto rules = ParseRuleSet(value.get_ref<const std::string&>());
+    if (!rules.ok()) return Error(400, "rules: " + rules.status().message());
+    batch->rules = *rules;
   }
-  const auto records = request.find("records");
-  if (records == request.end()) return Error(400, "missing key \"records\"");
-  if (!records->is_array()) {
-    return Error(400, fmt::format("records: expected an array of records, found {}",
-                                  records->type_name()));
-  }
-  const size_t n = records->size();
+  const size_t n = batch->records.size();
   if (n > options_.max_in_flight) {
     return Error(413, fmt::format("{} records: at most {} per request (--max-in-flight)", n,
                                   options_.max_in_flight));
   }
-  batch->records.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    auto record = RecordFromJson((*records)[i]);
-    Status s = record.status();
-    if (s.ok()) s = FindSubtask(record->sample.domain, record->sample.subtask).status();
-    if (!s.ok()) return Error(400, fmt::format("records[{}]: {}", i, s.message()));
-    batch->records.push_back(std::move(record).value());
+    const Sample& sample = batch->records[i].sample;
+    if (Status s = FindSubtask(sample.domain, sample.subtask).status(); !s.ok()) {
+      return Error(400, fmt::format("records[{}]: {}", i, s.message()));
+    }
   }
   batch->lines.resize(n);
   batch->left = n;

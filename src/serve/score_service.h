@@ -60,8 +60,8 @@ class ScoreService {
   //   200 {"verdicts": [...]}, one per record, in order;
   //   400 {"error": ...} when the body is not JSON (or nested deeper than 64 levels),
   //       not an object of "rules" and "records", or a record is not one `score` reads
-  //       or names an unknown subtask: the message names the record ("records[3]:
-  //       missing field 'response'") or the key;
+  //       (RecordsFromJsonText) or names an unknown subtask: the message names the
+  //       record ("records[3]: missing field 'response'") or the key;
   //   413 more records than max_in_flight;
   //   503 `deadline` passed before every record was scored (waiting for room counts).
   // Records already being scored when the deadline passes finish in the background.
