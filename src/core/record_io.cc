@@ -284,6 +284,17 @@ Status ReadSample(const RecordFields& r, Sample* s, bool with_prompt = true) {
   return Status::Ok();
 }
 
+// Parses `text` with this thread's parser, from a copy padded as simdjson reads (rows
+// and requests are read one after another on a thread); false when simdjson refuses
+// it. *root is valid until the thread's next call.
+bool ParseOnThisThread(std::string_view text, element* root) {
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  padded.assign(text);
+  padded.append(JsonlReader::kLinePadding, ' ');
+  return !parser.parse(padded.data(), text.size(), /*realloc_if_needed=*/false).get(*root);
+}
+
 // RecordFromJson, from the record's parse.
 Status ReadRecord(element root, ScoredRecord* record) {
   if (!root.is_object()) {
@@ -410,13 +421,8 @@ RecordReader::Result RecordReader::NextSample(Sample* sample, std::string_view* 
 
 StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json, bool with_prompt) {
   if (not_json != nullptr) *not_json = false;
-  // One parser and buffer per thread: rows are read one after another.
-  thread_local simdjson::dom::parser parser;
-  thread_local std::string padded;
-  padded.assign(text);
-  padded.append(JsonlReader::kLinePadding, ' ');
   element root;
-  if (parser.parse(padded.data(), text.size(), false).get(root)) {
+  if (!ParseOnThisThread(text, &root)) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       if (not_json != nullptr) *not_json = true;
@@ -442,14 +448,8 @@ Status RecordsFromJsonText(std::string_view text, std::string_view key,
                            std::vector<ScoredRecord>* records, nlohmann::json* members) {
   records->clear();
   *members = nlohmann::json::object();
-  // One parser and buffer per thread: a server's connection threads read one request
-  // after another.
-  thread_local simdjson::dom::parser parser;
-  thread_local std::string padded;
-  padded.assign(text);
-  padded.append(JsonlReader::kLinePadding, ' ');
   element root;
-  if (parser.parse(padded.data(), text.size(), false).get(root)) {
+  if (!ParseOnThisThread(text, &root)) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return Status::InvalidArgument("not JSON: " + DescribeInvalidJson(text));
     return RecordsFromJson(std::move(j), key, records, members);
