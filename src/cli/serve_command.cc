@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "sandbox/python_pool.h"
 #include "serve/http_server.h"
 #include "serve/score_service.h"
+#include "structtest/checker.h"
 #include "tasks/score_stage.h"
 #include "text/punkt.h"
 
@@ -36,8 +36,9 @@ int RunServe(ServeOptions opt) {
     return kExitFatal;
   }
   opt.http.timeout = std::chrono::milliseconds(std::llround(opt.timeout_seconds * 1000));
-  const std::unique_ptr<SentenceSplitter> sentences = LoadSentenceSplitter(opt.nltk_data);
-  if (sentences == nullptr) return kExitFatal;
+  // A folder named on the command line is checked before anything is served, as `score`
+  // checks it; the checker loads its own copy on first need.
+  if (!opt.nltk_data.empty() && LoadSentenceSplitter(opt.nltk_data) == nullptr) return kExitFatal;
 
   // SIGTERM and SIGINT are taken by sigwait below, on this thread: blocked here, before
   // any thread starts, so that every thread inherits the mask and none is interrupted.
@@ -49,15 +50,15 @@ int RunServe(ServeOptions opt) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  PythonOptions python_options;
-  python_options.python = opt.python;        // empty: $STRUCTTEST_PYTHON, else auto
-  python_options.max_workers = opt.threads;  // one python3 worker per scoring thread
-  PythonPool python(python_options);         // starts nothing until a code record needs it
+  CheckerOptions checker_options;
+  checker_options.nltk_data = opt.nltk_data;
+  checker_options.python = opt.python;           // empty: $STRUCTTEST_PYTHON, else auto
+  checker_options.python_workers = opt.threads;  // one python3 worker per scoring thread
+  Checker checker(checker_options);
   ScoreServiceOptions service_options;
   service_options.threads = opt.threads;
   service_options.max_in_flight = opt.max_in_flight;
-  service_options.sentences = sentences.get();
-  service_options.python = &python;
+  service_options.checker = &checker;
   ScoreService service(service_options);
   auto server = HttpServer::Start(opt.http, &service);
   if (!server.ok()) {

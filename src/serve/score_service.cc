@@ -8,11 +8,10 @@
 
 #include "core/jsonl.h"
 #include "core/record_io.h"
+#include "structtest/checker.h"
 #include "structtest/sample.h"
 #include "tasks/registry.h"
 #include "tasks/score_stage.h"
-#include "tasks/scorer.h"
-#include "tasks/task.h"
 
 namespace structtest {
 
@@ -180,14 +179,11 @@ void ScoreService::WorkerLoop() {
 void ScoreService::ScoreRecord(Batch& batch, size_t index) const {
   const ScoredRecord& record = batch.records[index];
   std::string& line = batch.lines[index];
-  CheckEnv env;
-  env.sentences = options_.sentences;
-  env.python = options_.python;
   StatusOr<Verdict> verdict = Status::Internal("not scored");
   // Checkers do not throw; should one (a bug), the record gets an error, and the
   // server stays up.
   try {
-    verdict = ScoreResponse(record.sample, record.response.text, batch.rules, env);
+    verdict = options_.checker->Check(record.sample, record.response.text, batch.rules);
   } catch (const std::exception& e) {
     verdict = Status::Internal(fmt::format("internal error while scoring: {}", e.what()));
   }

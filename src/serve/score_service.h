@@ -21,8 +21,7 @@
 
 namespace structtest {
 
-class PythonPool;
-class SentenceSplitter;
+class Checker;
 
 struct ScoreServiceOptions {
   // Threads scoring records, over all requests. Default (0): the number of cores.
@@ -30,10 +29,8 @@ struct ScoreServiceOptions {
   // Records admitted and not yet scored, over all requests: a request waits (until
   // its deadline) for room, and one holding more is refused with 413.
   size_t max_in_flight = 4096;
-  // What the checkers use (CheckEnv); not owned, both must outlive the service. Null:
-  // the records that need one get the error `structtest score` gives them.
-  const SentenceSplitter* sentences = nullptr;
-  PythonPool* python = nullptr;
+  // What scores each record (thread-safe). Not owned: it must outlive the service.
+  Checker* checker = nullptr;
 };
 
 // An HTTP reply: status and JSON body ({"verdicts": [...]} or {"error": "..."}).

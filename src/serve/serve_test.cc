@@ -23,6 +23,7 @@
 #include "core/rng.h"
 #include "serve/score_service.h"
 #include "serve/serve_testing.h"
+#include "structtest/checker.h"
 #include "tasks/responders.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
@@ -129,14 +130,13 @@ std::string MathRecord() { return MathRecord(R"("response":"The answer is \\boxe
 
 class ScoreServiceTest : public ::testing::Test {
  protected:
-  ScoreServiceTest() : sentences_(::structtest::testing::BuiltinSentenceSplitter()) {}
   ServiceReply Score(std::string_view body, ScoreServiceOptions options = {}) {
     options.threads = 2;
-    options.sentences = sentences_.get();
+    options.checker = &checker_;
     ScoreService service(options);
     return service.Score(body, ScoreService::Clock::now() + 10s);
   }
-  std::unique_ptr<SentenceSplitter> sentences_;
+  Checker checker_;
 };
 
 TEST_F(ScoreServiceTest, BadBodiesAreRefusedWithWhatIsWrong) {
@@ -202,7 +202,7 @@ TEST_F(ScoreServiceTest, MoreRecordsThanMayBeInFlightIs413) {
 TEST_F(ScoreServiceTest, PastTheDeadlineIs503AndTheServiceGoesOn) {
   ScoreServiceOptions options;
   options.threads = 1;
-  options.sentences = sentences_.get();
+  options.checker = &checker_;
   ScoreService service(options);
   const std::string body = "{\"records\":[" + MathRecord() + "]}";
   std::vector<std::string> many(2000, MathRecord());
