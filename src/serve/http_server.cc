@@ -38,6 +38,7 @@ struct Request {
   bool too_large = false;  // body bytes past max_body were dropped
   bool late = false;       // body bytes past the deadline were dropped
   bool answered = false;   // a reply was queued before the body was read
+  bool health = false;     // GET /healthz, answered once the (empty) body is in
 };
 
 // A bound, listening socket for host:port, or the error naming them.
@@ -144,6 +145,10 @@ class HttpServer::Impl {
       if (request.answered) return MHD_YES;
       request.answered = true;
       if (request.too_large) return self.Reply(connection, 413, TooLarge(self.options_.max_body));
+      if (request.health) {
+        const ServiceReply reply = self.service_->Health();
+        return self.Reply(connection, reply.status, reply.body);
+      }
       if (request.late) {
         return self.Reply(connection, 503,
                           ErrorBody("timed out: the body was still arriving at the request's "
@@ -157,9 +162,10 @@ class HttpServer::Impl {
     }
   }
 
-  // The first call for a request: its headers are in. Requests that need no body are
-  // answered here; so are bodies refused by their headers alone, which are then never
-  // read (libmicrohttpd closes such a connection after the reply).
+  // The first call for a request: its headers are in. Requests refused by their
+  // headers alone are answered here, their bodies never read (libmicrohttpd then closes
+  // the connection after the reply, as it does after any reply given here: so GET
+  // /healthz is answered on the next call, keeping its connection).
   MHD_Result Begin(MHD_Connection* connection, std::string_view url, std::string_view method,
                    void** con_cls) {
     auto request = std::make_unique<Request>();
@@ -171,12 +177,12 @@ class HttpServer::Impl {
     *con_cls = request.release();  // OnCompleted deletes it
     Request& r = *static_cast<Request*>(*con_cls);
     if (url == "/healthz") {
-      r.answered = true;
-      if (method != "GET" && method != "HEAD") {
-        return Reply(connection, 405, ErrorBody("/healthz takes GET"), "GET, HEAD");
+      if (method == "GET" || method == "HEAD") {
+        r.health = true;
+        return MHD_YES;
       }
-      const ServiceReply reply = service_->Health();
-      return Reply(connection, reply.status, reply.body);
+      r.answered = true;
+      return Reply(connection, 405, ErrorBody("/healthz takes GET"), "GET, HEAD");
     }
     if (url != "/v1/score") {
       r.answered = true;

@@ -377,6 +377,7 @@ TEST(ServeCliTest, SixtyFourClientsGetScoresVerdictsAndHostileBodiesGetErrors) {
   ASSERT_TRUE(health.ok()) << health.status().message();
   EXPECT_EQ(health->status, 200);
   EXPECT_NE(health->body.find("\"records_in_flight\":0"), std::string::npos) << health->body;
+  EXPECT_EQ(health->Header("Connection"), "") << health->headers;  // kept open
   server.Signal(SIGTERM);
   EXPECT_EQ(server.Wait(), 0) << server.err();
   EXPECT_EQ(server.err().find("error"), std::string::npos) << server.err();
