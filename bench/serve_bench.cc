@@ -160,8 +160,8 @@ int Main(int argc, char** argv) {
   for (const bool with_code : {false, true}) {
     const std::vector<std::string> records = DevRecords(with_code, 200);
     std::vector<std::string> bodies;
-    for (size_t at = 0; at + static_cast<size_t>(opt.records) <= records.size() && bodies.size() < 512;
-         at += static_cast<size_t>(opt.records)) {
+    const size_t per_body = static_cast<size_t>(opt.records);
+    for (size_t at = 0; at + per_body <= records.size() && bodies.size() < 512; at += per_body) {
       std::string body = R"({"rules":"paper","records":[)";
       for (int i = 0; i < opt.records; ++i) body += (i > 0 ? "," : "") + records[at + i];
       bodies.push_back(body + "]}");

@@ -38,7 +38,9 @@ int RunServe(ServeOptions opt) {
   opt.http.timeout = std::chrono::milliseconds(std::llround(opt.timeout_seconds * 1000));
   // A folder named on the command line is checked before anything is served, as `score`
   // checks it; the checker loads its own copy on first need.
-  if (!opt.nltk_data.empty() && LoadSentenceSplitter(opt.nltk_data) == nullptr) return kExitFatal;
+  if (!opt.nltk_data.empty() && LoadSentenceSplitter(opt.nltk_data) == nullptr) {
+    return kExitFatal;
+  }
 
   // SIGTERM and SIGINT are taken by sigwait below, on this thread: blocked here, before
   // any thread starts, so that every thread inherits the mask and none is interrupted.

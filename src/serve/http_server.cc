@@ -233,7 +233,8 @@ class HttpServer::Impl {
       stopping = stopping_;
     }
     if (stopping) MHD_add_response_header(response, "Connection", "close");
-    const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(status), response);
+    const MHD_Result queued =
+        MHD_queue_response(connection, static_cast<unsigned>(status), response);
     MHD_destroy_response(response);
     return queued;
   }

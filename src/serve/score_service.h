@@ -2,9 +2,9 @@
 // {"rules": "paper"|"strict", "records": [{sample..., "response": ...}, ...]} in, the
 // reply's status and JSON body out. Each verdict of a reply is the line `structtest
 // score` writes for that record (AppendVerdictLine, or AppendScoreErrorLine for a record
-// its checker cannot score), so the two always agree. Records are scored on a pool of
-// threads shared by every request; the service keeps nothing from one request to the
-// next, so any number of copies can sit behind a load balancer.
+// its checker cannot score), so the two always agree. Records are scored by the public
+// Checker on a pool of threads shared by every request; the service keeps nothing from
+// one request to the next, so any number of copies can sit behind a load balancer.
 #ifndef STRUCTTEST_SERVE_SCORE_SERVICE_H_
 #define STRUCTTEST_SERVE_SCORE_SERVICE_H_
 

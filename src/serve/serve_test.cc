@@ -154,9 +154,11 @@ TEST_F(ScoreServiceTest, BadBodiesAreRefusedWithWhatIsWrong) {
       {deep, 400, "arrays and objects nested deeper than 64 levels"},
       {"[]", 400, "expected a JSON object with \"records\", found array"},
       {"{}", 400, "missing key \"records\""},
-      {"{\"record\":[],\"records\":[]}", 400, "unknown key 'record' (expected \"rules\" and \"records\")"},
+      {"{\"record\":[],\"records\":[]}", 400,
+       "unknown key 'record' (expected \"rules\" and \"records\")"},
       {"{\"records\":{}}", 400, "records: expected an array of records, found object"},
-      {"{\"rules\":1,\"records\":[]}", 400, "rules: expected \"paper\" or \"strict\", found number"},
+      {"{\"rules\":1,\"records\":[]}", 400,
+       "rules: expected \"paper\" or \"strict\", found number"},
       {"{\"rules\":\"lenient\",\"records\":[]}", 400,
        "rules: unknown rule set 'lenient' (expected 'paper' or 'strict')"},
       {"{\"records\":[\"x\"]}", 400, "records[0]: record must be a JSON object, found string"},
@@ -327,7 +329,8 @@ TEST(ServeCliTest, SixtyFourClientsGetScoresVerdictsAndHostileBodiesGetErrors) {
     (IsCode(corpus.records[i]) ? corpus.code : corpus.other).push_back(i);
   }
   constexpr size_t kMaxBody = 1 << 20;
-  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "2", "--max-body", std::to_string(kMaxBody)});
+  ServeProcess server(STRUCTTEST_BINARY,
+                      {"--threads", "2", "--max-body", std::to_string(kMaxBody)});
   ASSERT_GT(server.port(), 0) << server.err();
 
   constexpr int kClients = 64, kRequests = 3;

@@ -163,7 +163,8 @@ StatusOr<HttpReply> ServeClient::Read(std::string_view request, bool reused, boo
   reply.status = std::atoi(in.c_str() + 9);
   reply.headers = in.substr(line_end + 2, header_end - line_end - 2);
   reply.body = in.substr(header_end + 4, body_size);
-  if (body_size == std::string::npos || strcasecmp(reply.Header("Connection").c_str(), "close") == 0) {
+  if (body_size == std::string::npos ||
+      strcasecmp(reply.Header("Connection").c_str(), "close") == 0) {
     Close();
   }
   return reply;
