@@ -105,7 +105,7 @@ void SetupServe(CLI::App& app, int* exit_code) {
                   "(default: 4096)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-connections", opt->http.max_connections,
-                  "connections open at once; more wait to be accepted (default: 128)")
+                  "connections open at once; one more is closed at once (default: 128)")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", opt->timeout_seconds,
                   "seconds a request may take, reading its body and scoring; past it the "

@@ -249,12 +249,27 @@ class HttpServer::Impl {
     if (--self.active_ == 0) self.idle_cv_.notify_all();
   }
 
-  static void OnLog(void* /*cls*/, const char* format, va_list ap) {
+  // libmicrohttpd's messages, one a second at most: a client can cause one a
+  // connection (each past the limit is one), and stderr must not be flooded.
+  static void OnLog(void* cls, const char* format, va_list ap) {
+    Impl& self = *static_cast<Impl*>(cls);
     char message[512];
     std::vsnprintf(message, sizeof message, format, ap);
     std::string_view text(message);
     while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    std::fputs(fmt::format("structtest: serve: {}\n", text).c_str(), stderr);
+    std::lock_guard<std::mutex> lock(self.log_mu_);
+    const auto now = Clock::now();
+    if (now - self.last_log_ < std::chrono::seconds(1)) {
+      ++self.logs_dropped_;
+      return;
+    }
+    self.last_log_ = now;
+    std::string line = fmt::format("structtest: serve: {}", text);
+    if (self.logs_dropped_ > 0) {
+      line += fmt::format(" ({} more messages dropped)", self.logs_dropped_);
+    }
+    self.logs_dropped_ = 0;
+    std::fputs((line + "\n").c_str(), stderr);
   }
 
   const HttpServerOptions options_;
@@ -266,6 +281,9 @@ class HttpServer::Impl {
   std::condition_variable idle_cv_;  // active_ reached 0
   size_t active_ = 0;                // GUARDED_BY(mu_): requests begun, not completed
   bool stopping_ = false;            // GUARDED_BY(mu_)
+  std::mutex log_mu_;
+  Clock::time_point last_log_;  // GUARDED_BY(log_mu_)
+  size_t logs_dropped_ = 0;     // GUARDED_BY(log_mu_): since the last line
 };
 
 StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,

@@ -25,7 +25,7 @@ struct HttpServerOptions {
   int port = 0;                    // 0: an ephemeral port (port() says which)
   // Bytes of a request body (after any chunked framing): more is answered 413.
   size_t max_body = 16 << 20;
-  // Connections open at once; more wait in the listen queue.
+  // Connections open at once; one more is closed as soon as it is accepted.
   unsigned max_connections = 128;
   // A request's deadline, from its headers to its reply: reading the body and
   // scoring both count. A body still arriving then is cut off (the connection is

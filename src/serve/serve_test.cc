@@ -437,6 +437,34 @@ TEST(ServeCliTest, HttpAbuseGetsAnAnswerAndTheServerStaysUp) {
   EXPECT_EQ(scored->status, 200) << scored->body;
 }
 
+TEST(ServeCliTest, ConnectionsPastTheLimitAreClosedAndTheServerGoesOn) {
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--max-connections", "2"});
+  ASSERT_GT(server.port(), 0) << server.err();
+  auto first = std::make_unique<ServeClient>("127.0.0.1", server.port());
+  ServeClient second("127.0.0.1", server.port());
+  ASSERT_TRUE(first->Get("/healthz").ok());
+  ASSERT_TRUE(second.Get("/healthz").ok());  // both kept open
+  for (int i = 0; i < 20; ++i) {
+    ServeClient refused("127.0.0.1", server.port());
+    EXPECT_FALSE(refused.Get("/healthz").ok());
+  }
+  first.reset();
+  bool served = false;
+  for (int i = 0; i < 200 && !served; ++i) {
+    ServeClient next("127.0.0.1", server.port());
+    served = next.Get("/healthz").ok();
+    if (!served) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(served);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  // libmicrohttpd says so once a connection; a second's worth is one line.
+  const std::string err = server.err();
+  size_t lines = 0;
+  for (size_t at = 0; (at = err.find("structtest: serve: ", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_LE(lines, 2u) << err;
+}
+
 TEST(ServeCliTest, ARequestPastItsTimeoutIs503) {
   const std::vector<std::string>& records = Records();
   ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--timeout", "0.2"});
