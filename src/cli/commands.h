@@ -35,6 +35,7 @@ void SetupCompare(CLI::App& app, int* exit_code);
 void SetupCorrelate(CLI::App& app, int* exit_code);
 void SetupMerge(CLI::App& app, int* exit_code);
 void SetupRescore(CLI::App& app, int* exit_code);
+void SetupServe(CLI::App& app, int* exit_code);
 
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.

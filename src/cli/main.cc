@@ -208,6 +208,7 @@ int main(int argc, char** argv) {
   SetupMerge(app, &exit_code);
   SetupRescore(app, &exit_code);
   SetupScore(app, &exit_code);
+  SetupServe(app, &exit_code);
   SetupTasks(app, &exit_code);
   // A first word that is no subcommand: say so and suggest the nearest (CLI11 would
   // only say that a subcommand is required).

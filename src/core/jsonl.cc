@@ -114,17 +114,14 @@ JsonlReader::Result JsonlReader::NextLine(std::string_view* line, std::string* p
   return Result::kEnd;
 }
 
-std::string JsonlReader::InvalidJsonProblem(std::string_view line) const {
-  // NUL bytes (a file cut short by a crash, or a binary file) say so, and where.
-  if (const size_t nul = line.find('\0'); nul != std::string_view::npos) {
-    return fmt::format("{}:{}: invalid JSON: a NUL byte at column {} (a binary or damaged "
-                       "file?)",
-                       path_, line_, nul + 1);
+std::string DescribeInvalidJson(std::string_view text) {
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return fmt::format("a NUL byte at column {}", nul + 1);
   }
   // Parse again with exceptions to get the parser's description of the problem.
   std::string what = "not valid JSON";
   try {
-    const auto reparsed = nlohmann::json::parse(line);
+    const auto reparsed = nlohmann::json::parse(text);
     (void)reparsed;
   } catch (const nlohmann::json::exception& e) {
     what = e.what();
@@ -133,7 +130,14 @@ std::string JsonlReader::InvalidJsonProblem(std::string_view line) const {
       what = what.substr(p + 2);
     }
   }
-  return fmt::format("{}:{}: invalid JSON: {}", path_, line_, what);
+  return what;
+}
+
+std::string JsonlReader::InvalidJsonProblem(std::string_view line) const {
+  // NUL bytes (a file cut short by a crash, or a binary file) say so, and where.
+  const bool nul = line.find('\0') != std::string_view::npos;
+  return fmt::format("{}:{}: invalid JSON: {}{}", path_, line_, DescribeInvalidJson(line),
+                     nul ? " (a binary or damaged file?)" : "");
 }
 
 JsonlReader::Result JsonlReader::Next(nlohmann::json* record, std::string* problem) {

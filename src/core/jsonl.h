@@ -98,6 +98,10 @@ class JsonlWriter {
   std::string buffer_;
 };
 
+// What is wrong with `text`, which is not JSON: where a NUL byte is, else nlohmann's
+// description ("parse error at line 1, column 5: ...").
+std::string DescribeInvalidJson(std::string_view text);
+
 // JSON text of `j` on one line, invalid UTF-8 replaced.
 std::string DumpJsonLine(const nlohmann::json& j);
 // Appends DumpJsonLine(j) to `*out`, byte for byte, without nlohmann's serializer for

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -283,6 +284,63 @@ Status ReadSample(const RecordFields& r, Sample* s, bool with_prompt = true) {
   return Status::Ok();
 }
 
+// Parses `text` with this thread's parser, from a copy padded as simdjson reads (rows
+// and requests are read one after another on a thread); false when simdjson refuses
+// it. *root is valid until the thread's next call.
+bool ParseOnThisThread(std::string_view text, element* root) {
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  padded.assign(text);
+  padded.append(JsonlReader::kLinePadding, ' ');
+  return !parser.parse(padded.data(), text.size(), /*realloc_if_needed=*/false).get(*root);
+}
+
+// RecordFromJson, from the record's parse.
+Status ReadRecord(element root, ScoredRecord* record) {
+  if (!root.is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("record must be a JSON object, found {}", TypeName(root)));
+  }
+  const RecordFields fields(root.get_object().value_unsafe());
+  // Cleared field by field rather than replaced, so the strings keep their buffers
+  // from one record to the next.
+  ClearSample(&record->sample);
+  record->response.text.clear();
+  record->response.reasoning.clear();
+  RETURN_IF_ERROR(ReadSample(fields, &record->sample));
+  RETURN_IF_ERROR(FieldString(fields.response, "response", true, &record->response.text));
+  return FieldString(fields.reasoning, "reasoning", false, &record->response.reasoning);
+}
+
+Status NotAnObjectOfRecords(std::string_view key, std::string_view type) {
+  return Status::InvalidArgument(
+      fmt::format("expected a JSON object with \"{}\", found {}", key, type));
+}
+Status MissingRecords(std::string_view key) {
+  return Status::InvalidArgument(fmt::format("missing key \"{}\"", key));
+}
+Status NotAnArrayOfRecords(std::string_view key, std::string_view type) {
+  return Status::InvalidArgument(
+      fmt::format("{}: expected an array of records, found {}", key, type));
+}
+
+// RecordsFromJsonText over nlohmann's parse, for the texts simdjson refuses.
+Status RecordsFromJson(nlohmann::json j, std::string_view key, std::vector<ScoredRecord>* records,
+                       nlohmann::json* members) {
+  if (!j.is_object()) return NotAnObjectOfRecords(key, j.type_name());
+  const auto array = j.find(key);
+  if (array == j.end() || array->is_null()) return MissingRecords(key);
+  if (!array->is_array()) return NotAnArrayOfRecords(key, array->type_name());
+  for (size_t i = 0; i < array->size(); ++i) {
+    auto record = RecordFromJson((*array)[i]);
+    if (!record.ok()) return record.status().WithContext(fmt::format("{}[{}]", key, i));
+    records->push_back(std::move(record).value());
+  }
+  j.erase(array);
+  *members = std::move(j);
+  return Status::Ok();
+}
+
 }  // namespace
 
 class RecordReader::Parser {
@@ -326,24 +384,7 @@ RecordReader::Result RecordReader::NextRecord(ScoredRecord* record, std::string*
     *record = std::move(slow).value();
     return Result::kRecord;
   }
-  if (!root.is_object()) {
-    return field_problem(Status::InvalidArgument(
-        fmt::format("record must be a JSON object, found {}", TypeName(root))));
-  }
-  const RecordFields fields(root.get_object().value_unsafe());
-  // Cleared field by field rather than replaced, so the strings keep their buffers
-  // from one record to the next.
-  ClearSample(&record->sample);
-  record->response.text.clear();
-  record->response.reasoning.clear();
-  if (Status s = ReadSample(fields, &record->sample); !s.ok()) return field_problem(s);
-  if (Status s = FieldString(fields.response, "response", true, &record->response.text); !s.ok()) {
-    return field_problem(s);
-  }
-  if (Status s = FieldString(fields.reasoning, "reasoning", false, &record->response.reasoning);
-      !s.ok()) {
-    return field_problem(s);
-  }
+  if (Status s = ReadRecord(root, record); !s.ok()) return field_problem(s);
   return Result::kRecord;
 }
 
@@ -380,13 +421,8 @@ RecordReader::Result RecordReader::NextSample(Sample* sample, std::string_view* 
 
 StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json, bool with_prompt) {
   if (not_json != nullptr) *not_json = false;
-  // One parser and buffer per thread: rows are read one after another.
-  thread_local simdjson::dom::parser parser;
-  thread_local std::string padded;
-  padded.assign(text);
-  padded.append(JsonlReader::kLinePadding, ' ');
   element root;
-  if (parser.parse(padded.data(), text.size(), false).get(root)) {
+  if (!ParseOnThisThread(text, &root)) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       if (not_json != nullptr) *not_json = true;
@@ -406,6 +442,39 @@ StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json, bool 
   Sample s;
   RETURN_IF_ERROR(ReadSample(RecordFields(root.get_object().value_unsafe()), &s, with_prompt));
   return s;
+}
+
+Status RecordsFromJsonText(std::string_view text, std::string_view key,
+                           std::vector<ScoredRecord>* records, nlohmann::json* members) {
+  records->clear();
+  *members = nlohmann::json::object();
+  element root;
+  if (!ParseOnThisThread(text, &root)) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::InvalidArgument("not JSON: " + DescribeInvalidJson(text));
+    return RecordsFromJson(std::move(j), key, records, members);
+  }
+  if (!root.is_object()) return NotAnObjectOfRecords(key, TypeName(root));
+  std::optional<element> array;
+  const simdjson::dom::object object = root.get_object().value_unsafe();
+  for (const auto field : object) {
+    if (field.key == key) {
+      array = field.value;  // the last, when the key repeats, as nlohmann keeps it
+    } else {
+      (*members)[std::string(field.key)] = ToJson(field.value);
+    }
+  }
+  if (!array || array->is_null()) return MissingRecords(key);
+  if (!array->is_array()) return NotAnArrayOfRecords(key, TypeName(*array));
+  const simdjson::dom::array elements = array->get_array().value_unsafe();
+  size_t i = 0;
+  for (element e : elements) {
+    if (Status s = ReadRecord(e, &records->emplace_back()); !s.ok()) {
+      return s.WithContext(fmt::format("{}[{}]", key, i));
+    }
+    ++i;
+  }
+  return Status::Ok();
 }
 
 bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out) {

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/jsonl.h"
 #include "structtest/sample.h"
@@ -47,6 +48,15 @@ class RecordReader {
   std::unique_ptr<JsonlReader> lines_;
   std::unique_ptr<Parser> parser_;
 };
+
+// A JSON object holding an array of records in the score format under `key` (the body
+// of a `structtest serve` request), read in one parse as RecordReader reads a line
+// (simdjson; nlohmann where simdjson refuses the text): each record the same, refused
+// with the same message. *members gets the object's other members. Errors
+// (InvalidArgument): "not JSON: ..." (DescribeInvalidJson), not an object, `key`
+// missing or not an array, "KEY[i]: ..." naming the first record that is not one.
+Status RecordsFromJsonText(std::string_view text, std::string_view key,
+                           std::vector<ScoredRecord>* records, nlohmann::json* members);
 
 // Parses one JSON text the way RecordReader does (simdjson, nlohmann when simdjson
 // refuses it) into the nlohmann value nlohmann's own parser gives; false when it is

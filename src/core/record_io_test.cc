@@ -177,6 +177,63 @@ TEST(RecordReaderTest, RandomMutationsOfValidRecordsReadTheSame) {
   ExpectSamePaths(lines);
 }
 
+// RecordsFromJsonText against nlohmann's parse of the same body and RecordFromJson of
+// each of its records.
+void ExpectRecordsReadAsNlohmann(const std::string& body) {
+  std::vector<ScoredRecord> records;
+  nlohmann::json members;
+  const Status s = RecordsFromJsonText(body, "records", &records, &members);
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    EXPECT_EQ(s.message().rfind("not JSON: ", 0), 0u) << s.message() << "\n" << body;
+    return;
+  }
+  if (!j.is_object() || !j.contains("records") || !j["records"].is_array()) {
+    EXPECT_FALSE(s.ok()) << body;
+    return;
+  }
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < j["records"].size(); ++i) {
+    auto record = RecordFromJson(j["records"][i]);
+    if (!record.ok()) {
+      EXPECT_EQ(s.message(), fmt::format("records[{}]: {}", i, record.status().message()))
+          << body;
+      return;
+    }
+    expected.push_back(Describe(*record));
+  }
+  ASSERT_TRUE(s.ok()) << s.message() << "\n" << body;
+  ASSERT_EQ(records.size(), expected.size()) << body;
+  for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(Describe(records[i]), expected[i]) << body;
+  j.erase("records");
+  EXPECT_EQ(members, j) << body;
+}
+
+TEST(RecordsFromJsonTextTest, ReadsEachRecordAsNlohmannAndRecordFromJsonDo) {
+  Rng rng(20261204);
+  for (int i = 0; i < 1000; ++i) {
+    std::string body = R"({"rules": "strict", "records": [)";
+    for (int n = static_cast<int>(rng.UniformInt(1, 3)), k = 0; k < n; ++k) {
+      body += (k > 0 ? ", " : "") + MutateJson(rng, kValid[rng.UniformInt(0, 2)]);
+    }
+    ExpectRecordsReadAsNlohmann(body + "]}");
+  }
+  // What simdjson refuses and nlohmann reads: a byte-order mark, an integer past 64 bits.
+  ExpectRecordsReadAsNlohmann("\xef\xbb\xbf{\"records\": [" + std::string(kValid[0]) + "]}");
+  ExpectRecordsReadAsNlohmann(R"({"n": 123456789012345678901234567890, "records": [)" +
+                              std::string(kValid[1]) + "]}");
+  for (const char* body : {"[]", "3", "{}", R"({"records": null})", R"({"records": {}})",
+                           R"({"records": [], "records": [1]})", R"({"records": [5]})"}) {
+    ExpectRecordsReadAsNlohmann(body);
+  }
+  std::vector<ScoredRecord> records;
+  nlohmann::json members;
+  EXPECT_EQ(RecordsFromJsonText(R"({"records": {}})", "records", &records, &members).message(),
+            "records: expected an array of records, found object");
+  EXPECT_EQ(RecordsFromJsonText("[]", "records", &records, &members).message(),
+            "expected a JSON object with \"records\", found array");
+}
+
 TEST(RecordReaderTest, SamplesKeepTheirLine) {
   TempDir dir;
   const std::string path = dir.path() + "/s.jsonl";

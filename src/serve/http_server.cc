@@ -1,0 +1,313 @@
+#include "serve/http_server.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <microhttpd.h>
+
+#include "serve/score_service.h"
+
+namespace structtest {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// libmicrohttpd closes a connection idle this long past the request timeout: a check
+// that is running when the deadline passes (a code answer's, up to 10 s) is let finish.
+constexpr unsigned kIdleSlackSeconds = 15;
+
+// A request's state, from its headers to its reply (libmicrohttpd's con_cls).
+struct Request {
+  Clock::time_point deadline;
+  std::string body;
+  bool too_large = false;  // body bytes past max_body were dropped
+  bool late = false;       // body bytes past the deadline were dropped
+  bool answered = false;   // a reply was queued before the body was read
+  bool health = false;     // GET /healthz, answered once the (empty) body is in
+};
+
+// A bound, listening socket for host:port, or the error naming them.
+StatusOr<int> Listen(const std::string& host, int port) {
+  const std::string where = fmt::format("{}:{}", host, port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    return Status::InvalidArgument(fmt::format("{}: {}", where, gai_strerror(rc)));
+  }
+  std::string error = "no address";
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      error = std::strerror(errno);
+      continue;
+    }
+    const int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
+      error = std::strerror(errno);
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) return Status::Unavailable(fmt::format("{}: cannot listen: {}", where, error));
+  return fd;
+}
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(const HttpServerOptions& options, ScoreService* service, int listen_fd, int port)
+      : options_(options), service_(service), listen_fd_(listen_fd), port_(port) {}
+
+  Status Start() {
+    const unsigned idle = static_cast<unsigned>(
+        std::chrono::ceil<std::chrono::seconds>(options_.timeout).count() + kIdleSlackSeconds);
+    daemon_ = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+            MHD_USE_ITC | MHD_USE_ERROR_LOG,
+        0, nullptr, nullptr, &Impl::OnRequest, this,
+        MHD_OPTION_EXTERNAL_LOGGER, &Impl::OnLog, this,  // first, or it warns
+        MHD_OPTION_LISTEN_SOCKET, listen_fd_,
+        MHD_OPTION_CONNECTION_LIMIT, options_.max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, idle,
+        MHD_OPTION_NOTIFY_COMPLETED, &Impl::OnCompleted, this,
+        MHD_OPTION_END);
+    if (daemon_ == nullptr) {
+      close(listen_fd_);
+      return Status::Unavailable(fmt::format("{}:{}: libmicrohttpd did not start (see above)",
+                                             options_.host, port_));
+    }
+    return Status::Ok();
+  }
+
+  void Stop() {
+    if (daemon_ == nullptr) return;
+    if (const MHD_socket fd = MHD_quiesce_daemon(daemon_); fd != MHD_INVALID_SOCKET) close(fd);
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      stopping_ = true;
+      idle_cv_.wait(lock, [&] { return active_ == 0; });
+    }
+    MHD_stop_daemon(daemon_);
+    daemon_ = nullptr;
+  }
+
+  int port() const { return port_; }
+
+ private:
+  static MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url,
+                              const char* method, const char* /*version*/,
+                              const char* upload_data, size_t* upload_data_size,
+                              void** con_cls) {
+    Impl& self = *static_cast<Impl*>(cls);
+    // A handler that throws (std::bad_alloc) gets a 500; nothing leaves the callback.
+    try {
+      if (*con_cls == nullptr) return self.Begin(connection, url, method, con_cls);
+      Request& request = *static_cast<Request*>(*con_cls);
+      if (*upload_data_size > 0) {
+        const size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        // libmicrohttpd replies only once the body is in: until then, what is refused
+        // is read and dropped.
+        if (request.answered || request.too_large || request.late) return MHD_YES;
+        if (Clock::now() > request.deadline) {
+          request.late = true;
+          std::string().swap(request.body);
+        } else if (request.body.size() + n > self.options_.max_body) {
+          request.too_large = true;
+          std::string().swap(request.body);
+        } else {
+          request.body.append(upload_data, n);
+        }
+        return MHD_YES;
+      }
+      if (request.answered) return MHD_YES;
+      request.answered = true;
+      if (request.too_large) return self.Reply(connection, 413, TooLarge(self.options_.max_body));
+      if (request.health) {
+        const ServiceReply reply = self.service_->Health();
+        return self.Reply(connection, reply.status, reply.body);
+      }
+      if (request.late) {
+        return self.Reply(connection, 503,
+                          ErrorBody("timed out: the body was still arriving at the request's "
+                                    "deadline (--timeout)"));
+      }
+      const ServiceReply reply = self.service_->Score(request.body, request.deadline);
+      std::string().swap(request.body);
+      return self.Reply(connection, reply.status, reply.body);
+    } catch (const std::exception& e) {
+      return self.Reply(connection, 500, ErrorBody(fmt::format("internal error: {}", e.what())));
+    }
+  }
+
+  // The first call for a request: its headers are in. Requests refused by their
+  // headers alone are answered here, their bodies never read (libmicrohttpd then closes
+  // the connection after the reply, as it does after any reply given here: so GET
+  // /healthz is answered on the next call, keeping its connection).
+  MHD_Result Begin(MHD_Connection* connection, std::string_view url, std::string_view method,
+                   void** con_cls) {
+    auto request = std::make_unique<Request>();
+    request->deadline = Clock::now() + options_.timeout;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++active_;
+    }
+    *con_cls = request.release();  // OnCompleted deletes it
+    Request& r = *static_cast<Request*>(*con_cls);
+    if (url == "/healthz") {
+      if (method == "GET" || method == "HEAD") {
+        r.health = true;
+        return MHD_YES;
+      }
+      r.answered = true;
+      return Reply(connection, 405, ErrorBody("/healthz takes GET"), "GET, HEAD");
+    }
+    if (url != "/v1/score") {
+      r.answered = true;
+      return Reply(connection, 404,
+                   ErrorBody(fmt::format("no such path '{}' (POST /v1/score, GET /healthz)", url)));
+    }
+    if (method != "POST") {
+      r.answered = true;
+      return Reply(connection, 405, ErrorBody("/v1/score takes POST"), "POST");
+    }
+    if (const char* encoding =
+            MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Encoding");
+        encoding != nullptr && std::string_view(encoding) != "identity") {
+      r.answered = true;
+      return Reply(connection, 415,
+                   ErrorBody(fmt::format("Content-Encoding '{}': send the body uncompressed",
+                                         encoding)));
+    }
+    if (const char* length =
+            MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
+        length != nullptr) {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(length, &end, 10);
+      if (errno == ERANGE || n > options_.max_body) {
+        r.answered = true;
+        return Reply(connection, 413, TooLarge(options_.max_body));
+      }
+    }
+    return MHD_YES;
+  }
+
+  static std::string TooLarge(size_t max_body) {
+    return ErrorBody(fmt::format("body over {} bytes (--max-body)", max_body));
+  }
+
+  MHD_Result Reply(MHD_Connection* connection, int status, const std::string& body,
+                   const char* allow = nullptr) {
+    MHD_Response* response = MHD_create_response_from_buffer(
+        body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+    if (response == nullptr) return MHD_NO;
+    MHD_add_response_header(response, "Content-Type", "application/json");
+    if (status == 503) MHD_add_response_header(response, "Retry-After", "1");
+    if (allow != nullptr) MHD_add_response_header(response, "Allow", allow);
+    bool stopping;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping = stopping_;
+    }
+    if (stopping) MHD_add_response_header(response, "Connection", "close");
+    const MHD_Result queued =
+        MHD_queue_response(connection, static_cast<unsigned>(status), response);
+    MHD_destroy_response(response);
+    return queued;
+  }
+
+  static void OnCompleted(void* cls, MHD_Connection* /*connection*/, void** con_cls,
+                          MHD_RequestTerminationCode /*why*/) {
+    Impl& self = *static_cast<Impl*>(cls);
+    if (*con_cls == nullptr) return;
+    delete static_cast<Request*>(*con_cls);
+    *con_cls = nullptr;
+    std::lock_guard<std::mutex> lock(self.mu_);
+    if (--self.active_ == 0) self.idle_cv_.notify_all();
+  }
+
+  // libmicrohttpd's messages, one a second at most: a client can cause one a
+  // connection (each past the limit is one), and stderr must not be flooded.
+  static void OnLog(void* cls, const char* format, va_list ap) {
+    Impl& self = *static_cast<Impl*>(cls);
+    char message[512];
+    std::vsnprintf(message, sizeof message, format, ap);
+    std::string_view text(message);
+    while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+    std::lock_guard<std::mutex> lock(self.log_mu_);
+    const auto now = Clock::now();
+    if (now - self.last_log_ < std::chrono::seconds(1)) {
+      ++self.logs_dropped_;
+      return;
+    }
+    self.last_log_ = now;
+    std::string line = fmt::format("structtest: serve: {}", text);
+    if (self.logs_dropped_ > 0) {
+      line += fmt::format(" ({} more messages dropped)", self.logs_dropped_);
+    }
+    self.logs_dropped_ = 0;
+    std::fputs((line + "\n").c_str(), stderr);
+  }
+
+  const HttpServerOptions options_;
+  ScoreService* const service_;
+  const int listen_fd_;
+  const int port_;
+  MHD_Daemon* daemon_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable idle_cv_;  // active_ reached 0
+  size_t active_ = 0;                // GUARDED_BY(mu_): requests begun, not completed
+  bool stopping_ = false;            // GUARDED_BY(mu_)
+  std::mutex log_mu_;
+  Clock::time_point last_log_;  // GUARDED_BY(log_mu_)
+  size_t logs_dropped_ = 0;     // GUARDED_BY(log_mu_): since the last line
+};
+
+StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
+                                                         ScoreService* service) {
+  ASSIGN_OR_RETURN(const int fd, Listen(options.host, options.port));
+  sockaddr_storage bound{};
+  socklen_t size = sizeof bound;
+  int port = options.port;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &size) == 0) {
+    port = ntohs(bound.ss_family == AF_INET6
+                     ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                     : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  }
+  auto impl = std::make_unique<Impl>(options, service, fd, port);
+  RETURN_IF_ERROR(impl->Start());
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+int HttpServer::port() const { return impl_->port(); }
+
+void HttpServer::Stop() { impl_->Stop(); }
+
+}  // namespace structtest

@@ -1,0 +1,61 @@
+// The HTTP side of `structtest serve`: POST /v1/score and GET /healthz over
+// libmicrohttpd, answered by a ScoreService. libmicrohttpd reads and bounds what
+// arrives before a handler sees it (the request line and headers fit in a
+// per-connection memory limit, the number of connections is capped, an idle connection
+// times out, chunked bodies are decoded), which is what a server that strangers' bytes
+// reach needs; its thread-per-connection mode lets a request wait for its verdicts on
+// its own thread while the scoring runs on the service's pool. libmicrohttpd is C and
+// stays inside http_server.cc.
+#ifndef STRUCTTEST_SERVE_HTTP_SERVER_H_
+#define STRUCTTEST_SERVE_HTTP_SERVER_H_
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "structtest/status.h"
+
+namespace structtest {
+
+class ScoreService;
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";  // an address or a name getaddrinfo resolves
+  int port = 0;                    // 0: an ephemeral port (port() says which)
+  // Bytes of a request body (after any chunked framing): more is answered 413.
+  size_t max_body = 16 << 20;
+  // Connections open at once; one more is closed as soon as it is accepted.
+  unsigned max_connections = 128;
+  // A request's deadline, from its headers to its reply: reading the body and
+  // scoring both count. A body still arriving then is cut off (the connection is
+  // closed); scoring not done then is answered 503.
+  std::chrono::milliseconds timeout{30000};
+};
+
+class HttpServer {
+ public:
+  // Binds `options.host:options.port` and starts serving on libmicrohttpd's threads.
+  // Errors: the address does not resolve or cannot be bound (in use, no permission).
+  // REQUIRES: `service` outlives the server.
+  static StatusOr<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options,
+                                                      ScoreService* service);
+  ~HttpServer();  // Stop()
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  int port() const;
+  // Stops accepting connections, waits for the requests that have begun (each ends by
+  // its deadline; a request begun on an open connection meanwhile is answered, with
+  // "Connection: close"), then closes every connection. Idempotent.
+  void Stop();
+
+ private:
+  class Impl;
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_SERVE_HTTP_SERVER_H_

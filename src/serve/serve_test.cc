@@ -1,0 +1,553 @@
+// Tests of `structtest serve`: the scoring service on its own (request bodies in,
+// replies out), and the real binary on an ephemeral port: 64 clients sending valid and
+// hostile requests at once, every verdict compared with `structtest score`'s line for
+// the same record; HTTP-level abuse; the timeout; SIGTERM while a request is scored.
+// The records are generated (every subtask, every built-in responder's answer: passes
+// and fails, code records through python3), so nothing here needs ../shared.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/jsonl.h"
+#include "core/rng.h"
+#include "serve/score_service.h"
+#include "serve/serve_testing.h"
+#include "structtest/checker.h"
+#include "tasks/responders.h"
+#include "tasks/suite.h"
+#include "testing/test_support.h"
+#include "text/punkt.h"
+
+namespace structtest {
+namespace {
+
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::TempDir;
+using ::structtest::testing::WriteFileOrDie;
+using namespace std::chrono_literals;
+
+// Records (JSON lines in the score format) of `per_subtask` generated samples of each
+// of `tasks` (default: every subtask), each answered by every built-in responder:
+// passes and fails of each kind. The prompt is left out: checkers do not read it.
+std::vector<std::string> GeneratedRecords(size_t per_subtask, std::vector<std::string> tasks = {}) {
+  SuiteOptions options;
+  options.seed = 11;
+  options.limit = per_subtask;
+  options.tasks = std::move(tasks);
+  auto sentences = ::structtest::testing::BuiltinSentenceSplitter();
+  auto suite = Suite::Plan(options, sentences.get());
+  EXPECT_TRUE(suite.ok()) << suite.status().message();
+  std::vector<std::string> records;
+  if (!suite.ok()) return records;
+  for (const PlannedSubtask& subtask : (*suite)->subtasks()) {
+    for (size_t i = 0; i < subtask.count; ++i) {
+      auto sample = (*suite)->Generate(subtask, i);
+      EXPECT_TRUE(sample.ok()) << sample.status().message();
+      if (!sample.ok()) continue;
+      for (std::string_view responder : BuiltinResponderNames()) {
+        auto response = BuiltinRespond(responder, *sample);
+        if (!response.ok()) continue;
+        nlohmann::json record = SampleToJson(*sample);
+        record.erase("messages");
+        record["id"] = fmt::format("{}-{}", sample->id, responder);
+        record["response"] = *response;
+        records.push_back(DumpJsonLine(record));
+      }
+    }
+  }
+  return records;
+}
+
+// `structtest score`'s output line for each record, under `rules`, in order.
+std::vector<std::string> ScoreLines(const std::vector<std::string>& records,
+                                    std::string_view rules) {
+  TempDir dir;
+  std::string in;
+  for (const std::string& r : records) in += r + "\n";
+  WriteFileOrDie(dir.path() + "/in.jsonl", in);
+  const std::string cmd = fmt::format("'{}' score -i '{}/in.jsonl' -o '{}/out.jsonl' --rules {} "
+                                      ">/dev/null 2>&1",
+                                      STRUCTTEST_BINARY, dir.path(), dir.path(), rules);
+  const int status = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(status)) << cmd;
+  std::vector<std::string> lines;
+  std::istringstream out(ReadFileOrDie(dir.path() + "/out.jsonl"));
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  EXPECT_EQ(lines.size(), records.size()) << cmd;
+  return lines;
+}
+
+std::string Body(std::string_view rules, const std::vector<std::string>& records) {
+  std::string body = fmt::format("{{\"rules\":\"{}\",\"records\":[", rules);
+  for (size_t i = 0; i < records.size(); ++i) body += (i > 0 ? "," : "") + records[i];
+  return body + "]}";
+}
+
+// The reply's verdicts, each as the line `score` writes (nlohmann writes both alike).
+std::vector<std::string> Verdicts(const std::string& body) {
+  std::vector<std::string> out;
+  const auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.contains("verdicts")) return out;
+  for (const auto& v : j["verdicts"]) out.push_back(DumpJsonLine(v));
+  return out;
+}
+
+std::string ErrorOf(const std::string& body) {
+  const auto j = nlohmann::json::parse(body, nullptr, false);
+  return !j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()
+             ? j["error"].get<std::string>()
+             : "(no error in " + body.substr(0, 200) + ")";
+}
+
+// A generated math_easy record whose answer, and any other field, is `fields` (JSON
+// members, which win over the sample's own of the same name).
+std::string MathRecord(std::string_view fields) {
+  static const std::string* head = [] {
+    auto record = nlohmann::json::parse(GeneratedRecords(1, {"math_easy"}).at(0));
+    record.erase("response");
+    std::string text = DumpJsonLine(record);
+    text.pop_back();  // the closing brace
+    return new std::string(text);
+  }();
+  return fmt::format("{},{}}}", *head, fields);
+}
+// ... answered with a wrong number, in the asked format or not.
+std::string MathRecord() { return MathRecord(R"("response":"The answer is \\boxed{5}.")"); }
+
+// ----------------------------------------------------------------------------------
+// The service alone.
+
+class ScoreServiceTest : public ::testing::Test {
+ protected:
+  ServiceReply Score(std::string_view body, ScoreServiceOptions options = {}) {
+    options.threads = 2;
+    options.checker = &checker_;
+    ScoreService service(options);
+    return service.Score(body, ScoreService::Clock::now() + 10s);
+  }
+  Checker checker_;
+};
+
+TEST_F(ScoreServiceTest, BadBodiesAreRefusedWithWhatIsWrong) {
+  const std::string good = MathRecord();
+  const std::string deep = "{\"records\":" + std::string(100, '[') + std::string(100, ']') + "}";
+  const struct {
+    std::string body;
+    int status;
+    std::string error;
+  } cases[] = {
+      {"", 400, "not JSON: "},
+      {"{\"records\": [", 400, "not JSON: "},
+      {std::string("{\"records\": [\"a\0b\"]}", 20), 400, "not JSON: a NUL byte at column 16"},
+      {std::string("{\"records\": [\"\xff\"]}"), 400, "not JSON: "},
+      {deep, 400, "arrays and objects nested deeper than 64 levels"},
+      {"[]", 400, "expected a JSON object with \"records\", found array"},
+      {"{}", 400, "missing key \"records\""},
+      {"{\"record\":[],\"records\":[]}", 400,
+       "unknown key 'record' (expected \"rules\" and \"records\")"},
+      {"{\"records\":{}}", 400, "records: expected an array of records, found object"},
+      {"{\"rules\":1,\"records\":[]}", 400,
+       "rules: expected \"paper\" or \"strict\", found number"},
+      {"{\"rules\":\"lenient\",\"records\":[]}", 400,
+       "rules: unknown rule set 'lenient' (expected 'paper' or 'strict')"},
+      {"{\"records\":[\"x\"]}", 400, "records[0]: record must be a JSON object, found string"},
+      {"{\"records\":[" + good + "," + MathRecord(R"("reasoning":"r")") + "]}", 400,
+       "records[1]: missing field 'response'"},
+      {"{\"records\":[" + good + "," + good + "," + MathRecord(R"("response":42)") + "]}", 400,
+       "records[2]: field 'response' must be a string, found number"},
+      {"{\"records\":[" + good + ",{\"id\":\"b\",\"domain\":\"summarization\",\"subtask\":"
+           "\"bullet_pointz\",\"response\":\"\"}]}",
+       400, "records[1]: unknown subtask 'bullet_pointz'"},
+  };
+  for (const auto& c : cases) {
+    const ServiceReply reply = Score(c.body);
+    EXPECT_EQ(reply.status, c.status) << c.body.substr(0, 200);
+    EXPECT_EQ(ErrorOf(reply.body).substr(0, c.error.size()), c.error) << c.body.substr(0, 200);
+  }
+}
+
+TEST_F(ScoreServiceTest, VerdictsComeInOrderAndNulBytesAreText) {
+  const ServiceReply reply = Score(
+      "{\"rules\":\"strict\",\"records\":[" + MathRecord(R"("response":"a\u0000b")") + "," +
+      MathRecord() + "," + MathRecord(R"("response":"")") + "]}");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const auto verdicts = Verdicts(reply.body);
+  ASSERT_EQ(verdicts.size(), 3u) << reply.body;
+  for (const std::string& v : verdicts) {
+    EXPECT_NE(v.find("\"pass\":false"), std::string::npos) << v;
+    EXPECT_NE(v.find("\"rules\":\"strict\""), std::string::npos) << v;
+  }
+  EXPECT_EQ(Score("{\"records\":[]}").body, "{\"verdicts\":[]}\n");
+}
+
+TEST_F(ScoreServiceTest, MoreRecordsThanMayBeInFlightIs413) {
+  ScoreServiceOptions options;
+  options.max_in_flight = 2;
+  const std::string r = MathRecord();
+  EXPECT_EQ(Score("{\"records\":[" + r + "," + r + "]}", options).status, 200);
+  const ServiceReply reply = Score("{\"records\":[" + r + "," + r + "," + r + "]}", options);
+  EXPECT_EQ(reply.status, 413);
+  EXPECT_EQ(ErrorOf(reply.body), "3 records: at most 2 per request (--max-in-flight)");
+}
+
+TEST_F(ScoreServiceTest, PastTheDeadlineIs503AndTheServiceGoesOn) {
+  ScoreServiceOptions options;
+  options.threads = 1;
+  options.checker = &checker_;
+  ScoreService service(options);
+  const std::string body = "{\"records\":[" + MathRecord() + "]}";
+  std::vector<std::string> many(2000, MathRecord());
+  const ServiceReply late = service.Score(Body("paper", many), ScoreService::Clock::now() + 1ms);
+  EXPECT_EQ(late.status, 503);
+  EXPECT_EQ(ErrorOf(late.body).substr(0, 11), "timed out: ");
+  EXPECT_NE(ErrorOf(late.body).find(" of 2000 records scored before the request's deadline"),
+            std::string::npos)
+      << late.body.substr(0, 300);
+  EXPECT_EQ(service.Score(body, ScoreService::Clock::now() + 10s).status, 200);
+}
+
+// ----------------------------------------------------------------------------------
+// The binary.
+
+// GeneratedRecords(1), made once for the whole test binary.
+const std::vector<std::string>& Records() {
+  static const auto* records = new std::vector<std::string>(GeneratedRecords(1));
+  return *records;
+}
+
+bool IsCode(const std::string& record) {
+  return nlohmann::json::parse(record)["domain"] == "code";
+}
+
+// The records, and `score`'s lines for them under each rule set.
+struct Corpus {
+  std::vector<std::string> records;
+  std::vector<std::string> paper, strict;
+  std::vector<size_t> code, other;  // indices of the code records, and of the others
+};
+
+// A request of the load test: the body, and what must come back.
+struct Exchange {
+  std::string body;
+  int status = 200;
+  std::vector<std::string> verdicts;  // status 200
+  std::string error;                  // otherwise: the error's beginning
+};
+
+// Request `k` of client `c`: three in five are valid (1-16 records under either rule
+// set, one in 20 a code record: each of those takes a python3 job), the rest hostile,
+// one kind of each.
+Exchange MakeExchange(const Corpus& corpus, int c, int k, size_t max_body) {
+  Rng rng(static_cast<uint64_t>(c) * 1000 + static_cast<uint64_t>(k));
+  const bool strict = rng.Bernoulli(0.5);
+  std::vector<std::string> records;
+  Exchange x;
+  const size_t n = static_cast<size_t>(rng.UniformInt(1, 16));
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = rng.Pick(rng.Bernoulli(0.05) ? corpus.code : corpus.other);
+    records.push_back(corpus.records[at]);
+    x.verdicts.push_back(strict ? corpus.strict[at] : corpus.paper[at]);
+  }
+  const std::string rules = strict ? "strict" : "paper";
+  if (rng.Bernoulli(0.6)) {
+    x.body = Body(rules, records);
+    return x;
+  }
+  x.verdicts.clear();
+  x.status = 400;
+  const size_t bad = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(n) - 1));
+  switch (rng.UniformInt(0, 8)) {
+    case 0:  // invalid JSON: cut short
+      x.body = Body(rules, records);
+      x.body.resize(x.body.size() / 2);
+      x.error = "not JSON: ";
+      break;
+    case 1:  // over --max-body
+      x.body = Body(rules, records) + std::string(max_body, ' ');
+      x.status = 413;
+      x.error = fmt::format("body over {} bytes (--max-body)", max_body);
+      break;
+    case 2:  // a field of the wrong type
+      records[bad] = MathRecord(R"("response":["a"])");
+      x.body = Body(rules, records);
+      x.error = fmt::format("records[{}]: field 'response' must be a string, found array", bad);
+      break;
+    case 3:  // an unknown subtask
+      records[bad] = R"({"id":"x","domain":"html","subtask":"html_medium","response":""})";
+      x.body = Body(rules, records);
+      x.error = fmt::format("records[{}]: unknown subtask 'html_medium'", bad);
+      break;
+    case 4:  // invalid UTF-8
+      records[bad] = MathRecord("\"response\":\"\xc3\x28\"");
+      x.body = Body(rules, records);
+      x.error = "not JSON: ";
+      break;
+    case 5:  // a NUL byte
+      x.body = Body(rules, records);
+      x.body.insert(x.body.size() / 2, 1, '\0');
+      x.error = "not JSON: ";
+      break;
+    case 6:  // deep nesting
+      records[bad] = MathRecord(R"("response":"","context":)" + std::string(5000, '[') +
+                                std::string(5000, ']'));
+      x.body = Body(rules, records);
+      x.error = "arrays and objects nested deeper than 64 levels";
+      break;
+    case 7:  // a missing field
+      records[bad] = MathRecord(R"("reasoning":"")");
+      x.body = Body(rules, records);
+      x.error = fmt::format("records[{}]: missing field 'response'", bad);
+      break;
+    default:  // not a record
+      records[bad] = "[]";
+      x.body = Body(rules, records);
+      x.error = fmt::format("records[{}]: record must be a JSON object, found array", bad);
+      break;
+  }
+  return x;
+}
+
+TEST(ServeCliTest, SixtyFourClientsGetScoresVerdictsAndHostileBodiesGetErrors) {
+  Corpus corpus;
+  corpus.records = Records();
+  ASSERT_FALSE(corpus.records.empty());
+  std::thread paper([&] { corpus.paper = ScoreLines(corpus.records, "paper"); });
+  corpus.strict = ScoreLines(corpus.records, "strict");
+  paper.join();
+  for (size_t i = 0; i < corpus.records.size(); ++i) {
+    (IsCode(corpus.records[i]) ? corpus.code : corpus.other).push_back(i);
+  }
+  constexpr size_t kMaxBody = 1 << 20;
+  ServeProcess server(STRUCTTEST_BINARY,
+                      {"--threads", "2", "--max-body", std::to_string(kMaxBody)});
+  ASSERT_GT(server.port(), 0) << server.err();
+
+  constexpr int kClients = 64, kRequests = 3;
+  std::atomic<int> valid_records{0}, hostile{0}, wrong{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      ServeClient client("127.0.0.1", server.port());
+      for (int k = 0; k < kRequests; ++k) {
+        const Exchange x = MakeExchange(corpus, c, k, kMaxBody);
+        auto reply = client.Post("/v1/score", x.body);
+        if (!reply.ok()) {
+          ADD_FAILURE() << "client " << c << " request " << k << ": " << reply.status().message();
+          ++wrong;
+          continue;
+        }
+        if (reply->status != x.status) {
+          ADD_FAILURE() << "client " << c << " request " << k << ": status " << reply->status
+                        << ", expected " << x.status << ": " << reply->body.substr(0, 300);
+          ++wrong;
+        } else if (x.status == 200) {
+          const auto got = Verdicts(reply->body);
+          if (got != x.verdicts) {
+            ADD_FAILURE() << "client " << c << " request " << k
+                          << ": verdicts differ from score's: " << reply->body.substr(0, 300);
+            ++wrong;
+          }
+          valid_records += static_cast<int>(got.size());
+        } else {
+          const std::string error = ErrorOf(reply->body);
+          if (error.substr(0, x.error.size()) != x.error) {
+            ADD_FAILURE() << "client " << c << " request " << k << ": error '" << error
+                          << "', expected '" << x.error << "...'";
+            ++wrong;
+          }
+          ++hostile;
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(valid_records.load(), 500);
+  EXPECT_GT(hostile.load(), 40);
+  ServeClient client("127.0.0.1", server.port());
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health.ok()) << health.status().message();
+  EXPECT_EQ(health->status, 200);
+  EXPECT_NE(health->body.find("\"records_in_flight\":0"), std::string::npos) << health->body;
+  EXPECT_EQ(health->Header("Connection"), "") << health->headers;  // kept open
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  EXPECT_EQ(server.err().find("error"), std::string::npos) << server.err();
+}
+
+TEST(ServeCliTest, HttpAbuseGetsAnAnswerAndTheServerStaysUp) {
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--max-body", "1000"});
+  ASSERT_GT(server.port(), 0) << server.err();
+  ServeClient client("127.0.0.1", server.port());
+  const std::string record = MathRecord();
+  const std::string body = "{\"records\":[" + record + "]}";
+  const struct {
+    std::string request;
+    int status;
+  } cases[] = {
+      {"GET /v1/score HTTP/1.1\r\nHost: x\r\n\r\n", 405},
+      {"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 405},
+      {"GET /v2/score HTTP/1.1\r\nHost: x\r\n\r\n", 404},
+      {"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n"
+       "{}",
+       415},
+      // Over --max-body, by its length or as it arrives in chunks.
+      {"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" +
+           std::string(5000, ' '),
+       413},
+      {"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n", 413},
+      {"POST /v1/score HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+           fmt::format("{:x}\r\n{}\r\n", 3000, std::string(3000, ' ')) + "0\r\n\r\n",
+       413},
+      // Within it, in chunks.
+      {"POST /v1/score HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+           fmt::format("{:x}\r\n{}\r\n", body.size(), body) + "0\r\n\r\n",
+       200},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + std::string(100000, 'a') + "\r\n\r\n",
+       431},
+  };
+  for (const auto& c : cases) {
+    auto reply = client.SendRaw(c.request);
+    ASSERT_TRUE(reply.ok()) << c.request.substr(0, 100) << ": " << reply.status().message();
+    EXPECT_EQ(reply->status, c.status) << c.request.substr(0, 100) << ": " << reply->body;
+  }
+  // Connections that send half a request, or no request, and go away.
+  for (const std::string& half :
+       {std::string("POST /v1/score HTTP/1.1\r\nContent-Length: 500\r\n\r\n{\"rec"),
+        std::string("POST /v1/sc"), std::string("NONSENSE\r\n\r\n")}) {
+    ServeClient gone("127.0.0.1", server.port());
+    EXPECT_TRUE(gone.SendAndHangUp(half).ok());
+  }
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health.ok()) << health.status().message();
+  EXPECT_EQ(health->status, 200);
+  auto scored = client.Post("/v1/score", body);
+  ASSERT_TRUE(scored.ok()) << scored.status().message();
+  EXPECT_EQ(scored->status, 200) << scored->body;
+}
+
+TEST(ServeCliTest, ConnectionsPastTheLimitAreClosedAndTheServerGoesOn) {
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--max-connections", "2"});
+  ASSERT_GT(server.port(), 0) << server.err();
+  auto first = std::make_unique<ServeClient>("127.0.0.1", server.port());
+  ServeClient second("127.0.0.1", server.port());
+  ASSERT_TRUE(first->Get("/healthz").ok());
+  ASSERT_TRUE(second.Get("/healthz").ok());  // both kept open
+  for (int i = 0; i < 20; ++i) {
+    ServeClient refused("127.0.0.1", server.port());
+    EXPECT_FALSE(refused.Get("/healthz").ok());
+  }
+  first.reset();
+  bool served = false;
+  for (int i = 0; i < 200 && !served; ++i) {
+    ServeClient next("127.0.0.1", server.port());
+    served = next.Get("/healthz").ok();
+    if (!served) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(served);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  // libmicrohttpd says so once a connection; a second's worth is one line.
+  const std::string err = server.err();
+  size_t lines = 0;
+  for (size_t at = 0; (at = err.find("structtest: serve: ", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_LE(lines, 2u) << err;
+}
+
+TEST(ServeCliTest, ARequestPastItsTimeoutIs503) {
+  const std::vector<std::string>& records = Records();
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--timeout", "0.2"});
+  ASSERT_GT(server.port(), 0) << server.err();
+  std::vector<std::string> many;
+  for (int i = 0; i < 10; ++i) many.insert(many.end(), records.begin(), records.end());
+  ServeClient client("127.0.0.1", server.port());
+  auto reply = client.Post("/v1/score", Body("paper", many));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->status, 503) << reply->body.substr(0, 300);
+  EXPECT_EQ(ErrorOf(reply->body).substr(0, 11), "timed out: ");
+  EXPECT_EQ(reply->Header("Retry-After"), "1");
+  // A body that takes longer than that to arrive.
+  const std::string body = Body("paper", {records[0]});
+  std::string request = fmt::format("POST /v1/score HTTP/1.1\r\nContent-Length: {}\r\n\r\n{}",
+                                    body.size(), body.substr(0, 10));
+  ServeClient slow("127.0.0.1", server.port());
+  auto cut = slow.SendRaw(request, 300ms, body.substr(10));
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  EXPECT_EQ(cut->status, 503);
+  EXPECT_EQ(ErrorOf(cut->body),
+            "timed out: the body was still arriving at the request's deadline (--timeout)");
+}
+
+TEST(ServeCliTest, SigtermFinishesTheRequestInFlightAndExitsZero) {
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1"});
+  ASSERT_GT(server.port(), 0) << server.err();
+  std::vector<std::string> many;
+  for (int i = 0; i < 40; ++i) {
+    for (const std::string& record : Records()) {
+      if (!IsCode(record)) many.push_back(record);
+    }
+  }
+  StatusOr<HttpReply> reply = Status::Internal("no reply");
+  std::thread request([&] {
+    ServeClient client("127.0.0.1", server.port());
+    reply = client.Post("/v1/score", Body("strict", many));
+  });
+  // SIGTERM once the records are being scored, with most still to go.
+  ServeClient watcher("127.0.0.1", server.port());
+  size_t seen = 0;
+  for (int i = 0; i < 10000 && seen == 0; ++i) {
+    auto health = watcher.Get("/healthz");
+    if (!health.ok()) break;
+    const auto j = nlohmann::json::parse(health->body, nullptr, false);
+    if (!j.is_discarded()) seen = j.value("records_in_flight", size_t{0});
+    if (seen == 0) std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_GT(seen, many.size() / 2);
+  server.Signal(SIGTERM);
+  request.join();
+  ASSERT_TRUE(reply.ok()) << reply.status().message() << "\n" << server.err();
+  EXPECT_EQ(reply->status, 200);
+  // Every record scored (how well is the load test's to check).
+  const auto verdicts = Verdicts(reply->body);
+  ASSERT_EQ(verdicts.size(), many.size()) << reply->body.substr(0, 300);
+  for (size_t i = 0; i < many.size(); ++i) {
+    const auto id = nlohmann::json::parse(many[i])["id"];
+    const auto verdict = nlohmann::json::parse(verdicts[i]);
+    EXPECT_EQ(verdict["id"], id);
+    EXPECT_TRUE(verdict.contains("pass")) << verdicts[i];
+  }
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  EXPECT_NE(server.err().find("SIGTERM: finishing the requests in flight"), std::string::npos)
+      << server.err();
+  // Nothing listens any more.
+  ServeClient late("127.0.0.1", server.port());
+  EXPECT_FALSE(late.Get("/healthz").ok());
+}
+
+TEST(ServeCliTest, BadFlagsAreUsageErrors) {
+  TempDir dir;
+  for (const std::string& flags : {std::string("--port 70000"), std::string("--port 0 --threads 0"),
+                                   std::string("--port 0 --timeout 0"),
+                                   std::string("--port 0 --host 192.0.2.1"), std::string("")}) {
+    const std::string cmd = fmt::format("'{}' serve {} >{}/out 2>&1", STRUCTTEST_BINARY, flags,
+                                        dir.path());
+    const int status = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2)
+        << cmd << "\n" << ReadFileOrDie(dir.path() + "/out");
+    EXPECT_NE(ReadFileOrDie(dir.path() + "/out").find("error"), std::string::npos) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace structtest

@@ -1,0 +1,95 @@
+// What the tests and the benchmark of `structtest serve` share: the binary started as
+// a child on an ephemeral port (ServeProcess), and a minimal blocking HTTP/1.1 client
+// over one keep-alive connection (ServeClient) that sends any bytes, hostile framing
+// included, and reads one reply framed by Content-Length or by the end of the
+// connection.
+#ifndef STRUCTTEST_SERVE_SERVE_TESTING_H_
+#define STRUCTTEST_SERVE_SERVE_TESTING_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "structtest/status.h"
+
+namespace structtest {
+
+struct HttpReply {
+  int status = 0;
+  std::string headers;  // the header lines, as sent
+  std::string body;
+  // The value of header `name` (case-insensitive), or "" when absent.
+  std::string Header(std::string_view name) const;
+};
+
+class ServeClient {
+ public:
+  ServeClient(std::string host, int port) : host_(std::move(host)), port_(port) {}
+  ~ServeClient();
+  ServeClient(const ServeClient&) = delete;
+  ServeClient& operator=(const ServeClient&) = delete;
+
+  // POST `path` with `body` (Content-Length framing), on the open connection or a new
+  // one; reconnects once when a kept-alive connection turns out closed before any reply
+  // byte came back.
+  StatusOr<HttpReply> Post(std::string_view path, std::string_view body);
+  StatusOr<HttpReply> Get(std::string_view path);
+  // Sends `request` as it is (a whole request, framing and all) on a new connection
+  // and reads one reply; with `pause`, sends `rest` that much later (a slow client).
+  StatusOr<HttpReply> SendRaw(std::string_view request,
+                              std::chrono::milliseconds pause = std::chrono::milliseconds(0),
+                              std::string_view rest = "");
+  // Sends `bytes` on a new connection and closes it without reading anything.
+  Status SendAndHangUp(std::string_view bytes);
+
+ private:
+  StatusOr<HttpReply> Exchange(std::string_view request, bool retry);
+  void Send(std::string_view bytes);
+  StatusOr<HttpReply> Read(std::string_view request, bool reused, bool retry);
+  Status Connect();
+  void Close();
+
+  std::string host_;
+  int port_;
+  int fd_ = -1;
+};
+
+// `BINARY serve --port 0 ARGS...` as a child process, its stderr collected as it comes.
+class ServeProcess {
+ public:
+  // Starts it and waits (up to 30 s) for the line that names its port.
+  ServeProcess(const std::string& binary, const std::vector<std::string>& args);
+  // Kills it (SIGKILL) when it is still running.
+  ~ServeProcess();
+  ServeProcess(const ServeProcess&) = delete;
+  ServeProcess& operator=(const ServeProcess&) = delete;
+
+  // 0 when it did not start serving (err() says why).
+  int port() const { return port_; }
+  void Signal(int sig);
+  // Waits for it to end: its exit code, or 128 + the signal that ended it.
+  int Wait();
+  // Its stderr so far.
+  std::string err();
+
+ private:
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  int err_fd_ = -1;
+  int port_ = 0;
+  std::thread reader_;
+  std::mutex mu_;
+  std::condition_variable cv_;  // err_ grew, or eof_
+  std::string err_;             // GUARDED_BY(mu_)
+  bool eof_ = false;            // GUARDED_BY(mu_)
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_SERVE_SERVE_TESTING_H_
