@@ -204,9 +204,8 @@ class HttpServer::Impl {
     if (const char* length =
             MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
         length != nullptr) {
-      char* end = nullptr;
       errno = 0;
-      const unsigned long long n = std::strtoull(length, &end, 10);
+      const unsigned long long n = std::strtoull(length, nullptr, 10);
       if (errno == ERANGE || n > options_.max_body) {
         r.answered = true;
         return Reply(connection, 413, TooLarge(options_.max_body));

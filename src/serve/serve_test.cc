@@ -201,6 +201,37 @@ TEST_F(ScoreServiceTest, MoreRecordsThanMayBeInFlightIs413) {
   EXPECT_EQ(ErrorOf(reply.body), "3 records: at most 2 per request (--max-in-flight)");
 }
 
+TEST_F(ScoreServiceTest, RequestsWaitForRoomAndNeverExceedTheRecordsInFlight) {
+  ScoreServiceOptions options;
+  options.threads = 1;
+  options.max_in_flight = 1000;
+  options.checker = &checker_;
+  ScoreService service(options);
+  // Any two of the three at once would be 1600.
+  const std::string body = Body("paper", std::vector<std::string>(800, MathRecord()));
+  std::atomic<bool> done{false};
+  size_t most = 0;
+  std::thread watcher([&] {
+    while (!done) {
+      const auto health = nlohmann::json::parse(service.Health().body);
+      most = std::max(most, health["records_in_flight"].get<size_t>());
+    }
+  });
+  std::vector<std::thread> requests;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 3; ++i) {
+    requests.emplace_back([&] {
+      if (service.Score(body, ScoreService::Clock::now() + 30s).status == 200) ++ok;
+    });
+  }
+  for (std::thread& t : requests) t.join();
+  done = true;
+  watcher.join();
+  EXPECT_EQ(ok.load(), 3);
+  EXPECT_GT(most, 0u);
+  EXPECT_LE(most, 1000u);
+}
+
 TEST_F(ScoreServiceTest, PastTheDeadlineIs503AndTheServiceGoesOn) {
   ScoreServiceOptions options;
   options.threads = 1;

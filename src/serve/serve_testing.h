@@ -61,6 +61,8 @@ class ServeClient {
 };
 
 // `BINARY serve --port 0 ARGS...` as a child process, its stderr collected as it comes.
+// The child is killed (SIGKILL) when the thread that made this object ends, so that a
+// test killed on a timeout leaves no server behind.
 class ServeProcess {
  public:
   // Starts it and waits (up to 30 s) for the line that names its port.
