@@ -975,20 +975,19 @@ int RunRun(RunOptions opt) {
       return kExitFatal;
     }
   }
-  if (spec) {
-    if (!opt.temperature) {
-      opt.temperature = DefaultTemperature(*spec, opt.controls);
-      opt.temperature_defaulted = true;
-    }
-    ModelRequest every;
-    every.model = spec->name;
-    every.max_tokens = opt.max_tokens;
-    every.temperature = opt.temperature;
-    every.controls = opt.controls;
-    if (Status s = CheckRequestSettings(spec->provider, every); !s.ok()) {
-      PrintError(s.message());
-      return kExitFatal;
-    }
+  if (spec && !opt.temperature) {
+    opt.temperature = DefaultTemperature(*spec, opt.controls);
+    opt.temperature_defaulted = true;
+  }
+  ModelRequest every;
+  every.model = spec ? spec->name : "";
+  every.max_tokens = opt.max_tokens;
+  every.temperature = opt.temperature;
+  every.controls = opt.controls;
+  if (Status s = spec ? CheckRequestSettings(spec->provider, every) : CheckControlRanges(every);
+      !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
   }
   std::optional<Price> price;
   if (spec) {
