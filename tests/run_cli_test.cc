@@ -1661,6 +1661,8 @@ TEST_F(RunControlsTest, BadControlValuesAreClearErrorsNamingTheFlag) {
     std::string error;
   } cases[] = {
       {"openai", {"--temperature", "2.5"}, "--temperature 2.5: expected 0 to 2"},
+      {"openai", {"--temperature", "warm"},
+       "--temperature warm: expected a number from 0 to 2, or none (send none)"},
       {"anthropic", {"--temperature", "1.5"}, "--temperature 1.5: anthropic takes 0 to 1"},
       {"openai", {"--top-p", "1.5"}, "--top-p 1.5: expected more than 0 and at most 1"},
       {"gemini", {"--top-p", "0"}, "--top-p 0: expected more than 0 and at most 1"},
@@ -1750,7 +1752,8 @@ TEST_F(RunControlsTest, AResumeWithAnotherControlIsRefusedNamingIt) {
 }
 
 // A run directory made before structtest had a temperature default (its manifest says
-// null: the provider's default) resumes as it was made: without a temperature.
+// null: the provider's default) resumes as it was made: without a temperature; and
+// --temperature none asks for none in a new run (a shard of such a run, say).
 TEST_F(RunControlsTest, ARunStoredWithoutATemperatureResumesWithoutOne) {
   TempDir dir;
   const Suite suite = MakeSuite(dir);
@@ -1774,6 +1777,20 @@ TEST_F(RunControlsTest, ARunStoredWithoutATemperatureResumesWithoutOne) {
   const Finished zero = Exec(dir, Args(server, "openai", suite, out, {"--temperature", "0"}), "zero");
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_NE(zero.err.find("temperature was null, now 0.0"), std::string::npos) << zero.err;
+  EXPECT_EQ(Exec(dir, Args(server, "openai", suite, out, {"--temperature", "none"}), "none")
+                .exit_code,
+            0);
+
+  const std::string fresh = dir.path() + "/fresh";
+  const size_t before_fresh = server.Asked();
+  ASSERT_EQ(Exec(dir, Args(server, "gemini", suite, fresh, {"--temperature", "none"}), "fresh")
+                .exit_code,
+            0);
+  for (const auto& [prompt, body] : server.Bodies(before_fresh)) {
+    // No temperature, and nothing else in generationConfig: none at all.
+    EXPECT_FALSE(body.contains("generationConfig")) << body.dump();
+  }
+  EXPECT_TRUE(ReadReport(fresh)["manifest"]["temperature"].is_null());
 }
 
 // The response cache answers a request only with the answer to the very same request:

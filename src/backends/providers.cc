@@ -91,7 +91,8 @@ std::string ErrorDetail(std::string_view body) {
   return raw;
 }
 
-// The checks of a request's controls that hold for every provider.
+}  // namespace
+
 Status CheckControlRanges(const ModelRequest& r) {
   const RequestControls& c = r.controls;
   if (r.temperature && !(*r.temperature >= 0 && *r.temperature <= 2)) {
@@ -122,8 +123,6 @@ Status CheckControlRanges(const ModelRequest& r) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 StatusOr<HttpRequest> BuildHttpRequest(Provider provider, const ModelRequest& request,
                                        std::string_view base_url, std::string_view api_key,

@@ -48,6 +48,10 @@ StatusOr<HttpRequest> BuildHttpRequest(Provider provider, const ModelRequest& re
                                        std::string_view base_url, std::string_view api_key,
                                        const std::vector<HttpHeader>& headers = {});
 
+// The checks of `request`'s temperature and controls that hold for every provider (the
+// ranges of BuildHttpRequest's errors).
+Status CheckControlRanges(const ModelRequest& request);
+
 // Whether every request of a run, `request` but for its messages, can be expressed for
 // `provider`: BuildHttpRequest's errors, found before anything is sent.
 Status CheckRequestSettings(Provider provider, ModelRequest request);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -79,6 +80,8 @@ struct RunOptions {
   int score_jobs = DefaultScoreJobs();
   int max_tokens = 0;
   std::optional<double> temperature;
+  // --temperature as given: a number, or "none" (send none); read into `temperature`.
+  std::optional<std::string> temperature_text;
   // Set when --temperature was not given and `temperature` is DefaultTemperature's.
   bool temperature_defaulted = false;
   RequestControls controls;
@@ -796,6 +799,15 @@ StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
 // Reads the control flags given as text (--system, --extra-body, --header) into
 // `opt->controls` and `opt->headers`.
 Status ReadControlFlags(RunOptions* opt) {
+  if (opt->temperature_text && *opt->temperature_text != "none") {
+    const std::string& text = *opt->temperature_text;
+    char* end = nullptr;
+    opt->temperature = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+      return Status::InvalidArgument(fmt::format(
+          "--temperature {}: expected a number from 0 to 2, or none (send none)", text));
+    }
+  }
   if (opt->system_text) {
     ASSIGN_OR_RETURN(opt->controls.system, ReadTextFlag("--system", *opt->system_text));
   }
@@ -975,20 +987,19 @@ int RunRun(RunOptions opt) {
       return kExitFatal;
     }
   }
-  if (spec) {
-    if (!opt.temperature) {
-      opt.temperature = DefaultTemperature(*spec, opt.controls);
-      opt.temperature_defaulted = true;
-    }
-    ModelRequest every;
-    every.model = spec->name;
-    every.max_tokens = opt.max_tokens;
-    every.temperature = opt.temperature;
-    every.controls = opt.controls;
-    if (Status s = CheckRequestSettings(spec->provider, every); !s.ok()) {
-      PrintError(s.message());
-      return kExitFatal;
-    }
+  if (spec && !opt.temperature_text) {
+    opt.temperature = DefaultTemperature(*spec, opt.controls);
+    opt.temperature_defaulted = true;
+  }
+  ModelRequest every;
+  every.model = spec ? spec->name : "";
+  every.max_tokens = opt.max_tokens;
+  every.temperature = opt.temperature;
+  every.controls = opt.controls;
+  if (Status s = spec ? CheckRequestSettings(spec->provider, every) : CheckControlRanges(every);
+      !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
   }
   std::optional<Price> price;
   if (spec) {
@@ -1240,10 +1251,12 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "(default: the number of cores)");
   cmd->add_option("--max-tokens", opt->max_tokens,
                   "answer token limit (default: the provider's; 4096 for anthropic)");
-  cmd->add_option("--temperature", opt->temperature,
-                  "sampling temperature, 0 to 2 (anthropic: 0 to 1). Default 0, the most "
-                  "reproducible; none (the provider's default) with --top-p, for OpenAI's "
-                  "reasoning models (o1, o3, gpt-5...) and with anthropic's --thinking-budget");
+  cmd->add_option("--temperature", opt->temperature_text,
+                  "sampling temperature, 0 to 2 (anthropic: 0 to 1), or none: send none, the "
+                  "provider's default applies. Default 0, the most reproducible; none with "
+                  "--top-p, for OpenAI's reasoning models (o1, o3, gpt-5...) and with "
+                  "anthropic's --thinking-budget")
+      ->type_name("T|none");
   cmd->add_option("--top-p", opt->controls.top_p, "nucleus sampling: more than 0, at most 1");
   cmd->add_option("--stop", opt->controls.stop,
                   "a stop sequence; give it again for each (gemini: at most 5)")
