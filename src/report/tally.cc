@@ -499,6 +499,7 @@ std::string RenderRulesText(const Tally& tally) {
     for (const RuleTally& r : t->rules) {
       if (r.failed > 0) failing.push_back(&r);
     }
+    if (failing.empty()) continue;  // every rule of every sample held
     std::stable_sort(failing.begin(), failing.end(), [](const RuleTally* a, const RuleTally* b) {
       return a->failed > b->failed;
     });

@@ -206,8 +206,8 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
 // Where a subtask's verdicts list their rules, its JSON also has "rule_accuracy" (a
 // percentage) and "rules": [{"name", "passed", "failed", "not_checked"}].
 
-// The rules section of the text report: per subtask, rule-level accuracy and the rules
-// that fail most (share of the samples listing them). "" when no verdict
+// The rules section of the text report: per subtask where a rule failed, rule-level
+// accuracy and the rules that fail most (share of the samples listing them). "" when no verdict
 // lists its rules.
 std::string RenderRulesText(const Tally& tally);
 

@@ -241,6 +241,48 @@ TEST(TallyTest, TheOrderOfTheRecordsChangesNoByte) {
             RenderTextReport(backward, RuleSet::kPaper));
 }
 
+// Rule-level figures: rules passed / rules listed per subtask, the rules that fail most
+// (share of the samples listing them) in the text, and per rule in the JSON; a subtask
+// whose every rule held is left out of the text; verdicts without rules count nowhere.
+TEST(TallyTest, RulesAreTalliedPerSubtaskAndTheFailingOnesShown) {
+  using R = RuleCheck::Result;
+  const auto verdict = [](bool pass, std::vector<RuleCheck> checks) {
+    Verdict v = Pass(pass);
+    v.checks = std::move(checks);
+    return v;
+  };
+  Tally tally;
+  tally.Add(Make("html", "html_easy", "a"),
+            verdict(true, {{"document", R::kPass, ""}, {"children-count", R::kPass, ""}}));
+  tally.Add(Make("html", "html_easy", "b"),
+            verdict(false, {{"document", R::kPass, ""}, {"children-count", R::kFail, "x"}}));
+  tally.Add(Make("html", "html_easy", "c"),
+            verdict(false, {{"document", R::kFail, "y"}, {"children-count", R::kNotChecked, ""}}));
+  tally.Add(Make("html", "html_easy", "d"), Pass(false));  // stored before verdicts had rules
+  tally.Add(Make("html", "html_hard", "e"), verdict(true, {{"document", R::kPass, ""}}));
+  const SubtaskTally* easy = tally.Subtasks()[0];
+  EXPECT_EQ(easy->with_rules, 3);
+  ASSERT_EQ(easy->rules.size(), 2u);
+  EXPECT_EQ(easy->rules[1].failed, 1);
+  EXPECT_EQ(easy->rules[1].not_checked, 1);
+  EXPECT_DOUBLE_EQ(*easy->RuleAccuracy(), 100.0 * 3 / 6);
+  const std::string text = RenderRulesText(tally);
+  EXPECT_NE(text.find("html_easy                     3   50.00  document 33.3%, children-count 33.3%"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("html_hard"), std::string::npos) << text;
+  const nlohmann::json j = RenderJsonReport(tally, RuleSet::kStrict);
+  EXPECT_DOUBLE_EQ(j["subtasks"][0]["rule_accuracy"].get<double>(), 50.0);
+  EXPECT_EQ(j["subtasks"][0]["rules"][1],
+            nlohmann::json({{"name", "children-count"}, {"passed", 1}, {"failed", 1},
+                            {"not_checked", 1}}));
+  EXPECT_EQ(j["subtasks"][1]["rule_accuracy"].get<double>(), 100.0);
+  Tally none;
+  none.Add(Make("html", "html_easy", "a"), Pass(true));
+  EXPECT_EQ(RenderRulesText(none), "");
+  EXPECT_FALSE(RenderJsonReport(none, RuleSet::kPaper)["subtasks"][0].contains("rules"));
+}
+
 TEST(TallyTest, TextAndMarkdownShowTheIntervals) {
   const Tally tally = Everything();
   const nlohmann::json j = RenderJsonReport(tally, RuleSet::kPaper);
