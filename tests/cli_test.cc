@@ -474,47 +474,6 @@ TEST(CliTest, ScoreJobsGiveTheSameOutputOnEveryCodeSubtask) {
   EXPECT_NE(r.err.find("--score-jobs 0: expected 1 to 1024"), std::string::npos) << r.err;
 }
 
-// The dev conformance corpus's code files, scored on one thread and on several: every
-// 6th record of each file (a few hundred of each code subtask, real answers of five
-// models), enough to show that the threads change nothing, without scoring the whole
-// corpus twice more (the conformance and digest tests score all of it).
-TEST(CliTest, ScoreJobsGiveTheSameVerdictsOnTheCodeConformanceCorpus) {
-  const std::filesystem::path dev = std::filesystem::path(STRUCTTEST_SHARED_DIR) / "conformance/dev";
-  if (!std::filesystem::exists(dev)) GTEST_SKIP() << "needs " << dev.string() << " (not found)";
-  TempDir dir;
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dev)) {
-    const std::string name = e.path().filename().string();
-    for (const char* s : {"add_print_statements", "replace_variables", "test_case_inputs_gen",
-                          "simulate_execute"}) {
-      if (name.rfind(s, 0) == 0 && e.path().extension() == ".jsonl") files.push_back(e.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  ASSERT_FALSE(files.empty());
-  std::string all;
-  for (const std::string& f : files) {
-    const std::string text = ReadFileOrDie(f);
-    size_t line = 0;
-    for (size_t at = 0, end; at < text.size(); at = end + 1, ++line) {
-      end = text.find('\n', at);
-      if (end == std::string::npos) end = text.size();
-      if (line % 6 == 0) all.append(text, at, end - at).push_back('\n');
-    }
-  }
-  const std::string in = dir.path() + "/code.jsonl";
-  WriteFileOrDie(in, all);
-  CommandResult one = Structtest(dir, "score -J 1 -i '" + in + "' -o '" + dir.path() + "/1.jsonl'");
-  CommandResult many = Structtest(dir, "score -J 4 -i '" + in + "' -o '" + dir.path() + "/4.jsonl'");
-  EXPECT_EQ(one.exit_code, many.exit_code) << one.err << many.err;
-  EXPECT_EQ(one.out, many.out);
-  EXPECT_EQ(one.err, many.err);
-  const std::string verdicts = ReadFileOrDie(dir.path() + "/1.jsonl");
-  EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), '\n'),
-            std::count(all.begin(), all.end(), '\n'));
-  EXPECT_EQ(ReadFileOrDie(dir.path() + "/4.jsonl"), verdicts);
-}
-
 // A python3 that does not exist: each code record that needs it is an error of its
 // own, named by its line, the same on several threads as on one, and the command ends.
 TEST(CliTest, ScoreWithoutPythonIsAnErrorPerCodeRecord) {

@@ -157,11 +157,10 @@ TEST_F(ConformanceTest, Html) { RunDomain({"html_easy", "html_hard"}); }
 
 TEST_F(ConformanceTest, Math) { RunDomain({"math_easy", "math_hard"}); }
 
-// The code files (and simulate_execute per task) are checked in
-// src/tasks/code/code_conformance_test.cc, which scores them on two threads.
-
-// Strict's verdicts on the same files are pinned, and checked one by one (none an error,
-// a failing reason names its rule), by tests/output_digest_test.cc.
+// Every file, the code files included (and simulate_execute's figure per task), is also
+// scored through `structtest score` by tests/output_digest_test.cc, which checks each
+// paper verdict against the reference and the printed pass% against the published
+// figure; it also pins strict's verdicts and checks them one by one.
 
 // The built-in model against the shared copy of NLTK's: every record of every
 // sentence-counting subtask gets the same verdict and reason from both, under both

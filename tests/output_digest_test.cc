@@ -12,8 +12,13 @@
 // build's outputs). Every verdict is also checked one by one: each record of a file has
 // one (none is an error), a failing strict one's reason names its rule, and each lists
 // its subtask's rules (`structtest tasks --rules`) in agreement with its pass. (How
-// strict's verdicts differ from paper's per file: scripts/strict-table.) Needs
-// ../shared; skipped with a message without it.
+// strict's verdicts differ from paper's per file: scripts/strict-table.)
+// It is also the conformance test of `score` itself: every paper verdict must be the
+// reference's (reference.result of each record, all domains), and the pass% that
+// `score` prints for the file must be the published figure (the manifest's; per task
+// for simulate_execute). Files are scored with -J 1 and -J 3 in turn, so that verdicts
+// that changed with the number of scoring threads would differ from the digests.
+// Needs ../shared; skipped with a message without it.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -46,9 +51,11 @@ std::string Binary() {
   return other != nullptr ? other : STRUCTTEST_BINARY;
 }
 
-// Runs `args` through the shell (paths here are the test's own, without quotes).
-void Structtest(const std::string& args) {
-  const std::string cmd = Binary() + " " + args + " >/dev/null 2>&1";
+// Runs `args` through the shell (paths here are the test's own, without quotes), its
+// standard output to `out` ("": dropped).
+void Structtest(const std::string& args, const std::string& out = "") {
+  const std::string cmd =
+      Binary() + " " + args + " >" + (out.empty() ? "/dev/null" : out) + " 2>/dev/null";
   const int rc = std::system(cmd.c_str());
   // score exits 1 when some records cannot be scored; that is part of the output.
   ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) <= 1) << cmd << ": status " << rc;
@@ -83,21 +90,37 @@ std::map<std::string, std::vector<std::string>> RuleNames(const std::string& dir
 }
 
 // The verdicts `verdicts` (score -o) of the records of `input` under `rules`: one per
-// record, each a verdict (not an error) with a reason, a failing strict one naming its
-// rule; each lists its subtask's rules (`names`) in order, every one passing exactly
+// record, each a verdict (not an error) with a reason, a paper one the reference's, a
+// failing strict one naming its rule; each lists its subtask's rules (`names`) in order, every one passing exactly
 // when the verdict passes (a failing one has a failed rule, and its reason's rule
 // fails), with the score rules passed / rules listed.
 void ExpectVerdicts(const fs::path& input, const std::string& verdicts, const std::string& rules,
                     const std::map<std::string, std::vector<std::string>>& names,
                     const std::string& name) {
-  const std::string records = ReadFileOrDie(input.string());
+  std::vector<int> references;  // each record's reference.result (-1: none)
+  {
+    std::istringstream records(ReadFileOrDie(input.string()));
+    for (std::string line; std::getline(records, line);) {
+      const auto r = nlohmann::json::parse(line, nullptr, false);
+      const auto ref = r.is_object() ? r.value("reference", nlohmann::json()) : nlohmann::json();
+      references.push_back(ref.is_object() ? ref.value("result", -1) : -1);
+    }
+  }
   std::istringstream lines(ReadFileOrDie(verdicts));
-  int64_t n = 0, problems = 0;
+  int64_t n = 0, problems = 0, differ = 0;
   for (std::string line; std::getline(lines, line); ++n) {
     const auto v = nlohmann::json::parse(line, nullptr, false);
     std::string problem;
     if (!v.is_object() || v.contains("error") || v.value("reason", "").empty()) {
       problem = "not a verdict with a reason";
+    } else if (rules == "paper" &&
+               (static_cast<size_t>(n) >= references.size() ||
+                references[static_cast<size_t>(n)] != (v.value("pass", false) ? 1 : 0))) {
+      problem = fmt::format("not the reference's verdict ({})",
+                            static_cast<size_t>(n) < references.size()
+                                ? references[static_cast<size_t>(n)]
+                                : -1);
+      ++differ;
     } else if (rules == "strict" && !v.value("pass", false) &&
                !NamesItsRule(v.value("reason", ""))) {
       problem = "the reason names no rule";
@@ -132,9 +155,28 @@ void ExpectVerdicts(const fs::path& input, const std::string& verdicts, const st
       ADD_FAILURE() << name << ": " << problem << ": " << line;
     }
   }
+  if (rules == "paper") {
+    std::printf("conformance %-52s %5lld/%-5zu %7.2f%%\n", input.parent_path().filename().string().append("/").append(input.filename().string()).c_str(),
+                static_cast<long long>(n - differ), references.size(),
+                n == 0 ? 0.0 : 100.0 * static_cast<double>(n - differ) / static_cast<double>(n));
+  }
   EXPECT_EQ(problems, 0) << name;
-  EXPECT_EQ(n, std::count(records.begin(), records.end(), '\n')) << name << ": verdicts";
+  EXPECT_EQ(differ, 0) << name << ": paper verdicts that differ from the reference";
+  EXPECT_EQ(n, static_cast<int64_t>(references.size())) << name << ": verdicts";
   EXPECT_GT(n, 0) << name;
+}
+
+// The pass% `score` printed for the one subtask of `report` (its text report).
+double PrintedPassPercent(const std::string& report, const std::string& subtask) {
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    // "<domain> <subtask> <split> <scored> <pass%> ..."
+    std::istringstream words(line);
+    std::string domain, name, split, scored, pass;
+    words >> domain >> name >> split >> scored >> pass;
+    if (name == subtask && (split == "easy" || split == "hard")) return std::stod(pass);
+  }
+  return -1;
 }
 
 // The digest of a file, with `dir` (the test's temporary folder, which the manifest
@@ -165,7 +207,8 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   // scored a few at a time (one process each): most of them score on one thread.
   struct Job {
     std::string name, args, out, rules;
-    fs::path input;  // its verdicts are checked one by one
+    fs::path input;      // its verdicts are checked one by one
+    std::string report;  // score's standard output
   };
   std::vector<Job> jobs;
   for (const char* rules : {"paper", "strict"}) {
@@ -175,23 +218,38 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
       const std::string out = fmt::format("{}/verdicts-{}.jsonl", dir.path(), jobs.size());
       jobs.push_back({"score" + flag + " " + f.parent_path().filename().string() + "/" +
                           f.filename().string(),
-                      fmt::format("score{} -i {} -o {}", flag, f.string(), out), out, rules,
-                      f});
+                      fmt::format("score{} -J {} -i {} -o {}", flag, jobs.size() % 2 ? 3 : 1,
+                                  f.string(), out),
+                      out, rules, f, out + ".txt"});
     }
   }
   std::atomic<size_t> next{0};
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
     threads.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < jobs.size();) Structtest(jobs[i].args);
+      for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+        Structtest(jobs[i].args, jobs[i].report);
+      }
     });
   }
   for (std::thread& t : threads) t.join();
   const auto names = RuleNames(dir.path());
   ASSERT_GE(names.size(), 2u * 19);
+  const auto figures = ::structtest::testing::ManifestFigures();
   for (const Job& job : jobs) {
     digests[job.name] = Digest(job.out);
     ExpectVerdicts(job.input, job.out, job.rules, names, job.name);
+    if (job.rules != "paper") continue;
+    const std::string file =
+        job.input.parent_path().filename().string() + "/" + job.input.filename().string();
+    const auto figure = figures.find(file);
+    if (figure == figures.end()) {
+      ADD_FAILURE() << file << " is not in the manifest";
+      continue;
+    }
+    EXPECT_NEAR(PrintedPassPercent(ReadFileOrDie(job.report), job.input.stem().string()),
+                figure->second, 0.005)
+        << file << ": the pass% score printed is not the published figure";
   }
 
   const std::string samples = dir.path() + "/samples.jsonl";
