@@ -294,7 +294,11 @@ TEST_F(BatchCliTest, AKillBetweenCreateAndTheFirstPollCostsNoSecondSubmission) {
         while (BatchStates(run)["submitted"] == 0 && std::chrono::steady_clock::now() < deadline) {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
-        ASSERT_EQ(BatchStates(run)["submitted"], 1) << "the run never stored its batch";
+        if (BatchStates(run)["submitted"] != 1) {
+          kill(child.pid, SIGKILL);
+          const Finished stuck = Wait(child);
+          FAIL() << "the run never stored its batch: " << stuck.err;
+        }
       } else {
         std::unique_lock<std::mutex> lock(mu);
         ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return created; }))

@@ -117,8 +117,11 @@ class Driver {
         stats_.interrupted = true;
         break;
       }
+      const int64_t submitted_before = stats_.submitted;
       if (!stats_.budget_reached && (first_round || !o_.no_resubmit)) RETURN_IF_ERROR(SubmitPending());
       first_round = false;
+      // A batch just submitted is not done yet: its first poll waits an interval.
+      if (stats_.submitted > submitted_before) Sleep(o_, interval);
       if (Stopped(o_)) {
         stats_.interrupted = true;
         break;
