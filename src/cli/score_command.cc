@@ -204,7 +204,7 @@ void SetupScore(CLI::App& app, int* exit_code) {
   cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
   cmd->add_option("--python", opt->python,
                   "python3 for the code subtasks (default: $STRUCTTEST_PYTHON, else the "
-                  "first of python3 on PATH and /usr/bin/python3 that has numpy)");
+                  "first of /usr/bin/python3 and python3 on PATH that has numpy)");
   cmd->add_option("--score-jobs,-J", opt->jobs,
                   "threads (and python3 workers) scoring the code subtasks; the others "
                   "are scored on the main thread (default: the number of cores)");

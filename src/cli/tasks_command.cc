@@ -1,11 +1,13 @@
 // `structtest tasks`: the subtasks this build knows, generated from the registry.
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
-#include "tasks/registry.h"
+#include "structtest/checker.h"
 
 namespace structtest::cli {
 
@@ -17,32 +19,23 @@ void SetupTasks(CLI::App& app, int* exit_code) {
                 "list the rules each subtask's checkers check, in their order (the names "
                 "of a verdict's checks), instead");
   cmd->callback([exit_code, show_rules]() {
+    std::string out;
     if (*show_rules) {
-      std::string out;
-      for (const TaskFamily* f : Families()) {
-        for (const SubtaskSpec& s : f->subtasks) {
-          for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-            std::string names;
-            for (const RuleSpec& r : s.rule_specs(rules)) {
-              names += fmt::format("{}{}", names.empty() ? "" : " ", r.name);
-            }
-            out += fmt::format("{:<14} {:<24} {:<6} {}\n", f->domain, s.name,
-                               RuleSetName(rules), names.empty() ? "-" : names);
-          }
+      for (const SubtaskInfo& t : Subtasks()) {
+        for (const auto& [rules, names] : {std::pair{"paper", &t.paper_rules},
+                                           std::pair{"strict", &t.strict_rules}}) {
+          out += fmt::format("{:<14} {:<24} {:<6} {}\n", t.domain, t.name, rules,
+                             names->empty() ? "-" : fmt::format("{}", fmt::join(*names, " ")));
         }
       }
-      std::fputs(out.c_str(), stdout);
-      *exit_code = kExitOk;
-      return;
-    }
-    std::string out = fmt::format("{:<14} {:<24} {:<5} {:<8} {:<9} {}\n", "domain",
-                                  "subtask", "split", "paper", "strict", "params");
-    for (const TaskFamily* f : Families()) {
-      for (const SubtaskSpec& s : f->subtasks) {
-        out += fmt::format("{:<14} {:<24} {:<5} {:<8} {:<9} {}\n", f->domain, s.name,
-                           SplitName(s.split), s.check_paper ? f->rules_version : "-",
-                           s.check_strict ? f->strict_rules_version : "-",
-                           s.params.empty() ? "-" : s.params);
+    } else {
+      out = fmt::format("{:<14} {:<24} {:<5} {:<8} {:<9} {}\n", "domain", "subtask", "split",
+                        "paper", "strict", "params");
+      for (const SubtaskInfo& t : Subtasks()) {
+        out += fmt::format("{:<14} {:<24} {:<5} {:<8} {:<9} {}\n", t.domain, t.name, t.split,
+                           t.paper_version.empty() ? "-" : t.paper_version,
+                           t.strict_version.empty() ? "-" : t.strict_version,
+                           t.params.empty() ? "-" : t.params);
       }
     }
     std::fputs(out.c_str(), stdout);

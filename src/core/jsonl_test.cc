@@ -44,7 +44,7 @@ TEST(JsonlReaderTest, ReportsBadLinesWithFileAndLineAndGoesOn) {
 TEST(JsonlReaderTest, NulBytesInALineAreKept) {
   TempDir dir;
   const std::string path = dir.path() + "/nul.jsonl";
-  WriteFileOrDie(path, std::string("{\"a\": \"x\0y\"}\n{\"a\": \"x\\u0000y\"}\n", 33));
+  WriteFileOrDie(path, std::string("{\"a\": \"x\0y\"}\n{\"a\": \"x\\u0000y\"}\n", 31));
   auto reader = JsonlReader::Open(path);
   ASSERT_TRUE(reader.ok());
   nlohmann::json rec;

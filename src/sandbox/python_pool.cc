@@ -445,7 +445,7 @@ StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
     } else if (std::string env = Getenv("STRUCTTEST_PYTHON"); !env.empty()) {
       candidates = {env};
     } else {
-      candidates = {"python3", "/usr/bin/python3"};
+      candidates = {"/usr/bin/python3", "python3"};
       explicit_choice = false;
     }
     std::unique_ptr<Worker> chosen;

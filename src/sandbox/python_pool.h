@@ -44,8 +44,10 @@ namespace structtest {
 
 struct PythonOptions {
   // The interpreter. Empty: $STRUCTTEST_PYTHON when set; otherwise the first of
-  // `python3` (on PATH) and /usr/bin/python3 that can import numpy (the reference
-  // harness imports it), or failing that the first one that starts.
+  // /usr/bin/python3 and `python3` (on PATH) that can import numpy (the reference
+  // harness imports it), or failing that the first one that starts. Debian's comes
+  // first: it is the one install-deps provides numpy for, and verdicts should not change
+  // with whatever a PATH puts first (a pyenv shim costs ~1 s a start, too).
   std::string python;
   // The worker script. Empty: $STRUCTTEST_WORKER when set; otherwise
   // structtest_worker.py next to the running binary, then
