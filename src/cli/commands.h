@@ -36,6 +36,7 @@ void SetupCorrelate(CLI::App& app, int* exit_code);
 void SetupMerge(CLI::App& app, int* exit_code);
 void SetupRescore(CLI::App& app, int* exit_code);
 void SetupServe(CLI::App& app, int* exit_code);
+void SetupImport(CLI::App& app, int* exit_code);
 
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.

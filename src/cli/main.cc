@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
   SetupCorrelate(app, &exit_code);
   SetupMerge(app, &exit_code);
   SetupRescore(app, &exit_code);
+  SetupImport(app, &exit_code);
   SetupScore(app, &exit_code);
   SetupServe(app, &exit_code);
   SetupTasks(app, &exit_code);

@@ -32,8 +32,10 @@
 #include <fmt/format.h>
 
 #include "backends/adaptive_client.h"
+#include "backends/batch_api.h"
 #include "backends/endpoint_pool_client.h"
 #include "backends/http/curl_client.h"
+#include "backends/http/http_transport.h"
 #include "backends/providers.h"
 #include "backends/rate_limit_client.h"
 #include "backends/request_controls.h"
@@ -49,6 +51,7 @@
 #include "report/html_report.h"
 #include "report/run_report.h"
 #include "report/tally.h"
+#include "runner/batch_runner.h"
 #include "runner/runner.h"
 #include "store/merge.h"
 #include "store/response_cache.h"
@@ -111,6 +114,13 @@ struct RunOptions {
   std::optional<double> max_cost;
   std::optional<int64_t> max_tokens_total;
   bool dry_run = false;
+  // Batch inference (runner/batch_runner.h): --batch, --batch-poll SECONDS,
+  // --batch-retry-online, --offline FILE.
+  bool batch = false;
+  double batch_poll = 30;
+  bool batch_retry_online = false;
+  int64_t batch_size = 0;
+  std::string offline;
   // The suite options given on the command line (--seed, --size...): refused next to
   // --samples, whose samples were made already.
   std::vector<std::string> suite_flags_given;
@@ -464,7 +474,7 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
                          ResponseCache* cache, ModelClient* client, std::string_view builtin,
                          const std::string& endpoint, const CheckEnv& env, RuleSet rules,
                          PythonPool* python, bool in_memory, const std::optional<Price>& price,
-                         const ClientReport& client_report = {}) {
+                         const ClientReport& client_report = {}, BatchApi* batch_api = nullptr) {
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   KeepStoredTemperature(stored, &opt);
   if (stored && stored->contains(kMergeKey)) {
@@ -527,13 +537,40 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
     ro.budget.input_per_mtok = price->input_per_mtok;
     ro.budget.output_per_mtok = price->output_per_mtok;
   }
+  Outcome out;
+  if (!opt.offline.empty()) {
+    ASSIGN_OR_RETURN(const int64_t written, WriteOfflineBatch(store, BatchOptionsFrom(ro), opt.offline));
+    PrintNote(written == 0 ? fmt::format("{}: every sample is answered: nothing to write", store->dir())
+                           : fmt::format("{}: {} request(s) written to {}, asked nothing; run them "
+                                         "(vllm run-batch -i {} -o RESULTS --model NAME), then "
+                                         "'structtest import {} RESULTS'",
+                                         store->dir(), written, opt.offline, opt.offline, store->dir()));
+    return out;
+  }
   Runner runner(store, cache, env, ro);
   std::optional<RunPage> page;
   if (!in_memory) page.emplace(store->dir(), rules, price);
   Progress progress(stderr, Progress::ModeFor(stderr, opt.quiet));
-  Outcome out;
-  ASSIGN_OR_RETURN(out.stats, client != nullptr ? runner.Run(client, &progress)
-                                                : runner.RunBuiltin(builtin, &progress));
+  std::optional<BatchRunStats> batched;
+  if (batch_api != nullptr) {
+    BatchRunOptions bo = BatchOptionsFrom(ro);
+    bo.poll_initial = std::chrono::milliseconds(static_cast<int64_t>(opt.batch_poll * 1000));
+    bo.poll_max = std::max(bo.poll_initial, std::min(32 * bo.poll_initial, bo.poll_max));
+    bo.no_resubmit = opt.batch_retry_online;
+    bo.batch_size = opt.batch_size;
+    if (!opt.quiet) bo.note = [](std::string_view line) { PrintNote(line); };
+    ASSIGN_OR_RETURN(batched, RunBatches(store, cache, batch_api, bo));
+    out.stats.interrupted = batched->interrupted;
+    out.stats.budget_reached = batched->budget_reached;
+    ASSIGN_OR_RETURN(const RunCounts spent, store->Counts());
+    out.stats.spent_input_tokens = spent.spent_input_tokens;
+    out.stats.spent_output_tokens = spent.spent_output_tokens;
+  }
+  if (batch_api == nullptr || (opt.batch_retry_online && !batched->interrupted &&
+                               !batched->budget_reached)) {
+    ASSIGN_OR_RETURN(out.stats, client != nullptr ? runner.Run(client, &progress)
+                                                  : runner.RunBuiltin(builtin, &progress));
+  }
   ASSIGN_OR_RETURN(out.counts, store->Counts());
   if (!out.stats.gave_up.empty()) {
     return Status::Unavailable(fmt::format(
@@ -596,7 +633,13 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
   text += "\n";
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
-  if (client != nullptr) {
+  if (batched) {
+    PrintNote(fmt::format("batches: {} submitted, {} found at the provider, {} collected; {} "
+                          "answered, {} errored, {} from the cache",
+                          batched->submitted, batched->found, batched->collected,
+                          batched->answered, batched->errored, batched->cached));
+  }
+  if (client != nullptr && (!batched || opt.batch_retry_online)) {
     std::fputs(fmt::format("structtest: requests: {} sent, {} errored, {} cached, {:.2f} s, "
                            "{:.1f} req/s\n",
                            out.stats.sent, out.stats.errored, out.stats.cached,
@@ -745,6 +788,18 @@ Status DryRun(RunOptions opt, const std::string& endpoint,
       "dry run: {} would be sent to {} ({}); nothing was sent\nrequest settings: {}\n\n", from,
       opt.model, endpoint, RequestSettings(identity).dump());
   text += RenderDryRun(plan, price, opt.max_tokens);
+  if (opt.batch) {
+    ASSIGN_OR_RETURN(const ModelSpec spec, ParseModelSpec(opt.model));
+    RunnerOptions ro;
+    ro.model = spec.name;
+    ro.max_tokens = opt.max_tokens;
+    ro.temperature = opt.temperature;
+    ro.controls = opt.controls;
+    BatchRunOptions bo = BatchOptionsFrom(ro);
+    bo.batch_size = opt.batch_size;
+    ASSIGN_OR_RETURN(const BatchPlan batches, PlanBatches(store.get(), spec.provider, bo));
+    text += RenderBatchPlan(batches, spec.provider, price, opt.max_tokens, opt.batch_size);
+  }
   std::fputs(text.c_str(), stdout);
   return Status::Ok();
 }
@@ -817,6 +872,50 @@ Status ReadControlFlags(RunOptions* opt) {
   for (const std::string& text : opt->header_texts) {
     ASSIGN_OR_RETURN(HttpHeader header, ParseHeaderFlag(text));
     opt->headers.push_back(std::move(header));
+  }
+  return Status::Ok();
+}
+
+// --batch and --offline's refusals: a model with no batch API, flags that contradict.
+Status CheckBatchFlags(const RunOptions& opt, const std::optional<ModelSpec>& spec) {
+  if (opt.batch || opt.batch_retry_online || opt.batch_size != 0) {
+    if (!opt.batch) {
+      return Status::InvalidArgument(fmt::format("{}: it goes with --batch",
+                                                 opt.batch_retry_online ? "--batch-retry-online"
+                                                                        : "--batch-size"));
+    }
+    if (!spec) {
+      return Status::InvalidArgument(fmt::format(
+          "--batch: {} has no batch API (the built-in responders answer in process); --batch "
+          "takes openai/, anthropic/ and gemini/ models",
+          opt.model.empty() ? "the built-in responders" : opt.model));
+    }
+    if (!opt.offline.empty()) {
+      return Status::InvalidArgument("--batch --offline: pick one (--batch asks the provider's "
+                                     "batch API; --offline writes a file and asks nothing)");
+    }
+    if (opt.base_urls.size() > 1) {
+      return Status::InvalidArgument(
+          "--batch: a batch goes to one API; give one --base-url (replicas are for online runs)");
+    }
+    if (opt.batch_size < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "--batch-size {}: expected a number of requests (0: the provider's limit)", opt.batch_size));
+    }
+    if (!(opt.batch_poll > 0 && opt.batch_poll <= 3600)) {
+      return Status::InvalidArgument(
+          fmt::format("--batch-poll {}: expected a number of seconds, more than 0, at most 3600",
+                      opt.batch_poll));
+    }
+  }
+  if (!opt.offline.empty()) {
+    if (!spec || spec->provider != Provider::kOpenAi) {
+      return Status::InvalidArgument(fmt::format(
+          "--offline: it writes an OpenAI batch input file, for openai/ models (an offline "
+          "engine such as vLLM serving NAME); --model {} is not one",
+          opt.model.empty() ? "(none)" : opt.model));
+    }
+    if (opt.dry_run) return Status::InvalidArgument("--offline --dry-run: pick one");
   }
   return Status::Ok();
 }
@@ -987,6 +1086,10 @@ int RunRun(RunOptions opt) {
       return kExitFatal;
     }
   }
+  if (Status s = CheckBatchFlags(opt, spec); !s.ok()) {
+    PrintError(s.message());
+    return kExitFatal;
+  }
   if (spec && !opt.temperature_text) {
     opt.temperature = DefaultTemperature(*spec, opt.controls);
     opt.temperature_defaulted = true;
@@ -1057,7 +1160,7 @@ int RunRun(RunOptions opt) {
       const Status s = DryRun(opt, endpoint, splitter.get(), &python, price);
       return s.ok() ? kExitOk : fail(s);
     }
-    if (http.api_key.empty() && opt.base_urls.empty()) {
+    if (http.api_key.empty() && opt.base_urls.empty() && opt.offline.empty()) {
       PrintError(fmt::format("--model {}: {} is not set (the API key of {})", opt.model,
                              ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
       return kExitFatal;
@@ -1077,6 +1180,7 @@ int RunRun(RunOptions opt) {
     // replica gave it.
     const std::string endpoint =
         fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
+    const HttpClientOptions batch_http = http;  // --batch's calls, with the same settings
     auto transport = NewCurlModelClient(std::move(http));
     if (!transport.ok()) return fail(transport.status());
     std::unique_ptr<ModelClient> paced = std::move(transport).value();
@@ -1140,9 +1244,18 @@ int RunRun(RunOptions opt) {
       }
       cache = std::move(opened).value();
     }
+    std::unique_ptr<HttpTransport> batch_transport;
+    std::optional<BatchApi> batch_api;
+    if (opt.batch) {
+      auto made = NewCurlHttpTransport(batch_http);
+      if (!made.ok()) return fail(made.status());
+      batch_transport = std::move(made).value();
+      batch_api.emplace(spec->provider, batch_http.base_url, batch_http.api_key, batch_http.headers,
+                        batch_transport.get());
+    }
     auto outcome = RunOne(opt, opt.model, store->get(), cache.get(), &client, "", endpoint, env,
                           *rules, &python, false, price,
-                          client_report);
+                          client_report, batch_api ? &*batch_api : nullptr);
     if (!outcome.ok()) return fail(outcome.status());
     return std::max(exit_code, outcome->exit_code);
   }
@@ -1324,6 +1437,27 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "exit 1, and the same command with a higher budget continues");
   cmd->add_option("--max-tokens-total", opt->max_tokens_total,
                   "the same budget in tokens, input plus output");
+  cmd->add_flag("--batch", opt->batch,
+                "ask through the provider's batch API at its batch price (half the online "
+                "one; openai, anthropic, gemini): submit the unanswered samples in batches, "
+                "poll them and store the answers; the same command again polls the batches "
+                "already submitted and never submits them twice (README, Batch inference)");
+  cmd->add_option("--batch-poll", opt->batch_poll,
+                  "with --batch, seconds before the first poll (default 30); the wait doubles "
+                  "while nothing changes, up to 32 times it or 10 minutes");
+  cmd->add_option("--batch-size", opt->batch_size,
+                  "with --batch, at most N requests a batch (default: the provider's limit, "
+                  "50,000 for openai, 100,000 for anthropic; the bytes limit holds too)")
+      ->type_name("N");
+  cmd->add_flag("--batch-retry-online", opt->batch_retry_online,
+                "with --batch, ask the requests that failed or expired in a batch online (at "
+                "the online price) instead of in another batch");
+  cmd->add_option("--offline", opt->offline,
+                  "FILE: ask nothing; write every unanswered request of the run (an openai/ "
+                  "model) to FILE as an OpenAI batch input file, for an offline engine "
+                  "(vllm run-batch -i FILE -o RESULTS --model NAME); then 'structtest import "
+                  "DIR RESULTS'")
+      ->type_name("FILE");
   cmd->add_flag("--dry-run", opt->dry_run,
                 "print what the run would send (requests and estimated prompt tokens per "
                 "subtask, the cost range) and send nothing");

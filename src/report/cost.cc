@@ -23,7 +23,10 @@ std::optional<double> ParsePriceField(const std::string& s) {
 struct UsageTotals {
   int64_t input = 0, output = 0, reasoning = 0, responses = 0, no_usage = 0, cached = 0;
   int64_t paid_input = 0, paid_output = 0;
+  int64_t batch_input = 0, batch_output = 0;  // of paid_*: through a batch API
   void Add(const SubtaskTally& t) {
+    batch_input += t.paid_batch_input_tokens;
+    batch_output += t.paid_batch_output_tokens;
     input += t.input_tokens;
     output += t.output_tokens;
     reasoning += t.reasoning_tokens;
@@ -43,11 +46,18 @@ UsageTotals Of(const SubtaskTally& t) {
 
 std::string Usd(double v) { return fmt::format("${:.4f}", v); }
 
+// What `u` cost at `price`: the answers asked online at it, those through a batch API
+// at the batch price.
+double CostOf(const Price& price, const UsageTotals& u) {
+  return price.Cost(u.paid_input - u.batch_input, u.paid_output - u.batch_output) +
+         kBatchPriceShare * price.Cost(u.batch_input, u.batch_output);
+}
+
 std::string UsageLine(std::string_view name, const UsageTotals& u,
                       const std::optional<Price>& price) {
   std::string line = fmt::format("{:<39} {:>10} {:>10} {:>10}", name, u.input, u.output,
                                  u.reasoning);
-  line += price ? fmt::format(" {:>10}", Usd(price->Cost(u.paid_input, u.paid_output)))
+  line += price ? fmt::format(" {:>10}", Usd(CostOf(*price, u)))
                 : fmt::format(" {:>10}", "-");
   std::string notes;
   if (u.no_usage > 0) notes += fmt::format("  {} answer(s) reported no usage", u.no_usage);
@@ -61,6 +71,21 @@ nlohmann::json TokensJson(const UsageTotals& u) {
 }
 
 }  // namespace
+
+Price BatchPrice(const Price& price) {
+  Price p = price;
+  p.input_per_mtok *= kBatchPriceShare;
+  p.output_per_mtok *= kBatchPriceShare;
+  p.source = fmt::format("{}{}batch price: {:g}% of it", p.source, p.source.empty() ? "" : "; ",
+                         100 * kBatchPriceShare);
+  return p;
+}
+
+std::string CostRange(const Price& price, int64_t requests, int64_t prompt_tokens, int max_tokens) {
+  const double low = price.Cost(prompt_tokens, 0);
+  if (max_tokens <= 0) return fmt::format("{} and up", Usd(low));
+  return fmt::format("{} to {}", Usd(low), Usd(price.Cost(prompt_tokens, requests * max_tokens)));
+}
 
 std::string Price::Describe() const {
   std::string what = fmt::format("USD {} in / {} out per million tokens", input_per_mtok,
@@ -135,7 +160,11 @@ std::string RenderUsageText(const Tally& tally, const std::optional<Price>& pric
   }
   out += UsageLine("total", all, price);
   out += "output includes reasoning; ";
-  out += price ? fmt::format("cost at {}", price->Describe())
+  out += price ? fmt::format("cost at {}{}", price->Describe(),
+                             all.batch_input + all.batch_output > 0
+                                 ? fmt::format("; the answers of batches at {:g}% of it",
+                                               100 * kBatchPriceShare)
+                                 : std::string())
                : std::string("no price for this model: pass --price-in and --price-out (USD per "
                              "million tokens) or --prices FILE for the cost");
   out += "\n";
@@ -147,7 +176,7 @@ std::string RenderUsageText(const Tally& tally, const std::optional<Price>& pric
 
 void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohmann::json* report) {
   const auto cost = [&](const UsageTotals& u) {
-    return price ? nlohmann::json(price->Cost(u.paid_input, u.paid_output)) : nlohmann::json();
+    return price ? nlohmann::json(CostOf(*price, u)) : nlohmann::json();
   };
   UsageTotals all;
   nlohmann::json subtasks = nlohmann::json::array();
@@ -168,6 +197,14 @@ void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohman
                          : nlohmann::json();
   usage["note"] = "output includes reasoning tokens; answers from the response cache cost nothing; "
                   "no_usage counts answers whose server reported no token usage";
+  // Only in a run with answers of batches, so that the others' reports are as before.
+  if (all.batch_input + all.batch_output > 0) {
+    usage["batch_tokens"] = {{"input", all.batch_input}, {"output", all.batch_output}};
+    usage["batch_price_share"] = kBatchPriceShare;
+    usage["note"] = usage["note"].get<std::string>() +
+                    "; the batch_tokens (answers through a batch API) cost batch_price_share of "
+                    "the price";
+  }
   (*report)["usage"] = std::move(usage);
 }
 
@@ -175,9 +212,7 @@ std::string RenderDryRun(const std::vector<PlannedRequests>& plan, const std::op
                          int max_tokens) {
   const auto range = [&](int64_t requests, int64_t prompt_tokens) -> std::string {
     if (!price) return "-";
-    const double low = price->Cost(prompt_tokens, 0);
-    if (max_tokens <= 0) return fmt::format("{} and up", Usd(low));
-    return fmt::format("{} to {}", Usd(low), Usd(price->Cost(prompt_tokens, requests * max_tokens)));
+    return CostRange(*price, requests, prompt_tokens, max_tokens);
   };
   std::string out = fmt::format("{:<39} {:>9} {:>14}  {}\n", "subtask", "requests",
                                 "prompt tokens~", "cost");

@@ -35,6 +35,13 @@ struct Price {
   std::string Describe() const;
 };
 
+// The share of the online price that a batch API bills: OpenAI's Batch API,
+// Anthropic's Message Batches and Gemini's batch mode all bill half. A run's answers
+// that came through one (StoredResponse::batch) are costed at it.
+inline constexpr double kBatchPriceShare = 0.5;
+// `price` at the batch price: both rates times kBatchPriceShare, the source saying so.
+Price BatchPrice(const Price& price);
+
 // data/prices/prices.csv, compiled in.
 std::string_view BuiltinPricesCsv();
 inline constexpr std::string_view kBuiltinPricesName = "the built-in price table";
@@ -61,6 +68,11 @@ std::string RenderUsageText(const Tally& tally, const std::optional<Price>& pric
 // {"model", "input_usd_per_mtok", "output_usd_per_mtok", "date", "source"} or null}.
 // report["subtasks"] is left as RenderJsonReport made it, the same as `report` prints.
 void AddUsageJson(const Tally& tally, const std::optional<Price>& price, nlohmann::json* report);
+
+// The dry-run cost range of `requests` requests of `prompt_tokens` tokens in all, at
+// `price`: "$low to $high" (output of 0 to `max_tokens` a request), "$low and up"
+// without max_tokens.
+std::string CostRange(const Price& price, int64_t requests, int64_t prompt_tokens, int max_tokens);
 
 // What a run would send, per subtask, for `run --dry-run`.
 struct PlannedRequests {

@@ -12,7 +12,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
     if (!row.response) return Status::Ok();  // not asked yet
     const StoredResponse& r = *row.response;
     tally.AddUsage(row.sample, r.ok, r.input_tokens, r.output_tokens, r.reasoning_tokens,
-                   r.cached);
+                   r.cached, r.batch);
     if (!row.response->ok || !row.verdict || !row.verdict->error.empty()) {
       tally.AddError(row.sample);
       return Status::Ok();

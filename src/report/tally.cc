@@ -375,7 +375,8 @@ void Tally::AddError(const Sample& sample) {
 }
 
 void Tally::AddUsage(const Sample& sample, bool ok, int64_t input_tokens,
-                     int64_t output_tokens, int64_t reasoning_tokens, bool cached) {
+                     int64_t output_tokens, int64_t reasoning_tokens, bool cached,
+                     bool batch) {
   SubtaskTally& t = Get(sample);
   ++t.responses;
   t.input_tokens += input_tokens;
@@ -386,6 +387,10 @@ void Tally::AddUsage(const Sample& sample, bool ok, int64_t input_tokens,
   } else {
     t.paid_input_tokens += input_tokens;
     t.paid_output_tokens += output_tokens;
+    if (batch) {
+      t.paid_batch_input_tokens += input_tokens;
+      t.paid_batch_output_tokens += output_tokens;
+    }
   }
   if (ok && input_tokens == 0 && output_tokens == 0) ++t.no_usage;
 }

@@ -99,6 +99,9 @@ struct SubtaskTally {
   int64_t reasoning_tokens = 0;
   int64_t paid_input_tokens = 0;
   int64_t paid_output_tokens = 0;
+  // The part of paid_* that came through a batch API (billed at the batch price).
+  int64_t paid_batch_input_tokens = 0;
+  int64_t paid_batch_output_tokens = 0;
   int64_t no_usage = 0;  // answers whose server reported no token usage
   int64_t cached = 0;    // answers taken from the response cache
 
@@ -158,9 +161,9 @@ class Tally {
   void AddError(const Sample& sample);
   // The token usage of a stored response to `sample` (answer or error), which Add and
   // AddError do not count. An answer with no input and no output tokens counts as one
-  // whose server reported no usage.
+  // whose server reported no usage. `batch`: it came through a batch API.
   void AddUsage(const Sample& sample, bool ok, int64_t input_tokens, int64_t output_tokens,
-                int64_t reasoning_tokens, bool cached);
+                int64_t reasoning_tokens, bool cached, bool batch = false);
 
   // Subtasks in registry order (unknown ones last, by name).
   std::vector<const SubtaskTally*> Subtasks() const;

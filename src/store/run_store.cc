@@ -86,6 +86,36 @@ ALTER TABLE verdicts ADD COLUMN checks TEXT NOT NULL DEFAULT '';
     R"sql(
 ALTER TABLE responses ADD COLUMN served_model TEXT NOT NULL DEFAULT '';
 )sql",
+    // 5: batch inference. Each batch of requests sent to a provider's batch API (or
+    // written to an offline batch file), recorded before it is submitted and given
+    // its provider's id the moment the provider accepts it, with the samples it asks
+    // and their custom ids; and, per response, whether it came through a batch
+    // (billed at the batch price).
+    R"sql(
+CREATE TABLE provider_batches (
+  seq INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  provider TEXT NOT NULL,
+  batch_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  provider_state TEXT NOT NULL,
+  requests INTEGER NOT NULL,
+  done INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE TABLE provider_batch_items (
+  seq INTEGER NOT NULL REFERENCES provider_batches(seq),
+  idx INTEGER NOT NULL REFERENCES samples(idx),
+  custom_id TEXT NOT NULL,
+  PRIMARY KEY (seq, idx)
+);
+CREATE INDEX provider_batch_items_custom_id ON provider_batch_items(custom_id);
+CREATE INDEX provider_batch_items_idx ON provider_batch_items(idx);
+ALTER TABLE responses ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 // The first schema version with sample_heads. A reader of an older run reads the
@@ -96,6 +126,8 @@ constexpr int64_t kHeadsSince = 2;
 constexpr int64_t kChecksSince = 3;
 // The first schema version with responses.served_model.
 constexpr int64_t kServedModelSince = 4;
+// The first schema version with provider_batches and responses.batch.
+constexpr int64_t kBatchesSince = 5;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -200,6 +232,7 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
   store->heads_ = version >= kHeadsSince;
   store->checks_ = version >= kChecksSince;
   store->served_model_ = version >= kServedModelSince;
+  store->batches_ = version >= kBatchesSince;
   return store;
 }
 
@@ -222,8 +255,8 @@ Status RunStore::Prepare() {
                    db_->Prepare("INSERT INTO responses(idx, ok, text, reasoning, "
                                 "finish, finish_raw, input_tokens, output_tokens, "
                                 "reasoning_tokens, latency_ms, http_status, attempts, error, "
-                                "cached, created_ms, served_model) VALUES (?1, ?2, ?3, ?4, ?5, "
-                                "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON "
+                                "cached, created_ms, served_model, batch) VALUES (?1, ?2, ?3, ?4, "
+                                "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) ON "
                                 "CONFLICT(idx) DO UPDATE "
                                 "SET ok = excluded.ok, text = excluded.text, reasoning = "
                                 "excluded.reasoning, finish = excluded.finish, finish_raw = "
@@ -233,7 +266,7 @@ Status RunStore::Prepare() {
                                 "http_status = excluded.http_status, attempts = "
                                 "excluded.attempts, error = excluded.error, cached = "
                                 "excluded.cached, created_ms = excluded.created_ms, "
-                                "served_model = excluded.served_model"));
+                                "served_model = excluded.served_model, batch = excluded.batch"));
   ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1"));
   ASSIGN_OR_RETURN(put_verdict_,
                    db_->Prepare("INSERT INTO verdicts(idx, rules, pass, reason, "
@@ -348,6 +381,7 @@ Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
       .Bind(14, int64_t{r.cached})
       .Bind(15, NowMs())
       .BindView(16, r.served_model)
+      .Bind(17, int64_t{r.batch})
       .Run();
 }
 
@@ -382,11 +416,18 @@ StatusOr<int64_t> RunStore::DropFailedVerdicts(std::string_view rules) {
   return static_cast<int64_t>(sqlite3_changes(db_->raw()));
 }
 
-StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int limit) {
-  ASSIGN_OR_RETURN(sqlite::Stmt q,
-                   db_->Prepare("SELECT s.idx, s.json FROM samples s WHERE s.idx > ?1 AND NOT "
-                                "EXISTS (SELECT 1 FROM responses r WHERE r.idx = s.idx AND "
-                                "r.ok = 1) ORDER BY s.idx LIMIT ?2"));
+StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int limit,
+                                                             bool outside_open_batches) {
+  ASSIGN_OR_RETURN(
+      sqlite::Stmt q,
+      db_->Prepare(fmt::format(
+          "SELECT s.idx, s.json FROM samples s WHERE s.idx > ?1 AND NOT EXISTS (SELECT 1 FROM "
+          "responses r WHERE r.idx = s.idx AND r.ok = 1){} ORDER BY s.idx LIMIT ?2",
+          outside_open_batches && batches_
+              ? " AND NOT EXISTS (SELECT 1 FROM provider_batch_items i JOIN provider_batches b "
+                "ON b.seq = i.seq WHERE i.idx = s.idx AND b.state IN ('submitting', "
+                "'submitted'))"
+              : "")));
   q.Bind(1, after).Bind(2, int64_t{limit});
   std::vector<StoredSample> out;
   for (;;) {
@@ -574,7 +615,13 @@ StatusOr<RunCounts> RunStore::Counts() {
                                 "(SELECT COALESCE(SUM(input_tokens), 0) FROM responses WHERE "
                                 "cached = 0), "
                                 "(SELECT COALESCE(SUM(output_tokens), 0) FROM responses WHERE "
-                                "cached = 0)"));
+                                "cached = 0)" +
+                                std::string(batches_ ? ", (SELECT COALESCE(SUM(input_tokens), 0) "
+                                                       "FROM responses WHERE cached = 0 AND "
+                                                       "batch = 1), (SELECT "
+                                                       "COALESCE(SUM(output_tokens), 0) FROM "
+                                                       "responses WHERE cached = 0 AND batch = 1)"
+                                                     : ", 0, 0")));
   ASSIGN_OR_RETURN(bool row, q.Step());
   RunCounts c;
   if (row) {
@@ -585,6 +632,8 @@ StatusOr<RunCounts> RunStore::Counts() {
     c.paid_with_usage = q.Int(4);
     c.spent_input_tokens = q.Int(5);
     c.spent_output_tokens = q.Int(6);
+    c.spent_batch_input_tokens = q.Int(7);
+    c.spent_batch_output_tokens = q.Int(8);
   }
   return c;
 }
@@ -596,8 +645,9 @@ std::string RunStore::RowColumns() const {
   return fmt::format(
       "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, r.input_tokens, "
       "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
-      "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {}, {}",
-      checks_ ? "v.checks" : "''", served_model_ ? "r.served_model" : "''");
+      "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {}, {}, {}",
+      checks_ ? "v.checks" : "''", served_model_ ? "r.served_model" : "''",
+      batches_ ? "r.batch" : "0");
 }
 
 StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
@@ -624,6 +674,7 @@ StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
     r.error = q.Text(13);
     r.cached = q.Int(14) != 0;
     r.served_model = q.Text(22);
+    r.batch = q.Int(23) != 0;
   }
   if (!q.IsNull(15)) {
     StoredVerdict& v = row.verdict.emplace();
@@ -768,6 +819,10 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
     ASSIGN_OR_RETURN(auto has_served, first("SELECT COUNT(*), '' FROM pragma_table_info("
                                             "'responses', 'src') WHERE name = 'served_model'"));
     const bool src_served = has_served && has_served->first != "0";
+    // Nor a batch column (its answers were all asked online).
+    ASSIGN_OR_RETURN(auto has_batch, first("SELECT COUNT(*), '' FROM pragma_table_info("
+                                           "'responses', 'src') WHERE name = 'batch'"));
+    const bool src_batch = has_batch && has_batch->first != "0";
     RETURN_IF_ERROR(db_->Exec("INSERT OR IGNORE INTO main.samples(idx, id, domain, subtask, json) "
                               "SELECT idx, id, domain, subtask, json FROM src.samples"));
     counts.samples = sqlite3_changes(db_->raw());
@@ -792,9 +847,10 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
         "reasoning_tokens, latency_ms, http_status, attempts, error, cached, created_ms";
     RETURN_IF_ERROR(db_->Exec(
         "DELETE FROM main.verdicts WHERE idx IN (SELECT idx FROM temp.take); " +
-        fmt::format("INSERT OR REPLACE INTO main.responses({0}, served_model) SELECT {0}, {1} "
-                    "FROM src.responses WHERE idx IN (SELECT idx FROM temp.take); ",
-                    kResponseColumns, src_served ? "served_model" : "''") +
+        fmt::format("INSERT OR REPLACE INTO main.responses({0}, served_model, batch) SELECT "
+                    "{0}, {1}, {2} FROM src.responses WHERE idx IN (SELECT idx FROM temp.take); ",
+                    kResponseColumns, src_served ? "served_model" : "''",
+                    src_batch ? "batch" : "0") +
         // Verdicts belong to an answer: taken with it, or added to the same answer.
         fmt::format("INSERT OR IGNORE INTO main.verdicts(idx, rules, pass, reason, "
                     "rules_version, format, accuracy, error, checks) SELECT v.idx, v.rules, "
@@ -815,6 +871,156 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
   const Status detached = db_->Exec("DETACH DATABASE src");
   if (result.ok() && !detached.ok()) return detached;
   return result;
+}
+
+namespace {
+
+constexpr const char* kProviderBatchColumns =
+    "seq, key, provider, batch_id, state, provider_state, requests, done, failed, created_ms, "
+    "detail";
+
+ProviderBatch ReadProviderBatch(const sqlite::Stmt& q) {
+  ProviderBatch b;
+  b.seq = q.Int(0);
+  b.key = q.Text(1);
+  b.provider = q.Text(2);
+  b.batch_id = q.Text(3);
+  b.state = q.Text(4);
+  b.provider_state = q.Text(5);
+  b.requests = q.Int(6);
+  b.done = q.Int(7);
+  b.failed = q.Int(8);
+  b.created_ms = q.Int(9);
+  b.detail = q.Text(10);
+  return b;
+}
+
+}  // namespace
+
+Status RunStore::AddProviderBatch(ProviderBatch* batch, const std::vector<ProviderBatchItem>& items) {
+  assert(in_batch_ && "AddProviderBatch() outside a batch");
+  const int64_t now = NowMs();
+  ASSIGN_OR_RETURN(sqlite::Stmt add,
+                   db_->Prepare("INSERT INTO provider_batches(key, provider, batch_id, state, "
+                                "provider_state, requests, done, failed, created_ms, updated_ms, "
+                                "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)"));
+  Status s = add.Bind(1, batch->key)
+                 .Bind(2, batch->provider)
+                 .Bind(3, batch->batch_id)
+                 .Bind(4, batch->state)
+                 .Bind(5, batch->provider_state)
+                 .Bind(6, static_cast<int64_t>(items.size()))
+                 .Bind(7, batch->done)
+                 .Bind(8, batch->failed)
+                 .Bind(9, now)
+                 .Bind(10, batch->detail)
+                 .Run();
+  if (!s.ok() && add.last_error() == SQLITE_CONSTRAINT_UNIQUE) {
+    return Status::InvalidArgument(fmt::format("batch key '{}' is in the run already", batch->key));
+  }
+  RETURN_IF_ERROR(s);
+  batch->seq = sqlite3_last_insert_rowid(db_->raw());
+  batch->requests = static_cast<int64_t>(items.size());
+  batch->created_ms = now;
+  ASSIGN_OR_RETURN(sqlite::Stmt item,
+                   db_->Prepare("INSERT INTO provider_batch_items(seq, idx, custom_id) VALUES "
+                                "(?1, ?2, ?3)"));
+  for (const ProviderBatchItem& i : items) {
+    RETURN_IF_ERROR(item.Bind(1, batch->seq).Bind(2, i.index).BindView(3, i.custom_id).Run());
+  }
+  return Status::Ok();
+}
+
+Status RunStore::UpdateProviderBatch(const ProviderBatch& batch) {
+  assert(in_batch_ && "UpdateProviderBatch() outside a batch");
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("UPDATE provider_batches SET batch_id = ?2, state = ?3, "
+                                "provider_state = ?4, done = ?5, failed = ?6, detail = ?7, "
+                                "updated_ms = ?8 WHERE seq = ?1"));
+  RETURN_IF_ERROR(q.Bind(1, batch.seq)
+                      .Bind(2, batch.batch_id)
+                      .Bind(3, batch.state)
+                      .Bind(4, batch.provider_state)
+                      .Bind(5, batch.done)
+                      .Bind(6, batch.failed)
+                      .Bind(7, batch.detail)
+                      .Bind(8, NowMs())
+                      .Run());
+  if (sqlite3_changes(db_->raw()) != 1) {
+    return Status::Internal(fmt::format("{}: no batch {} to update", db_->path(), batch.seq));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<ProviderBatch>> RunStore::ProviderBatches(std::string_view state) {
+  std::vector<ProviderBatch> out;
+  if (!batches_) return out;
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare(fmt::format("SELECT {} FROM provider_batches{} ORDER BY seq",
+                                            kProviderBatchColumns,
+                                            state.empty() ? "" : " WHERE state = ?1")));
+  if (!state.empty()) q.Bind(1, state);
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) return out;
+    out.push_back(ReadProviderBatch(q));
+  }
+}
+
+StatusOr<std::vector<ProviderBatchItem>> RunStore::ProviderBatchItems(int64_t seq) {
+  std::vector<ProviderBatchItem> out;
+  if (!batches_) return out;
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT idx, custom_id FROM provider_batch_items WHERE seq = ?1 "
+                                "ORDER BY idx"));
+  q.Bind(1, seq);
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) return out;
+    out.push_back(ProviderBatchItem{q.Int(0), std::string(q.Text(1))});
+  }
+}
+
+StatusOr<std::vector<int64_t>> RunStore::AnsweredOfProviderBatch(int64_t seq) {
+  std::vector<int64_t> out;
+  if (!batches_) return out;
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT i.idx FROM provider_batch_items i JOIN responses r ON "
+                                "r.idx = i.idx AND r.ok = 1 WHERE i.seq = ?1 ORDER BY i.idx"));
+  q.Bind(1, seq);
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) return out;
+    out.push_back(q.Int(0));
+  }
+}
+
+StatusOr<std::vector<std::string>> RunStore::CustomIdsOf(std::string_view provider, int64_t index) {
+  std::vector<std::string> out;
+  if (!batches_) return out;
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare("SELECT DISTINCT i.custom_id FROM provider_batch_items i JOIN "
+                                "provider_batches b ON b.seq = i.seq WHERE b.provider = ?1 AND "
+                                "i.idx = ?2 ORDER BY i.custom_id"));
+  q.Bind(1, provider).Bind(2, index);
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) return out;
+    out.emplace_back(q.Text(0));
+  }
+}
+
+StatusOr<std::optional<RunRow>> RunStore::Row(int64_t index, std::string_view rules) {
+  ASSIGN_OR_RETURN(sqlite::Stmt q,
+                   db_->Prepare(fmt::format("SELECT {} FROM samples s LEFT JOIN responses r ON "
+                                            "r.idx = s.idx LEFT JOIN verdicts v ON v.idx = s.idx "
+                                            "AND v.rules = ?2 WHERE s.idx = ?1",
+                                            RowColumns())));
+  q.Bind(1, index).Bind(2, rules);
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row) return std::optional<RunRow>();
+  ASSIGN_OR_RETURN(RunRow r, ReadRow(q, RowRead::kWhole));
+  return std::optional<RunRow>(std::move(r));
 }
 
 }  // namespace structtest

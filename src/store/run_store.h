@@ -47,6 +47,35 @@ struct StoredResponse {
   bool cached = false;  // taken from the response cache, not asked
   // The model the reply says served it (ModelResult::served_model); "" when unknown.
   std::string served_model;
+  // Answered through a provider's batch API (run --batch), billed at its batch price.
+  bool batch = false;
+};
+
+// A batch of requests sent to a provider's batch API by `run --batch` (or written to an
+// offline batch file by `run --offline`), as the run keeps it. Its row is written
+// before the batch is submitted (state "submitting"), and takes the provider's id the
+// moment the provider accepts it ("submitted"), so that a run killed at any moment
+// finds every batch it may have submitted. "collected": its results are stored;
+// "failed": it ended without results (its samples are asked again); "written": an
+// offline file holds it.
+struct ProviderBatch {
+  int64_t seq = 0;           // the run's number for it, from 1
+  std::string key;           // unique in the run; sent as the batch's name where it has one
+  std::string provider;      // "openai", "anthropic", "gemini"; "offline"
+  std::string batch_id;      // the provider's id; "" until accepted
+  std::string state;         // see above
+  std::string provider_state;  // the provider's last word: "in_progress", ...
+  int64_t requests = 0;
+  int64_t done = 0;    // answered, as the provider last counted
+  int64_t failed = 0;  // failed, expired or cancelled, as the provider last counted
+  int64_t created_ms = 0;  // when the row was written (ms since the epoch)
+  std::string detail;  // why it failed, for a person
+};
+
+// One request of a ProviderBatch: the sample it asks and its custom id.
+struct ProviderBatchItem {
+  int64_t index = 0;
+  std::string custom_id;
 };
 
 // A verdict as stored: Verdict's fields, or the error that kept the sample from being
@@ -95,6 +124,9 @@ struct RunCounts {
   int64_t paid_with_usage = 0;
   int64_t spent_input_tokens = 0;
   int64_t spent_output_tokens = 0;
+  // The part of the spent tokens that came through a batch API (StoredResponse::batch).
+  int64_t spent_batch_input_tokens = 0;
+  int64_t spent_batch_output_tokens = 0;
 };
 
 class RunStore {
@@ -167,8 +199,29 @@ class RunStore {
   // REQUIRES: not in a batch; `plan` is another store.
   StatusOr<int64_t> GrowTo(RunStore& plan);
 
-  // Up to `limit` samples with index > `after` that have no ok response, by index.
-  StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit);
+  // Up to `limit` samples with index > `after` that have no ok response, by index;
+  // with `outside_open_batches`, only those that no batch being submitted or submitted
+  // (ProviderBatch states "submitting", "submitted") asks.
+  StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit,
+                                                     bool outside_open_batches = false);
+  // The row of sample `index` (its verdict under `rules`), or nullopt when the run has
+  // no such sample.
+  StatusOr<std::optional<RunRow>> Row(int64_t index, std::string_view rules);
+
+  // Provider batches (ProviderBatch). REQUIRES for the writes: in a batch (Begin()).
+  // Adds `batch` with `items` and sets its seq, requests and created_ms. Errors: its
+  // key is in the run already.
+  Status AddProviderBatch(ProviderBatch* batch, const std::vector<ProviderBatchItem>& items);
+  // Writes batch_id, state, provider_state, done, failed and detail of batch `seq`.
+  Status UpdateProviderBatch(const ProviderBatch& batch);
+  // The run's provider batches in the order they were added; those in `state` only
+  // when given.
+  StatusOr<std::vector<ProviderBatch>> ProviderBatches(std::string_view state = "");
+  StatusOr<std::vector<ProviderBatchItem>> ProviderBatchItems(int64_t seq);
+  // The samples of batch `seq` that have an answer (an ok response).
+  StatusOr<std::vector<int64_t>> AnsweredOfProviderBatch(int64_t seq);
+  // The custom ids the run's batches of `provider` gave sample `index`.
+  StatusOr<std::vector<std::string>> CustomIdsOf(std::string_view provider, int64_t index);
   // Up to `limit` answered samples with index > `after` and no verdict under `rules`,
   // by index (rows carry the response).
   StatusOr<std::vector<RunRow>> Unscored(std::string_view rules, int64_t after, int limit);
@@ -225,6 +278,9 @@ class RunStore {
   bool checks_ = true;
   // Whether the schema has responses.served_model (a reader of an older run: false).
   bool served_model_ = true;
+  // Whether the schema has provider_batches and responses.batch (a reader of an older
+  // run: false).
+  bool batches_ = true;
   // The bulk batch's sync (see BeginBulk): 0 or its errno.
   std::future<int> bulk_synced_;
 };

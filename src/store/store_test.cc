@@ -12,6 +12,11 @@
 namespace structtest {
 namespace {
 
+// Takes a run back to schema 4: no provider batches (their tables, responses.batch).
+constexpr const char* kToFourthSchema =
+    "DROP TABLE provider_batch_items; DROP TABLE provider_batches; ALTER TABLE responses DROP "
+    "COLUMN batch; ";
+
 Sample MakeSample(int i) {
   Sample s;
   s.id = "s" + std::to_string(i);
@@ -67,7 +72,7 @@ std::vector<int64_t> PendingIndexes(RunStore& store) {
 }
 
 // Runs `sql` on the run database in `dir`, as another program editing it would.
-void ExecOn(const std::string& dir, const char* sql) {
+void ExecOn(const std::string& dir, const std::string& sql) {
   auto db = sqlite::Db::Open(dir + "/run.db");
   ASSERT_TRUE(db.ok()) << db.status().message();
   ASSERT_TRUE((*db)->Exec(sql).ok()) << sql;
@@ -168,8 +173,9 @@ TEST(RunStoreTest, VerdictRulesAreStoredAndOldVerdictsWithoutThemAreScoredAgain)
   }
   // `old` as a run of schema 2 wrote it.
   ASSERT_NO_FATAL_FAILURE(
-      ExecOn(old, "ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses DROP COLUMN "
-                  "served_model; PRAGMA user_version=2"));
+      ExecOn(old, std::string(kToFourthSchema) +
+                      "ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses DROP "
+                      "COLUMN served_model; PRAGMA user_version=2"));
   const auto verdicts = [](RunStore& store) {
     std::vector<std::optional<StoredVerdict>> out;
     EXPECT_TRUE(store.ForEach("strict", [&](const RunRow& r) {
@@ -629,7 +635,8 @@ TEST(RunStoreTest, AMissingHeadFallsBackToTheWholeSamples) {
 // Takes a run back to the first schema: no sample heads, no verdict checks, no served
 // models.
 constexpr const char* kToFirstSchema =
-    "DROP TABLE sample_heads; ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses "
+    "DROP TABLE provider_batch_items; DROP TABLE provider_batches; ALTER TABLE responses DROP "
+    "COLUMN batch; DROP TABLE sample_heads; ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses "
     "DROP COLUMN served_model; PRAGMA user_version=1";
 
 // A run of the first schema (no sample heads) reads as it is, and the first writer
@@ -661,7 +668,7 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
     EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), tally);
   }
   ASSERT_TRUE(RunStore::Open(dir.path()).ok());
-  EXPECT_EQ(schema(), std::make_pair(int64_t{4}, true));
+  EXPECT_EQ(schema(), std::make_pair(int64_t{5}, true));
   ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "UPDATE samples SET json = '{}' WHERE idx = 3"));
   auto store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
@@ -681,7 +688,8 @@ TEST(RunStoreTest, ARunStoredBeforeServedModelsIsReadMergedAndUpgraded) {
     rows = RowsAs(**store, RunStore::RowRead::kWhole);
   }
   ASSERT_NO_FATAL_FAILURE(ExecOn(
-      dir.path(), "ALTER TABLE responses DROP COLUMN served_model; PRAGMA user_version=3"));
+      dir.path(), std::string(kToFourthSchema) +
+                      "ALTER TABLE responses DROP COLUMN served_model; PRAGMA user_version=3"));
   {
     auto store = RunStore::OpenReadOnly(dir.path());
     ASSERT_TRUE(store.ok()) << store.status().message();
@@ -803,6 +811,82 @@ TEST(ResponseCacheTest, ACacheStoredBeforeServedModelsKeepsItsAnswers) {
   served.served_model = "m-2025";
   ASSERT_TRUE((*cache)->Put("new", served).ok());
   EXPECT_EQ((*(*cache)->Get("new"))->served_model, "m-2025");
+}
+
+}  // namespace
+}  // namespace structtest
+
+namespace structtest {
+namespace {
+
+// Provider batches (run --batch): a batch's samples are not pending for another batch
+// while it is being submitted or at the provider, and are again once it failed or was
+// collected with errors; the rows survive a reopen; a batch answer keeps its flag and
+// counts apart in the spending.
+TEST(RunStoreTest, ProviderBatchesHoldTheirSamplesUntilTheyEnd) {
+  testing::TempDir dir;
+  auto store = RunStore::Open(dir.path());
+  ASSERT_TRUE(store.ok());
+  AddSamples(**store, 5);
+  const auto pending = [&](bool outside) {
+    std::vector<int64_t> out;
+    auto got = (*store)->PendingSamples(-1, 100, outside);
+    EXPECT_TRUE(got.ok());
+    for (const StoredSample& s : *got) out.push_back(s.index);
+    return out;
+  };
+  ProviderBatch b;
+  b.key = "k1";
+  b.provider = "openai";
+  b.state = "submitting";
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->AddProviderBatch(&b, {{1, "s1-a"}, {3, "s3-a"}}).ok());
+  ProviderBatch dup = b;
+  EXPECT_FALSE((*store)->AddProviderBatch(&dup, {{2, "s2-a"}}).ok());  // the key is taken
+  ASSERT_TRUE((*store)->Commit().ok());
+  EXPECT_EQ(b.seq, 1);
+  EXPECT_EQ(b.requests, 2);
+  EXPECT_EQ(pending(true), (std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(pending(false), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  b.state = "submitted";
+  b.batch_id = "batch_1";
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->UpdateProviderBatch(b).ok());
+  StoredResponse answer = Answer("42");
+  answer.batch = true;
+  ASSERT_TRUE((*store)->PutResponse(1, answer).ok());
+  ASSERT_TRUE((*store)->PutResponse(3, Failure("openai batch: expired")).ok());
+  ASSERT_TRUE((*store)->PutResponse(0, Answer("41")).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  EXPECT_EQ(pending(true), (std::vector<int64_t>{2, 4}));
+  b.state = "collected";
+  ASSERT_TRUE((*store)->Begin().ok());
+  ASSERT_TRUE((*store)->UpdateProviderBatch(b).ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  EXPECT_EQ(pending(true), (std::vector<int64_t>{2, 3, 4}));
+  store->reset();
+
+  auto reopened = RunStore::Open(dir.path());
+  ASSERT_TRUE(reopened.ok());
+  auto batches = (*reopened)->ProviderBatches();
+  ASSERT_TRUE(batches.ok());
+  ASSERT_EQ(batches->size(), 1u);
+  EXPECT_EQ((*batches)[0].batch_id, "batch_1");
+  EXPECT_EQ((*batches)[0].state, "collected");
+  EXPECT_TRUE((*reopened)->ProviderBatches("submitted")->empty());
+  EXPECT_EQ((*reopened)->AnsweredOfProviderBatch(1).value(), (std::vector<int64_t>{1}));
+  EXPECT_EQ((*reopened)->CustomIdsOf("openai", 3).value(), (std::vector<std::string>{"s3-a"}));
+  EXPECT_TRUE((*reopened)->CustomIdsOf("offline", 3)->empty());
+  auto row = (*reopened)->Row(1, "paper");
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_TRUE((*row)->response->batch);
+  EXPECT_FALSE((*(*reopened)->Row(0, "paper"))->response->batch);
+  EXPECT_FALSE((*reopened)->Row(7, "paper")->has_value());
+  auto counts = (*reopened)->Counts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->spent_input_tokens, 20);
+  EXPECT_EQ(counts->spent_batch_input_tokens, 10);
+  EXPECT_EQ(counts->spent_batch_output_tokens, 5);
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ Status Load() {
   get(&c.easy_setopt, "curl_easy_setopt");
   get(&c.easy_getinfo, "curl_easy_getinfo");
   get(&c.easy_cleanup, "curl_easy_cleanup");
+  get(&c.easy_perform, "curl_easy_perform");
   get(&c.easy_strerror, "curl_easy_strerror");
   get(&c.multi_init, "curl_multi_init");
   get(&c.multi_setopt, "curl_multi_setopt");

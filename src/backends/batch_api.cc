@@ -1,0 +1,641 @@
+#include "backends/batch_api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backends/providers.h"
+#include "core/hash.h"
+
+namespace structtest {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kOpenAiBatchUrl = "/v1/chat/completions";
+constexpr std::string_view kAnthropicApiVersion = "2023-06-01";
+// Bytes a batch's input holds besides its entries (the create call's envelope).
+constexpr int64_t kEnvelopeBytes = 4096;
+
+json Parse(std::string_view text) { return json::parse(text, nullptr, /*allow_exceptions=*/false); }
+
+std::string Str(const json& j, std::string_view key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// An integer field that may come as a number or, in Google's JSON, a string.
+int64_t Int(const json& j, std::string_view key) {
+  if (!j.is_object()) return 0;
+  const auto it = j.find(key);
+  if (it == j.end()) return 0;
+  if (it->is_number_integer()) return it->get<int64_t>();
+  if (it->is_string()) {
+    const std::string s = it->get<std::string>();
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    return end != s.c_str() && *end == '\0' ? v : 0;
+  }
+  return 0;
+}
+
+// An id the provider gave, put into a URL path: letters, digits and -_. (gemini's
+// "batches/..." has one slash).
+Status CheckId(std::string_view id, Provider provider) {
+  std::string_view rest = id;
+  if (provider == Provider::kGemini) {
+    if (!rest.starts_with("batches/")) {
+      return Status::InvalidArgument(fmt::format("gemini batch name '{}': expected batches/ID", id));
+    }
+    rest.remove_prefix(8);
+  }
+  const bool plain = !rest.empty() && rest.size() <= 200 &&
+                     std::all_of(rest.begin(), rest.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+                     });
+  if (!plain) {
+    return Status::InvalidArgument(
+        fmt::format("{}: unexpected batch or file id '{}'", ProviderName(provider),
+                    id.substr(0, 80)));
+  }
+  return Status::Ok();
+}
+
+// `text` with every byte but letters, digits and -_.~ percent-encoded: a page token in
+// a query.
+std::string PercentEncode(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_' || c == '.' || c == '~';
+    out += plain ? std::string(1, static_cast<char>(c)) : fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+// A request's error as the result of a batch item: retryable unless the provider said
+// the request itself is wrong.
+ModelResult ItemError(Provider provider, std::string_view message, bool retryable) {
+  ModelResult r;
+  r.error = retryable ? ErrorKind::kRetryable : ErrorKind::kFatal;
+  r.error_message = fmt::format("{} batch: {}", ProviderName(provider), message);
+  return r;
+}
+
+// "2024-09-24T18:37:24.100435Z" -> ms since the epoch; nullopt when unreadable.
+std::optional<int64_t> ParseRfc3339(std::string_view text) {
+  int y, mo, d, h, mi, s;
+  if (std::sscanf(std::string(text).c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+}  // namespace
+
+BatchLimits BatchLimitsOf(Provider provider) {
+  switch (provider) {
+    case Provider::kOpenAi: return {50'000, 200'000'000};
+    case Provider::kAnthropic: return {100'000, 256'000'000};
+    case Provider::kGemini: return {0, 20'000'000};
+  }
+  return {};
+}
+
+std::string BatchCustomId(int64_t index, std::string_view body) {
+  return fmt::format("s{}-{:016x}", index, Fnv1a(body));
+}
+
+std::optional<int64_t> CustomIdIndex(std::string_view id) {
+  if (id.size() < 19 || id.front() != 's') return std::nullopt;
+  const size_t dash = id.find('-');
+  if (dash == std::string_view::npos || dash < 2 || dash > 19 || id.size() != dash + 17) {
+    return std::nullopt;
+  }
+  int64_t index = 0;
+  for (char c : id.substr(1, dash - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + (c - '0');
+  }
+  for (char c : id.substr(dash + 1)) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
+  }
+  return index;
+}
+
+StatusOr<BatchEntry> MakeBatchEntry(Provider provider, int64_t index, const ModelRequest& request) {
+  ASSIGN_OR_RETURN(HttpRequest http, BuildHttpRequest(provider, request, "", ""));
+  BatchEntry e;
+  e.custom_id = BatchCustomId(index, http.body);
+  // The body goes in as it is, byte for byte the online request's.
+  switch (provider) {
+    case Provider::kOpenAi:
+      e.json = fmt::format(R"({{"custom_id":"{}","method":"POST","url":"{}","body":{}}})",
+                           e.custom_id, kOpenAiBatchUrl, http.body);
+      break;
+    case Provider::kAnthropic:
+      e.json = fmt::format(R"({{"custom_id":"{}","params":{}}})", e.custom_id, http.body);
+      break;
+    case Provider::kGemini:
+      e.json = fmt::format(R"({{"request":{},"metadata":{{"key":"{}"}}}})", http.body,
+                           e.custom_id);
+      break;
+  }
+  return e;
+}
+
+std::vector<size_t> SplitIntoBatches(const std::vector<size_t>& sizes, const BatchLimits& limits) {
+  std::vector<size_t> out;
+  size_t count = 0;
+  int64_t bytes = kEnvelopeBytes;
+  for (size_t size : sizes) {
+    const int64_t with = bytes + static_cast<int64_t>(size) + 1;  // and a separator
+    const bool full = count > 0 && ((limits.max_requests > 0 &&
+                                     static_cast<int64_t>(count) >= limits.max_requests) ||
+                                    (limits.max_bytes > 0 && with > limits.max_bytes));
+    if (full) {
+      out.push_back(count);
+      count = 0;
+      bytes = kEnvelopeBytes;
+    }
+    ++count;
+    bytes += static_cast<int64_t>(size) + 1;
+  }
+  if (count > 0) out.push_back(count);
+  return out;
+}
+
+StatusOr<BatchItemResult> ParseOpenAiBatchLine(std::string_view line) {
+  const json j = Parse(line);
+  if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
+  BatchItemResult out;
+  out.custom_id = Str(j, "custom_id");
+  if (out.custom_id.empty()) return Status::InvalidArgument("no custom_id");
+  const auto error = j.find("error");
+  if (error != j.end() && !error->is_null()) {
+    // Expired or cancelled before it ran ("batch_expired", "batch_cancelled"): asked again.
+    const std::string code = Str(*error, "code");
+    const std::string message = Str(*error, "message");
+    out.result = ItemError(Provider::kOpenAi,
+                           code.empty() ? message : message.empty() ? code : code + ": " + message,
+                           /*retryable=*/true);
+    return out;
+  }
+  const auto response = j.find("response");
+  if (response == j.end() || !response->is_object()) {
+    return Status::InvalidArgument("neither a response nor an error");
+  }
+  const auto status = response->find("status_code");
+  if (status == response->end() || !status->is_number_integer()) {
+    return Status::InvalidArgument("response has no status_code");
+  }
+  const auto body = response->find("body");
+  if (body == response->end()) return Status::InvalidArgument("response has no body");
+  out.result = ParseHttpReply(Provider::kOpenAi, status->get<int>(),
+                              body->is_string() ? body->get<std::string>() : body->dump(), "");
+  return out;
+}
+
+StatusOr<BatchItemResult> ParseAnthropicBatchLine(std::string_view line) {
+  const json j = Parse(line);
+  if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
+  BatchItemResult out;
+  out.custom_id = Str(j, "custom_id");
+  if (out.custom_id.empty()) return Status::InvalidArgument("no custom_id");
+  const auto result = j.find("result");
+  if (result == j.end() || !result->is_object()) return Status::InvalidArgument("no result");
+  const std::string type = Str(*result, "type");
+  if (type == "succeeded") {
+    const auto message = result->find("message");
+    if (message == result->end()) return Status::InvalidArgument("a succeeded result with no message");
+    out.result = ParseHttpReply(Provider::kAnthropic, 200, message->dump(), "");
+  } else if (type == "errored") {
+    const json error = result->value("error", json::object());
+    const json inner = error.value("error", json::object());
+    const std::string kind = Str(inner, "type");
+    // A request the API refused is refused again; a server-side error is worth another.
+    const bool retryable = kind != "invalid_request_error";
+    const std::string message = Str(inner, "message");
+    out.result = ItemError(Provider::kAnthropic,
+                           kind.empty() ? message : message.empty() ? kind : kind + ": " + message,
+                           retryable);
+    out.result.http_status = retryable ? 500 : 400;
+  } else if (type == "canceled" || type == "expired") {
+    out.result = ItemError(Provider::kAnthropic, "request " + type, /*retryable=*/true);
+  } else {
+    return Status::InvalidArgument(fmt::format("unknown result type '{}'", type));
+  }
+  return out;
+}
+
+StatusOr<std::vector<BatchItemResult>> ParseGeminiBatchOutput(
+    std::string_view operation, const std::vector<std::string>& custom_ids) {
+  const json op = Parse(operation);
+  if (!op.is_object()) return Status::InvalidArgument("gemini batch: the operation is not a JSON object");
+  // The responses: the operation's response, or the batch's output in its metadata.
+  const json* items = nullptr;
+  for (const char* where : {"response", "metadata"}) {
+    const auto at = op.find(where);
+    if (at == op.end() || !at->is_object()) continue;
+    const json* output = &*at;
+    if (const auto o = at->find("output"); o != at->end() && o->is_object()) output = &*o;
+    const auto inl = output->find("inlinedResponses");
+    if (inl == output->end() || !inl->is_object()) continue;
+    const auto list = inl->find("inlinedResponses");
+    if (list != inl->end() && list->is_array()) {
+      items = &*list;
+      break;
+    }
+  }
+  std::vector<BatchItemResult> out;
+  if (items == nullptr) return out;  // none came back: every request is asked again
+  for (size_t i = 0; i < items->size(); ++i) {
+    const json& item = (*items)[i];
+    BatchItemResult r;
+    r.custom_id = Str(item.value("metadata", json::object()), "key");
+    if (r.custom_id.empty()) {
+      if (i >= custom_ids.size()) {
+        return Status::InvalidArgument(fmt::format(
+            "gemini batch: response {} has no key and the batch had {} requests", i,
+            custom_ids.size()));
+      }
+      r.custom_id = custom_ids[i];
+    }
+    if (const auto response = item.find("response"); response != item.end() && response->is_object()) {
+      r.result = ParseHttpReply(Provider::kGemini, 200, response->dump(), "");
+    } else if (const auto error = item.find("error"); error != item.end() && error->is_object()) {
+      const int64_t code = Int(*error, "code");
+      r.result = ParseHttpReply(Provider::kGemini, code >= 400 && code < 600 ? static_cast<int>(code) : 500,
+                                json{{"error", *error}}.dump(), "");
+      r.result.error_message = "gemini batch: " + r.result.error_message;
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("gemini batch: response {} has neither a response nor an error", i));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+BatchApi::BatchApi(Provider provider, std::string base_url, std::string api_key,
+                   std::vector<HttpHeader> headers, HttpTransport* transport)
+    : provider_(provider),
+      base_url_(base_url.empty() ? std::string(DefaultBaseUrl(provider)) : std::move(base_url)),
+      api_key_(std::move(api_key)),
+      headers_(std::move(headers)),
+      transport_(transport) {}
+
+std::string BatchApi::Url(std::string_view path) const { return internal::JoinUrl(base_url_, path); }
+
+std::vector<std::string> BatchApi::Headers() const {
+  std::vector<std::string> h;
+  if (!api_key_.empty()) {
+    switch (provider_) {
+      case Provider::kOpenAi: h.push_back("Authorization: Bearer " + api_key_); break;
+      case Provider::kAnthropic: h.push_back("x-api-key: " + api_key_); break;
+      case Provider::kGemini: h.push_back("x-goog-api-key: " + api_key_); break;
+    }
+  }
+  if (provider_ == Provider::kAnthropic) {
+    h.push_back(fmt::format("anthropic-version: {}", kAnthropicApiVersion));
+  }
+  for (const HttpHeader& extra : headers_) {
+    std::erase_if(h, [&](std::string_view line) {
+      return SameHeaderName(line.substr(0, line.find(':')), extra.name);
+    });
+    h.push_back(fmt::format("{}: {}", extra.name, extra.value));
+  }
+  return h;
+}
+
+StatusOr<std::string> BatchApi::Call(std::string_view what, std::string method, std::string url,
+                                     std::string body, std::vector<std::string> extra_headers) {
+  HttpExchange x;
+  x.method = std::move(method);
+  x.url = std::move(url);
+  x.headers = Headers();
+  if (extra_headers.empty() && x.method == "POST") extra_headers.push_back("Content-Type: application/json");
+  x.headers.insert(x.headers.end(), extra_headers.begin(), extra_headers.end());
+  x.body = std::move(body);
+  const std::string_view name = ProviderName(provider_);
+  StatusOr<HttpAnswer> answer = transport_->Send(x);
+  if (!answer.ok()) {
+    return Status::Unavailable(RedactSecret(
+        fmt::format("{} batch: {}: {}", name, what, answer.status().message()), api_key_));
+  }
+  if (answer->status >= 200 && answer->status <= 299) return std::move(answer->body);
+  // The provider's message, as the online client shows it.
+  const ModelResult r = ParseHttpReply(provider_, answer->status, answer->body, api_key_);
+  const std::string message = fmt::format("{} batch: {}: {}", name, what, r.error_message);
+  if (r.error == ErrorKind::kRetryable) return Status::Unavailable(message);
+  return Status::InvalidArgument(message);
+}
+
+StatusOr<std::string> BatchApi::Submit(std::string_view key, std::string_view model,
+                                       const std::vector<std::string>& entries) {
+  std::string joined;
+  size_t size = 0;
+  for (const std::string& e : entries) size += e.size() + 1;
+  joined.reserve(size);
+  json made;
+  switch (provider_) {
+    case Provider::kOpenAi: {
+      for (const std::string& e : entries) {
+        joined += e;
+        joined += '\n';
+      }
+      // The input file, as multipart/form-data; the boundary cannot occur in JSON lines.
+      const std::string boundary = fmt::format("structtest-{:016x}", Fnv1a(joined));
+      std::string form = fmt::format(
+          "--{0}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--{0}\r\n"
+          "Content-Disposition: form-data; name=\"file\"; filename=\"structtest-{1}.jsonl\"\r\n"
+          "Content-Type: application/jsonl\r\n\r\n",
+          boundary, key);
+      form += joined;
+      form += fmt::format("\r\n--{}--\r\n", boundary);
+      ASSIGN_OR_RETURN(const std::string uploaded,
+                       Call("uploading the input file", "POST", Url("files"), std::move(form),
+                            {"Content-Type: multipart/form-data; boundary=" + boundary}));
+      const std::string file_id = Str(Parse(uploaded), "id");
+      RETURN_IF_ERROR(CheckId(file_id, provider_));
+      const json create = {{"input_file_id", file_id},
+                           {"endpoint", kOpenAiBatchUrl},
+                           {"completion_window", "24h"},
+                           {"metadata", {{"structtest_key", key}}}};
+      ASSIGN_OR_RETURN(const std::string created,
+                       Call("creating the batch", "POST", Url("batches"), create.dump()));
+      made = Parse(created);
+      break;
+    }
+    case Provider::kAnthropic: {
+      joined = R"({"requests":[)";
+      for (size_t i = 0; i < entries.size(); ++i) {
+        if (i > 0) joined += ',';
+        joined += entries[i];
+      }
+      joined += "]}";
+      ASSIGN_OR_RETURN(const std::string created, Call("creating the batch", "POST",
+                                                       Url("v1/messages/batches"), std::move(joined)));
+      made = Parse(created);
+      break;
+    }
+    case Provider::kGemini: {
+      joined = fmt::format(R"({{"batch":{{"display_name":{},"input_config":{{"requests":{{"requests":[)",
+                           json(key).dump());
+      for (size_t i = 0; i < entries.size(); ++i) {
+        if (i > 0) joined += ',';
+        joined += entries[i];
+      }
+      joined += "]}}}}";
+      ASSIGN_OR_RETURN(const std::string created,
+                       Call("creating the batch", "POST",
+                            Url(fmt::format("v1beta/models/{}:batchGenerateContent", model)),
+                            std::move(joined)));
+      made = Parse(created);
+      break;
+    }
+  }
+  const std::string id = Str(made, provider_ == Provider::kGemini ? "name" : "id");
+  if (id.empty()) {
+    return Status::Unavailable(fmt::format(
+        "{} batch: creating the batch: the answer names no batch", ProviderName(provider_)));
+  }
+  RETURN_IF_ERROR(CheckId(id, provider_));
+  return id;
+}
+
+StatusOr<std::optional<std::string>> BatchApi::FindByKey(std::string_view key, int64_t requests,
+                                                         int64_t since_ms,
+                                                         const std::vector<std::string>& known) {
+  // A few pages of the newest batches: the one looked for was made minutes ago.
+  constexpr int kPages = 10;
+  std::string after;
+  std::vector<std::string> candidates;
+  for (int page = 0; page < kPages; ++page) {
+    std::string url;
+    switch (provider_) {
+      case Provider::kOpenAi:
+        url = Url("batches?limit=100" + (after.empty() ? "" : "&after=" + after));
+        break;
+      case Provider::kAnthropic:
+        url = Url("v1/messages/batches?limit=100" + (after.empty() ? "" : "&after_id=" + after));
+        break;
+      case Provider::kGemini:
+        url = Url("v1beta/batches?pageSize=100" + (after.empty() ? "" : "&pageToken=" + after));
+        break;
+    }
+    ASSIGN_OR_RETURN(const std::string text, Call("listing batches", "GET", url, ""));
+    const json list = Parse(text);
+    const json& items = list.value(provider_ == Provider::kGemini ? "operations" : "data",
+                                   json::array());
+    if (!items.is_array()) break;
+    bool older = false;  // reached batches made before the one looked for
+    for (const json& b : items) {
+      switch (provider_) {
+        case Provider::kOpenAi:
+          if (Str(b.value("metadata", json::object()), "structtest_key") == key) {
+            return std::optional<std::string>(Str(b, "id"));
+          }
+          if (Int(b, "created_at") * 1000 < since_ms - 60'000) older = true;
+          break;
+        case Provider::kAnthropic: {
+          const std::optional<int64_t> created = ParseRfc3339(Str(b, "created_at"));
+          if (!created || *created < since_ms - 60'000) {
+            older = true;
+            break;
+          }
+          const json counts = b.value("request_counts", json::object());
+          int64_t total = 0;
+          for (const char* k : {"processing", "succeeded", "errored", "canceled", "expired"}) {
+            total += Int(counts, k);
+          }
+          const std::string id = Str(b, "id");
+          if (total == requests && std::find(known.begin(), known.end(), id) == known.end()) {
+            candidates.push_back(id);
+          }
+          break;
+        }
+        case Provider::kGemini: {
+          const json meta = b.value("metadata", json::object());
+          if (Str(meta, "displayName") == key || Str(meta, "display_name") == key) {
+            return std::optional<std::string>(Str(b, "name"));
+          }
+          break;
+        }
+      }
+    }
+    if (older) break;
+    if (provider_ == Provider::kGemini) {
+      after = Str(list, "nextPageToken");
+      if (after.empty()) break;
+    } else {
+      if (!list.value("has_more", false)) break;
+      after = Str(list, "last_id");
+      if (after.empty()) break;
+    }
+    after = PercentEncode(after);
+  }
+  if (candidates.size() == 1) return std::optional<std::string>(candidates.front());
+  return std::optional<std::string>();
+}
+
+StatusOr<BatchStatus> BatchApi::Get(std::string_view id) {
+  RETURN_IF_ERROR(CheckId(id, provider_));
+  BatchStatus s;
+  s.id = std::string(id);
+  switch (provider_) {
+    case Provider::kOpenAi: {
+      ASSIGN_OR_RETURN(const std::string text,
+                       Call("polling the batch", "GET", Url(fmt::format("batches/{}", id)), ""));
+      const json b = Parse(text);
+      s.state = Str(b, "status");
+      const json counts = b.value("request_counts", json::object());
+      s.total = Int(counts, "total");
+      s.done = Int(counts, "completed");
+      s.failed = Int(counts, "failed");
+      s.output_file = Str(b, "output_file_id");
+      s.error_file = Str(b, "error_file_id");
+      if (s.state == "completed" || s.state == "expired" || s.state == "cancelled") {
+        s.phase = BatchPhase::kEnded;
+      } else if (s.state == "failed") {
+        s.phase = BatchPhase::kFailed;
+        const json errors = b.value("errors", json::object());
+        for (const json& e : errors.value("data", json::array())) {
+          s.detail += (s.detail.empty() ? "" : "; ") + Str(e, "message");
+        }
+      } else if (s.state.empty()) {
+        return Status::Unavailable(fmt::format("openai batch {}: the answer has no status", id));
+      }
+      break;
+    }
+    case Provider::kAnthropic: {
+      ASSIGN_OR_RETURN(const std::string text,
+                       Call("polling the batch", "GET",
+                            Url(fmt::format("v1/messages/batches/{}", id)), ""));
+      const json b = Parse(text);
+      s.state = Str(b, "processing_status");
+      const json counts = b.value("request_counts", json::object());
+      s.done = Int(counts, "succeeded");
+      s.failed = Int(counts, "errored") + Int(counts, "canceled") + Int(counts, "expired");
+      s.total = s.done + s.failed + Int(counts, "processing");
+      s.results_url = Str(b, "results_url");
+      if (s.state == "ended") {
+        s.phase = BatchPhase::kEnded;
+      } else if (s.state.empty()) {
+        return Status::Unavailable(fmt::format("anthropic batch {}: the answer has no status", id));
+      }
+      break;
+    }
+    case Provider::kGemini: {
+      ASSIGN_OR_RETURN(std::string text,
+                       Call("polling the batch", "GET", Url(fmt::format("v1beta/{}", id)), ""));
+      const json op = Parse(text);
+      if (!op.is_object()) {
+        return Status::Unavailable(fmt::format("gemini batch {}: the answer is not JSON", id));
+      }
+      const json meta = op.value("metadata", json::object());
+      s.state = Str(meta, "state");
+      const json stats = meta.value("batchStats", json::object());
+      s.total = Int(stats, "requestCount");
+      s.done = Int(stats, "successfulRequestCount");
+      s.failed = Int(stats, "failedRequestCount");
+      const bool done = op.value("done", false);
+      const bool ended = s.state.ends_with("_SUCCEEDED") || s.state.ends_with("_CANCELLED") ||
+                         s.state.ends_with("_EXPIRED");
+      if (s.state.ends_with("_FAILED") || (done && op.contains("error") && !op.contains("response"))) {
+        s.phase = BatchPhase::kFailed;
+        s.detail = Str(op.value("error", json::object()), "message");
+      } else if (ended || done) {
+        s.phase = BatchPhase::kEnded;
+        s.operation = std::move(text);
+      } else if (s.state.empty()) {
+        return Status::Unavailable(fmt::format("gemini batch {}: the answer has no state", id));
+      }
+      break;
+    }
+  }
+  return s;
+}
+
+StatusOr<std::vector<BatchItemResult>> BatchApi::Results(const BatchStatus& status,
+                                                         const std::vector<std::string>& custom_ids) {
+  std::vector<BatchItemResult> out;
+  const auto read_lines = [&](std::string_view text, std::string_view what,
+                              StatusOr<BatchItemResult> (*parse)(std::string_view)) -> Status {
+    size_t number = 0;
+    for (size_t pos = 0; pos < text.size();) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view line = text.substr(pos, end - pos);
+      pos = end + 1;
+      ++number;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+      StatusOr<BatchItemResult> r = parse(line);
+      if (!r.ok()) {
+        // A result file cut short or garbled: fetched again at the next poll.
+        return Status::Unavailable(fmt::format("{} batch {}: {} line {}: {}",
+                                               ProviderName(provider_), status.id, what, number,
+                                               r.status().message()));
+      }
+      out.push_back(*std::move(r));
+    }
+    return Status::Ok();
+  };
+  switch (provider_) {
+    case Provider::kOpenAi:
+      for (const auto& [file, what] : {std::pair{status.output_file, "output file"},
+                                       {status.error_file, "error file"}}) {
+        if (file.empty()) continue;
+        RETURN_IF_ERROR(CheckId(file, provider_));
+        ASSIGN_OR_RETURN(const std::string text,
+                         Call(fmt::format("downloading its {}", what), "GET",
+                              Url(fmt::format("files/{}/content", file)), ""));
+        RETURN_IF_ERROR(read_lines(text, what, &ParseOpenAiBatchLine));
+      }
+      break;
+    case Provider::kAnthropic: {
+      // results_url is the provider's own address of the results; a relative one is
+      // under the API root.
+      std::string url = status.results_url;
+      if (url.empty()) url = Url(fmt::format("v1/messages/batches/{}/results", status.id));
+      if (!url.starts_with("http://") && !url.starts_with("https://")) url = Url(url);
+      ASSIGN_OR_RETURN(const std::string text, Call("downloading its results", "GET", url, ""));
+      RETURN_IF_ERROR(read_lines(text, "results", &ParseAnthropicBatchLine));
+      break;
+    }
+    case Provider::kGemini: {
+      auto parsed = ParseGeminiBatchOutput(status.operation, custom_ids);
+      if (!parsed.ok()) return Status::Unavailable(parsed.status().message());
+      out = *std::move(parsed);
+      break;
+    }
+  }
+  return out;
+}
+
+Status BatchApi::Cancel(std::string_view id) {
+  RETURN_IF_ERROR(CheckId(id, provider_));
+  std::string url;
+  switch (provider_) {
+    case Provider::kOpenAi: url = Url(fmt::format("batches/{}/cancel", id)); break;
+    case Provider::kAnthropic: url = Url(fmt::format("v1/messages/batches/{}/cancel", id)); break;
+    case Provider::kGemini: url = Url(fmt::format("v1beta/{}:cancel", id)); break;
+  }
+  return Call("cancelling the batch", "POST", url, "").status();
+}
+
+}  // namespace structtest

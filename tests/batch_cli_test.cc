@@ -1,0 +1,454 @@
+// `structtest run --batch`, `run --offline` and `import`: the real binary against the
+// fake batch server (testing/fake_batch_server.h), which speaks the three providers'
+// batch APIs and their online endpoints with the same answers. Shows that every sample
+// is answered exactly once through faults (slow batches, an expired batch, failed
+// requests, results out of order, a create answered 500 after it was taken), that the
+// verdicts equal an online run's, that a kill -9 between create and the first poll
+// costs no second submission, and that an offline file imported back equals an online
+// run, bad result lines refused.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "store/sqlite.h"
+#include "testing/fake_batch_server.h"
+#include "testing/test_support.h"
+
+extern char** environ;
+
+namespace structtest {
+namespace {
+
+using ::structtest::testing::FakeBatchFaults;
+using ::structtest::testing::FakeBatchServer;
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::TempDir;
+using ::structtest::testing::WriteFileOrDie;
+
+struct Child {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+
+Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
+  Child c;
+  c.out_path = dir.path() + "/" + tag + ".out";
+  c.err_path = dir.path() + "/" + tag + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_s = {STRUCTTEST_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // HOME is the test's folder: no response cache lands in the user's.
+  std::vector<std::string> env_s = {"HOME=" + dir.path()};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view var(*e);
+    if (!var.starts_with("HOME=") && !var.starts_with("STRUCTTEST_CACHE=")) env_s.emplace_back(var);
+  }
+  std::vector<char*> env;
+  for (std::string& e : env_s) env.push_back(e.data());
+  env.push_back(nullptr);
+  EXPECT_EQ(posix_spawn(&c.pid, STRUCTTEST_BINARY, &actions, nullptr, argv.data(), env.data()), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return c;
+}
+
+struct Finished {
+  int exit_code;
+  std::string out, err;
+};
+
+Finished Wait(const Child& c) {
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          ReadFileOrDie(c.out_path), ReadFileOrDie(c.err_path)};
+}
+
+Finished Exec(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
+  return Wait(Spawn(dir, args, tag));
+}
+
+// A small generated suite (html and math: no Punkt model or python3 needed): prompt ->
+// reference answer.
+struct Suite {
+  std::string path;
+  std::map<std::string, std::string> answer;
+};
+
+Suite MakeSuite(const TempDir& dir) {
+  Suite s;
+  s.path = dir.path() + "/samples.jsonl";
+  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", "0.03", "--seed", "5",
+                               "--out", s.path},
+                         "generate");
+  EXPECT_EQ(g.exit_code, 0) << g.err;
+  std::istringstream lines(ReadFileOrDie(s.path));
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    s.answer[j["messages"].back()["content"]] = j["target"]["answer"];
+  }
+  return s;
+}
+
+// The model: right on about half the prompts, wrong on the others, always the same way.
+std::function<std::string(const std::string&)> Model(const Suite& suite) {
+  return [&suite](const std::string& prompt) -> std::string {
+    const auto it = suite.answer.find(prompt);
+    if (it == suite.answer.end()) return "unknown prompt";
+    return std::hash<std::string>()(prompt) % 2 == 0 ? it->second : "I would rather not.";
+  };
+}
+
+// id -> pass, from `structtest export`.
+std::map<std::string, bool> Verdicts(const TempDir& dir, const std::string& run) {
+  const std::string path = dir.path() + "/export.jsonl";
+  const Finished e = Exec(dir, {"export", run, "--output", path}, "export");
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  std::map<std::string, bool> out;
+  std::istringstream lines(ReadFileOrDie(path));
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.contains("verdict") && j["verdict"].is_object()) out[j["id"]] = j["verdict"]["pass"];
+  }
+  return out;
+}
+
+struct Api {
+  std::string model;
+  std::string suffix;  // of the base URL
+};
+const Api kApis[] = {{"openai/fake-model", "/v1"}, {"anthropic/claude-fake", ""},
+                     {"gemini/gemini-fake", ""}};
+
+std::vector<std::string> Args(const FakeBatchServer& server, const Api& api, const Suite& suite,
+                              const std::string& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run",      "--model", api.model, "--base-url",
+                                   server.base_url() + api.suffix, "--samples", suite.path,
+                                   "--out",    out,       "--no-cache", "--price-in", "1",
+                                   "--price-out", "2"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+double CostOf(const std::string& run) {
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrDie(run + "/report.json"));
+  return report["usage"]["cost_usd"].get<double>();
+}
+
+class BatchCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("OPENAI_API_KEY", "sk-batch-test-0123456789", 1);
+    setenv("ANTHROPIC_API_KEY", "anthropic-batch-test-0123456789", 1);
+    setenv("GEMINI_API_KEY", "gemini-batch-test-0123456789", 1);
+  }
+  void TearDown() override {
+    unsetenv("OPENAI_API_KEY");
+    unsetenv("ANTHROPIC_API_KEY");
+    unsetenv("GEMINI_API_KEY");
+  }
+};
+
+TEST_F(BatchCliTest, EveryProviderAnswersEverySampleOnceThroughFaultsAsAnOnlineRunDoes) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  ASSERT_GT(suite.answer.size(), 50u);
+  for (const Api& api : kApis) {
+    SCOPED_TRACE(api.model);
+    FakeBatchFaults faults;
+    faults.polls_until_done = 3;  // slow state changes
+    faults.expire_first = true;   // the first batch expires half done
+    faults.fail_every = 7;        // partial failures
+    faults.reverse = true;        // results out of order
+    FakeBatchServer server(Model(suite), faults);
+    ASSERT_TRUE(server.Start().ok());
+    const std::string run = dir.path() + "/batch-" + api.model.substr(0, api.model.find('/'));
+    const Finished b = Exec(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "0.01",
+                                                                 "--batch-size", "25"}),
+                            "batch");
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+    EXPECT_NE(b.err.find("submitted, 25 requests"), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find("(asked again)"), std::string::npos) << b.err;
+    EXPECT_EQ(server.online_requests(), 0);
+    // Every sample answered exactly once; those that failed or expired asked again.
+    const auto answers = server.answers_sent();
+    EXPECT_EQ(answers.size(), suite.answer.size());
+    int again = 0;
+    for (const auto& [prompt, n] : answers) EXPECT_EQ(n, 1) << prompt;
+    for (const auto& [prompt, n] : server.prompts_submitted()) {
+      EXPECT_LE(n, 2) << prompt;
+      again += n - 1;
+    }
+    EXPECT_GT(again, 0);
+    const double batch_cost = CostOf(run);
+    // The same answers asked online: the same verdicts, at twice the cost.
+    const std::string online = run + "-online";
+    const Finished o = Exec(dir, Args(server, api, suite, online), "online");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(server.online_requests(), static_cast<int>(suite.answer.size()));
+    const auto verdicts = Verdicts(dir, run);
+    EXPECT_EQ(verdicts.size(), suite.answer.size());
+    EXPECT_EQ(verdicts, Verdicts(dir, online));
+    EXPECT_GT(batch_cost, 0);
+    EXPECT_DOUBLE_EQ(2 * batch_cost, CostOf(online));
+    EXPECT_NE(b.out.find("the answers of batches at 50% of it"), std::string::npos) << b.out;
+    // Again: nothing left to ask, nothing submitted.
+    const int created = server.batches_created();
+    const Finished again_run = Exec(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "0.01"}),
+                                    "again");
+    EXPECT_EQ(again_run.exit_code, 0) << again_run.err;
+    EXPECT_EQ(server.batches_created(), created);
+  }
+}
+
+TEST_F(BatchCliTest, ACreateAnswered500AfterTheBatchWasTakenIsFoundNotSubmittedAgain) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  for (const Api& api : kApis) {
+    SCOPED_TRACE(api.model);
+    FakeBatchFaults faults;
+    faults.create_500_after_accept = 1;
+    FakeBatchServer server(Model(suite), faults);
+    ASSERT_TRUE(server.Start().ok());
+    const std::string run = dir.path() + "/c500-" + api.model.substr(0, api.model.find('/'));
+    const Finished b = Exec(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "0.01"}),
+                            "batch");
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_NE(b.err.find("the provider had taken it"), std::string::npos) << b.err;
+    EXPECT_EQ(server.batches_created(), 1);
+    for (const auto& [prompt, n] : server.prompts_submitted()) EXPECT_EQ(n, 1) << prompt;
+    for (const auto& [prompt, n] : server.answers_sent()) EXPECT_EQ(n, 1) << prompt;
+    EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+  }
+}
+
+// The batch rows of a run, as state -> count.
+std::map<std::string, int> BatchStates(const std::string& run) {
+  std::map<std::string, int> out;
+  auto db = sqlite::Db::Open(run + "/run.db", /*read_only=*/true);
+  if (!db.ok()) return out;
+  auto q = (*db)->Prepare("SELECT state, COUNT(*) FROM provider_batches GROUP BY state");
+  if (!q.ok()) return out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok() || !*row) break;
+    out[std::string(q->Text(0))] = static_cast<int>(q->Int(1));
+  }
+  return out;
+}
+
+// A kill -9 once the provider has taken the batch, before the first poll: both before
+// the client has its answer (the id is not stored: found by its name) and after (the id
+// is stored: polled). Neither submits the batch again.
+TEST_F(BatchCliTest, AKillBetweenCreateAndTheFirstPollCostsNoSecondSubmission) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  for (const Api& api : kApis) {
+    for (const bool id_stored : {false, true}) {
+      SCOPED_TRACE(api.model + (id_stored ? ", id stored" : ", id not stored"));
+      std::mutex mu;
+      std::condition_variable cv;
+      bool created = false, killed = false;
+      FakeBatchServer server(Model(suite));
+      if (!id_stored) {
+        // The create's answer is held until the client is dead.
+        server.OnCreate([&] {
+          std::unique_lock<std::mutex> lock(mu);
+          created = true;
+          cv.notify_all();
+          cv.wait(lock, [&] { return killed; });
+        });
+      }
+      ASSERT_TRUE(server.Start().ok());
+      const std::string run = dir.path() + fmt::format("/kill-{}-{}", api.model.substr(0, api.model.find('/')),
+                                                       id_stored);
+      // A first poll an hour away: the kill always comes before it.
+      const Child child = Spawn(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "3600"}),
+                                "killed");
+      if (id_stored) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (BatchStates(run)["submitted"] == 0 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        if (BatchStates(run)["submitted"] != 1) {
+          kill(child.pid, SIGKILL);
+          const Finished stuck = Wait(child);
+          FAIL() << "the run never stored its batch: " << stuck.err;
+        }
+      } else {
+        std::unique_lock<std::mutex> lock(mu);
+        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return created; }))
+            << "the run never created its batch";
+      }
+      ASSERT_EQ(kill(child.pid, SIGKILL), 0);
+      const Finished dead = Wait(child);
+      EXPECT_EQ(dead.exit_code, 128 + SIGKILL);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        killed = true;
+      }
+      cv.notify_all();
+      EXPECT_EQ(BatchStates(run), (std::map<std::string, int>{{id_stored ? "submitted" : "submitting", 1}}));
+      EXPECT_EQ(server.batches_created(), 1);
+      const Finished resumed = Exec(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "0.01"}),
+                                    "resumed");
+      ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+      EXPECT_EQ(server.batches_created(), 1) << resumed.err;
+      if (!id_stored) {
+        EXPECT_NE(resumed.err.find("found at the provider"), std::string::npos) << resumed.err;
+      }
+      for (const auto& [prompt, n] : server.prompts_submitted()) EXPECT_EQ(n, 1) << prompt;
+      EXPECT_NE(resumed.out.find("100.00% coverage), 0 errored"), std::string::npos) << resumed.out;
+      const std::string online = run + "-online";
+      ASSERT_EQ(Exec(dir, Args(server, api, suite, online), "online").exit_code, 0);
+      EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, online));
+    }
+  }
+}
+
+// What vLLM's run-batch writes for a line of the input file.
+std::string ResultLine(const nlohmann::json& input, const std::string& answer) {
+  const nlohmann::json body = nlohmann::json::parse(testing::OpenAiCompletionBody(answer));
+  return nlohmann::json{{"id", "vllm-1"},
+                        {"custom_id", input["custom_id"]},
+                        {"response", {{"status_code", 200}, {"request_id", "r"}, {"body", body}}},
+                        {"error", nullptr}}
+      .dump();
+}
+
+TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRefused) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  FakeBatchServer server(Model(suite));
+  ASSERT_TRUE(server.Start().ok());
+  const auto model = Model(suite);
+  const Api& api = kApis[0];
+  const std::string run = dir.path() + "/offline";
+  const std::string input = dir.path() + "/input.jsonl";
+  unsetenv("OPENAI_API_KEY");  // an offline run needs no key
+  const Finished w = Exec(dir, Args(server, api, suite, run, {"--offline", input}), "offline");
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  setenv("OPENAI_API_KEY", "sk-batch-test-0123456789", 1);
+  EXPECT_EQ(server.online_requests(), 0);
+  std::vector<nlohmann::json> lines;
+  {
+    std::istringstream in(ReadFileOrDie(input));
+    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(lines.size(), suite.answer.size());
+  for (const nlohmann::json& l : lines) {
+    EXPECT_EQ(l["method"], "POST");
+    EXPECT_EQ(l["url"], "/v1/chat/completions");
+    EXPECT_EQ(l["body"]["model"], "fake-model");
+  }
+  // The engine answers all but the last three, in reverse order.
+  std::string results;
+  for (size_t i = lines.size() - 3; i-- > 0;) {
+    const std::string prompt = lines[i]["body"]["messages"].back()["content"];
+    results += ResultLine(lines[i], model(prompt)) + "\n";
+  }
+  const std::string good = dir.path() + "/results.jsonl";
+  WriteFileOrDie(good, results);
+
+  // Bad files are refused whole, naming the line and the problem; nothing is stored.
+  nlohmann::json other = lines[0];
+  other["custom_id"] = "s999999-0123456789abcdef";
+  nlohmann::json changed = lines[0];
+  std::string id = changed["custom_id"];
+  id.back() = id.back() == '0' ? '1' : '0';
+  changed["custom_id"] = id;
+  const std::pair<std::string, std::string> bad[] = {
+      {ResultLine(other, "x"), ":2: custom_id 's999999-0123456789abcdef' is not in the run"},
+      {ResultLine(changed, "x"), ":2: custom_id '" + id + "': the request does not match"},
+      {"not json", ":2: not a batch output line"},
+      {ResultLine(lines[0], "again"), ":2: custom_id '" + lines[0]["custom_id"].get<std::string>() +
+                                          "' was on line 1 already"}};
+  for (const auto& [line, message] : bad) {
+    const std::string path = dir.path() + "/bad.jsonl";
+    WriteFileOrDie(path, ResultLine(lines[0], "first") + "\n" + line + "\n");
+    const Finished r = Exec(dir, {"import", run, path}, "bad-import");
+    EXPECT_EQ(r.exit_code, 2) << line;
+    EXPECT_NE(r.err.find("structtest: error: import: " + path + message), std::string::npos)
+        << r.err;
+    EXPECT_TRUE(Verdicts(dir, run).empty());
+  }
+  const Finished imported = Exec(dir, {"import", run, good}, "import");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find(fmt::format("{} answer(s), 0 error(s)", lines.size() - 3)),
+            std::string::npos) << imported.out;
+  EXPECT_NE(imported.err.find("3 sample(s) still unanswered"), std::string::npos) << imported.err;
+  // Imported twice: the answers are kept, none replaced.
+  const Finished twice = Exec(dir, {"import", run, good}, "import-again");
+  EXPECT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_NE(twice.out.find(fmt::format("{} for samples answered already", lines.size() - 3)),
+            std::string::npos) << twice.out;
+
+  // The same run online asks only what the engine left.
+  const Finished rest = Exec(dir, Args(server, api, suite, run), "rest");
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(server.online_requests(), 3);
+  EXPECT_NE(rest.out.find("100.00% coverage), 0 errored"), std::string::npos) << rest.out;
+  const std::string online = dir.path() + "/online";
+  ASSERT_EQ(Exec(dir, Args(server, api, suite, online), "online").exit_code, 0);
+  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, online));
+}
+
+TEST_F(BatchCliTest, BadBatchFlagsAreRefusedAndADryRunCountsTheBatches) {
+  TempDir dir;
+  const Suite suite = MakeSuite(dir);
+  FakeBatchServer server(Model(suite));
+  ASSERT_TRUE(server.Start().ok());
+  const std::string out = dir.path() + "/refused";
+  const std::pair<std::vector<std::string>, std::string> refused[] = {
+      {{"run", "--model", "builtin/oracle", "--samples", suite.path, "--batch"},
+       "--batch: builtin/oracle has no batch API"},
+      {Args(server, kApis[1], suite, out, {"--offline", dir.path() + "/x.jsonl"}),
+       "--offline: it writes an OpenAI batch input file"},
+      {Args(server, kApis[0], suite, out, {"--batch", "--offline", dir.path() + "/x.jsonl"}),
+       "--batch --offline: pick one"},
+      {Args(server, kApis[0], suite, out, {"--batch", "--batch-poll", "0"}), "--batch-poll 0"},
+      {Args(server, kApis[0], suite, out, {"--batch-size", "10"}), "--batch-size: it goes with --batch"},
+  };
+  for (const auto& [args, message] : refused) {
+    const Finished r = Exec(dir, args, "refused");
+    EXPECT_EQ(r.exit_code, 2) << message;
+    EXPECT_NE(r.err.find("structtest: error: " + message), std::string::npos) << r.err;
+    EXPECT_FALSE(std::ifstream(out + "/run.db").good()) << message;
+  }
+  const Finished d = Exec(dir, Args(server, kApis[0], suite, out, {"--batch", "--batch-size", "20",
+                                                                  "--dry-run", "--max-tokens", "100"}),
+                          "dry");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const size_t n = suite.answer.size();
+  EXPECT_NE(d.out.find(fmt::format("batch: {} request(s) in {} openai batch(es)", n, (n + 19) / 20)),
+            std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("cost at the batch price (50% of the online one): $"), std::string::npos) << d.out;
+  EXPECT_EQ(server.batches_created(), 0);
+}
+
+}  // namespace
+}  // namespace structtest
