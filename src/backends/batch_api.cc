@@ -115,31 +115,59 @@ BatchLimits BatchLimitsOf(Provider provider) {
   return {};
 }
 
-std::string BatchCustomId(int64_t index, std::string_view body) {
+std::string BatchCustomId(int64_t index, std::string_view body, int64_t repeat) {
+  if (repeat > 0) return fmt::format("s{}r{}-{:016x}", index, repeat, Fnv1a(body));
   return fmt::format("s{}-{:016x}", index, Fnv1a(body));
 }
 
-std::optional<int64_t> CustomIdIndex(std::string_view id) {
+namespace {
+
+// The number `digits` writes (1 to 18 decimal digits, so that it fits), or nullopt.
+std::optional<int64_t> ReadNumber(std::string_view digits) {
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  int64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<CustomIdParts> ParseCustomId(std::string_view id) {
   if (id.size() < 19 || id.front() != 's') return std::nullopt;
   const size_t dash = id.find('-');
-  if (dash == std::string_view::npos || dash < 2 || dash > 19 || id.size() != dash + 17) {
-    return std::nullopt;
-  }
-  int64_t index = 0;
-  for (char c : id.substr(1, dash - 1)) {
-    if (c < '0' || c > '9') return std::nullopt;
-    index = index * 10 + (c - '0');
-  }
+  if (dash == std::string_view::npos || dash < 2 || id.size() != dash + 17) return std::nullopt;
   for (char c : id.substr(dash + 1)) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
   }
-  return index;
+  const std::string_view head = id.substr(1, dash - 1);
+  const size_t r = head.find('r');
+  CustomIdParts parts;
+  const std::optional<int64_t> index = ReadNumber(head.substr(0, r));
+  if (!index) return std::nullopt;
+  parts.index = *index;
+  if (r != std::string_view::npos) {
+    // "r0" is never written: repeat 0 has the id it had before repeats.
+    const std::optional<int64_t> repeat = ReadNumber(head.substr(r + 1));
+    if (!repeat || *repeat == 0 || head[r + 1] == '0') return std::nullopt;
+    parts.repeat = *repeat;
+  }
+  return parts;
 }
 
-StatusOr<BatchEntry> MakeBatchEntry(Provider provider, int64_t index, const ModelRequest& request) {
+std::optional<int64_t> CustomIdIndex(std::string_view id) {
+  const std::optional<CustomIdParts> parts = ParseCustomId(id);
+  if (!parts) return std::nullopt;
+  return parts->index;
+}
+
+StatusOr<BatchEntry> MakeBatchEntry(Provider provider, int64_t index, const ModelRequest& request,
+                                    int64_t repeat) {
   ASSIGN_OR_RETURN(HttpRequest http, BuildHttpRequest(provider, request, "", ""));
   BatchEntry e;
-  e.custom_id = BatchCustomId(index, http.body);
+  e.custom_id = BatchCustomId(index, http.body, repeat);
   // The body goes in as it is, byte for byte the online request's.
   switch (provider) {
     case Provider::kOpenAi:

@@ -57,13 +57,21 @@ struct BatchLimits {
 // 256 MB a create call; Gemini: 20 MB a create call of inline requests.
 BatchLimits BatchLimitsOf(Provider provider);
 
-// The custom id of the request for sample `index` whose body is `body`:
-// "s{index}-{16 hex digits of body's FNV-1a}". It names the sample and the exact request,
-// so that an answer is taken only for the request the run asks (a run whose settings
-// changed asks another one). Fits every provider's custom id rules (at most 64
-// characters of [A-Za-z0-9_-]).
-std::string BatchCustomId(int64_t index, std::string_view body);
-// The sample index a custom id names, or nullopt when it is not one of BatchCustomId's.
+// The custom id of the request for sample `index`'s `repeat` (run --repeats) whose body
+// is `body`: "s{index}-{16 hex digits of body's FNV-1a}" for repeat 0 (the id a run
+// without repeats gives), "s{index}r{repeat}-{...}" for the others, whose bodies are
+// the same. It names the sample, the repeat and the exact request, so that an answer
+// is taken only for the request the run asks (a run whose settings changed asks another
+// one). Fits every provider's custom id rules (at most 64 characters of [A-Za-z0-9_-]).
+std::string BatchCustomId(int64_t index, std::string_view body, int64_t repeat = 0);
+// The sample index and repeat a custom id names, or nullopt when it is not one of
+// BatchCustomId's.
+struct CustomIdParts {
+  int64_t index = 0;
+  int64_t repeat = 0;
+};
+std::optional<CustomIdParts> ParseCustomId(std::string_view custom_id);
+// ParseCustomId's index alone.
 std::optional<int64_t> CustomIdIndex(std::string_view custom_id);
 
 // One request as an entry of a provider's batch input, and its custom id.
@@ -76,7 +84,8 @@ struct BatchEntry {
   std::string json;
 };
 // Errors: BuildHttpRequest's (a request the provider cannot express).
-StatusOr<BatchEntry> MakeBatchEntry(Provider provider, int64_t index, const ModelRequest& request);
+StatusOr<BatchEntry> MakeBatchEntry(Provider provider, int64_t index, const ModelRequest& request,
+                                    int64_t repeat = 0);
 
 // Splits entries of `sizes` bytes, in order, into batches within `limits`: returns the
 // number of entries of each batch. An entry larger than a batch may be alone in one.

@@ -3,6 +3,8 @@
 // providers' limits, and each provider's result lines map back to answers and errors.
 #include "backends/batch_api.h"
 
+#include <set>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -68,6 +70,38 @@ TEST(BatchApiTest, CustomIdsAreReadBackAndOthersAreNot) {
   for (const char* bad : {"", "s1", "request-1", "s-0123456789abcdef", "sx-0123456789abcdef",
                           "s1-0123456789abcdeg", "s1-0123456789abcdef0", "t1-0123456789abcdef"}) {
     EXPECT_FALSE(CustomIdIndex(bad).has_value()) << bad;
+  }
+}
+
+TEST(BatchApiTest, RepeatsOfASampleHaveCustomIdsOfTheirOwn) {
+  // Repeat 0 has the id a run without repeats gives; the others name their repeat, so
+  // that the answers of one request body asked K times map back each to its repeat.
+  EXPECT_EQ(BatchCustomId(7, "body", 0), BatchCustomId(7, "body"));
+  std::set<std::string> ids;
+  for (int64_t r = 0; r < 5; ++r) {
+    const std::string id = BatchCustomId(7, "body", r);
+    ids.insert(id);
+    const auto parts = ParseCustomId(id);
+    ASSERT_TRUE(parts.has_value()) << id;
+    EXPECT_EQ(parts->index, 7);
+    EXPECT_EQ(parts->repeat, r);
+    EXPECT_LE(id.size(), 64u);
+  }
+  EXPECT_EQ(ids.size(), 5u);
+  EXPECT_EQ(BatchCustomId(3, "b", 12).substr(0, 5), "s3r12");
+  for (const char* bad : {"s1r-0123456789abcdef", "s1r0-0123456789abcdef", "s1r01-0123456789abcdef",
+                          "sr1-0123456789abcdef", "s1rx-0123456789abcdef", "s1r1r1-0123456789abcdef"}) {
+    EXPECT_FALSE(ParseCustomId(bad).has_value()) << bad;
+  }
+  ModelRequest req;
+  req.model = "m";
+  req.messages = {{"user", "hi"}};
+  for (Provider p : {Provider::kOpenAi, Provider::kAnthropic, Provider::kGemini}) {
+    const auto first = MakeBatchEntry(p, 4, req, 0);
+    const auto second = MakeBatchEntry(p, 4, req, 1);
+    ASSERT_TRUE(first.ok() && second.ok());
+    EXPECT_NE(first->custom_id, second->custom_id);
+    EXPECT_EQ(ParseCustomId(second->custom_id)->repeat, 1);
   }
 }
 
