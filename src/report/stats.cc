@@ -300,7 +300,24 @@ Interval ContinuityCorrectedWilson(double k, double n, double z) {
 double DesignEffect(const Stratum& stratum, Run run) {
   const double n = static_cast<double>(stratum.Units());
   const int64_t passed = Passed(stratum, run);
-  if (n == 0 || passed == 0 || passed == stratum.Units()) return 1.0;
+  if (n == 0) return 1.0;
+  if (stratum.repeated) {
+    // The clustered variance with two pseudo-clusters of the mean size, one passing
+    // throughout and one failing (stats.h), and the CR1 factor.
+    double clusters = 0;
+    for (const ClusterKind& k : stratum.kinds) clusters += static_cast<double>(k.count);
+    const double size = n / clusters;
+    const double p = (static_cast<double>(passed) + size) / (n + 2 * size);
+    double sum = size * (1 - p) * size * (1 - p) + size * p * size * p;
+    for (const ClusterKind& k : stratum.kinds) {
+      const double kp = static_cast<double>(run == Run::kA ? k.pass_a : k.pass_b);
+      const double d = kp - static_cast<double>(k.units) * p;
+      sum += static_cast<double>(k.count) * d * d;
+    }
+    const double deff = sum / ((n + 2 * size) * p * (1 - p)) * (clusters + 2) / (clusters + 1);
+    return std::max(1.0, deff);
+  }
+  if (passed == 0 || passed == stratum.Units()) return 1.0;
   const bool singletons = std::all_of(stratum.kinds.begin(), stratum.kinds.end(),
                                       [](const ClusterKind& k) { return k.units == 1; });
   if (singletons) return 1.0;
@@ -312,6 +329,26 @@ double DesignEffect(const Stratum& stratum, Run run) {
     sum += static_cast<double>(k.count) * d * d;
   }
   return std::max(1.0, sum / (n * p * (1 - p)));
+}
+
+double PassAtK(int64_t n, int64_t c, int64_t k) {
+  assert(0 <= c && c <= n && 1 <= k && k <= n && "pass@k of an impossible count");
+  if (n - c < k) return 1.0;
+  double none = 1.0;  // C(n - c, k) / C(n, k)
+  for (int64_t i = n - c + 1; i <= n; ++i) {
+    none *= 1.0 - static_cast<double>(k) / static_cast<double>(i);
+  }
+  return 1.0 - none;
+}
+
+double PassHatK(int64_t n, int64_t c, int64_t k) {
+  assert(0 <= c && c <= n && 1 <= k && k <= n && "pass^k of an impossible count");
+  if (c < k) return 0.0;
+  double all = 1.0;
+  for (int64_t i = 0; i < k; ++i) {
+    all *= static_cast<double>(c - i) / static_cast<double>(n - i);
+  }
+  return all;
 }
 
 std::optional<Interval> SubtaskInterval(const Stratum& stratum, Run run) {

@@ -18,7 +18,12 @@
 //
 // Clusters follow "Adding Error Bars to Evals" (Miller 2024): samples made from one
 // source item (the test inputs of one MBPP task, the formats of one GSM8K question) are
-// not independent, so a subtask's sample size is divided by its design effect.
+// not independent, so a subtask's sample size is divided by its design effect. A run
+// that asks each sample K times (run --repeats) has its units (verdicts) in clusters of
+// K or more (a sample's repeats, within its source item's): the sample, not the
+// verdict, is what was drawn, and the interval is of the mean accuracy over repeats
+// (Miller 2024, section 3: resampling within a question). stats_test checks its
+// coverage by simulation too.
 #ifndef STRUCTTEST_REPORT_STATS_H_
 #define STRUCTTEST_REPORT_STATS_H_
 
@@ -80,6 +85,9 @@ struct Stratum {
   // subtask, nothing scored).
   std::optional<Split> split;
   std::vector<ClusterKind> kinds;  // any order; units >= 1, count >= 1
+  // The units are repeats (run --repeats): a cluster holds every repeat of its samples
+  // (DesignEffect estimates its variance another way).
+  bool repeated = false;
 
   int64_t Units() const;
   int64_t PassedA() const;
@@ -95,7 +103,20 @@ enum class Run { kA, kB };
 // The design effect of a run's proportion (Kish): its variance under cluster sampling,
 // sum over clusters of (k_c - n_c p)^2 / N^2 (Miller 2024's clustered standard error),
 // over its variance p(1-p)/N under independent sampling. Never below 1; exactly 1 when
-// every cluster is one unit or p is 0 or 1.
+// every cluster is one unit or p is 0 or 1 (but in a `repeated` stratum).
+//
+// A repeated stratum's (its C clusters hold a sample's repeats, or a source item's
+// samples' repeats) is the Kish ratio of its clustered variance with two pseudo-clusters
+// of the mean cluster size added, one passing throughout and one failing throughout
+// (p = (passes + size) / (N + 2 size)), times the CR1 factor (C + 2) / (C + 1). The
+// plain clustered variance is too small where few clusters carry most of the spread:
+// samples that always pass among samples that pass at random, missing from a draw,
+// leave a variance of the rest that claims far too much (coverage fell to 80% at 30
+// samples of 10 repeats, 5% rate, half the samples always alike); the pseudo-clusters
+// (Agresti and Coull's added successes and failures, given to clusters) keep it at 94%
+// or more in stats_test's simulation, and at 0% or 100% they give the interval the
+// width of about C samples rather than of N verdicts. Independent repeats still
+// narrow the interval as K grows.
 double DesignEffect(const Stratum& stratum, Run run = Run::kA);
 
 // A subtask's 95% interval in percent: ContinuityCorrectedWilson with the effective
@@ -159,6 +180,17 @@ struct PairedIntervals {
 // (stats_test enumerates it; runs that disagree wherever they can fall to 79% at n = 1).
 // A stratum without units has no interval.
 PairedIntervals PairedDifferenceIntervals(std::span<const Stratum> strata, double z = kZ95);
+
+// pass@k (Chen et al. 2021, "Evaluating Large Language Models Trained on Code"): the
+// chance that at least one of k answers drawn without replacement from n answers to a
+// sample, c of which pass, passes; the unbiased estimator 1 - C(n - c, k) / C(n, k),
+// computed as 1 - prod_{i = n - c + 1}^{n} (1 - k / i) (no large binomials).
+// REQUIRES: 0 <= c <= n, 1 <= k <= n.
+double PassAtK(int64_t n, int64_t c, int64_t k);
+// pass^k (Yao et al. 2024, tau-bench): the chance that all k such answers pass, the
+// unbiased C(c, k) / C(n, k) = prod_{i = 0}^{k - 1} (c - i) / (n - i).
+// REQUIRES: 0 <= c <= n, 1 <= k <= n.
+double PassHatK(int64_t n, int64_t c, int64_t k);
 
 // McNemar's exact test: the two-sided binomial p-value (1/2, doubled, at most 1) of
 // `a_only` units passing only in A against `b_only` passing only in B. 1 when both are 0.

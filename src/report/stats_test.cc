@@ -553,5 +553,127 @@ TEST(StatsCoverageTest, PairedDifferencesOfRunsThatDifferCoverTheTruth) {
               table.c_str());
 }
 
+// pass@k and pass^k against the chance they estimate, counted by enumerating every
+// k-subset of n answers, c of which pass: the estimators are exact, not approximations
+// (a biased 1 - (1 - c/n)^k fails here).
+TEST(StatsTest, PassAtKAndPassHatKAreTheChancesOverEveryKSubset) {
+  for (int64_t n = 1; n <= 10; ++n) {
+    for (int64_t c = 0; c <= n; ++c) {
+      for (int64_t k = 1; k <= n; ++k) {
+        int64_t subsets = 0, some = 0, all = 0;
+        for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+          if (__builtin_popcount(mask) != k) continue;
+          ++subsets;
+          // Answers 0..c-1 pass.
+          const int passing = __builtin_popcount(mask & ((1u << c) - 1));
+          some += passing > 0;
+          all += passing == k;
+        }
+        const double at = static_cast<double>(some) / static_cast<double>(subsets);
+        const double hat = static_cast<double>(all) / static_cast<double>(subsets);
+        EXPECT_NEAR(PassAtK(n, c, k), at, 1e-12) << n << " " << c << " " << k;
+        EXPECT_NEAR(PassHatK(n, c, k), hat, 1e-12) << n << " " << c << " " << k;
+      }
+    }
+  }
+  // By hand: 5 answers, 2 passing. pass@1 = 2/5; pass@2 = 1 - C(3,2)/C(5,2) = 1 - 3/10;
+  // pass^2 = C(2,2)/C(5,2) = 1/10; pass^3 = 0.
+  EXPECT_DOUBLE_EQ(PassAtK(5, 2, 1), 0.4);
+  EXPECT_DOUBLE_EQ(PassAtK(5, 2, 2), 0.7);
+  EXPECT_DOUBLE_EQ(PassHatK(5, 2, 2), 0.1);
+  EXPECT_EQ(PassHatK(5, 2, 3), 0.0);
+  EXPECT_FALSE(std::signbit(PassHatK(5, 2, 5)));
+  EXPECT_EQ(PassAtK(5, 3, 3), 1.0);  // fewer failures than k: some pass for certain
+  // Large n: no overflow, no loss (C(1000, 500) overflows any integer).
+  EXPECT_NEAR(PassAtK(1000, 500, 1), 0.5, 1e-12);
+  EXPECT_NEAR(PassHatK(1000, 1000, 500), 1.0, 1e-12);
+}
+
+// How alike a sample's repeats are in a simulated run of repeated samples.
+enum class Alike {
+  kIndependent,  // every sample passes each repeat with the same chance
+  kHalf,         // half the samples always pass or always fail; the others as above
+  kAlways,       // every sample always passes or always fails (intra-class correlation 1)
+};
+
+// One subtask of `samples` samples asked `k` times, each sample passing each repeat with
+// its own chance (mean `p` over samples) as `alike` says, as Tally::ToStratum gives it:
+// a cluster per sample. `naive`: as if every verdict were a sample of its own.
+Stratum RepeatedRun(Rng& rng, int64_t samples, int64_t k, double p, Alike alike, bool naive) {
+  std::map<std::pair<int64_t, int64_t>, int64_t> kinds;
+  for (int64_t i = 0; i < samples; ++i) {
+    double chance = p;
+    if (alike == Alike::kAlways || (alike == Alike::kHalf && rng.Bernoulli(0.5))) {
+      chance = rng.Bernoulli(p) ? 1.0 : 0.0;
+    }
+    int64_t passed = 0;
+    for (int64_t r = 0; r < k; ++r) passed += rng.Bernoulli(chance);
+    if (naive) {
+      kinds[{1, 1}] += passed;
+      kinds[{1, 0}] += k - passed;
+    } else {
+      ++kinds[{k, passed}];
+    }
+  }
+  Stratum s;
+  s.domain = "math";
+  s.subtask = "math_easy";
+  s.split = Split::kEasy;
+  s.repeated = !naive;
+  for (const auto& [kind, count] : kinds) {
+    if (count > 0) s.kinds.push_back({kind.first, kind.second, 0, count});
+  }
+  return s;
+}
+
+// The interval of the mean accuracy over repeats covers the population's mean chance
+// (the estimand: a new sample's expected accuracy) at 93% or more, for 3 to 100
+// samples, 2 to 10 repeats, rates from 5% to 100% and repeats from independent to
+// always alike. Verdicts counted as independent samples instead fall far below where
+// repeats are alike: the clustering is what holds it.
+TEST(StatsCoverageTest, TheIntervalOverRepeatsCoversTheMeanAccuracy) {
+  constexpr int kDraws = 1000;
+  Rng rng(29);
+  std::string table;
+  double naive_worst = 1;
+  for (int64_t samples : {3, 10, 30, 100}) {
+    for (int64_t k : {2, 5, 10}) {
+      for (double p : {0.05, 0.5, 0.9, 1.0}) {
+        for (Alike alike : {Alike::kIndependent, Alike::kHalf, Alike::kAlways}) {
+          int held = 0, naive_held = 0;
+          double width = 0;
+          for (int draw = 0; draw < kDraws; ++draw) {
+            const auto covers = [&](const Interval& i) {
+              return i.low <= 100 * p + 1e-9 && 100 * p - 1e-9 <= i.high;
+            };
+            const Interval i = *SubtaskInterval(RepeatedRun(rng, samples, k, p, alike, false));
+            held += covers(i);
+            width += i.high - i.low;
+            naive_held += covers(*SubtaskInterval(RepeatedRun(rng, samples, k, p, alike, true)));
+          }
+          const double coverage = static_cast<double>(held) / kDraws;
+          const double naive = static_cast<double>(naive_held) / kDraws;
+          table += fmt::format("samples {:>3} K {:>2} p {:.2f} {:<11}: {:.3f} (width {:5.1f}), "
+                               "verdicts as samples {:.3f}\n",
+                               samples, k, p,
+                               alike == Alike::kIndependent ? "independent"
+                               : alike == Alike::kHalf      ? "half alike"
+                                                            : "alike",
+                               coverage, width / kDraws, naive);
+          EXPECT_GE(coverage, kMinCoverage)
+              << "samples " << samples << " K " << k << " p " << p << " alike "
+              << static_cast<int>(alike);
+          if (alike == Alike::kAlways && samples >= 10 && p == 0.5) {
+            naive_worst = std::min(naive_worst, naive);
+          }
+        }
+      }
+    }
+  }
+  std::printf("coverage of the 95%% interval of the mean accuracy over repeats:\n%s",
+              table.c_str());
+  EXPECT_LT(naive_worst, 0.8);
+}
+
 }  // namespace
 }  // namespace structtest
