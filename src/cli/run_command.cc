@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -76,6 +77,9 @@ struct RunOptions {
   std::string samples;
   std::string tasks;
   std::optional<std::string> limit;
+  // --repeats K: each sample asked K times (store/run_store.h); read from repeats_text.
+  std::optional<std::string> repeats_text;
+  int64_t repeats = 1;
   std::string concurrency_text = "8";  // -j N or -j auto
   int concurrency = 8;  // per endpoint; with -j auto, --max-j
   bool auto_concurrency = false;
@@ -263,6 +267,8 @@ StatusOr<nlohmann::json> Identity(const RunOptions& opt, const std::string& endp
   id["limit"] = opt.suite.limit > 0 ? nlohmann::json(opt.suite.limit) : nlohmann::json();
   // Only in shard runs, so an unsharded run's manifest is what it was before --shard.
   if (opt.shard) id["shard"] = opt.shard->ToString();
+  // Only with --repeats above 1, so a run asking each sample once is what it was before.
+  if (opt.repeats > 1) id["repeats"] = opt.repeats;
   return id;
 }
 
@@ -311,6 +317,14 @@ Status CheckSameRun(const RunStore& store, const nlohmann::json& stored,
   if (keys.empty()) return Status::Ok();
   const std::string& key = keys.front();
   const nlohmann::json old = stored.value(key, nlohmann::json());
+  if (key == "repeats") {
+    // A run without the key asks each sample once.
+    return Status::InvalidArgument(fmt::format(
+        "{}: this directory holds another run (--repeats was {}, now {}); pass another --out "
+        "or remove the directory",
+        store.dir(), stored.value("repeats", nlohmann::json(1)).dump(),
+        identity.value("repeats", nlohmann::json(1)).dump()));
+  }
   return Status::InvalidArgument(fmt::format(
       "{}: this directory holds another run ({} was {}{}); pass another --out or remove the "
       "directory",
@@ -515,9 +529,11 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
       RETURN_IF_ERROR(AddSamples(opt, env.sentences, python, store));
     }
   }
-  if (before.samples > 0 && !opt.quiet && before.answered < before.samples) {
-    PrintNote(fmt::format("{}: resuming: {} of {} samples answered, {} errored earlier",
-                          store->dir(), before.answered, before.samples, before.errored));
+  if (before.samples > 0 && !opt.quiet && before.answered < before.slots) {
+    PrintNote(fmt::format("{}: resuming: {} of {} {} answered, {} errored earlier", store->dir(),
+                          before.answered, before.slots,
+                          store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
+                          before.errored));
   }
   RunnerOptions ro;
   ro.rules = rules;
@@ -581,9 +597,11 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
   if (out.stats.interrupted) {
     // What is there so far; the next run writes it again.
     if (page) RETURN_IF_ERROR(page->Finish().status());
-    PrintNote(fmt::format("interrupted: {} of {} samples answered and stored in {}; run the "
+    PrintNote(fmt::format("interrupted: {} of {} {} answered and stored in {}; run the "
                           "same command again to continue",
-                          out.counts.answered, out.counts.samples, store->dir()));
+                          out.counts.answered, out.counts.slots,
+                          store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
+                          store->dir()));
     out.exit_code = kExitInterrupted;
     return out;
   }
@@ -619,10 +637,13 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
   if (client != nullptr) text += RenderUsageText(tally, price);
   const int64_t unscored = tally.errors() - out.counts.errored;
   text += fmt::format(
-      "\nanswered {} of {} samples ({:.2f}% coverage), {} errored; accuracy is over the "
+      "\nanswered {} of {} {} ({:.2f}% coverage), {} errored; accuracy is over the "
       "answered samples",
-      out.counts.answered, out.counts.samples,
-      out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0,
+      out.counts.answered, out.counts.slots,
+      store->repeats() > 1
+          ? fmt::format("requests ({} samples x {} repeats)", out.counts.samples, store->repeats())
+          : "samples",
+      out.counts.slots ? 100.0 * out.counts.answered / out.counts.slots : 0.0,
       out.counts.errored);
   if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
   if (out.counts.truncated > 0) {
@@ -700,9 +721,10 @@ StatusOr<Outcome> RunOne(RunOptions opt, const std::string& label, RunStore* sto
     if (opt.max_cost) limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *opt.max_cost);
     PrintNote(fmt::format(
         "budget reached: the next request would exceed {}; {} spent in {}; answered {} of {} "
-        "samples ({:.2f}% coverage); raise the budget and run the same command to continue",
-        limit, spent, store->dir(), out.counts.answered, out.counts.samples,
-        out.counts.samples ? 100.0 * out.counts.answered / out.counts.samples : 0.0));
+        "{} ({:.2f}% coverage); raise the budget and run the same command to continue",
+        limit, spent, store->dir(), out.counts.answered, out.counts.slots,
+        store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
+        out.counts.slots ? 100.0 * out.counts.answered / out.counts.slots : 0.0));
     out.exit_code = kExitFailures;
   }
   if (tally.errors() > 0) out.exit_code = kExitFailures;
@@ -765,14 +787,15 @@ Status DryRun(RunOptions opt, const std::string& endpoint,
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
     RETURN_IF_ERROR(AddSamples(opt, sentences, python, store.get()));
+    RETURN_IF_ERROR(store->SetManifest(Manifest(opt, identity)));  // its repeats
     from = "a new run";
   }
   std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
-  for (int64_t after = -1;;) {
+  for (Slot after = kBeforeFirstSlot;;) {
     ASSIGN_OR_RETURN(std::vector<StoredSample> batch, store->PendingSamples(after, 512));
     if (batch.empty()) break;
     for (const StoredSample& s : batch) {
-      after = s.index;
+      after = s.slot();
       PlannedRequests& p = by_subtask[{ReportRank(s.sample.domain, s.sample.subtask),
                                       s.sample.domain, s.sample.subtask}];
       p.domain = s.sample.domain;
@@ -928,6 +951,18 @@ int RunRun(RunOptions opt) {
   }
   opt.suite.tasks = SplitList(opt.tasks);
   if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
+  if (opt.repeats_text) {
+    int64_t k = 0;
+    const std::string& text = *opt.repeats_text;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+    if (ec != std::errc() || end != text.data() + text.size() || k < 1 ||
+        k > RunStore::kMaxRepeats) {
+      PrintError(fmt::format("--repeats {}: expected a whole number from 1 to {}", text,
+                             RunStore::kMaxRepeats));
+      return kExitFatal;
+    }
+    opt.repeats = k;
+  }
   if (opt.shard_text) {
     auto shard = ParseShard(*opt.shard_text);
     if (!shard.ok()) {
@@ -1344,6 +1379,11 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "at most N samples of each subtask: the first N of the suite (or of "
                   "--samples), for a quick smoke test")
       ->type_name("N");
+  cmd->add_option("--repeats", opt->repeats_text,
+                  "ask each sample K times (default 1): the report gives the mean accuracy "
+                  "over the repeats with an interval per sample, consistency, pass@k and "
+                  "pass^k")
+      ->type_name("K");
   cmd->add_option("--shard", opt->shard_text,
                   "I/N: only the I-th of N disjoint parts of the suite (by a hash of the "
                   "sample id), into its own run directory; 'structtest merge' combines the "

@@ -35,7 +35,7 @@ int64_t NowMs() {
 
 ModelRequest RequestFor(const BatchRunOptions& o, const StoredSample& s) {
   ModelRequest req;
-  req.id = static_cast<uint64_t>(s.index);
+  req.id = static_cast<uint64_t>(s.index);  // not sent: a batch entry's id is its custom id
   req.model = o.model;
   req.messages = s.sample.messages;
   req.max_tokens = o.max_tokens;
@@ -47,11 +47,11 @@ ModelRequest RequestFor(const BatchRunOptions& o, const StoredSample& s) {
 // Calls `fn` for every pending sample (in no open batch when `outside_open`).
 Status ForEachPending(RunStore* store, bool outside_open,
                       const std::function<Status(const StoredSample&)>& fn) {
-  for (int64_t after = -1;;) {
+  for (Slot after = kBeforeFirstSlot;;) {
     ASSIGN_OR_RETURN(std::vector<StoredSample> page, store->PendingSamples(after, kPendingPage, outside_open));
     if (page.empty()) return Status::Ok();
     for (const StoredSample& s : page) {
-      after = s.index;
+      after = s.slot();
       RETURN_IF_ERROR(fn(s));
     }
   }
@@ -96,7 +96,7 @@ void Sleep(const BatchRunOptions& o, milliseconds wait) {
 
 // One request ready to go into a batch.
 struct Pending {
-  int64_t index = 0;
+  Slot slot;
   BatchEntry entry;
   int64_t prompt_chars = 0;
 };
@@ -243,27 +243,27 @@ class Driver {
     int64_t cached = 0;
     bool cache_open = false;
     Status walked = ForEachPending(store_, true, [&](const StoredSample& s) -> Status {
-      if (submissions_[s.index] >= o_.max_submissions || given_up_.contains(s.index)) {
+      if (submissions_[s.slot()] >= o_.max_submissions || given_up_.contains(s.slot())) {
         return Status::Ok();
       }
       const ModelRequest req = RequestFor(o_, s);
       if (cache_ != nullptr) {
         ASSIGN_OR_RETURN(std::optional<StoredResponse> hit,
-                         cache_->Get(Runner::CacheKey(o_.endpoint, req, o_.header_names)));
+                         cache_->Get(Runner::CacheKey(o_.endpoint, req, o_.header_names, s.repeat)));
         if (hit) {
           if (!cache_open) {
             RETURN_IF_ERROR(store_->Begin());
             cache_open = true;
           }
-          RETURN_IF_ERROR(store_->PutResponse(s.index, *hit));
+          RETURN_IF_ERROR(store_->PutResponse(s.index, *hit, s.repeat));
           ++cached;
           return Status::Ok();
         }
       }
-      StatusOr<BatchEntry> entry = MakeBatchEntry(api_->provider(), s.index, req);
+      StatusOr<BatchEntry> entry = MakeBatchEntry(api_->provider(), s.index, req, s.repeat);
       if (!entry.ok()) {
         // A request the provider cannot express: an error of its own, as online.
-        given_up_.insert(s.index);
+        given_up_.insert(s.slot());
         StoredResponse failed;
         failed.error = entry.status().message();
         failed.finish = "unknown";
@@ -272,10 +272,10 @@ class Driver {
           cache_open = true;
         }
         ++stats_.errored;
-        return store_->PutResponse(s.index, failed);
+        return store_->PutResponse(s.index, failed, s.repeat);
       }
       Pending p;
-      p.index = s.index;
+      p.slot = s.slot();
       p.entry = *std::move(entry);
       for (const Message& m : req.messages) p.prompt_chars += static_cast<int64_t>(m.content.size());
       p.prompt_chars += static_cast<int64_t>(req.controls.system.size());
@@ -355,9 +355,9 @@ class Driver {
     std::vector<ProviderBatchItem> items;
     std::vector<std::string> entries;
     for (const Pending& p : chunk) {
-      items.push_back(ProviderBatchItem{p.index, p.entry.custom_id});
+      items.push_back(ProviderBatchItem{p.slot.index, p.entry.custom_id, p.slot.repeat});
       entries.push_back(p.entry.json);
-      ++submissions_[p.index];
+      ++submissions_[p.slot];
     }
     RETURN_IF_ERROR(store_->Begin());
     if (Status s = store_->AddProviderBatch(&b, items); !s.ok()) {
@@ -446,18 +446,18 @@ class Driver {
   // Stores the results of ended batch `b` and marks it collected, in one transaction.
   Status Collect(ProviderBatch& b, const BatchStatus& st) {
     ASSIGN_OR_RETURN(const std::vector<ProviderBatchItem> items, store_->ProviderBatchItems(b.seq));
-    std::unordered_map<std::string, int64_t> by_id;
+    std::unordered_map<std::string, Slot> by_id;
     std::vector<std::string> ids;
     for (const ProviderBatchItem& i : items) {
-      by_id.emplace(i.custom_id, i.index);
+      by_id.emplace(i.custom_id, Slot{i.index, i.repeat});
       ids.push_back(i.custom_id);
     }
     ASSIGN_OR_RETURN(const std::vector<BatchItemResult> results, api_->Results(st, ids));
-    ASSIGN_OR_RETURN(const std::vector<int64_t> answered_list, store_->AnsweredOfProviderBatch(b.seq));
-    const std::set<int64_t> answered(answered_list.begin(), answered_list.end());
-    std::set<int64_t> seen;
+    ASSIGN_OR_RETURN(const std::vector<Slot> answered_list, store_->AnsweredOfProviderBatch(b.seq));
+    const std::set<Slot> answered(answered_list.begin(), answered_list.end());
+    std::set<Slot> seen;
     int64_t ok = 0, failed = 0;
-    std::vector<std::pair<int64_t, StoredResponse>> to_cache;
+    std::vector<std::pair<Slot, StoredResponse>> to_cache;
     RETURN_IF_ERROR(store_->Begin());
     const auto body = [&]() -> Status {
       for (const BatchItemResult& r : results) {
@@ -479,11 +479,12 @@ class Driver {
           ++stats_.answered;
           if (cache_ != nullptr) to_cache.emplace_back(it->second, response);
         }
-        RETURN_IF_ERROR(store_->PutResponse(it->second, response));
+        RETURN_IF_ERROR(store_->PutResponse(it->second.index, response, it->second.repeat));
       }
       // Requests the batch said nothing of: asked again.
       for (const ProviderBatchItem& i : items) {
-        if (seen.contains(i.index) || answered.contains(i.index)) continue;
+        const Slot slot{i.index, i.repeat};
+        if (seen.contains(slot) || answered.contains(slot)) continue;
         ++failed;
         ++stats_.errored;
         StoredResponse missing;
@@ -491,7 +492,7 @@ class Driver {
                                     b.batch_id, st.state);
         missing.finish = "unknown";
         missing.batch = true;
-        RETURN_IF_ERROR(store_->PutResponse(i.index, missing));
+        RETURN_IF_ERROR(store_->PutResponse(i.index, missing, i.repeat));
       }
       b.state = "collected";
       b.provider_state = st.state;
@@ -512,14 +513,14 @@ class Driver {
   }
 
   // Puts the answers into the response cache under their requests' keys.
-  Status FillCache(const std::vector<std::pair<int64_t, StoredResponse>>& answers) {
+  Status FillCache(const std::vector<std::pair<Slot, StoredResponse>>& answers) {
     RETURN_IF_ERROR(cache_->Begin());
-    for (const auto& [index, response] : answers) {
-      StatusOr<std::optional<RunRow>> row = store_->Row(index, "paper");
+    for (const auto& [slot, response] : answers) {
+      StatusOr<std::optional<RunRow>> row = store_->Row(slot.index, "paper", slot.repeat);
       if (!row.ok() || !*row) continue;
-      StoredSample s{index, (*row)->sample};
-      const Status put = cache_->Put(Runner::CacheKey(o_.endpoint, RequestFor(o_, s), o_.header_names),
-                                     response);
+      StoredSample s{slot.index, (*row)->sample, slot.repeat};
+      const Status put = cache_->Put(
+          Runner::CacheKey(o_.endpoint, RequestFor(o_, s), o_.header_names, slot.repeat), response);
       if (!put.ok()) {
         (void)cache_->Commit();
         return put;
@@ -534,8 +535,8 @@ class Driver {
   const BatchRunOptions& o_;
   const std::string provider_;
   BatchRunStats stats_;
-  std::map<int64_t, int> submissions_;  // this call's submissions per sample
-  std::set<int64_t> given_up_;          // refused requests: not submitted again
+  std::map<Slot, int> submissions_;  // this call's submissions per slot
+  std::set<Slot> given_up_;          // refused requests: not submitted again
 };
 
 }  // namespace
@@ -585,7 +586,7 @@ StatusOr<BatchPlan> PlanBatches(RunStore* store, Provider provider, const BatchR
   std::vector<size_t> sizes;
   RETURN_IF_ERROR(ForEachPending(store, true, [&](const StoredSample& s) -> Status {
     const ModelRequest req = RequestFor(options, s);
-    ASSIGN_OR_RETURN(const BatchEntry entry, MakeBatchEntry(provider, s.index, req));
+    ASSIGN_OR_RETURN(const BatchEntry entry, MakeBatchEntry(provider, s.index, req, s.repeat));
     for (const Message& m : req.messages) plan.prompt_chars += static_cast<int64_t>(m.content.size());
     plan.prompt_chars += static_cast<int64_t>(req.controls.system.size());
     sizes.push_back(entry.json.size());
@@ -603,10 +604,10 @@ StatusOr<int64_t> WriteOfflineBatch(RunStore* store, const BatchRunOptions& opti
   std::vector<ProviderBatchItem> items;
   RETURN_IF_ERROR(ForEachPending(store, false, [&](const StoredSample& s) -> Status {
     ASSIGN_OR_RETURN(const BatchEntry entry,
-                     MakeBatchEntry(Provider::kOpenAi, s.index, RequestFor(options, s)));
+                     MakeBatchEntry(Provider::kOpenAi, s.index, RequestFor(options, s), s.repeat));
     text += entry.json;
     text += '\n';
-    items.push_back(ProviderBatchItem{s.index, entry.custom_id});
+    items.push_back(ProviderBatchItem{s.index, entry.custom_id, s.repeat});
     return Status::Ok();
   }));
   if (items.empty()) return int64_t{0};
@@ -630,7 +631,7 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
   ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   struct Line {
     int64_t number;
-    int64_t index;
+    Slot slot;
     BatchItemResult result;
   };
   std::vector<Line> lines;
@@ -653,21 +654,25 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
           "{{\"status_code\", \"body\"}}, \"error\"}}",
           where(), r.status().message()));
     }
-    const std::optional<int64_t> index = CustomIdIndex(r->custom_id);
+    const std::optional<CustomIdParts> parts = ParseCustomId(r->custom_id);
+    const std::optional<int64_t> index =
+        parts ? std::optional<int64_t>(parts->index) : std::nullopt;
     ASSIGN_OR_RETURN(const std::vector<std::string> ids,
-                     index ? store->CustomIdsOf("offline", *index) : std::vector<std::string>());
+                     parts ? store->CustomIdsOf("offline", parts->index, parts->repeat)
+                           : std::vector<std::string>());
     if (std::find(ids.begin(), ids.end(), r->custom_id) == ids.end()) {
       bool in_run = false;
-      if (index) {
-        ASSIGN_OR_RETURN(const std::optional<RunRow> row, store->Row(*index, "paper"));
+      if (parts && parts->repeat < store->repeats()) {
+        ASSIGN_OR_RETURN(const std::optional<RunRow> row, store->Row(parts->index, "paper"));
         in_run = row.has_value();
       }
       if (in_run) {
         return Status::InvalidArgument(fmt::format(
-            "{}: custom_id '{}': the request does not match: sample {} of {} is asked with "
+            "{}: custom_id '{}': the request does not match: sample {}{} of {} is asked with "
             "another request (other settings or another sample); write the batch file again "
             "with 'run ... --offline FILE' and run it",
-            where(), r->custom_id, *index, store->dir()));
+            where(), r->custom_id, *index,
+            parts->repeat > 0 ? fmt::format(" (repeat {})", parts->repeat) : "", store->dir()));
       }
       return Status::InvalidArgument(fmt::format(
           "{}: custom_id '{}' is not in the run {} (no batch file written by 'run --offline' "
@@ -678,22 +683,22 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
       return Status::InvalidArgument(fmt::format("{}: custom_id '{}' was on line {} already",
                                                  where(), r->custom_id, it->second));
     }
-    lines.push_back(Line{number, *index, *std::move(r)});
+    lines.push_back(Line{number, Slot{parts->index, parts->repeat}, *std::move(r)});
   }
   stats.lines = static_cast<int64_t>(lines.size());
   if (lines.empty()) return Status::InvalidArgument(fmt::format("{}: no result lines", path));
   // What is answered already is kept: an import never replaces an answer.
-  std::set<int64_t> answered;
+  std::set<Slot> answered;
   {
     ASSIGN_OR_RETURN(std::vector<ProviderBatch> offline, store->ProviderBatches("written"));
     for (const ProviderBatch& b : offline) {
-      ASSIGN_OR_RETURN(const std::vector<int64_t> a, store->AnsweredOfProviderBatch(b.seq));
+      ASSIGN_OR_RETURN(const std::vector<Slot> a, store->AnsweredOfProviderBatch(b.seq));
       answered.insert(a.begin(), a.end());
     }
   }
   RETURN_IF_ERROR(store->Begin());
   for (const Line& l : lines) {
-    if (answered.contains(l.index)) {
+    if (answered.contains(l.slot)) {
       ++stats.skipped;
       continue;
     }
@@ -703,7 +708,7 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
     } else {
       ++stats.errored;
     }
-    if (Status s = store->PutResponse(l.index, response); !s.ok()) {
+    if (Status s = store->PutResponse(l.slot.index, response, l.slot.repeat); !s.ok()) {
       (void)store->Commit();
       return s;
     }

@@ -49,14 +49,22 @@ StoredVerdict Score(const Sample& sample, const std::string& text, RuleSet rules
   return ToStoredVerdict(ScoreResponse(sample, text, rules, env));
 }
 
+// The number of slot {index, repeat} in a run of `repeats` repeats: its position in
+// slot order, which is the sample's index when the run asks each sample once. It tags
+// the slot's request and its record in the score stage.
+int64_t SlotNumber(Slot slot, int64_t repeats) { return slot.index * repeats + slot.repeat; }
+Slot SlotOfNumber(int64_t number, int64_t repeats) {
+  return Slot{number / repeats, number % repeats};
+}
+
 // A record for the score stage: the sample and the text of its answer, tagged with
-// the sample's index in the store.
-ScoreItem ItemFor(int64_t index, Sample sample, std::string text, const CheckEnv& env) {
+// its slot's number.
+ScoreItem ItemFor(int64_t slot_number, Sample sample, std::string text, const CheckEnv& env) {
   ScoreItem item;
   item.record.sample = std::move(sample);
   item.record.response.text = std::move(text);
   item.env = env;
-  item.tag = index;
+  item.tag = slot_number;
   return item;
 }
 
@@ -114,9 +122,10 @@ StoredResponse ToStoredResponse(const ModelResult& r) {
 }
 
 std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& request,
-                             const std::vector<std::string>& header_names) {
+                             const std::vector<std::string>& header_names, int64_t repeat) {
   // Written directly: building and dumping an nlohmann value of the whole prompt took
-  // longer. A request without controls has the key it had before they existed.
+  // longer. A request without controls has the key it had before they existed, and
+  // repeat 0 the key it had before repeats.
   const nlohmann::json controls = ControlsJson(request.controls, header_names);
   std::string key = "{";
   if (!controls.empty()) {
@@ -130,6 +139,7 @@ std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& requ
   ok = ok && AppendMessagesJson(request.messages, &key);
   key += ",\"model\":";
   ok = ok && AppendJsonString(request.model, &key);
+  if (repeat > 0) key += fmt::format(",\"repeat\":{}", repeat);
   if (request.temperature) key += ",\"temperature\":" + nlohmann::json(*request.temperature).dump();
   key += '}';
   if (ok) return key;
@@ -144,6 +154,7 @@ std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& requ
                       {"max_tokens", request.max_tokens}};
   if (request.temperature) j["temperature"] = *request.temperature;
   if (!controls.empty()) j["controls"] = controls;
+  if (repeat > 0) j["repeat"] = repeat;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -162,13 +173,14 @@ class Runner::Loop {
         // verdict (a kill in between) is scored by ScoreAndTally, like any other.
         stage_(runner->options_.rules, runner->options_.score_jobs, [this](ScoreItem& item) {
           RETURN_IF_ERROR(OpenBatch());
-          return r_.store_->PutVerdict(item.tag, RuleSetName(r_.options_.rules),
-                                       ToStoredVerdict(item.verdict));
+          const Slot slot = SlotOfNumber(item.tag, r_.store_->repeats());
+          return r_.store_->PutVerdict(slot.index, RuleSetName(r_.options_.rules),
+                                       ToStoredVerdict(item.verdict), slot.repeat);
         }) {}
 
   Status Init() {
     ASSIGN_OR_RETURN(RunCounts counts, r_.store_->Counts());
-    counts_.total = counts.samples;
+    counts_.total = counts.slots;
     counts_.done = counts.answered;
     initial_ = counts;
     return Status::Ok();
@@ -190,7 +202,7 @@ class Runner::Loop {
       // The cursor only moves forward, so a sample answered (or failed) in this
       // session is never fetched again, committed or not.
       for (StoredSample& s : batch) {
-        after_ = s.index;
+        after_ = s.slot();
         queue_.push_back(std::move(s));
       }
     }
@@ -202,7 +214,7 @@ class Runner::Loop {
 
   ModelRequest RequestFor(const StoredSample& s) const {
     ModelRequest req;
-    req.id = static_cast<uint64_t>(s.index);
+    req.id = static_cast<uint64_t>(SlotNumber(s.slot(), r_.store_->repeats()));
     req.model = r_.options_.model;
     req.messages = s.sample.messages;
     req.max_tokens = r_.options_.max_tokens;
@@ -211,17 +223,17 @@ class Runner::Loop {
     return req;
   }
 
-  // The cached answer to `req`, if any.
-  StatusOr<std::optional<StoredResponse>> FromCache(const ModelRequest& req) {
+  // The cached answer to `req`, the request of `s`, if any.
+  StatusOr<std::optional<StoredResponse>> FromCache(const StoredSample& s, const ModelRequest& req) {
     if (r_.cache_ == nullptr) return std::optional<StoredResponse>();
-    return r_.cache_->Get(CacheKey(r_.options_.endpoint, req, r_.options_.header_names));
+    return r_.cache_->Get(CacheKey(r_.options_.endpoint, req, r_.options_.header_names, s.repeat));
   }
 
   // Stores (and scores) the response to sample `s`.
   Status Handle(const StoredSample& s, const StoredResponse& response,
                 const ModelRequest* cache_as) {
     RETURN_IF_ERROR(OpenBatch());
-    RETURN_IF_ERROR(r_.store_->PutResponse(s.index, response));
+    RETURN_IF_ERROR(r_.store_->PutResponse(s.index, response, s.repeat));
     ++pending_results_;
     if (!response.cached) ++counts_.requests;
     if (!response.ok) {
@@ -235,16 +247,17 @@ class Runner::Loop {
     ++counts_.done;
     if (stage_.Offloads(s.sample)) {
       // Scored on the stage's threads and stored when it is done (see stage_).
-      ScoreItem item = ItemFor(s.index, s.sample, response.text, r_.env_);
+      ScoreItem item =
+          ItemFor(SlotNumber(s.slot(), r_.store_->repeats()), s.sample, response.text, r_.env_);
       RETURN_IF_ERROR(stage_.Add(&item));
     } else {
       const StoredVerdict verdict = Score(s.sample, response.text, r_.options_.rules, r_.env_);
       RETURN_IF_ERROR(
-          r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.rules), verdict));
+          r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.rules), verdict, s.repeat));
     }
     if (cache_as != nullptr && r_.cache_ != nullptr && !response.cached) {
       RETURN_IF_ERROR(r_.cache_->Put(
-          CacheKey(r_.options_.endpoint, *cache_as, r_.options_.header_names), response));
+          CacheKey(r_.options_.endpoint, *cache_as, r_.options_.header_names, s.repeat), response));
     }
     return Status::Ok();
   }
@@ -304,7 +317,7 @@ class Runner::Loop {
   Progress* progress_;
   const int batch_results_;
   std::deque<StoredSample> queue_;
-  int64_t after_ = -1;
+  Slot after_ = kBeforeFirstSlot;
   bool exhausted_ = false;
   bool batch_open_ = false;
   int pending_results_ = 0;
@@ -398,7 +411,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
           break;
         }
         ModelRequest req = loop.RequestFor(**next);
-        auto hit = loop.FromCache(req);
+        auto hit = loop.FromCache(**next, req);
         if (!hit.ok()) return fail(hit.status());
         if (*hit) {
           ++loop.stats().cached;
@@ -596,18 +609,28 @@ Status Runner::ScoreUnscored() {
     return s;
   }
   RETURN_IF_ERROR(store_->Commit());
+  // Every stored answer is of one of the run's repeats (a resume with another count is
+  // refused); one past them is a store written by hand, refused rather than misnumbered.
+  const int64_t repeats = store_->repeats();
   ScoreStage stage(options_.rules, options_.score_jobs, [&](ScoreItem& item) {
-    return store_->PutVerdict(item.tag, rules, ToStoredVerdict(item.verdict));
+    const Slot slot = SlotOfNumber(item.tag, repeats);
+    return store_->PutVerdict(slot.index, rules, ToStoredVerdict(item.verdict), slot.repeat);
   });
-  for (int64_t after = -1;;) {
+  for (Slot after = kBeforeFirstSlot;;) {
     ASSIGN_OR_RETURN(std::vector<RunRow> rows, store_->Unscored(rules, after, kFetch));
     if (rows.empty()) break;
     RETURN_IF_ERROR(store_->Begin());
     for (RunRow& row : rows) {
-      after = row.index;
+      after = Slot{row.index, row.repeat};
+      if (row.repeat >= repeats) {
+        (void)store_->Commit();
+        return Status::Internal(fmt::format("{}: sample {} has an answer of repeat {}, past the "
+                                            "run's {} repeat(s)",
+                                            store_->dir(), row.index, row.repeat, repeats));
+      }
       // The stage scores the code rows on its threads, the others here and at once.
-      ScoreItem item =
-          ItemFor(row.index, std::move(row.sample), std::move(row.response->text), env_);
+      ScoreItem item = ItemFor(SlotNumber(after, repeats), std::move(row.sample),
+                               std::move(row.response->text), env_);
       RETURN_IF_ERROR(stage.Add(&item));
     }
     // This batch's verdicts are all in it.

@@ -121,11 +121,15 @@ class Runner {
   // errors as "not scored".
   StatusOr<Tally> ScoreAndTally();
 
-  // The cache key of a request to `endpoint`, sent with headers named `header_names`:
-  // nlohmann's dump of {"controls": ControlsJson (when not empty), "endpoint",
-  // "max_tokens", "messages", "model", "temperature" (when set)}.
+  // The cache key of a request to `endpoint`, sent with headers named `header_names`,
+  // for a sample's `repeat`: nlohmann's dump of {"controls": ControlsJson (when not
+  // empty), "endpoint", "max_tokens", "messages", "model", "repeat" (when above 0),
+  // "temperature" (when set)}. Each repeat of a sample has its own answer: repeat 1 is
+  // never answered with repeat 0's, and repeat 0 has the key the one request of a run
+  // without repeats has.
   static std::string CacheKey(std::string_view endpoint, const ModelRequest& request,
-                              const std::vector<std::string>& header_names = {});
+                              const std::vector<std::string>& header_names = {},
+                              int64_t repeat = 0);
 
  private:
   class Loop;

@@ -116,6 +116,77 @@ CREATE INDEX provider_batch_items_custom_id ON provider_batch_items(custom_id);
 CREATE INDEX provider_batch_items_idx ON provider_batch_items(idx);
 ALTER TABLE responses ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 6: repeated samples (run --repeats K). A response, its verdicts and a provider
+    // batch's request belong to a sample's repeat (rep, from 0); the rows of older
+    // runs are repeat 0 (of K = 1). SQLite cannot change a primary key, so the three
+    // tables are made again and their rows copied; renaming the old ones first points
+    // the old verdicts at the old responses, so that nothing refers to the tables
+    // being dropped.
+    R"sql(
+ALTER TABLE verdicts RENAME TO verdicts_v5;
+ALTER TABLE responses RENAME TO responses_v5;
+ALTER TABLE provider_batch_items RENAME TO provider_batch_items_v5;
+CREATE TABLE responses (
+  idx INTEGER NOT NULL REFERENCES samples(idx),
+  rep INTEGER NOT NULL,
+  ok INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  reasoning TEXT NOT NULL,
+  finish TEXT NOT NULL,
+  finish_raw TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL,
+  latency_ms INTEGER NOT NULL,
+  http_status INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  error TEXT NOT NULL,
+  cached INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  served_model TEXT NOT NULL DEFAULT '',
+  batch INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (idx, rep)
+);
+CREATE TABLE verdicts (
+  idx INTEGER NOT NULL,
+  rep INTEGER NOT NULL,
+  rules TEXT NOT NULL,
+  pass INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  rules_version TEXT NOT NULL,
+  format INTEGER,
+  accuracy INTEGER,
+  error TEXT NOT NULL,
+  checks TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (idx, rep, rules),
+  FOREIGN KEY (idx, rep) REFERENCES responses(idx, rep)
+);
+CREATE TABLE provider_batch_items (
+  seq INTEGER NOT NULL REFERENCES provider_batches(seq),
+  idx INTEGER NOT NULL REFERENCES samples(idx),
+  rep INTEGER NOT NULL,
+  custom_id TEXT NOT NULL,
+  PRIMARY KEY (seq, idx, rep)
+);
+INSERT INTO responses(idx, rep, ok, text, reasoning, finish, finish_raw, input_tokens,
+                      output_tokens, reasoning_tokens, latency_ms, http_status, attempts, error,
+                      cached, created_ms, served_model, batch)
+  SELECT idx, 0, ok, text, reasoning, finish, finish_raw, input_tokens, output_tokens,
+         reasoning_tokens, latency_ms, http_status, attempts, error, cached, created_ms,
+         served_model, batch FROM responses_v5 ORDER BY idx;
+INSERT INTO verdicts(idx, rep, rules, pass, reason, rules_version, format, accuracy, error,
+                     checks)
+  SELECT idx, 0, rules, pass, reason, rules_version, format, accuracy, error, checks
+  FROM verdicts_v5 ORDER BY idx, rules;
+INSERT INTO provider_batch_items(seq, idx, rep, custom_id)
+  SELECT seq, idx, 0, custom_id FROM provider_batch_items_v5 ORDER BY seq, idx;
+DROP TABLE verdicts_v5;
+DROP TABLE responses_v5;
+DROP TABLE provider_batch_items_v5;
+CREATE INDEX responses_ok ON responses(ok, idx, rep);
+CREATE INDEX provider_batch_items_custom_id ON provider_batch_items(custom_id);
+CREATE INDEX provider_batch_items_idx ON provider_batch_items(idx, rep);
+)sql",
 };
 
 // The first schema version with sample_heads. A reader of an older run reads the
@@ -128,6 +199,8 @@ constexpr int64_t kChecksSince = 3;
 constexpr int64_t kServedModelSince = 4;
 // The first schema version with provider_batches and responses.batch.
 constexpr int64_t kBatchesSince = 5;
+// The first schema version whose responses, verdicts and batch items have a repeat.
+constexpr int64_t kRepeatsSince = 6;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -203,6 +276,7 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& dir) {
     return NotARunStore(dir + "/" + std::string(kFileName), s);
   }
   RETURN_IF_ERROR(store->Prepare());
+  RETURN_IF_ERROR(store->ReadRepeats());
   return store;
 }
 
@@ -233,6 +307,8 @@ StatusOr<std::unique_ptr<RunStore>> RunStore::OpenReadOnly(const std::string& di
   store->checks_ = version >= kChecksSince;
   store->served_model_ = version >= kServedModelSince;
   store->batches_ = version >= kBatchesSince;
+  store->repeat_columns_ = version >= kRepeatsSince;
+  RETURN_IF_ERROR(store->ReadRepeats());
   return store;
 }
 
@@ -255,9 +331,9 @@ Status RunStore::Prepare() {
                    db_->Prepare("INSERT INTO responses(idx, ok, text, reasoning, "
                                 "finish, finish_raw, input_tokens, output_tokens, "
                                 "reasoning_tokens, latency_ms, http_status, attempts, error, "
-                                "cached, created_ms, served_model, batch) VALUES (?1, ?2, ?3, ?4, "
-                                "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) ON "
-                                "CONFLICT(idx) DO UPDATE "
+                                "cached, created_ms, served_model, batch, rep) VALUES (?1, ?2, ?3, "
+                                "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                                "?18) ON CONFLICT(idx, rep) DO UPDATE "
                                 "SET ok = excluded.ok, text = excluded.text, reasoning = "
                                 "excluded.reasoning, finish = excluded.finish, finish_raw = "
                                 "excluded.finish_raw, input_tokens = excluded.input_tokens, "
@@ -267,11 +343,12 @@ Status RunStore::Prepare() {
                                 "excluded.attempts, error = excluded.error, cached = "
                                 "excluded.cached, created_ms = excluded.created_ms, "
                                 "served_model = excluded.served_model, batch = excluded.batch"));
-  ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1"));
+  ASSIGN_OR_RETURN(drop_verdicts_, db_->Prepare("DELETE FROM verdicts WHERE idx = ?1 AND rep = ?2"));
   ASSIGN_OR_RETURN(put_verdict_,
                    db_->Prepare("INSERT INTO verdicts(idx, rules, pass, reason, "
-                                "rules_version, format, accuracy, error, checks) VALUES (?1, "
-                                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(idx, rules) DO "
+                                "rules_version, format, accuracy, error, checks, rep) VALUES "
+                                "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(idx, rep, "
+                                "rules) DO "
                                 "UPDATE SET pass = excluded.pass, reason = excluded.reason, "
                                 "rules_version = excluded.rules_version, format = "
                                 "excluded.format, accuracy = excluded.accuracy, error = "
@@ -290,10 +367,44 @@ StatusOr<std::optional<nlohmann::json>> RunStore::Manifest() {
   return std::optional<nlohmann::json>(std::move(j));
 }
 
+namespace {
+
+// The manifest's "repeats" (1 without one). Errors: one that is not a whole number
+// from 1 to RunStore::kMaxRepeats.
+StatusOr<int64_t> RepeatsOf(const nlohmann::json& manifest, const std::string& where) {
+  const auto it = manifest.find("repeats");
+  if (it == manifest.end()) return int64_t{1};
+  if (!it->is_number_integer() || it->get<int64_t>() < 1 ||
+      it->get<int64_t>() > RunStore::kMaxRepeats) {
+    return Status::InvalidArgument(
+        fmt::format("{}: the manifest's repeats {} is not a whole number from 1 to {}", where,
+                    it->dump(), RunStore::kMaxRepeats));
+  }
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+Status RunStore::ReadRepeats() {
+  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, Manifest());
+  if (!manifest) return Status::Ok();
+  ASSIGN_OR_RETURN(repeats_, RepeatsOf(*manifest, db_->path()));
+  return Status::Ok();
+}
+
+std::string RunStore::RepeatsTable() const {
+  return fmt::format("(WITH RECURSIVE k(rep) AS (SELECT 0 UNION ALL SELECT rep + 1 FROM k WHERE "
+                     "rep + 1 < {}) SELECT rep FROM k)",
+                     repeats_);
+}
+
 Status RunStore::SetManifest(const nlohmann::json& manifest) {
+  ASSIGN_OR_RETURN(const int64_t repeats, RepeatsOf(manifest, db_->path()));
   ASSIGN_OR_RETURN(sqlite::Stmt put,
                    db_->Prepare("INSERT OR REPLACE INTO manifest(id, json) VALUES (1, ?1)"));
-  return put.Bind(1, manifest.dump()).Run();
+  RETURN_IF_ERROR(put.Bind(1, manifest.dump()).Run());
+  repeats_ = repeats;
+  return Status::Ok();
 }
 
 Status RunStore::Begin() {
@@ -362,9 +473,9 @@ Status RunStore::AddSample(int64_t index, const Sample& sample, std::string_view
   return add_head_->Bind(1, index).BindView(2, sample_json_).Run();
 }
 
-Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
+Status RunStore::PutResponse(int64_t index, const StoredResponse& r, int64_t repeat) {
   assert(in_batch_ && "PutResponse() outside a batch");
-  RETURN_IF_ERROR(drop_verdicts_->Bind(1, index).Run());
+  RETURN_IF_ERROR(drop_verdicts_->Bind(1, index).Bind(2, repeat).Run());
   return put_response_->Bind(1, index)
       .Bind(2, int64_t{r.ok})
       .BindView(3, r.text)
@@ -382,10 +493,12 @@ Status RunStore::PutResponse(int64_t index, const StoredResponse& r) {
       .Bind(15, NowMs())
       .BindView(16, r.served_model)
       .Bind(17, int64_t{r.batch})
+      .Bind(18, repeat)
       .Run();
 }
 
-Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& v) {
+Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& v,
+                            int64_t repeat) {
   assert(in_batch_ && "PutVerdict() outside a batch");
   return put_verdict_->Bind(1, index)
       .BindView(2, rules)
@@ -396,6 +509,7 @@ Status RunStore::PutVerdict(int64_t index, std::string_view rules, const StoredV
       .Bind(7, FromBool(v.accuracy))
       .BindView(8, v.error)
       .BindView(9, v.checks.empty() ? std::string() : ChecksToJson(v.checks).dump())
+      .Bind(10, repeat)
       .Run();
 }
 
@@ -416,26 +530,36 @@ StatusOr<int64_t> RunStore::DropFailedVerdicts(std::string_view rules) {
   return static_cast<int64_t>(sqlite3_changes(db_->raw()));
 }
 
-StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(int64_t after, int limit,
+StatusOr<std::vector<StoredSample>> RunStore::PendingSamples(Slot after, int limit,
                                                              bool outside_open_batches) {
+  // With one repeat, the query a run made before repeats: every slot is repeat 0.
+  const bool one = repeats_ == 1;
+  const std::string rep = one ? "0" : "p.rep";
   ASSIGN_OR_RETURN(
       sqlite::Stmt q,
       db_->Prepare(fmt::format(
-          "SELECT s.idx, s.json FROM samples s WHERE s.idx > ?1 AND NOT EXISTS (SELECT 1 FROM "
-          "responses r WHERE r.idx = s.idx AND r.ok = 1){} ORDER BY s.idx LIMIT ?2",
+          "SELECT s.idx, {0}, s.json FROM samples s{1} WHERE {2} AND NOT EXISTS (SELECT 1 FROM "
+          "responses r WHERE r.idx = s.idx AND r.rep = {0} AND r.ok = 1){3} ORDER BY s.idx{4} "
+          "LIMIT ?2",
+          rep, one ? "" : " CROSS JOIN " + RepeatsTable() + " p",
+          one ? "s.idx > ?1" : "s.idx >= ?1 AND (s.idx > ?1 OR p.rep > ?3)",
           outside_open_batches && batches_
-              ? " AND NOT EXISTS (SELECT 1 FROM provider_batch_items i JOIN provider_batches b "
-                "ON b.seq = i.seq WHERE i.idx = s.idx AND b.state IN ('submitting', "
-                "'submitted'))"
-              : "")));
-  q.Bind(1, after).Bind(2, int64_t{limit});
+              ? fmt::format(" AND NOT EXISTS (SELECT 1 FROM provider_batch_items i JOIN "
+                            "provider_batches b ON b.seq = i.seq WHERE i.idx = s.idx AND i.rep "
+                            "= {} AND b.state IN ('submitting', 'submitted'))",
+                            rep)
+              : "",
+          one ? "" : ", p.rep")));
+  q.Bind(1, after.index).Bind(2, int64_t{limit});
+  if (!one) q.Bind(3, after.repeat);
   std::vector<StoredSample> out;
   for (;;) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
     StoredSample s;
     s.index = q.Int(0);
-    ASSIGN_OR_RETURN(s.sample, ParseSample(q.Text(1), fmt::format("{} sample {}", db_->path(), s.index)));
+    s.repeat = q.Int(1);
+    ASSIGN_OR_RETURN(s.sample, ParseSample(q.Text(2), fmt::format("{} sample {}", db_->path(), s.index)));
     out.push_back(std::move(s));
   }
   return out;
@@ -626,6 +750,7 @@ StatusOr<RunCounts> RunStore::Counts() {
   RunCounts c;
   if (row) {
     c.samples = q.Int(0);
+    c.slots = c.samples * repeats_;
     c.answered = q.Int(1);
     c.errored = q.Int(2);
     c.truncated = q.Int(3);
@@ -641,18 +766,20 @@ StatusOr<RunCounts> RunStore::Counts() {
 // The columns ReadRow() reads, for the queries that join samples, responses and verdicts
 // as s, r and v; a reader of a run older than the verdicts' checks or the responses'
 // served models reads '' for them.
-std::string RunStore::RowColumns() const {
+std::string RunStore::RowColumns(std::string_view rep) const {
   return fmt::format(
       "s.idx, s.json, r.ok, r.text, r.reasoning, r.finish, r.finish_raw, r.input_tokens, "
       "r.output_tokens, r.reasoning_tokens, r.latency_ms, r.http_status, r.attempts, r.error, "
-      "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {}, {}, {}",
+      "r.cached, v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {}, {}, {}, "
+      "{}",
       checks_ ? "v.checks" : "''", served_model_ ? "r.served_model" : "''",
-      batches_ ? "r.batch" : "0");
+      batches_ ? "r.batch" : "0", rep);
 }
 
 StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
   RunRow row;
   row.index = q.Int(0);
+  row.repeat = q.Int(24);
   ASSIGN_OR_RETURN(row.sample, ParseSample(q.Text(1),
                                            fmt::format("{} sample {}", db_->path(), row.index),
                                            /*with_prompt=*/read == RowRead::kWhole));
@@ -697,18 +824,20 @@ StatusOr<RunRow> RunStore::ReadRow(const sqlite::Stmt& q, RowRead read) {
   return row;
 }
 
-StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, int64_t after, int limit) {
+StatusOr<std::vector<RunRow>> RunStore::Unscored(std::string_view rules, Slot after, int limit) {
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format(
                        // The answers without a verdict first, from the indexes alone; only
                        // their samples are read (a sample is most of a row's bytes).
-                       "SELECT {} FROM (SELECT r.idx AS idx FROM responses r LEFT JOIN "
-                       "verdicts v ON v.idx = r.idx AND v.rules = ?1 WHERE r.ok = 1 AND r.idx > "
-                       "?2 AND v.idx IS NULL ORDER BY r.idx LIMIT ?3) u JOIN samples s ON s.idx "
-                       "= u.idx JOIN responses r ON r.idx = u.idx LEFT JOIN verdicts v ON v.idx "
-                       "= u.idx AND v.rules = ?1 ORDER BY u.idx",
-                       RowColumns())));
-  q.Bind(1, rules).Bind(2, after).Bind(3, int64_t{limit});
+                       "SELECT {} FROM (SELECT r.idx AS idx, r.rep AS rep FROM responses r "
+                       "LEFT JOIN verdicts v ON v.idx = r.idx AND v.rep = r.rep AND v.rules = "
+                       "?1 WHERE r.ok = 1 AND r.idx >= ?2 AND (r.idx > ?2 OR r.rep > ?4) AND "
+                       "v.idx IS NULL ORDER BY r.idx, r.rep LIMIT ?3) u JOIN samples s ON s.idx "
+                       "= u.idx JOIN responses r ON r.idx = u.idx AND r.rep = u.rep LEFT JOIN "
+                       "verdicts v ON v.idx = u.idx AND v.rep = u.rep AND v.rules = ?1 ORDER BY "
+                       "u.idx, u.rep",
+                       RowColumns("u.rep"))));
+  q.Bind(1, rules).Bind(2, after.index).Bind(3, int64_t{limit}).Bind(4, after.repeat);
   std::vector<RunRow> out;
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
@@ -733,11 +862,19 @@ Status RunStore::ForEach(std::string_view rules, const std::function<Status(cons
   if (read != RowRead::kWhole) {
     ASSIGN_OR_RETURN(heads, HeadsComplete());
   }
+  // With one repeat, the query a run made before repeats (a run stored before them
+  // has no repeat columns).
+  const bool one = repeats_ == 1;
+  const std::string rep = one ? "0" : "p.rep";
+  const std::string on_rep = repeat_columns_ ? fmt::format(" AND r.rep = {}", rep) : "";
+  const std::string on_verdict_rep = repeat_columns_ ? fmt::format(" AND v.rep = {}", rep) : "";
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format(
-                       "SELECT {} FROM {} s LEFT JOIN responses r ON r.idx = s.idx LEFT "
-                       "JOIN verdicts v ON v.idx = s.idx AND v.rules = ?1 ORDER BY s.idx",
-                       RowColumns(), heads ? "sample_heads" : "samples")));
+                       "SELECT {} FROM {} s{} LEFT JOIN responses r ON r.idx = s.idx{} LEFT "
+                       "JOIN verdicts v ON v.idx = s.idx{} AND v.rules = ?1 ORDER BY s.idx{}",
+                       RowColumns(rep), heads ? "sample_heads" : "samples",
+                       one ? "" : " CROSS JOIN " + RepeatsTable() + " p", on_rep, on_verdict_rep,
+                       one ? "" : ", p.rep")));
   q.Bind(1, rules);
   for (;;) {
     ASSIGN_OR_RETURN(bool more, q.Step());
@@ -800,15 +937,25 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
           "hold different suites)",
           dir, moved->first));
     }
+    // A run of a schema before repeats holds repeat 0 of each sample.
+    ASSIGN_OR_RETURN(auto has_rep, first("SELECT COUNT(*), '' FROM pragma_table_info("
+                                         "'responses', 'src') WHERE name = 'rep'"));
+    const bool src_rep = has_rep && has_rep->first != "0";
+    const std::string o_rep = src_rep ? "o.rep" : "0";
     ASSIGN_OR_RETURN(auto conflict,
-                     first("SELECT s.id, '' FROM src.responses o JOIN main.responses r ON "
-                           "r.idx = o.idx JOIN main.samples s ON s.idx = o.idx WHERE o.ok = 1 "
-                           "AND r.ok = 1 AND o.text != r.text ORDER BY o.idx LIMIT 1"));
+                     first(fmt::format(
+                               "SELECT s.id, {0} FROM src.responses o JOIN main.responses r ON "
+                               "r.idx = o.idx AND r.rep = {0} JOIN main.samples s ON s.idx = "
+                               "o.idx WHERE o.ok = 1 AND r.ok = 1 AND o.text != r.text ORDER BY "
+                               "o.idx LIMIT 1",
+                               o_rep)
+                               .c_str()));
     if (conflict) {
       return Status::InvalidArgument(fmt::format(
-          "{}: sample '{}' has another answer than in the runs merged before (the same "
+          "{}: sample '{}'{} has another answer than in the runs merged before (the same "
           "sample answered twice, differently); nothing of {} was merged",
-          dir, conflict->first, dir));
+          dir, conflict->first,
+          conflict->second == "0" ? "" : fmt::format(" (repeat {})", conflict->second), dir));
     }
     MergeCounts counts;
     // A run of an older schema has no checks column (its verdicts are scored again).
@@ -834,10 +981,11 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
         "(SELECT 1 FROM main.sample_heads h WHERE h.idx = o.idx)"));
     // The responses to take: where this store has none, or an error and the other an
     // answer.
-    RETURN_IF_ERROR(db_->Exec(
-        "DROP TABLE IF EXISTS temp.take; CREATE TEMP TABLE take AS SELECT o.idx, o.ok FROM "
-        "src.responses o LEFT JOIN main.responses r ON r.idx = o.idx WHERE r.idx IS NULL OR "
-        "(r.ok = 0 AND o.ok = 1)"));
+    RETURN_IF_ERROR(db_->Exec(fmt::format(
+        "DROP TABLE IF EXISTS temp.take; CREATE TEMP TABLE take AS SELECT o.idx, {0} AS rep, "
+        "o.ok FROM src.responses o LEFT JOIN main.responses r ON r.idx = o.idx AND r.rep = {0} "
+        "WHERE r.idx IS NULL OR (r.ok = 0 AND o.ok = 1)",
+        o_rep)));
     ASSIGN_OR_RETURN(auto taken, first("SELECT (SELECT COUNT(*) FROM temp.take WHERE ok = 1), "
                                        "(SELECT COUNT(*) FROM temp.take WHERE ok = 0)"));
     counts.answers = std::stoll(taken->first);
@@ -845,20 +993,24 @@ StatusOr<MergeCounts> RunStore::MergeFrom(const std::string& dir) {
     constexpr const char* kResponseColumns =
         "idx, ok, text, reasoning, finish, finish_raw, input_tokens, output_tokens, "
         "reasoning_tokens, latency_ms, http_status, attempts, error, cached, created_ms";
+    const std::string v_rep = src_rep ? "v.rep" : "0";
     RETURN_IF_ERROR(db_->Exec(
-        "DELETE FROM main.verdicts WHERE idx IN (SELECT idx FROM temp.take); " +
-        fmt::format("INSERT OR REPLACE INTO main.responses({0}, served_model, batch) SELECT "
-                    "{0}, {1}, {2} FROM src.responses WHERE idx IN (SELECT idx FROM temp.take); ",
+        "DELETE FROM main.verdicts WHERE (idx, rep) IN (SELECT idx, rep FROM temp.take); " +
+        fmt::format("INSERT OR REPLACE INTO main.responses({0}, served_model, batch, rep) SELECT "
+                    "{0}, {1}, {2}, {3} FROM src.responses o WHERE (o.idx, {3}) IN (SELECT idx, "
+                    "rep FROM temp.take); ",
                     kResponseColumns, src_served ? "served_model" : "''",
-                    src_batch ? "batch" : "0") +
+                    src_batch ? "batch" : "0", o_rep) +
         // Verdicts belong to an answer: taken with it, or added to the same answer.
         fmt::format("INSERT OR IGNORE INTO main.verdicts(idx, rules, pass, reason, "
-                    "rules_version, format, accuracy, error, checks) SELECT v.idx, v.rules, "
-                    "v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {} FROM "
-                    "src.verdicts v JOIN",
-                    src_checks ? "v.checks" : "''") +
-        " src.responses o ON o.idx = v.idx AND o.ok = 1 JOIN main.responses r ON r.idx = "
-        "v.idx AND r.ok = 1 AND r.text = o.text; DROP TABLE temp.take;"));
+                    "rules_version, format, accuracy, error, checks, rep) SELECT v.idx, v.rules, "
+                    "v.pass, v.reason, v.rules_version, v.format, v.accuracy, v.error, {}, {} "
+                    "FROM src.verdicts v JOIN",
+                    src_checks ? "v.checks" : "''", v_rep) +
+        fmt::format(" src.responses o ON o.idx = v.idx{0} AND o.ok = 1 JOIN main.responses r ON "
+                    "r.idx = v.idx AND r.rep = {1} AND r.ok = 1 AND r.text = o.text; DROP TABLE "
+                    "temp.take;",
+                    src_rep ? " AND o.rep = v.rep" : "", v_rep)));
     RETURN_IF_ERROR(Commit());
     return counts;
   };
@@ -923,10 +1075,11 @@ Status RunStore::AddProviderBatch(ProviderBatch* batch, const std::vector<Provid
   batch->requests = static_cast<int64_t>(items.size());
   batch->created_ms = now;
   ASSIGN_OR_RETURN(sqlite::Stmt item,
-                   db_->Prepare("INSERT INTO provider_batch_items(seq, idx, custom_id) VALUES "
-                                "(?1, ?2, ?3)"));
+                   db_->Prepare("INSERT INTO provider_batch_items(seq, idx, custom_id, rep) VALUES "
+                                "(?1, ?2, ?3, ?4)"));
   for (const ProviderBatchItem& i : items) {
-    RETURN_IF_ERROR(item.Bind(1, batch->seq).Bind(2, i.index).BindView(3, i.custom_id).Run());
+    RETURN_IF_ERROR(
+        item.Bind(1, batch->seq).Bind(2, i.index).BindView(3, i.custom_id).Bind(4, i.repeat).Run());
   }
   return Status::Ok();
 }
@@ -971,38 +1124,47 @@ StatusOr<std::vector<ProviderBatchItem>> RunStore::ProviderBatchItems(int64_t se
   std::vector<ProviderBatchItem> out;
   if (!batches_) return out;
   ASSIGN_OR_RETURN(sqlite::Stmt q,
-                   db_->Prepare("SELECT idx, custom_id FROM provider_batch_items WHERE seq = ?1 "
-                                "ORDER BY idx"));
+                   db_->Prepare(fmt::format("SELECT idx, custom_id, {} FROM provider_batch_items "
+                                            "WHERE seq = ?1 ORDER BY idx{}",
+                                            repeat_columns_ ? "rep" : "0",
+                                            repeat_columns_ ? ", rep" : "")));
   q.Bind(1, seq);
   for (;;) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) return out;
-    out.push_back(ProviderBatchItem{q.Int(0), std::string(q.Text(1))});
+    out.push_back(ProviderBatchItem{q.Int(0), std::string(q.Text(1)), q.Int(2)});
   }
 }
 
-StatusOr<std::vector<int64_t>> RunStore::AnsweredOfProviderBatch(int64_t seq) {
-  std::vector<int64_t> out;
+StatusOr<std::vector<Slot>> RunStore::AnsweredOfProviderBatch(int64_t seq) {
+  std::vector<Slot> out;
   if (!batches_) return out;
+  const bool rep = repeat_columns_;
   ASSIGN_OR_RETURN(sqlite::Stmt q,
-                   db_->Prepare("SELECT i.idx FROM provider_batch_items i JOIN responses r ON "
-                                "r.idx = i.idx AND r.ok = 1 WHERE i.seq = ?1 ORDER BY i.idx"));
+                   db_->Prepare(fmt::format("SELECT i.idx, {} FROM provider_batch_items i JOIN "
+                                            "responses r ON r.idx = i.idx{} AND r.ok = 1 WHERE "
+                                            "i.seq = ?1 ORDER BY i.idx{}",
+                                            rep ? "i.rep" : "0", rep ? " AND r.rep = i.rep" : "",
+                                            rep ? ", i.rep" : "")));
   q.Bind(1, seq);
   for (;;) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) return out;
-    out.push_back(q.Int(0));
+    out.push_back(Slot{q.Int(0), q.Int(1)});
   }
 }
 
-StatusOr<std::vector<std::string>> RunStore::CustomIdsOf(std::string_view provider, int64_t index) {
+StatusOr<std::vector<std::string>> RunStore::CustomIdsOf(std::string_view provider, int64_t index,
+                                                         int64_t repeat) {
   std::vector<std::string> out;
   if (!batches_) return out;
   ASSIGN_OR_RETURN(sqlite::Stmt q,
-                   db_->Prepare("SELECT DISTINCT i.custom_id FROM provider_batch_items i JOIN "
-                                "provider_batches b ON b.seq = i.seq WHERE b.provider = ?1 AND "
-                                "i.idx = ?2 ORDER BY i.custom_id"));
+                   db_->Prepare(fmt::format("SELECT DISTINCT i.custom_id FROM provider_batch_items "
+                                            "i JOIN provider_batches b ON b.seq = i.seq WHERE "
+                                            "b.provider = ?1 AND i.idx = ?2{} ORDER BY i.custom_id",
+                                            repeat_columns_ ? " AND i.rep = ?3" : "")));
   q.Bind(1, provider).Bind(2, index);
+  if (repeat_columns_) q.Bind(3, repeat);
   for (;;) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) return out;
@@ -1010,13 +1172,16 @@ StatusOr<std::vector<std::string>> RunStore::CustomIdsOf(std::string_view provid
   }
 }
 
-StatusOr<std::optional<RunRow>> RunStore::Row(int64_t index, std::string_view rules) {
+StatusOr<std::optional<RunRow>> RunStore::Row(int64_t index, std::string_view rules,
+                                             int64_t repeat) {
+  const bool rep = repeat_columns_;
   ASSIGN_OR_RETURN(sqlite::Stmt q,
                    db_->Prepare(fmt::format("SELECT {} FROM samples s LEFT JOIN responses r ON "
-                                            "r.idx = s.idx LEFT JOIN verdicts v ON v.idx = s.idx "
-                                            "AND v.rules = ?2 WHERE s.idx = ?1",
-                                            RowColumns())));
-  q.Bind(1, index).Bind(2, rules);
+                                            "r.idx = s.idx{} LEFT JOIN verdicts v ON v.idx = s.idx"
+                                            "{} AND v.rules = ?2 WHERE s.idx = ?1",
+                                            RowColumns("?3"), rep ? " AND r.rep = ?3" : "",
+                                            rep ? " AND v.rep = ?3" : "")));
+  q.Bind(1, index).Bind(2, rules).Bind(3, repeat);
   ASSIGN_OR_RETURN(bool row, q.Step());
   if (!row) return std::optional<RunRow>();
   ASSIGN_OR_RETURN(RunRow r, ReadRow(q, RowRead::kWhole));

@@ -1,11 +1,14 @@
 // RunStore: everything one `structtest run` produces, in DIR/run.db (SQLite, WAL):
 // the manifest (what was run, against what, with which settings), the samples, one
-// response per sample (the answer with its reasoning, token usage, latency and
-// attempts, or the error that ended its request) and the verdicts per rule set. A
-// response is written in the same transaction as its verdict, and a commit is atomic,
-// so a run killed at any moment reopens with every committed answer and nothing half
-// written; the samples still to ask are exactly those without an answer
-// (PendingSamples). The schema is versioned (numbered migrations in run_store.cc).
+// response per sample and repeat (the answer with its reasoning, token usage, latency
+// and attempts, or the error that ended its request) and the verdicts per rule set. A
+// run asks each sample K times (run --repeats K, the manifest's "repeats"; 1 when it
+// has none): a response and its verdicts belong to a Slot, a sample's repeat; a run
+// stored before repeats holds repeat 0 of each sample. A response is written in the
+// same transaction as its verdict, and a commit is atomic, so a run killed at any
+// moment reopens with every committed answer and nothing half written; the slots still
+// to ask are exactly those without an answer (PendingSamples). The schema is versioned
+// (numbered migrations in run_store.cc).
 //
 // One process at a time: Open() takes an exclusive lock on the directory, held until
 // the store is destroyed (or the process dies). Readers (OpenReadOnly) need no lock.
@@ -13,6 +16,7 @@
 #ifndef STRUCTTEST_STORE_RUN_STORE_H_
 #define STRUCTTEST_STORE_RUN_STORE_H_
 
+#include <compare>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -29,6 +33,17 @@
 #include "structtest/status.h"
 
 namespace structtest {
+
+// One request of a run: sample `index` (its position in the suite, from 0) asked for
+// the `repeat`-th time (from 0, below the run's repeats). Slots order by index, then
+// repeat.
+struct Slot {
+  int64_t index = 0;
+  int64_t repeat = 0;
+  auto operator<=>(const Slot&) const = default;
+};
+// Before every slot: where a scan of slots starts.
+inline constexpr Slot kBeforeFirstSlot{-1, 0};
 
 // A model's answer to one sample, or the error that ended its request.
 struct StoredResponse {
@@ -72,10 +87,11 @@ struct ProviderBatch {
   std::string detail;  // why it failed, for a person
 };
 
-// One request of a ProviderBatch: the sample it asks and its custom id.
+// One request of a ProviderBatch: the sample (and repeat) it asks and its custom id.
 struct ProviderBatchItem {
   int64_t index = 0;
   std::string custom_id;
+  int64_t repeat = 0;
 };
 
 // A verdict as stored: Verdict's fields, or the error that kept the sample from being
@@ -95,11 +111,14 @@ struct StoredVerdict {
 struct StoredSample {
   int64_t index = 0;  // position in the suite, from 0
   Sample sample;
+  int64_t repeat = 0;  // which of the run's repeats is asked
+  Slot slot() const { return Slot{index, repeat}; }
 };
 
-// One row of the whole run, for reports and export.
+// One row of the whole run (a sample's repeat), for reports and export.
 struct RunRow {
   int64_t index = 0;
+  int64_t repeat = 0;
   Sample sample;
   std::optional<StoredResponse> response;
   std::optional<StoredVerdict> verdict;  // for the rule set asked
@@ -114,6 +133,7 @@ struct MergeCounts {
 
 struct RunCounts {
   int64_t samples = 0;
+  int64_t slots = 0;     // samples times the run's repeats: the requests a run makes
   int64_t answered = 0;  // ok responses
   int64_t errored = 0;   // error responses
   int64_t truncated = 0;  // answers cut off by the token limit (finish "length")
@@ -149,7 +169,12 @@ class RunStore {
 
   // The manifest, or nullopt for a new store.
   StatusOr<std::optional<nlohmann::json>> Manifest();
+  // Errors: a "repeats" that is not a whole number from 1 to kMaxRepeats.
   Status SetManifest(const nlohmann::json& manifest);
+  // How many times the run asks each sample: the manifest's "repeats", 1 without one
+  // (and in a store without a manifest yet).
+  int64_t repeats() const { return repeats_; }
+  static constexpr int64_t kMaxRepeats = 1000;
 
   // Writes go inside Begin()/Commit(); a store destroyed with an open batch rolls it
   // back, which is what a crash does too.
@@ -164,14 +189,15 @@ class RunStore {
   Status BeginBulk();
 
   // REQUIRES: in a batch. Indexes are unique; samples are added once, before any
-  // response. Errors: a sample id already in the run ("sample id 'x' appears twice").
+  // response. `repeat` (here and below): which of the sample's repeats, from 0. Errors: a sample id already in the run ("sample id 'x' appears twice").
   // `json`, when given, is the sample's JSON text as read (a line of a samples file),
   // stored as it is; otherwise the sample is written out.
   Status AddSample(int64_t index, const Sample& sample, std::string_view json = {});
   // Replaces the sample's response (an error is replaced by the answer of a retry) and
   // drops its verdicts, which belonged to the old response.
-  Status PutResponse(int64_t index, const StoredResponse& response);
-  Status PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& verdict);
+  Status PutResponse(int64_t index, const StoredResponse& response, int64_t repeat = 0);
+  Status PutVerdict(int64_t index, std::string_view rules, const StoredVerdict& verdict,
+                    int64_t repeat = 0);
   // Drops the verdicts under `rules` of the samples of `domain` that another checker
   // version gave (or that are errors), so they are scored again. Returns how many.
   StatusOr<int64_t> DropVerdictsNotOf(std::string_view rules, std::string_view domain,
@@ -199,14 +225,14 @@ class RunStore {
   // REQUIRES: not in a batch; `plan` is another store.
   StatusOr<int64_t> GrowTo(RunStore& plan);
 
-  // Up to `limit` samples with index > `after` that have no ok response, by index;
-  // with `outside_open_batches`, only those that no batch being submitted or submitted
-  // (ProviderBatch states "submitting", "submitted") asks.
-  StatusOr<std::vector<StoredSample>> PendingSamples(int64_t after, int limit,
+  // Up to `limit` slots after `after` (of the run's repeats) that have no ok response,
+  // in slot order; with `outside_open_batches`, only those that no batch being
+  // submitted or submitted (ProviderBatch states "submitting", "submitted") asks.
+  StatusOr<std::vector<StoredSample>> PendingSamples(Slot after, int limit,
                                                      bool outside_open_batches = false);
-  // The row of sample `index` (its verdict under `rules`), or nullopt when the run has
-  // no such sample.
-  StatusOr<std::optional<RunRow>> Row(int64_t index, std::string_view rules);
+  // The row of sample `index`'s `repeat` (its verdict under `rules`), or nullopt when
+  // the run has no such sample.
+  StatusOr<std::optional<RunRow>> Row(int64_t index, std::string_view rules, int64_t repeat = 0);
 
   // Provider batches (ProviderBatch). REQUIRES for the writes: in a batch (Begin()).
   // Adds `batch` with `items` and sets its seq, requests and created_ms. Errors: its
@@ -218,13 +244,14 @@ class RunStore {
   // when given.
   StatusOr<std::vector<ProviderBatch>> ProviderBatches(std::string_view state = "");
   StatusOr<std::vector<ProviderBatchItem>> ProviderBatchItems(int64_t seq);
-  // The samples of batch `seq` that have an answer (an ok response).
-  StatusOr<std::vector<int64_t>> AnsweredOfProviderBatch(int64_t seq);
-  // The custom ids the run's batches of `provider` gave sample `index`.
-  StatusOr<std::vector<std::string>> CustomIdsOf(std::string_view provider, int64_t index);
-  // Up to `limit` answered samples with index > `after` and no verdict under `rules`,
-  // by index (rows carry the response).
-  StatusOr<std::vector<RunRow>> Unscored(std::string_view rules, int64_t after, int limit);
+  // The slots of batch `seq` that have an answer (an ok response).
+  StatusOr<std::vector<Slot>> AnsweredOfProviderBatch(int64_t seq);
+  // The custom ids the run's batches of `provider` gave sample `index`'s `repeat`.
+  StatusOr<std::vector<std::string>> CustomIdsOf(std::string_view provider, int64_t index,
+                                                 int64_t repeat = 0);
+  // Up to `limit` answered slots after `after` with no verdict under `rules`, in slot
+  // order (rows carry the response).
+  StatusOr<std::vector<RunRow>> Unscored(std::string_view rules, Slot after, int limit);
   StatusOr<RunCounts> Counts();
   // The `limit` most frequent errors of the samples whose request failed, with their
   // counts, most frequent first. Messages that differ only in their numbers count as
@@ -246,8 +273,9 @@ class RunStore {
     kNoPrompt,  // leaves out the sample's messages and target
     kTally,     // also the answer and the reasoning: what tallies need
   };
-  // Calls `fn` for every sample in index order, with its response and its verdict
-  // under `rules`. Rows stream from the database: memory does not grow with the run.
+  // Calls `fn` for every slot of the run (each sample's repeats 0 to repeats() - 1) in
+  // slot order, with its response and its verdict under `rules`; a slot not asked yet
+  // has neither. Rows stream from the database: memory does not grow with the run.
   Status ForEach(std::string_view rules, const std::function<Status(const RunRow&)>& fn,
                  RowRead read = RowRead::kWhole);
   // Calls `fn` for every sample, whole, in index order. The samples are read a few
@@ -260,7 +288,8 @@ class RunStore {
   Status Prepare();
   // Whether every sample has its head (sample_heads), which ForEach then reads.
   StatusOr<bool> HeadsComplete();
-  std::string RowColumns() const;
+  // `rep`: the SQL of the rows' repeat ("p.rep", "0", ...).
+  std::string RowColumns(std::string_view rep) const;
   // Reads the row at `q`'s cursor: the columns of RowColumns().
   StatusOr<RunRow> ReadRow(const sqlite::Stmt& q, RowRead read);
 
@@ -281,6 +310,13 @@ class RunStore {
   // Whether the schema has provider_batches and responses.batch (a reader of an older
   // run: false).
   bool batches_ = true;
+  // Whether the schema has the repeat columns (a reader of an older run: false).
+  bool repeat_columns_ = true;
+  int64_t repeats_ = 1;  // repeats()
+  // Reads repeats_ from the stored manifest.
+  Status ReadRepeats();
+  // The repeats a scan of slots enumerates: "(SELECT 0 AS rep UNION ALL ...)".
+  std::string RepeatsTable() const;
   // The bulk batch's sync (see BeginBulk): 0 or its errno.
   std::future<int> bulk_synced_;
 };

@@ -12,8 +12,47 @@
 namespace structtest {
 namespace {
 
+// Takes a run back to schema 5, as a build before repeats wrote it: responses,
+// verdicts and batch items without a repeat (repeat 0's rows kept).
+const std::string kToFifthSchema = R"sql(
+ALTER TABLE verdicts RENAME TO verdicts_v6;
+ALTER TABLE responses RENAME TO responses_v6;
+ALTER TABLE provider_batch_items RENAME TO provider_batch_items_v6;
+CREATE TABLE responses (
+  idx INTEGER PRIMARY KEY REFERENCES samples(idx), ok INTEGER NOT NULL, text TEXT NOT NULL,
+  reasoning TEXT NOT NULL, finish TEXT NOT NULL, finish_raw TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL, latency_ms INTEGER NOT NULL,
+  http_status INTEGER NOT NULL, attempts INTEGER NOT NULL, error TEXT NOT NULL,
+  cached INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+  served_model TEXT NOT NULL DEFAULT '', batch INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE verdicts (
+  idx INTEGER NOT NULL REFERENCES responses(idx), rules TEXT NOT NULL, pass INTEGER NOT NULL,
+  reason TEXT NOT NULL, rules_version TEXT NOT NULL, format INTEGER, accuracy INTEGER,
+  error TEXT NOT NULL, checks TEXT NOT NULL DEFAULT '', PRIMARY KEY (idx, rules));
+CREATE TABLE provider_batch_items (
+  seq INTEGER NOT NULL REFERENCES provider_batches(seq),
+  idx INTEGER NOT NULL REFERENCES samples(idx), custom_id TEXT NOT NULL,
+  PRIMARY KEY (seq, idx));
+INSERT INTO responses SELECT idx, ok, text, reasoning, finish, finish_raw, input_tokens,
+  output_tokens, reasoning_tokens, latency_ms, http_status, attempts, error, cached,
+  created_ms, served_model, batch FROM responses_v6 WHERE rep = 0;
+INSERT INTO verdicts SELECT idx, rules, pass, reason, rules_version, format, accuracy, error,
+  checks FROM verdicts_v6 WHERE rep = 0;
+INSERT INTO provider_batch_items SELECT seq, idx, custom_id FROM provider_batch_items_v6
+  WHERE rep = 0;
+DROP TABLE verdicts_v6;
+DROP TABLE responses_v6;
+DROP TABLE provider_batch_items_v6;
+CREATE INDEX responses_ok ON responses(ok, idx);
+CREATE INDEX provider_batch_items_custom_id ON provider_batch_items(custom_id);
+CREATE INDEX provider_batch_items_idx ON provider_batch_items(idx);
+PRAGMA user_version=5;
+)sql";
+
 // Takes a run back to schema 4: no provider batches (their tables, responses.batch).
-constexpr const char* kToFourthSchema =
+const std::string kToFourthSchema =
+    kToFifthSchema +
     "DROP TABLE provider_batch_items; DROP TABLE provider_batches; ALTER TABLE responses DROP "
     "COLUMN batch; ";
 
@@ -61,13 +100,13 @@ void AddSamples(RunStore& store, int n) {
 
 std::vector<int64_t> PendingIndexes(RunStore& store) {
   std::vector<int64_t> out;
-  int64_t after = -1;
+  Slot after = kBeforeFirstSlot;
   for (;;) {
     auto batch = store.PendingSamples(after, 3);
     EXPECT_TRUE(batch.ok()) << batch.status().message();
     if (!batch.ok() || batch->empty()) return out;
     for (const StoredSample& s : *batch) out.push_back(s.index);
-    after = batch->back().index;
+    after = batch->back().slot();
   }
 }
 
@@ -634,7 +673,8 @@ TEST(RunStoreTest, AMissingHeadFallsBackToTheWholeSamples) {
 
 // Takes a run back to the first schema: no sample heads, no verdict checks, no served
 // models.
-constexpr const char* kToFirstSchema =
+const std::string kToFirstSchema =
+    kToFifthSchema +
     "DROP TABLE provider_batch_items; DROP TABLE provider_batches; ALTER TABLE responses DROP "
     "COLUMN batch; DROP TABLE sample_heads; ALTER TABLE verdicts DROP COLUMN checks; ALTER TABLE responses "
     "DROP COLUMN served_model; PRAGMA user_version=1";
@@ -668,7 +708,7 @@ TEST(RunStoreTest, ARunOfTheFirstSchemaIsReadAndUpgraded) {
     EXPECT_EQ(RowsAs(**store, RunStore::RowRead::kTally), tally);
   }
   ASSERT_TRUE(RunStore::Open(dir.path()).ok());
-  EXPECT_EQ(schema(), std::make_pair(int64_t{5}, true));
+  EXPECT_EQ(schema(), std::make_pair(int64_t{6}, true));
   ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), "UPDATE samples SET json = '{}' WHERE idx = 3"));
   auto store = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(store.ok());
@@ -830,7 +870,7 @@ TEST(RunStoreTest, ProviderBatchesHoldTheirSamplesUntilTheyEnd) {
   AddSamples(**store, 5);
   const auto pending = [&](bool outside) {
     std::vector<int64_t> out;
-    auto got = (*store)->PendingSamples(-1, 100, outside);
+    auto got = (*store)->PendingSamples(kBeforeFirstSlot, 100, outside);
     EXPECT_TRUE(got.ok());
     for (const StoredSample& s : *got) out.push_back(s.index);
     return out;
@@ -874,7 +914,7 @@ TEST(RunStoreTest, ProviderBatchesHoldTheirSamplesUntilTheyEnd) {
   EXPECT_EQ((*batches)[0].batch_id, "batch_1");
   EXPECT_EQ((*batches)[0].state, "collected");
   EXPECT_TRUE((*reopened)->ProviderBatches("submitted")->empty());
-  EXPECT_EQ((*reopened)->AnsweredOfProviderBatch(1).value(), (std::vector<int64_t>{1}));
+  EXPECT_EQ((*reopened)->AnsweredOfProviderBatch(1).value(), (std::vector<Slot>{Slot{1, 0}}));
   EXPECT_EQ((*reopened)->CustomIdsOf("openai", 3).value(), (std::vector<std::string>{"s3-a"}));
   EXPECT_TRUE((*reopened)->CustomIdsOf("offline", 3)->empty());
   auto row = (*reopened)->Row(1, "paper");
@@ -887,6 +927,171 @@ TEST(RunStoreTest, ProviderBatchesHoldTheirSamplesUntilTheyEnd) {
   EXPECT_EQ(counts->spent_input_tokens, 20);
   EXPECT_EQ(counts->spent_batch_input_tokens, 10);
   EXPECT_EQ(counts->spent_batch_output_tokens, 5);
+}
+
+// run --repeats K: each sample's repeats are slots of their own, asked, answered,
+// scored and read apart; K comes from the manifest and is kept across reopening.
+TEST(RunStoreTest, RepeatsAreSlotsOfTheirOwn) {
+  testing::TempDir dir;
+  {
+    auto store = RunStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    EXPECT_EQ((*store)->repeats(), 1);
+    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 3}}).ok());
+    EXPECT_EQ((*store)->repeats(), 3);
+    for (const nlohmann::json bad : {nlohmann::json(0), nlohmann::json(1001), nlohmann::json(2.5),
+                                     nlohmann::json("3")}) {
+      const Status s = (*store)->SetManifest({{"model", "m"}, {"repeats", bad}});
+      EXPECT_FALSE(s.ok()) << bad;
+      EXPECT_NE(s.message().find("repeats " + bad.dump() + " is not a whole number"),
+                std::string::npos)
+          << s.message();
+    }
+    EXPECT_EQ((*store)->repeats(), 3);  // a refused manifest changes nothing
+    AddSamples(**store, 2);
+    const auto pending = [&](int page) {
+      std::vector<Slot> out;
+      for (Slot after = kBeforeFirstSlot;;) {
+        auto got = (*store)->PendingSamples(after, page);
+        EXPECT_TRUE(got.ok()) << got.status().message();
+        if (!got.ok() || got->empty()) return out;
+        for (const StoredSample& s : *got) {
+          out.push_back(s.slot());
+          EXPECT_EQ(s.sample.id, "s" + std::to_string(s.index));
+        }
+        after = got->back().slot();
+      }
+    };
+    EXPECT_EQ(pending(4), (std::vector<Slot>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}}));
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->PutResponse(0, Answer("zero-one"), 1).ok());
+    ASSERT_TRUE((*store)->PutResponse(1, Failure("HTTP 500"), 2).ok());
+    StoredVerdict v;
+    v.pass = true;
+    v.rules_version = "math-1";
+    ASSERT_TRUE((*store)->PutVerdict(0, "paper", v, 1).ok());
+    ASSERT_TRUE((*store)->PutResponse(0, Answer("zero-zero"), 0).ok());  // keeps repeat 1's verdict
+    ASSERT_TRUE((*store)->Commit().ok());
+    EXPECT_EQ(pending(2), (std::vector<Slot>{{0, 2}, {1, 0}, {1, 1}, {1, 2}}));
+    auto unscored = (*store)->Unscored("paper", kBeforeFirstSlot, 10);
+    ASSERT_TRUE(unscored.ok());
+    ASSERT_EQ(unscored->size(), 1u);
+    EXPECT_EQ((*unscored)[0].index, 0);
+    EXPECT_EQ((*unscored)[0].repeat, 0);
+    EXPECT_EQ((*unscored)[0].response->text, "zero-zero");
+    auto counts = (*store)->Counts();
+    ASSERT_TRUE(counts.ok());
+    EXPECT_EQ(counts->samples, 2);
+    EXPECT_EQ(counts->slots, 6);
+    EXPECT_EQ(counts->answered, 2);
+    EXPECT_EQ(counts->errored, 1);
+    auto row = (*store)->Row(0, "paper", 1);
+    ASSERT_TRUE(row.ok() && row->has_value());
+    EXPECT_EQ((*row)->repeat, 1);
+    EXPECT_EQ((*row)->response->text, "zero-one");
+    EXPECT_TRUE((*row)->verdict.has_value());
+  }
+  auto store = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->repeats(), 3);
+  std::vector<std::string> rows;
+  for (RunStore::RowRead read : {RunStore::RowRead::kWhole, RunStore::RowRead::kTally}) {
+    rows.clear();
+    ASSERT_TRUE((*store)->ForEach("paper", [&](const RunRow& r) {
+      rows.push_back(fmt::format("{}/{}:{}{}", r.index, r.repeat,
+                                 r.response ? (r.response->ok ? "ok" : "error") : "-",
+                                 r.verdict ? "+verdict" : ""));
+      return Status::Ok();
+    }, read).ok());
+    EXPECT_EQ(rows, (std::vector<std::string>{"0/0:ok", "0/1:ok+verdict", "0/2:-", "1/0:-",
+                                              "1/1:-", "1/2:error"}));
+  }
+}
+
+// A run made before repeats (schema 5) reads as repeat 0 of K = 1, with its batch
+// items; the first writer that opens it moves it to schema 6 keeping every row.
+TEST(RunStoreTest, ARunStoredBeforeRepeatsIsRepeatZeroOfOne) {
+  testing::TempDir dir;
+  MakeRun(dir.path());
+  {
+    auto store = RunStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    ProviderBatch b;
+    b.key = "k1";
+    b.provider = "openai";
+    b.state = "collected";
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->AddProviderBatch(&b, {{1, "s1-a"}, {2, "s2-b"}}).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  std::vector<std::string> rows;
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok());
+    rows = RowsAs(**store, RunStore::RowRead::kWhole);
+  }
+  ASSERT_NO_FATAL_FAILURE(ExecOn(dir.path(), kToFifthSchema));
+  const auto check = [&](RunStore& store) {
+    EXPECT_EQ(store.repeats(), 1);
+    EXPECT_EQ(RowsAs(store, RunStore::RowRead::kWhole), rows);
+    EXPECT_TRUE(store.ForEach("paper", [](const RunRow& r) {
+      EXPECT_EQ(r.repeat, 0);
+      return Status::Ok();
+    }).ok());
+    EXPECT_EQ(store.CustomIdsOf("openai", 2).value(), (std::vector<std::string>{"s2-b"}));
+    EXPECT_EQ(store.AnsweredOfProviderBatch(1).value(), (std::vector<Slot>{{1, 0}, {2, 0}}));
+    auto row = store.Row(1, "paper");
+    ASSERT_TRUE(row.ok() && row->has_value());
+    EXPECT_EQ((*row)->response->text, "one");
+    EXPECT_TRUE((*row)->verdict.has_value());
+  };
+  {
+    auto store = RunStore::OpenReadOnly(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    check(**store);
+  }
+  auto store = RunStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  check(**store);
+  auto items = (*store)->ProviderBatchItems(1);
+  ASSERT_TRUE(items.ok());
+  ASSERT_EQ(items->size(), 2u);
+  EXPECT_EQ((*items)[1].custom_id, "s2-b");
+  EXPECT_EQ((*items)[1].repeat, 0);
+  auto pending = (*store)->PendingSamples(kBeforeFirstSlot, 10);
+  ASSERT_TRUE(pending.ok());
+  EXPECT_EQ(pending->size(), 3u);  // 0, 3 and the errored 4
+}
+
+// Shards of a repeated run merge repeat by repeat; a conflict names the repeat.
+TEST(RunStoreTest, RepeatedRunsMergeRepeatByRepeat) {
+  testing::TempDir a, b;
+  for (const std::string& d : {a.path(), b.path()}) {
+    auto store = RunStore::Open(d);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 2}}).ok());
+    AddSamples(**store, 2);
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->PutResponse(0, Answer(d == a.path() ? "a0" : "b0-other"), 0).ok());
+    ASSERT_TRUE((*store)->PutResponse(0, Answer("x"), d == a.path() ? 1 : 0).ok());
+    if (d == b.path()) ASSERT_TRUE((*store)->PutResponse(1, Answer("b1"), 1).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto store = RunStore::Open(a.path());
+  ASSERT_TRUE(store.ok());
+  // b answered (0, 0) "x" where a has "a0": the same sample answered twice, differently.
+  auto refused = (*store)->MergeFrom(b.path());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("sample 's0' has another answer"), std::string::npos)
+      << refused.status().message();
+  ExecOn(b.path(), "DELETE FROM responses WHERE idx = 0 AND rep = 0");
+  auto merged = (*store)->MergeFrom(b.path());
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(merged->answers, 1);  // (1, 1)
+  auto row = (*store)->Row(1, "paper", 1);
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ((*row)->response->text, "b1");
+  EXPECT_EQ((*store)->Counts()->answered, 3);
 }
 
 }  // namespace
