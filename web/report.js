@@ -258,8 +258,40 @@ function drawScores() {
       `${esc(iv.aggregates)}. ` +
       'n counts the units the interval is over: samples, or tasks where a subtask counts tasks. ' +
       'Overall and All appear ' +
-      'when a run covers all four domains.' + (anyPartial ? ` ${kPartialNote}` : '') + '</p>';
+      'when a run covers all four domains.' + (anyPartial ? ` ${kPartialNote}` : '') + '</p>' +
+      repeatsHtml();
   drawCompareChooser();
+}
+
+// Runs of repeated samples (run --repeats K): per subtask, the samples with all K repeats
+// scored, the share whose K verdicts agree, pass@k and pass^k for k = 1..K, from
+// report.json's "repeats". '' when no run repeats its samples.
+function repeatsHtml() {
+  const runs = D.runs.map((r, i) => [r, i]).filter(([r]) => r.report.repeats);
+  if (!runs.length) return '';
+  let h = '<h3>Repeated samples</h3>';
+  for (const [r, i] of runs) {
+    const k = r.report.repeats.k;
+    const ks = Array.from({length: k}, (_, j) => j + 1);
+    h += `<p>${esc(runLabel(i))}: each sample asked ${esc(k)} times</p><table class="repeats">` +
+        '<tr><th class="l">subtask</th><th>samples</th><th>incomplete</th><th>consistent %</th>' +
+        ks.map((j) => `<th>pass@${j}</th>`).join('') + ks.map((j) => `<th>pass^${j}</th>`).join('') +
+        '</tr>';
+    for (const s of r.report.subtasks) {
+      const x = s.repeats;
+      if (!x) continue;
+      const cells = (v) => ks.map((j) => `<td class="acc">${v.length ? fmt(v[j - 1]) : '—'}</td>`).join('');
+      h += `<tr><td class="l">${esc(s.domain)}/${esc(s.subtask)}</td><td>${esc(x.samples)}</td>` +
+          `<td>${esc(x.incomplete)}</td><td class="acc">${x.consistency === null ? '—' : fmt(x.consistency)}</td>` +
+          cells(x.pass_at_k) + cells(x.pass_hat_k) + '</tr>';
+    }
+    h += '</table>';
+  }
+  return scroll(h) + '<p class="note">pass % above is then the mean over the repeats, and its ' +
+      'interval counts a sample\'s repeats as one cluster. Over the samples (tasks where a ' +
+      'subtask counts tasks) with all repeats scored: consistent, all K verdicts agree; pass@k ' +
+      'and pass^k, the unbiased estimates (Chen et al. 2021) of the chance that some, or all, ' +
+      'of k answers to a sample pass.</p>';
 }
 
 // Rule-level accuracy (rules passed / rules listed, the mean partial credit) and the

@@ -1,7 +1,8 @@
 // `structtest export RUN`: the records of a run directory as JSONL in the score
 // format (the sample, "response", "reasoning"), with what the run learned about each:
 // finish reason, token usage, latency, attempts, the model the server says answered,
-// the run's request settings and the stored verdict. Piped into
+// the run's request settings and the stored verdict; in a run of repeated samples (run
+// --repeats K), a record per sample and repeat, with its "repeat" (0 to K - 1). Piped into
 // `structtest score`, it rescores a run with another rule set without asking the
 // model again.
 #include <cstdio>
@@ -28,10 +29,12 @@ struct ExportOptions {
 };
 
 // `request`: the run's request settings (RequestSettings), the same on every row; null
-// for a built-in responder's run, which sends no request.
+// for a built-in responder's run, which sends no request. `repeated`: the run asks each
+// sample more than once, and the row says which repeat it is.
 nlohmann::json RowToJson(const RunRow& row, std::string_view rules,
-                         const nlohmann::json& request) {
+                         const nlohmann::json& request, bool repeated) {
   nlohmann::json j = SampleToJson(row.sample);
+  if (repeated) j["repeat"] = row.repeat;
   if (!row.response) {
     j["status"] = "pending";
     return j;
@@ -110,6 +113,7 @@ int RunExport(const ExportOptions& opt) {
   const nlohmann::json request = stored.value("model", "").starts_with("builtin/")
                                      ? nlohmann::json()
                                      : RequestSettings(stored);
+  const bool repeated = (*store)->repeats() > 1;
   int64_t written = 0, skipped = 0;
   Status s = (*store)->ForEach(RuleSetName(*rules), [&](const RunRow& row) {
     if (!opt.all && !(row.response && row.response->ok)) {
@@ -117,7 +121,7 @@ int RunExport(const ExportOptions& opt) {
       return Status::Ok();
     }
     ++written;
-    return (*writer)->Write(RowToJson(row, RuleSetName(*rules), request));
+    return (*writer)->Write(RowToJson(row, RuleSetName(*rules), request, repeated));
   });
   if (s.ok()) s = (*writer)->Close();
   if (!s.ok()) {

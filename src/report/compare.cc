@@ -37,7 +37,12 @@ struct Row {
   bool no_verdict = false;  // answered, but no verdict under the rule set
   std::string reason, rules_version;
   std::string item;  // SourceItem, or the task where the subtask counts tasks
+  // In a run of repeated samples: the outcome of each repeat, in order (`outcome` and
+  // the rest are repeat 0's).
+  std::vector<Outcome> repeats;
 };
+
+bool Scored(Outcome o) { return o == Outcome::kPass || o == Outcome::kFail; }
 
 struct SubtaskInfo {
   const SubtaskSpec* spec = nullptr;
@@ -103,9 +108,19 @@ StatusOr<RunRows> ReadRun(const std::string& dir, RuleSet rules, SubtaskCache& s
   out.run.dir = dir;
   ASSIGN_OR_RETURN(const nlohmann::json manifest, ReadManifest(*store));
   out.run.model = ModelOf(manifest);
+  out.run.repeats = store->repeats();
+  const bool repeated = out.run.repeats > 1;
   RETURN_IF_ERROR(store->ForEach(RuleSetName(rules), [&](const RunRow& r) {
+    // A sample's repeats come one after another, repeat 0 first.
+    if (repeated && r.repeat > 0) {
+      Row& row = out.rows.back();
+      row.repeats.push_back(OutcomeOf(r));
+      row.no_verdict = row.no_verdict || (r.response && r.response->ok && !r.verdict);
+      return Status::Ok();
+    }
     out.by_id.emplace(r.sample.id, out.rows.size());
     out.rows.push_back(RowOf(r, subtasks));
+    if (repeated) out.rows.back().repeats.push_back(out.rows.back().outcome);
     return Status::Ok();
   }));
   out.run.samples = static_cast<int64_t>(out.rows.size());
@@ -135,8 +150,9 @@ struct PairTally {
   SubtaskInfo info;
   std::map<std::string, std::array<int64_t, 3>> items;  // -> units, pass A, pass B
   std::array<int64_t, 4> singles{};                     // by 2 * pass A + pass B
-  std::map<std::string, TaskState> tasks_a, tasks_b;
+  std::map<std::string, TaskState> tasks_a, tasks_b;  // by TaskRepeatKey with repeats
   int64_t samples = 0, pass_to_fail = 0, fail_to_pass = 0;
+  int64_t repeats = 1;
 
   bool per_task() const { return info.spec != nullptr && info.spec->task_key != nullptr; }
 
@@ -144,9 +160,22 @@ struct PairTally {
     Stratum s;
     s.domain = domain;
     s.subtask = subtask;
+    s.repeated = repeats > 1;
     if (samples > 0) s.split = info.split;
     std::map<std::array<int64_t, 3>, int64_t> kinds;
-    if (per_task()) {
+    if (per_task() && repeats > 1) {
+      // A task's repeats counted in both runs are one cluster.
+      std::map<std::string_view, std::array<int64_t, 3>> by_task;
+      for (const auto& [key, a] : tasks_a) {
+        const TaskState b = tasks_b.at(key);
+        if (a == TaskState::kIncomplete || b == TaskState::kIncomplete) continue;
+        auto& counts = by_task[std::string_view(key).substr(0, key.rfind('\x1f'))];
+        ++counts[0];
+        counts[1] += a == TaskState::kSolved;
+        counts[2] += b == TaskState::kSolved;
+      }
+      for (const auto& [task, counts] : by_task) ++kinds[counts];
+    } else if (per_task()) {
       for (const auto& [task, a] : tasks_a) {
         const TaskState b = tasks_b.at(task);
         if (a == TaskState::kIncomplete || b == TaskState::kIncomplete) continue;
@@ -207,6 +236,14 @@ StatusOr<Comparison> CompareTwo(const RunRows& a, const RunRows& b,
   std::map<std::string, std::set<std::string>> versions_a, versions_b;
   std::vector<std::pair<int64_t, Flip>> flips;
   int64_t no_verdict_a = 0, no_verdict_b = 0;
+  if (a.run.repeats != b.run.repeats) {
+    return Status::InvalidArgument(fmt::format(
+        "{} asks each sample {} time(s) and {} {} (run --repeats): compare runs of the same "
+        "repeats",
+        a.run.dir, a.run.repeats, b.run.dir, b.run.repeats));
+  }
+  const int64_t repeats = a.run.repeats;
+  c.repeats = repeats;
   std::vector<bool> matched(a.rows.size(), false);
   for (const Row& rb : b.rows) {
     ++c.b.samples;
@@ -227,6 +264,58 @@ StatusOr<Comparison> CompareTwo(const RunRows& a, const RunRows& b,
       t.domain = ra.domain;
       t.subtask = ra.subtask;
       t.info = subtasks.Get(ra.domain, ra.subtask);
+      t.repeats = repeats;
+    }
+    if (repeats > 1) {
+      // Paired on the samples with every repeat scored in both runs.
+      const bool all_a = std::all_of(ra.repeats.begin(), ra.repeats.end(), Scored);
+      const bool all_b = std::all_of(rb.repeats.begin(), rb.repeats.end(), Scored);
+      if (!all_a || !all_b) {
+        const auto errored = [](const Row& r) {
+          return std::count(r.repeats.begin(), r.repeats.end(), Outcome::kErrored) > 0;
+        };
+        c.errored_a += errored(ra);
+        c.errored_b += errored(rb);
+        if (!errored(ra) && !errored(rb)) ++c.unscored;
+        no_verdict_a += ra.no_verdict;
+        no_verdict_b += rb.no_verdict;
+        if (t.per_task()) {
+          for (int64_t r = 0; r < repeats; ++r) {
+            Update(t.tasks_a, TaskRepeatKey(ra.item, r), std::nullopt);
+            Update(t.tasks_b, TaskRepeatKey(ra.item, r), std::nullopt);
+          }
+        }
+        continue;
+      }
+      ++c.paired;
+      versions_a[ra.domain].insert(ra.rules_version);
+      versions_b[ra.domain].insert(rb.rules_version);
+      const auto passes = [](const Row& r) {
+        return static_cast<int64_t>(std::count(r.repeats.begin(), r.repeats.end(), Outcome::kPass));
+      };
+      const int64_t pa = passes(ra), pb = passes(rb);
+      ++t.samples;
+      // With repeats, the test's units are samples: better in A (more repeats pass) or
+      // in B, a sign test.
+      if (pa > pb) ++t.pass_to_fail;
+      if (pb > pa) ++t.fail_to_pass;
+      if (t.per_task()) {
+        for (int64_t r = 0; r < repeats; ++r) {
+          const auto i = static_cast<size_t>(r);
+          Update(t.tasks_a, TaskRepeatKey(ra.item, r), ra.repeats[i] == Outcome::kPass);
+          Update(t.tasks_b, TaskRepeatKey(ra.item, r), rb.repeats[i] == Outcome::kPass);
+        }
+      } else {
+        // A sample without a source item is a cluster of its own: its repeats.
+        auto& counts = t.items[ra.item.empty() ? "\x1fsample " + ra.id : ra.item];
+        counts[0] += repeats;
+        counts[1] += pa;
+        counts[2] += pb;
+      }
+      if (options.flips && pa != pb) {
+        flips.push_back({ra.index, {ra.id, ra.domain, ra.subtask, pa > pb, ra.reason, rb.reason}});
+      }
+      continue;
     }
     const bool scored_a = ra.outcome == Outcome::kPass || ra.outcome == Outcome::kFail;
     const bool scored_b = rb.outcome == Outcome::kPass || rb.outcome == Outcome::kFail;
@@ -404,6 +493,14 @@ std::vector<AggregateRow> AggregateRows(const Comparison& c) {
 }
 
 std::string LeftOut(const Comparison& c) {
+  if (c.repeats > 1) {
+    return fmt::format(
+        "{} shared samples, {} with all {} repeats scored in both; left out, a repeat short in "
+        "either run: {} with a repeat errored in A, {} in B, {} with one not asked or not "
+        "scored; {} only in A, {} only in B{}",
+        c.shared, c.paired, c.repeats, c.errored_a, c.errored_b, c.unscored, c.only_a, c.only_b,
+        c.differing > 0 ? fmt::format(", {} ids naming other samples", c.differing) : "");
+  }
   return fmt::format(
       "{} shared samples, {} scored in both; left out: {} errored in A, {} errored in B, {} "
       "not asked or not scored; {} only in A, {} only in B{}",
@@ -597,6 +694,9 @@ nlohmann::json RenderCompareJson(const std::vector<Comparison>& comparisons, Rul
                         {"only_a", c.only_a},
                         {"only_b", c.only_b},
                         {"differing", c.differing}};
+    // Only in comparisons of repeated samples: "paired" counts the samples with every
+    // repeat scored in both runs.
+    if (c.repeats > 1) j["repeats"] = c.repeats;
     nlohmann::json subtasks = nlohmann::json::array();
     for (const SubtaskComparison& s : c.subtasks) {
       subtasks.push_back({{"domain", s.domain},

@@ -35,6 +35,7 @@ struct ComparedRun {
   std::string dir;
   std::string model;  // from the manifest; "" when it names none
   int64_t samples = 0;
+  int64_t repeats = 1;  // run --repeats
 };
 
 // A shared sample whose verdict differs between the runs.
@@ -60,6 +61,13 @@ struct SubtaskComparison {
 
 struct Comparison {
   ComparedRun a, b;
+  // Runs of repeated samples (run --repeats K, the same K in both: runs of different K
+  // are refused): a sample is paired when every repeat of it is scored in both runs
+  // (`paired` counts those), and left out otherwise (counted in errored_* or unscored).
+  // Each sample's repeats are one cluster of K units (Stratum::repeated), and McNemar's
+  // test becomes the sign test of the samples passing more repeats in one run than in
+  // the other (pass_to_fail: more in A). Flips are those samples, with repeat 0's reasons.
+  int64_t repeats = 1;
   int64_t shared = 0;           // same id, same sample
   int64_t paired = 0;           // of those, scored in both runs
   int64_t errored_a = 0, errored_b = 0;  // shared samples left out: a request error

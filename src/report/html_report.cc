@@ -624,10 +624,13 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
     w.String(LastWritten(run_dirs[k]));
     w.Raw(",\"rows\":[");
     int64_t row_number = 0;
+    int64_t sample_number = -1;  // of one run: its samples in order, each with its repeats
+    const bool repeated = store.repeats() > 1;
     Status written;
     ASSIGN_OR_RETURN(Tally tally, TallyRun(store, rules, [&](const RunRow& row) {
       if (!written.ok()) return;
-      int64_t sample = row_number;
+      if (row.repeat == 0) ++sample_number;
+      int64_t sample = sample_number;
       if (!one_run) {
         const auto it =
             sample_index.find(std::make_pair(row.sample.id, SampleFingerprint(row.sample)));
@@ -650,6 +653,10 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       for (int64_t v : {r.input_tokens, r.output_tokens, r.reasoning_tokens, r.latency_ms}) {
         w.Raw(",");
         w.Int(v);
+      }
+      if (repeated) {
+        w.Raw(",");
+        w.Int(row.repeat);
       }
       w.Raw("]");
       written = w.Flush();

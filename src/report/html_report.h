@@ -38,7 +38,8 @@ namespace structtest {
 // of report.json with the manifest and counts and its "usage" block (cost.h's
 // AddUsageJson, at the run's price),
 // "rows": [[sample, status, answer, reasoning, reason, finish, input_tokens,
-// output_tokens, reasoning_tokens, latency_ms]]}], "compare": [{"baseline": run index,
+// output_tokens, reasoning_tokens, latency_ms]] (in a run of repeated samples, a row a
+// sample's repeat, with the repeat after latency_ms)}], "compare": [{"baseline": run index,
 // "result": RenderCompareJson's, or "error"}], "paper": {"table1", "table2", "table3"}
 // as CSV}, "chart_libraries": their versions}. A text is an array of paragraphs joined by "\n\n", each a string or the
 // index of a chunk (chunks hold the prompts' long paragraphs). status is "pass", "fail", "error" (the request failed),

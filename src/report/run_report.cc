@@ -7,6 +7,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
                          RunStore::RowRead read) {
   const std::string_view name = RuleSetName(rules);
   Tally tally;
+  tally.SetRepeats(store.repeats());
   RETURN_IF_ERROR(store.ForEach(name, [&](const RunRow& row) {
     if (on_row) on_row(row);
     if (!row.response) return Status::Ok();  // not asked yet
@@ -14,7 +15,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
     tally.AddUsage(row.sample, r.ok, r.input_tokens, r.output_tokens, r.reasoning_tokens,
                    r.cached, r.batch);
     if (!row.response->ok || !row.verdict || !row.verdict->error.empty()) {
-      tally.AddError(row.sample);
+      tally.AddError(row.sample, row.repeat);
       return Status::Ok();
     }
     Verdict v;
@@ -25,7 +26,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
     v.format = row.verdict->format;
     v.accuracy = row.verdict->accuracy;
     v.checks = row.verdict->checks;
-    tally.Add(row.sample, v);
+    tally.Add(row.sample, v, row.repeat);
     return Status::Ok();
   }, on_row ? read : RunStore::RowRead::kTally));
   return tally;

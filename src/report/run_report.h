@@ -1,5 +1,6 @@
-// The tally of a stored run: every answered sample by its stored verdict under a rule
-// set, request errors and scoring errors as "not scored", unasked samples left out.
+// The tally of a stored run: every answered sample (each repeat of it, in a run of
+// repeated samples: Tally::SetRepeats) by its stored verdict under a rule set, request
+// errors and scoring errors as "not scored", unasked samples left out.
 // Reads only: `structtest report` uses it on a run in progress too. And the models its
 // server says answered it.
 #ifndef STRUCTTEST_REPORT_RUN_REPORT_H_

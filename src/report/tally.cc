@@ -1,6 +1,7 @@
 #include "report/tally.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <tuple>
 
@@ -30,8 +31,9 @@ std::string Notes(const SubtaskTally& t) {
                         100.0 * t.accuracy_passed / t.scored);
   }
   if (t.per_task() && t.scored > 0) {
-    notes = fmt::format("per task: {}/{} tasks solved; per sample {:.2f}", t.TasksSolved(),
-                        t.TasksCounted(), t.SampleAccuracy());
+    notes = fmt::format("per task: {}/{} {} solved; per sample {:.2f}", t.TasksSolved(),
+                        t.TasksCounted(), t.repeats > 1 ? "task repeats" : "tasks",
+                        t.SampleAccuracy());
   }
   if (t.errors > 0) {
     notes += fmt::format("{}{} not scored (errors)", notes.empty() ? "" : "  ", t.errors);
@@ -97,6 +99,20 @@ constexpr std::string_view kIntervalNote =
     "samples (tasks where it counts tasks), an aggregate's over its effective sample size "
     "(the n at which one proportion would vary as much as its weighted mean); samples made "
     "from one source item count together";
+
+constexpr std::string_view kRepeatsMethod =
+    "a sample's repeats are one cluster (the sample is the unit drawn): n / design effect, "
+    "the design effect of the clustered variance with one all-pass and one all-fail "
+    "pseudo-cluster added and the CR1 factor";
+
+// "k=1..3" cells of `values` (percent), each as "{:.2f}".
+std::string Series(const std::vector<double>& values, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    out += fmt::format("{}{:.2f}", i ? sep : "", values[i]);
+  }
+  return out.empty() ? "-" : out;
+}
 
 constexpr std::string_view kPartialNote =
     "a figure marked \"from k of m subtasks\" is the mean of the k subtasks scored here; "
@@ -295,14 +311,38 @@ const AggregateIntervals& Tally::AggregateCi() const {
   return *aggregate_ci_;
 }
 
-void Tally::Add(const Sample& sample, const Verdict& verdict) {
+std::string TaskRepeatKey(std::string_view task, int64_t repeat) {
+  return fmt::format("{}\x1f{}", task, repeat);
+}
+
+namespace {
+
+// A sample's own cluster in SubtaskTally::items (with repeats, where it has no source
+// item): its id's hash, from a seed no source item's hash starts from.
+constexpr uint64_t kSampleClusterSeed = Fnv1a("sample=");
+
+}  // namespace
+
+void Tally::SetRepeats(int64_t k) {
+  assert(k >= 1 && scored_ == 0 && errors_ == 0 && "SetRepeats() after Add()");
+  repeats_ = k;
+}
+
+void Tally::Add(const Sample& sample, const Verdict& verdict, int64_t repeat) {
   aggregate_ci_.reset();
   SubtaskTally& t = Get(sample);
   ++t.scored;
   ++scored_;
   if (verdict.pass) ++t.passed;
+  if (repeats_ > 1) {
+    t.repeats = repeats_;
+    ItemCounts::Entry& e = t.per_sample[Fnv1a(sample.id)];
+    ++e.scored;
+    e.passed += verdict.pass;
+  }
   if (!t.per_task()) {
-    const std::optional<uint64_t> item = SourceItemHash(sample);
+    std::optional<uint64_t> item = SourceItemHash(sample);
+    if (!item && repeats_ > 1) item = Fnv1a(sample.id, kSampleClusterSeed);
     if (!item) {
       ++t.single_scored;
       t.single_passed += verdict.pass;
@@ -315,7 +355,9 @@ void Tally::Add(const Sample& sample, const Verdict& verdict) {
   if (t.per_task()) {
     using State = SubtaskTally::TaskState;
     const State state = verdict.pass ? State::kSolved : State::kFailed;
-    const auto [it, inserted] = t.tasks.emplace(t.spec->task_key(sample), state);
+    const auto [it, inserted] = t.tasks.emplace(
+        repeats_ > 1 ? TaskRepeatKey(t.spec->task_key(sample), repeat) : t.spec->task_key(sample),
+        state);
     if (!inserted && it->second == State::kSolved) it->second = state;
     if (!inserted && it->second == State::kIncomplete && !verdict.pass) it->second = state;
   }
@@ -361,14 +403,20 @@ std::optional<double> SubtaskTally::RuleAccuracy() const {
 }
 
 
-void Tally::AddError(const Sample& sample) {
+void Tally::AddError(const Sample& sample, int64_t repeat) {
   aggregate_ci_.reset();
   SubtaskTally& t = Get(sample);
   ++t.errors;
+  if (repeats_ > 1) {
+    t.repeats = repeats_;
+    (void)t.per_sample[Fnv1a(sample.id)];  // a sample with a repeat short
+  }
   if (t.per_task()) {
     // A task with a failed sample is failed whatever else happens to it.
     using State = SubtaskTally::TaskState;
-    const auto [it, inserted] = t.tasks.emplace(t.spec->task_key(sample), State::kIncomplete);
+    const auto [it, inserted] = t.tasks.emplace(
+        repeats_ > 1 ? TaskRepeatKey(t.spec->task_key(sample), repeat) : t.spec->task_key(sample),
+        State::kIncomplete);
     if (!inserted && it->second == State::kSolved) it->second = State::kIncomplete;
   }
   ++errors_;
@@ -409,8 +457,19 @@ Stratum SubtaskTally::ToStratum() const {
   s.domain = domain;
   s.subtask = subtask;
   if (scored > 0) s.split = split;
+  s.repeated = repeats > 1;
   std::map<std::pair<int64_t, int64_t>, int64_t> kinds;  // (units, passed) -> clusters
-  if (per_task()) {
+  if (per_task() && repeats > 1) {
+    // A task's repeats are one cluster: its repeats counted, and solved.
+    std::map<std::string_view, std::pair<int64_t, int64_t>> by_task;
+    for (const auto& [key, state] : tasks) {
+      if (state == TaskState::kIncomplete) continue;
+      auto& [units, solved] = by_task[std::string_view(key).substr(0, key.rfind('\x1f'))];
+      ++units;
+      solved += state == TaskState::kSolved;
+    }
+    for (const auto& [task, counts] : by_task) ++kinds[counts];
+  } else if (per_task()) {
     for (const auto& [task, state] : tasks) {
       if (state != TaskState::kIncomplete) ++kinds[{1, state == TaskState::kSolved}];
     }
@@ -423,6 +482,50 @@ Stratum SubtaskTally::ToStratum() const {
     s.kinds.push_back({kind.first, kind.second, 0, count});
   }
   return s;
+}
+
+std::optional<double> RepeatStats::Consistency() const {
+  if (units == 0) return std::nullopt;
+  return 100.0 * static_cast<double>(consistent) / static_cast<double>(units);
+}
+
+RepeatStats SubtaskTally::Repeats() const {
+  RepeatStats r;
+  r.repeats = repeats;
+  // (repeats scored, passed) -> units
+  std::map<std::pair<int64_t, int64_t>, int64_t> counts;
+  if (per_task()) {
+    std::map<std::string_view, std::pair<int64_t, int64_t>> by_task;
+    for (const auto& [key, state] : tasks) {
+      auto& [counted, solved] = by_task[std::string_view(key).substr(0, key.rfind('\x1f'))];
+      // An incomplete repeat leaves the task short of K.
+      counted += state != TaskState::kIncomplete;
+      solved += state == TaskState::kSolved;
+    }
+    for (const auto& [task, c] : by_task) ++counts[c];
+  } else {
+    per_sample.ForEach([&](const ItemCounts::Entry& e) { ++counts[{e.scored, e.passed}]; });
+  }
+  for (const auto& [c, n] : counts) {
+    if (c.first != repeats) {
+      r.incomplete += n;
+      continue;
+    }
+    r.units += n;
+    if (c.second == 0 || c.second == repeats) r.consistent += n;
+  }
+  if (r.units == 0) return r;
+  for (int64_t k = 1; k <= repeats; ++k) {
+    double at = 0, hat = 0;
+    for (const auto& [c, n] : counts) {
+      if (c.first != repeats) continue;
+      at += static_cast<double>(n) * PassAtK(repeats, c.second, k);
+      hat += static_cast<double>(n) * PassHatK(repeats, c.second, k);
+    }
+    r.pass_at_k.push_back(100.0 * at / static_cast<double>(r.units));
+    r.pass_hat_k.push_back(100.0 * hat / static_cast<double>(r.units));
+  }
+  return r;
 }
 
 std::vector<Stratum> Tally::Strata() const {
@@ -489,9 +592,68 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
                  : std::string("All                -  (needs overall Easy and Hard)\n");
   out += fmt::format("\n{}\n", kIntervalNote);
   if (AnyPartial(agg)) out += fmt::format("partial: {}\n", kPartialNote);
+  if (std::string repeats = RenderRepeatsText(tally); !repeats.empty()) out += "\n" + repeats;
   if (std::string rules_text = RenderRulesText(tally); !rules_text.empty()) {
     out += "\n" + rules_text;
   }
+  return out;
+}
+
+std::string RenderRepeatsText(const Tally& tally) {
+  const int64_t k = tally.repeats();
+  if (k <= 1) return "";
+  std::string out = fmt::format(
+      "repeats: each sample asked {0} times; pass% above is the mean over the {0} repeats, "
+      "its 95% CI counts a sample's repeats as one cluster\n"
+      "{1:<24} {2:>7} {3:>10} {4:>12}  {5:<{7}}  {6}\n",
+      k, "subtask", "samples", "incomplete", "consistent%", fmt::format("pass@k, k=1..{}", k),
+      fmt::format("pass^k, k=1..{}", k), std::max<size_t>(16, 7 * static_cast<size_t>(k)));
+  for (const SubtaskTally* t : tally.Subtasks()) {
+    const RepeatStats r = t->Repeats();
+    out += fmt::format("{:<24} {:>7} {:>10} {:>12}  {:<{}}  {}\n", t->subtask, r.units,
+                       r.incomplete, r.Consistency() ? fmt::format("{:.2f}", *r.Consistency()) : "-",
+                       Series(r.pass_at_k, " "), std::max<size_t>(16, 7 * static_cast<size_t>(k)),
+                       Series(r.pass_hat_k, " "));
+  }
+  out += fmt::format(
+      "over the samples (tasks where a subtask counts tasks) with all {0} repeats scored; "
+      "consistent: all {0} verdicts agree; pass@k: the chance that some of k of its "
+      "answers passes, pass^k: that all k do (unbiased estimators from the {0}, Chen et al. "
+      "2021)\n",
+      k);
+  return out;
+}
+
+std::string RenderRepeatsMarkdown(const Tally& tally) {
+  const int64_t k = tally.repeats();
+  if (k <= 1) return "";
+  std::string out = fmt::format(
+      "**Repeats:** each sample asked {0} times; pass % is the mean over the repeats and its "
+      "95% CI counts a sample's repeats as one cluster.\n\n"
+      "| subtask | samples | incomplete | consistent % |",
+      k);
+  for (int64_t i = 1; i <= k; ++i) out += fmt::format(" pass@{} |", i);
+  for (int64_t i = 1; i <= k; ++i) out += fmt::format(" pass^{} |", i);
+  out += "\n|---|---:|---:|---:|";
+  for (int64_t i = 0; i < 2 * k; ++i) out += "---:|";
+  out += "\n";
+  for (const SubtaskTally* t : tally.Subtasks()) {
+    const RepeatStats r = t->Repeats();
+    out += fmt::format("| {} | {} | {} | {} |", t->subtask, r.units, r.incomplete,
+                       r.Consistency() ? fmt::format("{:.2f}", *r.Consistency()) : "-");
+    for (const auto* series : {&r.pass_at_k, &r.pass_hat_k}) {
+      for (int64_t i = 0; i < k; ++i) {
+        out += series->empty() ? std::string(" - |")
+                               : fmt::format(" {:.2f} |", (*series)[static_cast<size_t>(i)]);
+      }
+    }
+    out += "\n";
+  }
+  out += fmt::format(
+      "\nOver the samples (tasks where a subtask counts tasks) with all {0} repeats scored; "
+      "consistent: all {0} verdicts agree; pass@k and pass^k: unbiased estimators (Chen et "
+      "al. 2021) of the chance that some, or all, of k answers pass.\n",
+      k);
   return out;
 }
 
@@ -556,6 +718,17 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
       j["tasks_counted"] = t->TasksCounted();
       j["sample_accuracy"] = t->scored ? nlohmann::json(t->SampleAccuracy()) : nlohmann::json();
     }
+    if (t->repeats > 1) {
+      const RepeatStats r = t->Repeats();
+      const auto optional = [](std::optional<double> v) {
+        return v ? nlohmann::json(*v) : nlohmann::json();
+      };
+      j["repeats"] = {{"samples", r.units},
+                      {"incomplete", r.incomplete},
+                      {"consistency", optional(r.Consistency())},
+                      {"pass_at_k", r.pass_at_k},
+                      {"pass_hat_k", r.pass_hat_k}};
+    }
     if (t->with_rules > 0) {
       j["rule_accuracy"] = *t->RuleAccuracy();
       nlohmann::json rules_json = nlohmann::json::array();
@@ -605,6 +778,16 @@ nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules) {
       {"aggregates", "wilson score interval with continuity correction on the effective "
                      "sample size of the weighted mean of subtask accuracies, 1 / sum of "
                      "weight^2 * design effect / n over its subtasks"}};
+  if (tally.repeats() > 1) {
+    out["intervals"]["repeats"] = kRepeatsMethod;
+    out["repeats"] = {{"k", tally.repeats()},
+                      {"accuracy", "the mean over the repeats: every verdict of every repeat "
+                                   "counts once"},
+                      {"pass_at_k", "1 - C(n - c, k) / C(n, k), n = k_max repeats, c passing "
+                                    "(Chen et al. 2021), mean over the samples with all "
+                                    "repeats scored"},
+                      {"pass_hat_k", "C(c, k) / C(n, k), the same samples"}};
+  }
   return out;
 }
 
@@ -653,6 +836,9 @@ std::string RenderMarkdownReport(const Tally& tally, RuleSet rules) {
   for (const TaskFamily* f : Families()) out += fmt::format(", {} {}", f->domain, f->version(rules));
   out += fmt::format(")\n\n{}.\n", kIntervalNote);
   if (AnyPartial(agg)) out += fmt::format("\nPartial: {}.\n", kPartialNote);
+  if (std::string repeats = RenderRepeatsMarkdown(tally); !repeats.empty()) {
+    out += "\n" + repeats;
+  }
   return out;
 }
 

@@ -1,7 +1,16 @@
 // Accumulates verdicts per subtask and computes the paper's aggregates (Table 1):
 // subtask accuracy; domain Easy/Hard = mean of its subtasks; overall Easy/Hard = mean
 // of the four domains; All = mean of overall Easy and Hard; each with its 95% interval
-// (stats.h). Memory is per subtask and per source item (SourceItem), not per record.
+// (stats.h). Memory is per subtask and per source item (SourceItem), not per record;
+// in a run of repeated samples (run --repeats K), also per sample.
+//
+// With K > 1 every verdict of every repeat counts: a subtask's accuracy is the mean
+// over the repeats, and its interval treats a sample's K verdicts as one cluster (the
+// sample is the unit drawn; stats.h). The renderers then add, per subtask, the share
+// of samples whose K verdicts agree and pass@k and pass^k for k = 1..K (stats.h's
+// PassAtK, PassHatK), over the samples with all K repeats scored; a subtask that counts
+// tasks (simulate_execute) counts them per task, a task passing a repeat when all its
+// samples pass it. With K = 1 nothing of this appears: the outputs are as before.
 #ifndef STRUCTTEST_REPORT_TALLY_H_
 #define STRUCTTEST_REPORT_TALLY_H_
 
@@ -58,6 +67,20 @@ struct RuleTally {
   int64_t listed() const { return passed + failed + not_checked; }
 };
 
+// What a subtask's repeats show (SubtaskTally::RepeatStats), over its units (samples;
+// tasks where it counts tasks) with all K repeats scored.
+struct RepeatStats {
+  int64_t repeats = 1;     // K
+  int64_t units = 0;       // with all K repeats scored
+  int64_t incomplete = 0;  // with a repeat not scored (errored, not asked, not scored)
+  int64_t consistent = 0;  // of `units`: all K verdicts pass, or all fail
+  // Percent, for k = 1..K (entry k - 1): the mean over `units` of PassAtK(K, c, k) and
+  // of PassHatK(K, c, k), c the unit's passing repeats. Empty when units is 0.
+  std::vector<double> pass_at_k, pass_hat_k;
+  // Percent; nullopt when units is 0.
+  std::optional<double> Consistency() const;
+};
+
 struct SubtaskTally {
   std::string domain;
   std::string subtask;
@@ -91,6 +114,12 @@ struct SubtaskTally {
   int64_t single_scored = 0;
   int64_t single_passed = 0;
 
+  // Run --repeats K: K, and each sample's (repeats scored, passed) keyed by Fnv1a of its
+  // id (with K = 1, empty). A sample without a source item is then a cluster of its own
+  // in `items`, its repeats; `tasks` is keyed by TaskRepeatKey.
+  int64_t repeats = 1;
+  ItemCounts per_sample;
+
   // Token usage of the stored responses (Tally::AddUsage), as the server reported it.
   // `paid_*` leaves out the answers taken from the response cache, which cost nothing.
   int64_t responses = 0;
@@ -119,9 +148,16 @@ struct SubtaskTally {
   double Accuracy() const;
   // Its clusters, for the statistics: tasks (one unit each, solved or not) where it
   // counts tasks, otherwise the scored samples by source item. `split` is set when the
-  // subtask enters the aggregates.
+  // subtask enters the aggregates. With repeats: a task's repeats, and a sample's
+  // repeats where it has no source item, are one cluster (Stratum::repeated).
   Stratum ToStratum() const;
+  // The figures of its repeats (RepeatStats).
+  RepeatStats Repeats() const;
 };
+
+// The key of a task's repeat in SubtaskTally::tasks (with repeats): the task, a unit
+// separator, the repeat.
+std::string TaskRepeatKey(std::string_view task, int64_t repeat);
 
 // The source item a sample was made from, which samples of one subtask may share: the
 // GSM8K question of a math sample (context.gsm8k_index or problem_id), the document of
@@ -141,24 +177,30 @@ class Tally {
   // Copies and moves forget last_, which points into one map.
   Tally(const Tally& o)
       : by_subtask_(o.by_subtask_), scored_(o.scored_), errors_(o.errors_),
-        aggregate_ci_(o.aggregate_ci_) {}
+        repeats_(o.repeats_), aggregate_ci_(o.aggregate_ci_) {}
   Tally(Tally&& o) noexcept
       : by_subtask_(std::move(o.by_subtask_)), scored_(o.scored_), errors_(o.errors_),
-        aggregate_ci_(std::move(o.aggregate_ci_)) {
+        repeats_(o.repeats_), aggregate_ci_(std::move(o.aggregate_ci_)) {
     o.last_ = nullptr;
   }
   Tally& operator=(Tally o) noexcept {
     by_subtask_.swap(o.by_subtask_);
     scored_ = o.scored_;
     errors_ = o.errors_;
+    repeats_ = o.repeats_;
     aggregate_ci_ = std::move(o.aggregate_ci_);
     last_ = nullptr;
     o.last_ = nullptr;
     return *this;
   }
 
-  void Add(const Sample& sample, const Verdict& verdict);
-  void AddError(const Sample& sample);
+  // Each sample is asked `k` times (run --repeats), each repeat's verdict added with
+  // its repeat. REQUIRES: before any Add; k >= 1. Default 1.
+  void SetRepeats(int64_t k);
+  int64_t repeats() const { return repeats_; }
+
+  void Add(const Sample& sample, const Verdict& verdict, int64_t repeat = 0);
+  void AddError(const Sample& sample, int64_t repeat = 0);
   // The token usage of a stored response to `sample` (answer or error), which Add and
   // AddError do not count. An answer with no input and no output tokens counts as one
   // whose server reported no usage. `batch`: it came through a batch API.
@@ -182,6 +224,7 @@ class Tally {
   SubtaskTally* last_ = nullptr;  // the entry Get() returned last (map nodes are stable)
   int64_t scored_ = 0;
   int64_t errors_ = 0;
+  int64_t repeats_ = 1;
   mutable std::optional<AggregateIntervals> aggregate_ci_;  // reset by Add and AddError
 };
 
@@ -208,6 +251,16 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules);
 nlohmann::json RenderJsonReport(const Tally& tally, RuleSet rules);
 // Where a subtask's verdicts list their rules, its JSON also has "rule_accuracy" (a
 // percentage) and "rules": [{"name", "passed", "failed", "not_checked"}].
+
+// With repeats (Tally::repeats() > 1), the JSON also has "repeats": {"k", "method"} and
+// each subtask "repeats": {"samples", "incomplete", "consistency", "pass_at_k",
+// "pass_hat_k"} (RepeatStats; percentages, the lists for k = 1..K); "samples" counts
+// tasks where the subtask counts tasks.
+
+// The repeats section of the text and Markdown reports: per subtask, the units with all
+// repeats scored, consistency, pass@k and pass^k for k = 1..K. "" without repeats.
+std::string RenderRepeatsText(const Tally& tally);
+std::string RenderRepeatsMarkdown(const Tally& tally);
 
 // The rules section of the text report: per subtask where a rule failed, rule-level
 // accuracy and the rules that fail most (share of the samples listing them). "" when no verdict

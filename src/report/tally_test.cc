@@ -458,5 +458,102 @@ TEST(TallyTest, AMissingDomainIsNotMarkedPartial) {
   EXPECT_EQ(j["domains"]["html"]["easy_subtasks"]["complete"], true);
 }
 
+// A run of 3 repeats, by hand. html_easy (no source item): five samples, passing
+// PPP, PFP, FFF, FPF, and P?P with the middle repeat an error.
+TEST(TallyRepeatsTest, MeanAccuracyConsistencyAndPassAtKOfASmallCase) {
+  Tally t;
+  t.SetRepeats(3);
+  const std::vector<std::string> verdicts = {"PPP", "PFP", "FFF", "FPF", "PEP"};
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const Sample s = Make("html", "html_easy", "s" + std::to_string(i));
+    for (int64_t r = 0; r < 3; ++r) {
+      const char v = verdicts[i][static_cast<size_t>(r)];
+      if (v == 'E') {
+        t.AddError(s, r);
+      } else {
+        t.Add(s, Pass(v == 'P'), r);
+      }
+    }
+  }
+  const SubtaskTally& st = *t.Subtasks().at(0);
+  EXPECT_EQ(st.scored, 14);
+  EXPECT_EQ(st.passed, 8);
+  EXPECT_NEAR(st.Accuracy(), 100.0 * 8 / 14, 1e-9);  // the mean over every repeat's verdict
+  const RepeatStats r = st.Repeats();
+  EXPECT_EQ(r.units, 4);
+  EXPECT_EQ(r.incomplete, 1);
+  EXPECT_EQ(r.consistent, 2);  // PPP and FFF
+  ASSERT_EQ(r.pass_at_k.size(), 3u);
+  ASSERT_EQ(r.pass_hat_k.size(), 3u);
+  // c = 3, 2, 0, 1 passing repeats of 3.
+  // pass@1 = mean c/3 = (1 + 2/3 + 0 + 1/3) / 4.
+  EXPECT_NEAR(r.pass_at_k[0], 100.0 * 0.5, 1e-9);
+  // pass@2 = mean 1 - C(3 - c, 2) / 3: 1, 1, 0, 1 - 1/3.
+  EXPECT_NEAR(r.pass_at_k[1], 100.0 * (1 + 1 + 0 + 2.0 / 3) / 4, 1e-9);
+  // pass@3: some of the three passes: 1, 1, 0, 1.
+  EXPECT_NEAR(r.pass_at_k[2], 75.0, 1e-9);
+  EXPECT_NEAR(r.pass_hat_k[0], 50.0, 1e-9);
+  // pass^2 = mean C(c, 2) / 3: 1, 1/3, 0, 0.
+  EXPECT_NEAR(r.pass_hat_k[1], 100.0 * (4.0 / 3) / 4, 1e-9);
+  EXPECT_NEAR(r.pass_hat_k[2], 25.0, 1e-9);
+  // Each sample's repeats are one cluster: the interval's units.
+  const Stratum stratum = st.ToStratum();
+  EXPECT_TRUE(stratum.repeated);
+  EXPECT_EQ(stratum.Units(), 14);
+  for (const auto& [units, passed] : std::vector<std::pair<int64_t, int64_t>>{
+           {3, 3}, {3, 2}, {3, 0}, {3, 1}, {2, 2}}) {
+    const ClusterKind* k = FindKind(stratum, units, passed);
+    ASSERT_NE(k, nullptr) << units << " " << passed;
+    EXPECT_EQ(k->count, 1);
+  }
+  // The JSON and text reports carry the figures; a run without repeats none of it.
+  const nlohmann::json j = RenderJsonReport(t, RuleSet::kPaper);
+  EXPECT_EQ(j["repeats"]["k"], 3);
+  EXPECT_EQ(j["subtasks"][0]["repeats"]["samples"], 4);
+  EXPECT_NEAR(j["subtasks"][0]["repeats"]["consistency"].get<double>(), 50.0, 1e-9);
+  EXPECT_NE(RenderTextReport(t, RuleSet::kPaper).find("repeats: each sample asked 3 times"),
+            std::string::npos);
+  EXPECT_NE(RenderMarkdownReport(t, RuleSet::kPaper).find("| pass@3 |"), std::string::npos);
+  Tally once;
+  once.Add(Make("html", "html_easy", "s0"), Pass(true));
+  const nlohmann::json j1 = RenderJsonReport(once, RuleSet::kPaper);
+  EXPECT_FALSE(j1.contains("repeats"));
+  EXPECT_FALSE(j1["subtasks"][0].contains("repeats"));
+  EXPECT_FALSE(j1["intervals"].contains("repeats"));
+  EXPECT_FALSE(once.Subtasks().at(0)->ToStratum().repeated);
+  EXPECT_EQ(RenderTextReport(once, RuleSet::kPaper).find("repeats"), std::string::npos);
+}
+
+// simulate_execute counts tasks: with repeats, a task passes a repeat when all its samples
+// pass it, its repeats are one cluster, and pass@k is over tasks.
+TEST(TallyRepeatsTest, ASubtaskCountingTasksCountsEachTasksRepeats) {
+  Tally t;
+  t.SetRepeats(2);
+  // Task 1: samples a, b; repeat 0 both pass, repeat 1 b fails. Task 2: c; both fail.
+  const auto add = [&](const char* id, int task, int64_t repeat, bool pass) {
+    t.Add(Make("code", "simulate_execute", id, {{"task_id", task}}), Pass(pass), repeat);
+  };
+  add("a", 1, 0, true);
+  add("b", 1, 0, true);
+  add("a", 1, 1, true);
+  add("b", 1, 1, false);
+  add("c", 2, 0, false);
+  add("c", 2, 1, false);
+  const SubtaskTally& st = *t.Subtasks().at(0);
+  ASSERT_TRUE(st.per_task());
+  EXPECT_EQ(st.TasksCounted(), 4);  // task repeats
+  EXPECT_EQ(st.TasksSolved(), 1);
+  EXPECT_NEAR(st.Accuracy(), 25.0, 1e-9);
+  const RepeatStats r = st.Repeats();
+  EXPECT_EQ(r.units, 2);
+  EXPECT_EQ(r.consistent, 1);  // task 2 fails both
+  EXPECT_NEAR(r.pass_at_k[1], 50.0, 1e-9);  // task 1 passes one of its two
+  EXPECT_NEAR(r.pass_hat_k[1], 0.0, 1e-9);
+  const Stratum stratum = st.ToStratum();
+  EXPECT_EQ(stratum.Units(), 4);
+  ASSERT_NE(FindKind(stratum, 2, 1), nullptr);
+  ASSERT_NE(FindKind(stratum, 2, 0), nullptr);
+}
+
 }  // namespace
 }  // namespace structtest
