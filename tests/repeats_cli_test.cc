@@ -272,7 +272,14 @@ TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) 
   const Finished second = Exec(dir, RunArgs(url, suite, again, {"--repeats", "3", "--cache", cache}), "second");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(server.requests().size(), 3 * samples);  // nothing asked
-  EXPECT_EQ(Answers(Export(dir, again)), answers);
+  const auto answers_again = Answers(Export(dir, again));
+  EXPECT_EQ(answers_again.size(), answers.size());
+  int differ = 0;  // counted, not printed: the answers are long
+  for (const auto& [slot, text] : answers) {
+    const auto it = answers_again.find(slot);
+    differ += it == answers_again.end() || it->second != text;
+  }
+  EXPECT_EQ(differ, 0) << "repeats answered from the cache with another repeat's answer";
 
   // report.json: the figures python3 computes from the export.
   const std::string exported = dir.path() + "/all.jsonl";

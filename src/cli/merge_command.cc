@@ -53,10 +53,12 @@ int RunMerge(const MergeCliOptions& opt) {
                           Join(result->missing_shards), opt.out));
     exit_code = kExitFailures;
   }
-  if (c.answered < c.samples) {
-    PrintNote(fmt::format("still missing: {} of {} sample(s) not answered in the merged shards "
+  if (c.answered < c.slots) {
+    // c.slots: the samples times their repeats (run --repeats), the requests of the run.
+    PrintNote(fmt::format("still missing: {} of {} {} not answered in the merged shards "
                           "(resume their runs, then merge again)",
-                          c.samples - c.answered, c.samples));
+                          c.slots - c.answered, c.slots,
+                          c.slots > c.samples ? "request(s) (samples x repeats)" : "sample(s)"));
     exit_code = kExitFailures;
   }
   if (exit_code == kExitOk && !opt.quiet) {

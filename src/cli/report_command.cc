@@ -114,9 +114,13 @@ int RunReport(ReportOptions opt) {
   } else {
     out += opt.format == "markdown" ? RenderMarkdownReport(*tally, *rules)
                                     : RenderTextReport(*tally, *rules);
-    out += fmt::format("\n{}: answered {} of {} samples, {} errored, {} not asked yet\n",
-                       opt.run, counts->answered, counts->samples, counts->errored,
-                       counts->samples - counts->answered - counts->errored);
+    out += fmt::format("\n{}: answered {} of {} {}, {} errored, {} not asked yet\n", opt.run,
+                       counts->answered, counts->slots,
+                       counts->slots > counts->samples
+                           ? fmt::format("requests ({} samples x {} repeats)", counts->samples,
+                                         counts->slots / counts->samples)
+                           : "samples",
+                       counts->errored, counts->slots - counts->answered - counts->errored);
   }
   if (opt.output.empty() || opt.output == "-") {
     std::fputs(out.c_str(), stdout);
