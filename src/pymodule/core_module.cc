@@ -2,13 +2,18 @@
 // the JSON text `structtest generate` writes (json.loads / json.dumps on the Python
 // side, in __init__.py), so a sample means the same bytes here as in a file, and the
 // field checks and their messages are the CLI's. Scoring and generating release the
-// GIL; score_batch spreads the records over threads.
+// GIL; score_batch spreads the records over threads and answers structtest.Verdict
+// objects, defined here.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -46,66 +51,278 @@ RuleSet RulesOrThrow(const std::string& rules) {
   return *parsed;
 }
 
-// Every rule of a verdict: (name, passed, detail); a rule not checked is not passed,
-// its detail says so.
-using RuleTuple = std::tuple<std::string, bool, std::string>;
-// (passed, reason, rules_version, format, accuracy, rules, score) or, when the record
-// cannot be scored, the error text in the last slot.
-using VerdictTuple = std::tuple<bool, std::string, std::string, std::optional<bool>,
-                                std::optional<bool>, std::vector<RuleTuple>, double,
-                                std::optional<std::string>>;
+// structtest.Verdict: one response's verdict, as the C++ scorer gave it. Its rules are
+// made into Python tuples only when asked for, so that a batch of verdicts costs one
+// Python object each (a reward loop reads .passed or .score and nothing else).
+struct PyVerdict {
+  bool passed = false;
+  std::string reason;
+  std::string rules_version;
+  std::optional<bool> format, accuracy;
+  std::vector<RuleCheck> checks;  // a rule not checked is not passed
+  double score = 0;
+};
 
-VerdictTuple ScoreOne(const std::string& sample_json, const std::string& response, RuleSet rules) {
-  const auto fail = [](std::string message) {
-    return VerdictTuple{false, "", "", std::nullopt, std::nullopt, {}, 0.0, std::move(message)};
-  };
-  bool not_json = false;
-  auto sample = SampleFromJsonText(sample_json, &not_json, /*with_prompt=*/true);
-  if (not_json) return fail("the sample is not JSON");
-  if (!sample.ok()) return fail(sample.status().message());
-  auto verdict = TheChecker().Check(*sample, response, rules);
-  if (!verdict.ok()) return fail(verdict.status().message());
-  std::vector<RuleTuple> checks;
-  checks.reserve(verdict->checks.size());
-  for (RuleCheck& c : verdict->checks) {
-    const bool checked = c.result != RuleCheck::Result::kNotChecked;
-    checks.emplace_back(std::move(c.name), c.result == RuleCheck::Result::kPass,
-                        checked || !c.detail.empty() ? std::move(c.detail)
-                                                     : std::string("not checked (an earlier rule failed)"));
-  }
-  return VerdictTuple{verdict->pass,     verdict->reason,   std::string(verdict->rules_version),
-                      verdict->format,   verdict->accuracy, std::move(checks),
-                      verdict->score(),  std::nullopt};
+constexpr std::string_view kNotCheckedDetail = "not checked (an earlier rule failed)";
+
+PyVerdict FromVerdict(Verdict&& v) {
+  PyVerdict out;
+  out.passed = v.pass;
+  out.score = v.score();
+  out.reason = std::move(v.reason);
+  out.rules_version = std::string(v.rules_version);
+  out.format = v.format;
+  out.accuracy = v.accuracy;
+  out.checks = std::move(v.checks);
+  return out;
 }
 
-std::vector<VerdictTuple> ScoreBatch(std::vector<std::string> samples,
-                                     std::vector<std::string> responses, const std::string& rules,
-                                     int threads) {
-  if (samples.size() != responses.size()) {
+// (name, passed, detail): a rule not checked is not passed, and its detail says so.
+py::tuple RuleTuple(const RuleCheck& c) {
+  const bool checked = c.result != RuleCheck::Result::kNotChecked;
+  return py::make_tuple(c.name, c.result == RuleCheck::Result::kPass,
+                        checked || !c.detail.empty() ? std::string_view(c.detail)
+                                                     : kNotCheckedDetail);
+}
+
+py::list RuleList(const PyVerdict& v) {
+  py::list out(v.checks.size());
+  for (size_t i = 0; i < v.checks.size(); ++i) out[i] = RuleTuple(v.checks[i]);
+  return out;
+}
+
+// A Verdict made in Python: rules as (name, passed, detail) items.
+PyVerdict MakeVerdict(bool passed, std::string reason, std::string rules_version,
+                      std::optional<bool> format, std::optional<bool> accuracy,
+                      const py::iterable& rules, std::optional<double> score) {
+  PyVerdict v;
+  v.passed = passed;
+  v.reason = std::move(reason);
+  v.rules_version = std::move(rules_version);
+  v.format = format;
+  v.accuracy = accuracy;
+  for (const py::handle item : rules) {
+    std::tuple<std::string, bool, std::string> t;
+    try {
+      t = py::cast<std::tuple<std::string, bool, std::string>>(item);
+    } catch (const py::cast_error&) {
+      throw py::type_error(fmt::format("rules: expected (name, passed, detail) items, got {}",
+                                       py::repr(item).cast<std::string>()));
+    }
+    v.checks.push_back({std::get<0>(t),
+                        std::get<1>(t) ? RuleCheck::Result::kPass : RuleCheck::Result::kFail,
+                        std::get<2>(t)});
+  }
+  v.score = score ? *score : (passed ? 1.0 : 0.0);
+  return v;
+}
+
+bool SameRules(const PyVerdict& a, const PyVerdict& b) {
+  if (a.checks.size() != b.checks.size()) return false;
+  for (size_t i = 0; i < a.checks.size(); ++i) {
+    if (!RuleTuple(a.checks[i]).equal(RuleTuple(b.checks[i]))) return false;
+  }
+  return true;
+}
+
+// *out = the UTF-8 Python keeps with `o` (an exact str); false when it is not a str or
+// holds a lone surrogate.
+bool Utf8(PyObject* o, std::string_view* out) {
+  if (!PyUnicode_CheckExact(o)) return false;
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(o, &size);
+  if (text == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  *out = std::string_view(text, static_cast<size_t>(size));
+  return true;
+}
+
+// *out = `o` as JSON, for the plain values json.dumps writes as they are: dict (str
+// keys), list, tuple, str, int (64 bits), finite float, bool, None. False for anything
+// else (another type or a subclass, a key that is not a str, a string that is not
+// UTF-8, a huge int, NaN, nesting past 256): such a sample goes through json.dumps, as
+// every sample once did, so that its text and its errors are what they were.
+bool PlainJson(PyObject* o, nlohmann::json* out, int depth = 0) {
+  if (depth > 256) return false;
+  if (o == Py_None) {
+    *out = nullptr;
+  } else if (o == Py_True || o == Py_False) {
+    *out = o == Py_True;
+  } else if (PyUnicode_CheckExact(o)) {
+    std::string_view text;
+    if (!Utf8(o, &text)) return false;
+    *out = std::string(text);
+  } else if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) {
+      if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      *out = static_cast<int64_t>(v);
+    } else {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      *out = static_cast<uint64_t>(u);
+    }
+  } else if (PyFloat_CheckExact(o)) {
+    const double v = PyFloat_AS_DOUBLE(o);
+    if (!std::isfinite(v)) return false;
+    *out = v;
+  } else if (PyDict_CheckExact(o)) {
+    *out = nlohmann::json::object();
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(o, &pos, &key, &value)) {
+      std::string_view name;
+      if (!Utf8(key, &name) || !PlainJson(value, &(*out)[std::string(name)], depth + 1)) {
+        return false;
+      }
+    }
+  } else if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    *out = nlohmann::json::array();
+    out->get_ref<nlohmann::json::array_t&>().resize(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!PlainJson(PySequence_Fast_GET_ITEM(o, i), &(*out)[static_cast<size_t>(i)], depth + 1)) {
+        return false;
+      }
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The verdicts of (samples[i], responses[i]), in order, on `threads` threads (0: every
+// core) without the GIL, and the index and error of the first record that could not be
+// scored (-1 and "" when none). A sample is its JSON text or a dict; a dict is read as
+// it is when PlainJson can, else as json.dumps writes it; None when json.dumps cannot
+// (the caller's careful path names the sample and the problem).
+//
+// The calling thread reads the samples a chunk at a time (it needs the GIL for that)
+// while the other threads score what is read; then it scores too. Reading them all
+// first, before any was scored, made glibc's malloc spend 40% of the time consolidating
+// the nodes freed after scoring (perf, math_easy).
+py::object ScoreBatch(const py::list& samples, const py::list& responses,
+                      const std::string& rules, int threads) {
+  const size_t n = samples.size();
+  if (n != responses.size()) {
     throw py::value_error(fmt::format("{} samples but {} responses: one response per sample",
-                                      samples.size(), responses.size()));
+                                      n, responses.size()));
   }
   if (threads < 0) throw py::value_error(fmt::format("threads={}: expected 0 (every core) or more", threads));
   const RuleSet rule_set = RulesOrThrow(rules);
-  std::vector<VerdictTuple> out(samples.size());
+  constexpr size_t kChunk = 64;
+  // Each sample's JSON, or its text when it came (or had to go) as text.
+  // Texts are the UTF-8 that Python keeps with each str (the lists hold them meanwhile):
+  // copying them made malloc's work a third of the time.
+  std::vector<nlohmann::json> jsons(n);
+  std::vector<std::optional<std::string_view>> texts(n);
+  std::vector<std::string> dumped;  // the texts json.dumps wrote
+  dumped.reserve(n);
+  std::vector<std::string_view> answers(n);
+  std::vector<PyVerdict> verdicts(n);
+  std::vector<std::optional<std::string>> errors(n);
+  std::mutex mu;
+  std::condition_variable read_more;
+  size_t read = 0;      // GUARDED_BY(mu): samples[0, read) are read
+  bool stop = false;    // GUARDED_BY(mu): no more will be read
+  std::atomic<size_t> next{0};
+  const auto score = [&](size_t i) {
+    if (errors[i]) return;  // found while reading
+    bool not_json = false;
+    StatusOr<Sample> sample = texts[i]
+                                  ? SampleFromJsonText(*texts[i], &not_json, /*with_prompt=*/true)
+                                  : SampleFromJson(std::move(jsons[i]));
+    if (not_json) {
+      errors[i] = "the sample is not JSON";
+    } else if (!sample.ok()) {
+      errors[i] = sample.status().message();
+    } else if (auto v = TheChecker().Check(*sample, answers[i], rule_set); !v.ok()) {
+      errors[i] = v.status().message();
+    } else {
+      verdicts[i] = FromVerdict(std::move(v).value());
+    }
+  };
+  // Scores samples as they are read, until all are or reading stopped.
+  const auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        read_more.wait(lock, [&] { return read > i || stop; });
+        if (read <= i) return;
+      }
+      score(i);
+    }
+  };
+  size_t workers = threads == 0 ? static_cast<size_t>(DefaultScoreJobs())
+                                : static_cast<size_t>(threads);
+  workers = std::max<size_t>(1, std::min(workers, n));
+  std::vector<std::thread> pool;
   {
     py::gil_scoped_release release;
-    const size_t n = samples.size();
-    size_t workers = threads == 0 ? static_cast<size_t>(DefaultScoreJobs())
-                                  : static_cast<size_t>(threads);
-    workers = std::min(workers, n);
-    std::atomic<size_t> next{0};
-    const auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
-        out[i] = ScoreOne(samples[i], responses[i], rule_set);
-      }
-    };
-    std::vector<std::thread> pool;
     for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
   }
-  return out;
+  const auto finish = [&](bool all_read) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    read_more.notify_all();
+    py::gil_scoped_release release;
+    if (all_read) work();
+    for (std::thread& t : pool) t.join();
+  };
+  py::object dumps;
+  for (size_t begin = 0; begin < n; begin += kChunk) {
+    const size_t end = std::min(n, begin + kChunk);
+    for (size_t i = begin; i < end; ++i) {
+      if (!Utf8(PyList_GET_ITEM(responses.ptr(), static_cast<Py_ssize_t>(i)), &answers[i])) {
+        errors[i] = "the response is not text that UTF-8 can carry (a lone surrogate?)";
+        continue;
+      }
+      PyObject* item = PyList_GET_ITEM(samples.ptr(), static_cast<Py_ssize_t>(i));
+      if (PyUnicode_CheckExact(item)) {
+        texts[i].emplace();
+        if (!Utf8(item, &*texts[i])) {
+          errors[i] = "the sample text is not text that UTF-8 can carry (a lone surrogate?)";
+        }
+      } else if (!PyDict_CheckExact(item) || !PlainJson(item, &jsons[i])) {
+        try {
+          if (!dumps) dumps = py::module_::import("json").attr("dumps");
+          texts[i] = dumped.emplace_back(
+              dumps(py::reinterpret_borrow<py::object>(item)).cast<std::string>());
+        } catch (const py::error_already_set&) {
+          finish(/*all_read=*/false);
+          return py::none();
+        }
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      read = end;
+    }
+    read_more.notify_all();
+    if (workers == 1) {  // no other thread: score the chunk here
+      py::gil_scoped_release release;
+      for (size_t i = begin; i < end; ++i) score(i);
+      next = end;
+    }
+  }
+  finish(/*all_read=*/true);
+  for (size_t i = 0; i < n; ++i) {
+    if (errors[i]) return py::make_tuple(py::none(), i, *errors[i]);
+  }
+  py::list out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = py::cast(std::move(verdicts[i]));
+  return py::make_tuple(out, -1, "");
 }
 
 std::vector<std::string> Generate(const std::string& suite, uint64_t seed, double size,
@@ -176,6 +393,58 @@ py::list SubtaskList() {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "structtest's C++ core; use the structtest package, not this module";
+  using structtest::PyVerdict;
+  py::class_<PyVerdict>(m, "Verdict", R"(One response's verdict under one rule set.
+
+passed: whether the response follows every rule; reason: why, for a person;
+rules_version: the checker version that decided (e.g. "strict-2"); rules: every rule of
+the subtask as (name, passed, detail), in the order they are checked (a rule the checker
+did not reach after a failed one is not passed, and its detail says so); score: rules
+passed / rules listed (1.0 on a pass), the partial credit; format and accuracy: math
+only, the paper's two halves of a pass (None elsewhere).)")
+      .def(py::init(&structtest::MakeVerdict), py::arg("passed"), py::arg("reason"),
+           py::arg("rules_version"), py::arg("format") = py::none(),
+           py::arg("accuracy") = py::none(), py::arg("rules") = py::tuple(),
+           py::arg("score") = py::none())
+      .def_readonly("passed", &PyVerdict::passed)
+      .def_readonly("reason", &PyVerdict::reason)
+      .def_readonly("rules_version", &PyVerdict::rules_version)
+      .def_readonly("format", &PyVerdict::format)
+      .def_readonly("accuracy", &PyVerdict::accuracy)
+      .def_readonly("score", &PyVerdict::score)
+      .def_property_readonly("rules", &structtest::RuleList)
+      .def("__bool__", [](const PyVerdict& v) { return v.passed; })
+      .def("__eq__",
+           [](const PyVerdict& a, const py::object& other) -> py::object {
+             if (!py::isinstance<PyVerdict>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             const PyVerdict& b = other.cast<const PyVerdict&>();
+             return py::bool_(a.passed == b.passed && a.reason == b.reason &&
+                              a.rules_version == b.rules_version && a.format == b.format &&
+                              a.accuracy == b.accuracy && a.score == b.score &&
+                              structtest::SameRules(a, b));
+           })
+      .def("__repr__",
+           [](const PyVerdict& v) {
+             return fmt::format("Verdict(passed={}, reason={}, rules_version={}, score={})",
+                                v.passed ? "True" : "False",
+                                py::repr(py::str(v.reason)).cast<std::string>(),
+                                py::repr(py::str(v.rules_version)).cast<std::string>(),
+                                py::repr(py::float_(v.score)).cast<std::string>());
+           })
+      .def(py::pickle(
+          [](const PyVerdict& v) {
+            return py::make_tuple(v.passed, v.reason, v.rules_version, v.format, v.accuracy,
+                                  structtest::RuleList(v), v.score);
+          },
+          [](const py::tuple& t) {
+            if (t.size() != 7) throw std::runtime_error("Verdict: a pickled state of 7 fields expected");
+            return structtest::MakeVerdict(t[0].cast<bool>(), t[1].cast<std::string>(),
+                                           t[2].cast<std::string>(),
+                                           t[3].cast<std::optional<bool>>(),
+                                           t[4].cast<std::optional<bool>>(),
+                                           t[5].cast<py::iterable>(),
+                                           t[6].cast<std::optional<double>>());
+          }));
   m.def("score_batch", &structtest::ScoreBatch, py::arg("samples"), py::arg("responses"),
         py::arg("rules"), py::arg("threads"));
   m.def("generate", &structtest::Generate, py::arg("suite"), py::arg("seed"), py::arg("size"),

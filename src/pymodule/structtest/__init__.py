@@ -26,38 +26,9 @@ __all__ = ["Verdict", "generate", "score", "score_batch", "subtasks", "split_thi
 RULE_SETS = ("paper", "strict")
 
 
-class Verdict:
-    """One response's verdict under one rule set.
-
-    passed: whether the response follows every rule; reason: why, for a person;
-    rules_version: the checker version that decided (e.g. "strict-2"); rules: every rule
-    of the subtask as (name, passed, detail), in the order they are checked (a rule the
-    checker did not reach after a failed one is not passed, and its detail says so);
-    score: rules passed / rules listed (1.0 on a pass), the partial credit; format and
-    accuracy: math only, the paper's two halves of a pass (None elsewhere)."""
-
-    __slots__ = ("passed", "reason", "rules_version", "format", "accuracy", "rules", "score")
-
-    def __init__(self, passed, reason, rules_version, format=None, accuracy=None, rules=(),
-                 score=None):
-        self.passed = passed
-        self.reason = reason
-        self.rules_version = rules_version
-        self.format = format
-        self.accuracy = accuracy
-        self.rules = list(rules)
-        self.score = (1.0 if passed else 0.0) if score is None else score
-
-    def __bool__(self):
-        return self.passed
-
-    def __eq__(self, other):
-        return isinstance(other, Verdict) and all(
-            getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    def __repr__(self):
-        return "Verdict(passed={!r}, reason={!r}, rules_version={!r}, score={!r})".format(
-            self.passed, self.reason, self.rules_version, self.score)
+# One response's verdict (passed, reason, rules_version, rules, score, format, accuracy):
+# a C++ class, whose rules become Python tuples only when read.
+Verdict = _core.Verdict
 
 
 def _check_rules(rules):
@@ -109,17 +80,27 @@ def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None, split="e
             for line in _core.generate(suite, seed, float(size), list(tasks or []), limit, split)]
 
 
-def _verdicts(samples, responses, rules, threads, what):
+def _verdicts(samples, responses, rules, threads, what, indexed=True):
+    """The verdicts of the pairs; errors name the sample as "<what> <index>" (indexed)
+    or "<what>"."""
+    def name(i):
+        return "{} {}".format(what, i) if indexed else what
+
     _check_rules(rules)
-    texts = [_sample_text(s, "{} {}".format(what, i)) for i, s in enumerate(samples)]
-    answers = [_response_text(r, "response {}".format(i)) for i, r in enumerate(responses)]
-    out = []
-    for i, (passed, reason, version, fmt, acc, checks, fraction, error) in enumerate(
-            _core.score_batch(texts, answers, rules, threads)):
-        if error is not None:
-            raise ValueError("{} {}: {}".format(what, i, error))
-        out.append(Verdict(passed, reason, version, fmt, acc, checks, fraction))
-    return out
+    samples = samples if type(samples) is list else list(samples)
+    if not all(type(r) is str for r in responses):
+        responses = [_response_text(r, "response {}".format(i)) for i, r in enumerate(responses)]
+    result = None
+    if all(type(s) is dict for s in samples):
+        # The C++ side reads plain dicts itself (None: one that JSON cannot carry).
+        result = _core.score_batch(samples, responses, rules, threads)
+    if result is None:
+        texts = [_sample_text(s, name(i)) for i, s in enumerate(samples)]
+        result = _core.score_batch(texts, responses, rules, threads)
+    verdicts, bad, error = result
+    if bad >= 0:
+        raise ValueError("{}: {}".format(name(bad), error))
+    return verdicts
 
 
 def score(sample, response, rules="paper"):
@@ -127,14 +108,8 @@ def score(sample, response, rules="paper"):
     response is scored as given: split a reasoning model's <think> block off first
     (split_thinking), as `structtest run` does. ValueError: the sample cannot be scored
     (its message names the field)."""
-    _check_rules(rules)
-    text = _sample_text(sample, "sample")
-    answer = _response_text(response, "response")
-    passed, reason, version, fmt, acc, checks, fraction, error = _core.score_batch(
-        [text], [answer], rules, 1)[0]
-    if error is not None:
-        raise ValueError("sample: " + error)
-    return Verdict(passed, reason, version, fmt, acc, checks, fraction)
+    return _verdicts([sample], [_response_text(response, "response")], rules, 1, "sample",
+                     indexed=False)[0]
 
 
 def score_batch(samples, responses, rules="paper", threads=0):

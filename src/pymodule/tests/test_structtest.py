@@ -157,6 +157,78 @@ def test_dev_corpus_verdicts_equal_the_cli(tmp_path, rules):
         assert [(v.passed, v.reason) for v in mine] == [(e["pass"], e["reason"]) for e in expected], path
 
 
+def outcome(samples, responses, threads):
+    """score_batch's verdicts, or the type and message of what it raised."""
+    try:
+        return structtest.score_batch(samples, responses, rules="strict", threads=threads)
+    except (TypeError, ValueError) as e:
+        return (type(e).__name__, str(e))
+
+
+def test_samples_as_dicts_or_text_score_alike_in_long_batches_on_any_threads(samples):
+    # Longer than the chunks the module reads at a time (64), with plain dicts, which it
+    # reads itself, and shapes that go through json.dumps as before (a dict subclass, a
+    # tuple, an int key, a float): the verdicts of their JSON text, whatever the threads.
+    import collections
+    records = samples * 6
+    assert len(records) > 3 * 64
+    responses = [answer(s) if i % 3 else "no" for i, s in enumerate(records)]
+    odd = []
+    for i, s in enumerate(records):
+        kind = i % 5
+        odd.append(collections.OrderedDict(s) if kind == 0 else
+                   dict(s, context=dict(s["context"], note=(1, 2.5, None, True))) if kind == 1 else
+                   dict(s, context=dict(s["context"], **{"k": {7: "seven"}})) if kind == 2 else
+                   dict(s, context=dict(s["context"], big=2 ** 70, small=-2 ** 63)) if kind == 3 else
+                   s)
+    for batch in (records, odd):
+        expected = outcome([json.dumps(r) for r in batch], responses, 1)
+        assert not isinstance(expected, tuple), expected
+        for threads in (1, 0, 7):
+            assert outcome(batch, responses, threads) == expected, threads
+            assert outcome(list(reversed(batch)), responses[::-1], threads) == expected[::-1]
+        assert sum(v.passed for v in expected) > len(batch) // 2
+
+
+def test_the_first_bad_sample_of_a_long_batch_is_named_on_any_threads(samples):
+    records = samples * 6
+    responses = ["x"] * len(records)
+    for threads in (1, 0, 7):
+        bad = list(records)
+        bad[150] = dict(bad[150], subtask="nope")
+        bad[170] = dict(bad[170], domain="poetry")
+        kind, message = outcome(bad, responses, threads)
+        assert kind == "ValueError" and message.startswith("sample 150: "), message
+        bad[130] = dict(bad[130], extra={1, 2})  # JSON cannot carry a set
+        kind, message = outcome(bad, responses, threads)
+        assert kind == "TypeError" and message.startswith("sample 130: "), message
+        bad[140] = dict(bad[140], extra=float("nan"))  # json.dumps writes NaN, no JSON
+        assert outcome(bad, responses, threads)[1].startswith("sample 130: ")
+        bad[130] = records[130]
+        kind, message = outcome(bad, responses, threads)
+        assert kind == "ValueError" and message.startswith("sample 140: ") and "JSON" in message
+
+
+def test_verdicts_compare_pickle_and_print():
+    import pickle
+    s = structtest.generate(seed=1, tasks=["numbered_points"], limit=1)[0]
+    v = structtest.score(s, "1. one", rules="strict")
+    assert not v and v.passed is False and 0 <= v.score < 1
+    assert v.rules and all(isinstance(r, tuple) and len(r) == 3 for r in v.rules)
+    assert pickle.loads(pickle.dumps(v)) == v
+    copy = structtest.Verdict(v.passed, v.reason, v.rules_version, v.format, v.accuracy, v.rules,
+                              v.score)
+    assert copy == v and copy.rules == v.rules
+    assert copy != structtest.Verdict(v.passed, v.reason + ".", v.rules_version, rules=v.rules,
+                                      score=v.score)
+    assert v != "a verdict" and structtest.Verdict(True, "ok", "strict-1").score == 1.0
+    assert repr(v).startswith("Verdict(passed=False, reason=")
+    with pytest.raises(AttributeError):
+        v.passed = True
+    with pytest.raises(TypeError, match="rules: expected"):
+        structtest.Verdict(False, "no", "strict-1", rules=[("a", False)])
+
+
 # --- bad input -----------------------------------------------------------------------------
 
 def test_bad_input_raises_naming_the_problem(samples):
@@ -179,8 +251,10 @@ def test_bad_input_raises_naming_the_problem(samples):
         structtest.score_batch([s, s], ["a"])
     with pytest.raises(ValueError, match="threads"):
         structtest.score_batch([s], ["a"], threads=-1)
-    with pytest.raises((TypeError, UnicodeError)):
+    with pytest.raises(ValueError, match="^sample: the response is not text that UTF-8 can carry"):
         structtest.score(s, "\udcff lone surrogate")
+    with pytest.raises(ValueError, match="^sample 1: the sample text is not text that UTF-8"):
+        structtest.score_batch([s, json.dumps(dict(s, id="x\udcff"), ensure_ascii=False)], ["a", "b"])
     with pytest.raises(TypeError, match="JSON cannot carry"):
         structtest.score(dict(s, extra=object()), "x")
 
