@@ -291,6 +291,12 @@ TEST_F(BatchCliTest, AKillBetweenCreateAndTheFirstPollCostsNoSecondSubmission) {
                                 "killed");
       if (id_stored) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        // run.db is only looked at once the provider has the batch: by then the run has
+        // made and filled its store, so that a read here cannot meet the run's first
+        // writes (which it once made fail with "database is locked", under load).
+        while (server.batches_created() == 0 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
         while (BatchStates(run)["submitted"] == 0 && std::chrono::steady_clock::now() < deadline) {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
