@@ -156,7 +156,9 @@ void ExpectVerdicts(const fs::path& input, const std::string& verdicts, const st
     }
   }
   if (rules == "paper") {
-    std::printf("conformance %-52s %5lld/%-5zu %7.2f%%\n", input.parent_path().filename().string().append("/").append(input.filename().string()).c_str(),
+    const std::string file =
+        input.parent_path().filename().string() + "/" + input.filename().string();
+    std::printf("conformance %-52s %5lld/%-5zu %7.2f%%\n", file.c_str(),
                 static_cast<long long>(n - differ), references.size(),
                 n == 0 ? 0.0 : 100.0 * static_cast<double>(n - differ) / static_cast<double>(n));
   }
