@@ -1,5 +1,9 @@
 #include "testing/test_support.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -7,12 +11,15 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
 #include "text/punkt.h"
+
+extern char** environ;
 
 namespace structtest::testing {
 
@@ -68,6 +75,44 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+Child SpawnBinary(const std::string& binary, const TempDir& dir,
+                  const std::vector<std::string>& args, const std::string& tag) {
+  Child c;
+  c.out_path = dir.path() + "/" + tag + ".out";
+  c.err_path = dir.path() + "/" + tag + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<std::string> argv_s = {binary};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_s = {"HOME=" + dir.path()};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view var(*e);
+    if (!var.starts_with("HOME=") && !var.starts_with("STRUCTTEST_CACHE=")) env_s.emplace_back(var);
+  }
+  std::vector<char*> env;
+  for (std::string& e : env_s) env.push_back(e.data());
+  env.push_back(nullptr);
+  EXPECT_EQ(posix_spawn(&c.pid, binary.c_str(), &actions, nullptr, argv.data(), env.data()), 0)
+      << binary;
+  posix_spawn_file_actions_destroy(&actions);
+  return c;
+}
+
+Finished Wait(const Child& c) {
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          ReadFileOrDie(c.out_path), ReadFileOrDie(c.err_path)};
 }
 
 std::string ReadFileOrDie(const std::string& path) {

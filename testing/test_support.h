@@ -5,6 +5,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <sys/types.h>
 
 #include "core/rng.h"
 
@@ -41,6 +44,23 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A process started by SpawnBinary: its pid and the files its output goes to.
+struct Child {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+struct Finished {
+  int exit_code;  // 128 + the signal when one killed it
+  std::string out, err;
+};
+// Starts `binary` with `args` (no shell): stdin /dev/null, stdout and stderr to
+// DIR/TAG.out and DIR/TAG.err; `dir` is its HOME and STRUCTTEST_CACHE is left out of its
+// environment, so that a default response cache lands there, never in the user's.
+Child SpawnBinary(const std::string& binary, const TempDir& dir,
+                  const std::vector<std::string>& args, const std::string& tag);
+// Waits for `c` to end.
+Finished Wait(const Child& c);
 
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& contents);

@@ -31,60 +31,21 @@
 #include "testing/fake_batch_server.h"
 #include "testing/test_support.h"
 
-extern char** environ;
-
 namespace structtest {
 namespace {
 
 using ::structtest::testing::FakeBatchFaults;
 using ::structtest::testing::FakeBatchServer;
 using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::Child;
+using ::structtest::testing::Finished;
 using ::structtest::testing::TempDir;
+using ::structtest::testing::Wait;
 using ::structtest::testing::WriteFileOrDie;
 
-struct Child {
-  pid_t pid = -1;
-  std::string out_path, err_path;
-};
-
+// The binary under test, as testing::SpawnBinary starts it.
 Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  Child c;
-  c.out_path = dir.path() + "/" + tag + ".out";
-  c.err_path = dir.path() + "/" + tag + ".err";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> argv_s = {STRUCTTEST_BINARY};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // HOME is the test's folder: no response cache lands in the user's.
-  std::vector<std::string> env_s = {"HOME=" + dir.path()};
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view var(*e);
-    if (!var.starts_with("HOME=") && !var.starts_with("STRUCTTEST_CACHE=")) env_s.emplace_back(var);
-  }
-  std::vector<char*> env;
-  for (std::string& e : env_s) env.push_back(e.data());
-  env.push_back(nullptr);
-  EXPECT_EQ(posix_spawn(&c.pid, STRUCTTEST_BINARY, &actions, nullptr, argv.data(), env.data()), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return c;
-}
-
-struct Finished {
-  int exit_code;
-  std::string out, err;
-};
-
-Finished Wait(const Child& c) {
-  int status = 0;
-  waitpid(c.pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-          ReadFileOrDie(c.out_path), ReadFileOrDie(c.err_path)};
+  return ::structtest::testing::SpawnBinary(STRUCTTEST_BINARY, dir, args, tag);
 }
 
 Finished Exec(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
