@@ -939,7 +939,7 @@ TEST(RunStoreTest, RepeatsAreSlotsOfTheirOwn) {
     EXPECT_EQ((*store)->repeats(), 1);
     ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 3}}).ok());
     EXPECT_EQ((*store)->repeats(), 3);
-    for (const nlohmann::json bad : {nlohmann::json(0), nlohmann::json(1001), nlohmann::json(2.5),
+    for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1001), nlohmann::json(2.5),
                                      nlohmann::json("3")}) {
       const Status s = (*store)->SetManifest({{"model", "m"}, {"repeats", bad}});
       EXPECT_FALSE(s.ok()) << bad;
@@ -1074,7 +1074,9 @@ TEST(RunStoreTest, RepeatedRunsMergeRepeatByRepeat) {
     ASSERT_TRUE((*store)->Begin().ok());
     ASSERT_TRUE((*store)->PutResponse(0, Answer(d == a.path() ? "a0" : "b0-other"), 0).ok());
     ASSERT_TRUE((*store)->PutResponse(0, Answer("x"), d == a.path() ? 1 : 0).ok());
-    if (d == b.path()) ASSERT_TRUE((*store)->PutResponse(1, Answer("b1"), 1).ok());
+    if (d == b.path()) {
+      ASSERT_TRUE((*store)->PutResponse(1, Answer("b1"), 1).ok());
+    }
     ASSERT_TRUE((*store)->Commit().ok());
   }
   auto store = RunStore::Open(a.path());
