@@ -655,8 +655,6 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
           where(), r.status().message()));
     }
     const std::optional<CustomIdParts> parts = ParseCustomId(r->custom_id);
-    const std::optional<int64_t> index =
-        parts ? std::optional<int64_t>(parts->index) : std::nullopt;
     ASSIGN_OR_RETURN(const std::vector<std::string> ids,
                      parts ? store->CustomIdsOf("offline", parts->index, parts->repeat)
                            : std::vector<std::string>());
@@ -671,7 +669,7 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
             "{}: custom_id '{}': the request does not match: sample {}{} of {} is asked with "
             "another request (other settings or another sample); write the batch file again "
             "with 'run ... --offline FILE' and run it",
-            where(), r->custom_id, *index,
+            where(), r->custom_id, parts->index,
             parts->repeat > 0 ? fmt::format(" (repeat {})", parts->repeat) : "", store->dir()));
       }
       return Status::InvalidArgument(fmt::format(

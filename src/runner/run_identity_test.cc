@@ -1,0 +1,162 @@
+#include "runner/run_identity.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "runner/run_job.h"
+#include "store/run_store.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+RunJobOptions SuiteRun() {
+  RunJobOptions opt;
+  opt.model = "openai/gpt-4o-mini";
+  opt.suite.seed = 7;
+  opt.suite.limit = 5;
+  opt.temperature = 0.0;
+  return opt;
+}
+
+constexpr const char* kEndpoint = "openai https://api.openai.com/v1";
+
+nlohmann::json IdentityOf(const RunJobOptions& opt, const std::string& endpoint = kEndpoint) {
+  auto id = RunIdentity(opt, endpoint);
+  EXPECT_TRUE(id.ok()) << id.status().message();
+  return id.ok() ? *id : nlohmann::json();
+}
+
+TEST(RunIdentityTest, TheSameOptionsAreTheSameRun) {
+  const nlohmann::json stored = RunManifest(SuiteRun(), IdentityOf(SuiteRun()));
+  EXPECT_TRUE(DifferingKeys(stored, IdentityOf(SuiteRun())).empty());
+  EXPECT_TRUE(CheckSameRun("runs/x", stored, IdentityOf(SuiteRun())).ok());
+  EXPECT_TRUE(stored["structtest_version"].is_string());
+  EXPECT_TRUE(stored["rules_versions"].is_object());
+}
+
+TEST(RunIdentityTest, AChangedFlagIsRefusedNamingIt) {
+  const nlohmann::json stored = RunManifest(SuiteRun(), IdentityOf(SuiteRun()));
+  RunJobOptions changed = SuiteRun();
+  changed.max_tokens = 100;
+  const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "runs/x: this directory holds another run (max_tokens was 0, now 100); pass another "
+            "--out or remove the directory");
+}
+
+TEST(RunIdentityTest, AChangedRepeatsIsRefusedWithTheFlagsValues) {
+  const nlohmann::json stored = RunManifest(SuiteRun(), IdentityOf(SuiteRun()));
+  RunJobOptions changed = SuiteRun();
+  changed.repeats = 3;
+  const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "runs/x: this directory holds another run (--repeats was 1, now 3); pass another "
+            "--out or remove the directory");
+}
+
+TEST(RunIdentityTest, AKeyOnlyTheStoredRunHasIsNamed) {
+  RunJobOptions sharded = SuiteRun();
+  sharded.shard = Shard{1, 4};
+  const nlohmann::json stored = RunManifest(sharded, IdentityOf(sharded));
+  EXPECT_EQ(DifferingKeys(stored, IdentityOf(SuiteRun())), std::vector<std::string>{"shard"});
+}
+
+TEST(RunIdentityTest, AnotherHostOfTheSameProviderOrOtherReplicasAreTheSameRun) {
+  RunJobOptions replicas = SuiteRun();
+  const nlohmann::json stored = IdentityOf(SuiteRun());
+  replicas.base_urls = {"http://a:8000/v1", "http://b:8000/v1"};
+  EXPECT_TRUE(DifferingKeys(stored, IdentityOf(replicas, "openai http://a:8000/v1")).empty());
+  EXPECT_EQ(DifferingKeys(stored, IdentityOf(SuiteRun(), "anthropic https://api.anthropic.com")),
+            std::vector<std::string>{"endpoint"});
+}
+
+TEST(RunIdentityTest, ALargerLimitOrNoneGrowsTheRun) {
+  const nlohmann::json stored = IdentityOf(SuiteRun());
+  RunJobOptions grown = SuiteRun();
+  grown.suite.limit = 10;
+  EXPECT_TRUE(LimitGrows(stored, IdentityOf(grown)));
+  grown.suite.limit = 0;  // none
+  EXPECT_TRUE(LimitGrows(stored, IdentityOf(grown)));
+  grown.suite.limit = 3;
+  EXPECT_FALSE(LimitGrows(stored, IdentityOf(grown)));
+  grown.suite.limit = 10;
+  grown.suite.seed = 8;  // another suite: not its first samples
+  EXPECT_FALSE(LimitGrows(stored, IdentityOf(grown)));
+  RunJobOptions unlimited = SuiteRun();
+  unlimited.suite.limit = 0;
+  EXPECT_FALSE(LimitGrows(IdentityOf(unlimited), IdentityOf(SuiteRun())));
+}
+
+TEST(RunIdentityTest, AStoredRunWithoutTemperatureKeepsNone) {
+  RunJobOptions opt = SuiteRun();
+  opt.temperature_defaulted = true;
+  KeepStoredTemperature(nlohmann::json{{"temperature", nullptr}}, &opt);
+  EXPECT_FALSE(opt.temperature.has_value());
+  opt.temperature = 0.0;
+  KeepStoredTemperature(nlohmann::json{{"temperature", 0.0}}, &opt);
+  EXPECT_EQ(opt.temperature, 0.0);
+  opt.temperature_defaulted = false;  // given on the command line: it counts
+  KeepStoredTemperature(nlohmann::json{{"temperature", nullptr}}, &opt);
+  EXPECT_EQ(opt.temperature, 0.0);
+}
+
+TEST(RunIdentityTest, AChangedDataFileIsAnotherRun) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/samples.jsonl";
+  testing::WriteFileOrDie(path, "one\n");
+  RunJobOptions opt = SuiteRun();
+  opt.samples = path;
+  const nlohmann::json stored = IdentityOf(opt);
+  testing::WriteFileOrDie(path, "two\n");
+  EXPECT_EQ(DifferingKeys(stored, IdentityOf(opt)), std::vector<std::string>{"samples"});
+}
+
+TEST(RunIdentityTest, PublicEndpointAndDefaultRunDirShowNoSecrets) {
+  EXPECT_EQ(PublicEndpoint("http://user:pass@host:8000/v1?key=x"), "http://host:8000/v1");
+  EXPECT_EQ(PublicEndpoint("https://host/v1#frag"), "https://host/v1");
+  RunJobOptions opt = SuiteRun();
+  opt.suite.tasks = {"math"};
+  opt.shard = Shard{2, 4};
+  EXPECT_EQ(DefaultRunDir(opt), "runs/openai-gpt-4o-mini_default_seed7_math_limit5_shard2of4");
+}
+
+TEST(RunJobTest, BadBaseUrlsAndEndpointsFiles) {
+  EXPECT_EQ(BadBaseUrl("http://localhost:8000/v1"), "");
+  EXPECT_EQ(BadBaseUrl("localhost:8000"), "expected an http:// or https:// URL");
+  EXPECT_EQ(BadBaseUrl("http:///v1"), "no host");
+  EXPECT_EQ(BadBaseUrl("http://h/v1/chat/completions"),
+            "give the API root, not the call: http://h/v1 (structtest adds /chat/completions "
+            "itself)");
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/endpoints";
+  testing::WriteFileOrDie(path, "# replicas\n http://a/v1 \n\nhttp://b/v1  # second\n");
+  auto urls = ReadEndpointsFile(path);
+  ASSERT_TRUE(urls.ok()) << urls.status().message();
+  EXPECT_EQ(*urls, (std::vector<std::string>{"http://a/v1", "http://b/v1"}));
+  testing::WriteFileOrDie(path, "http://a/v1\nftp://b\n");
+  EXPECT_EQ(ReadEndpointsFile(path).status().message(),
+            "--endpoints " + path + ":2: 'ftp://b': expected an http:// or https:// URL");
+  testing::WriteFileOrDie(path, "# none\n");
+  EXPECT_EQ(ReadEndpointsFile(path).status().message(),
+            "--endpoints " + path + ": no URL in the file");
+}
+
+TEST(RunJobTest, ResolvePriceTakesBothFlagsOrATableOrTheBuiltInOne) {
+  EXPECT_EQ(ResolvePrice("openai/x", {1.0, std::nullopt, ""}).status().message(),
+            "--price-in: give both --price-in and --price-out (USD per million tokens)");
+  auto given = ResolvePrice("openai/x", {1.0, 2.0, ""});
+  ASSERT_TRUE(given.ok());
+  ASSERT_TRUE(given->has_value());
+  EXPECT_EQ((*given)->output_per_mtok, 2.0);
+  EXPECT_EQ((*given)->source, "--price-in/--price-out");
+  auto none = ResolvePrice("openai/no-such-model-anywhere", {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+}  // namespace
+}  // namespace structtest

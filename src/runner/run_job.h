@@ -1,0 +1,102 @@
+// One `structtest run` as a library call: generate the suite (or read a samples file)
+// into a run directory, ask the model every sample through the client stack the
+// options describe (curl, replicas, -j auto, rate limit, retries, the response cache,
+// or a provider's batch API), score the answers and write report.json and report.html.
+// The same options again resume the run where it stopped (run_identity.h). Without a
+// model every built-in responder answers, in memory, and a closing table compares them
+// under both rule sets. What a person should see goes through RunJobOutput, in the
+// order the CLI prints it; errors come back as a Status.
+#ifndef STRUCTTEST_RUNNER_RUN_JOB_H_
+#define STRUCTTEST_RUNNER_RUN_JOB_H_
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/cost.h"
+#include "runner/run_options.h"
+#include "structtest/status.h"
+
+namespace structtest {
+
+class PythonPool;
+class RunStore;
+class SentenceSplitter;
+
+// Where a run's messages go. Each may be empty: that output is dropped.
+struct RunJobOutput {
+  // The results: the tables and the closing lines (the CLI's stdout).
+  std::function<void(std::string_view)> out;
+  // Called once a run's report is complete in `out`, before the notes about it: the
+  // CLI flushes its stdout there, so that they follow the report.
+  std::function<void()> flush;
+  // A line a person running the command should know (the CLI: "structtest: LINE").
+  std::function<void(std::string_view)> note;
+  // A line about something that may be wrong (the CLI: "structtest: warning: LINE").
+  std::function<void(std::string_view)> warning;
+  // Text as it is, lines with their own prefix and newline (the CLI's stderr).
+  std::function<void(std::string_view)> log;
+  // Where the progress line goes (its mode from Progress::ModeFor); null: none.
+  std::FILE* progress = nullptr;
+};
+
+struct RunJobResult {
+  // Stopped by the stop flag before the end (the run directory holds what came back).
+  bool interrupted = false;
+  // Finished with samples not scored or answers errored, or stopped by the budget.
+  bool failures = false;
+};
+
+// Runs `opt`. `sentences` may be null when no subtask counts sentences
+// (NeedsSentences). `stop`, when given, is polled: set (from a signal handler, say),
+// the run stops starting requests, stores what came back and returns `interrupted`.
+// REQUIRES: opt is checked (the CLI's flag checks: ranges, a known model or built-in
+// responder, the suite, CheckRequestSettings).
+// Errors: the run directory holds another run (CheckSameRun), the data cannot be read,
+// the store or the cache cannot be opened, no API key, the first requests all failed.
+StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* sentences,
+                              const std::atomic<bool>* stop, const RunJobOutput& output);
+
+// Whether the run's samples may include a sentence-counting subtask (a samples file:
+// unknown until read, so true). An unknown task name is left for the suite to report.
+bool NeedsSentences(const RunJobOptions& opt);
+
+// Fills `store`, a new one, with the samples of the run, all in one transaction, and
+// calls `before_commit` (when given) inside it. A shard run keeps the samples of its
+// shard, at their positions in the whole suite, so that the shards merge into the
+// unsharded run (store/merge.h). `python` serves the suite's code sources and may be
+// null when none needs it.
+Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences,
+                     PythonPool* python, RunStore* store,
+                     const std::function<Status()>& before_commit = nullptr);
+
+// The prices of the command line: either both per-token prices, or a price table CSV
+// (report/cost.h) to look the model up in before the built-in one.
+struct PriceFlags {
+  std::optional<double> input_per_mtok;   // --price-in
+  std::optional<double> output_per_mtok;  // --price-out
+  std::string table;                      // --prices FILE
+};
+
+// The price that costs a run of `model`: the flags' prices, else the model's line in
+// the table file, else in the built-in table; nullopt when none has it. Errors (naming
+// the flag): one price without the other, a price out of range, a table that cannot
+// be read or parsed.
+StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const PriceFlags& flags);
+
+// Why `url` cannot be an API root ("expected an http:// or https:// URL", "no host",
+// the call given instead of the root...), or "" when it can.
+std::string BadBaseUrl(std::string_view url);
+
+// The API roots of an endpoints file (--endpoints FILE): one URL a line; blank lines
+// and '#' comments are skipped. Errors name the file and line: a bad URL (BadBaseUrl),
+// no URL at all, a file that cannot be read.
+StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_RUNNER_RUN_JOB_H_
