@@ -13,8 +13,7 @@
 #include "cli/commands.h"
 #include "report/tally.h"
 #include "runner/batch_runner.h"
-#include "runner/runner.h"
-#include "sandbox/python_pool.h"
+#include "runner/score_run.h"
 #include "store/run_store.h"
 #include "tasks/score_stage.h"
 #include "text/punkt.h"
@@ -42,12 +41,8 @@ int RunImport(const ImportOptions& opt) {
     PrintError(s.message());
     return kExitFatal;
   }
-  // Open() would make a new run: only an existing one takes answers.
-  if (auto existing = RunStore::OpenReadOnly(opt.run); !existing.ok()) {
-    PrintError(existing.status().message());
-    return kExitFatal;
-  }
-  auto store = RunStore::Open(opt.run);
+  // Only an existing run takes answers.
+  auto store = OpenExistingRun(opt.run);
   if (!store.ok()) {
     PrintError(store.status().message());
     return kExitFatal;
@@ -59,18 +54,7 @@ int RunImport(const ImportOptions& opt) {
   }
   std::unique_ptr<SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
   if (splitter == nullptr) return kExitFatal;
-  PythonOptions python_options;
-  python_options.python = opt.python;
-  python_options.max_workers = opt.jobs;
-  PythonPool python(python_options);
-  CheckEnv env;
-  env.sentences = splitter.get();
-  env.python = &python;
-  RunnerOptions ro;
-  ro.rules = *rules;
-  ro.score_jobs = opt.jobs;
-  Runner runner(store->get(), nullptr, env, ro);
-  auto tally = runner.ScoreAndTally();
+  auto tally = ScoreRun(store->get(), splitter.get(), {*rules, opt.jobs, opt.python});
   if (!tally.ok()) {
     PrintError(tally.status().message());
     return kExitFatal;

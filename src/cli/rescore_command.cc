@@ -9,9 +9,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "sandbox/python_pool.h"
 #include "report/tally.h"
-#include "runner/runner.h"
+#include "runner/score_run.h"
 #include "store/run_store.h"
 #include "tasks/score_stage.h"
 #include "text/punkt.h"
@@ -50,18 +49,7 @@ int RunRescore(const RescoreOptions& opt) {
     PrintError(store.status().message());
     return kExitFatal;
   }
-  PythonOptions python_options;
-  python_options.python = opt.python;
-  python_options.max_workers = opt.jobs;
-  PythonPool python(python_options);
-  CheckEnv env;
-  env.sentences = splitter.get();
-  env.python = &python;
-  RunnerOptions ro;
-  ro.rules = *rules;
-  ro.score_jobs = opt.jobs;
-  Runner runner(store->get(), nullptr, env, ro);
-  auto tally = runner.ScoreAndTally();
+  auto tally = ScoreRun(store->get(), splitter.get(), {*rules, opt.jobs, opt.python});
   if (!tally.ok()) {
     PrintError(tally.status().message());
     return kExitFatal;
