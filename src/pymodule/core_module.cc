@@ -26,9 +26,10 @@
 #include "backends/reasoning.h"
 #include "core/record_io.h"
 #include "structtest/checker.h"
+#include "structtest/generate.h"
 #include "structtest/sample.h"
 #include "tasks/score_stage.h"
-#include "tasks/suite.h"
+#include "sources/split.h"
 
 namespace py = pybind11;
 
@@ -328,10 +329,11 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
 std::vector<std::string> Generate(const std::string& suite, uint64_t seed, double size,
                                   std::vector<std::string> tasks, std::optional<size_t> limit,
                                   const std::string& split) {
-  SuiteOptions options;
-  auto parsed = ParseSourceSplit(split);
-  if (!parsed.ok()) throw py::value_error(fmt::format("split='{}': {}", split, parsed.status().message()));
-  options.split = *parsed;
+  GenerateOptions options;
+  if (auto parsed = ParseSourceSplit(split); !parsed.ok()) {
+    throw py::value_error(fmt::format("split='{}': {}", split, parsed.status().message()));
+  }
+  options.split = split;
   options.suite = suite;
   options.seed = seed;
   options.size = size;
@@ -344,23 +346,15 @@ std::vector<std::string> Generate(const std::string& suite, uint64_t seed, doubl
   std::optional<std::string> error;
   {
     py::gil_scoped_release release;
-    if (Status s = CheckSuiteOptions(options); !s.ok()) {
-      error = s.message();
-    } else if (auto planned = Suite::Plan(options, nullptr); !planned.ok()) {
-      error = planned.status().message();
+    auto samples = GenerateSuite(options);
+    if (!samples.ok()) {
+      error = samples.status().message();
     } else {
-      for (const PlannedSubtask& subtask : (*planned)->subtasks()) {
-        for (size_t i = 0; i < subtask.count && !error; ++i) {
-          auto sample = (*planned)->Generate(subtask, i);
-          if (!sample.ok()) {
-            error = fmt::format("{} sample {}: {}", subtask.ref.spec->name, i,
-                                sample.status().message());
-            break;
-          }
-          std::string line;
-          AppendSampleJson(*sample, &line);
-          lines.push_back(std::move(line));
-        }
+      lines.reserve(samples->size());
+      for (const Sample& sample : *samples) {
+        std::string line;
+        AppendSampleJson(sample, &line);
+        lines.push_back(std::move(line));
       }
     }
   }

@@ -1,0 +1,84 @@
+// Generating a StructTest suite: what `structtest generate` writes and
+// `structtest.generate()` returns. A suite is a pure function of its options (and the
+// data files it reads): the same options give the same samples, byte for byte, on every
+// machine. The eval split is what benchmarks score; the train split draws from source
+// items no eval suite of any seed holds, for training without contaminating the test.
+#ifndef STRUCTTEST_GENERATE_H_
+#define STRUCTTEST_GENERATE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "structtest/sample.h"
+#include "structtest/status.h"
+
+namespace structtest {
+
+class SentenceSplitter;
+class Suite;
+
+struct GenerateOptions {
+  std::string suite = "default";  // "default" (built-in sources) or "paper" (your files)
+  uint64_t seed = 0;
+  double size = 1.0;  // scale of the paper's sample counts; at least one sample each
+  std::vector<std::string> tasks;  // subtask or domain names; empty: every subtask
+  // At most this many samples of each subtask, the first ones of the same suite without
+  // the limit; 0: no limit.
+  size_t limit = 0;
+  std::string split = "eval";  // "eval" or "train" (default suite only)
+  // The user's data (required by the paper suite, optional for the default one).
+  std::string documents, mbpp, apps, gsm8k;
+  // Only the shard_index-th (from 1) of shard_count disjoint parts of the suite, by a
+  // hash of the sample id, as `run --shard` splits it. Default: the whole suite.
+  int shard_index = 1;
+  int shard_count = 1;
+};
+
+// The samples of one subtask that a generation gave, in the registry's order.
+struct GeneratedSubtask {
+  std::string domain;
+  std::string name;
+  std::string split;  // "easy" or "hard"
+  size_t samples = 0;
+};
+
+// A suite ready to generate: its subtasks resolved and its sources loaded.
+class SuiteGenerator {
+ public:
+  // Errors name the option at fault: an unknown split, suite or task (with a
+  // suggestion), missing or unreadable data files. `sentences` splits loaded documents
+  // into the sentences of their reference answers; null: documents given are split
+  // with nothing, and each of their samples fails to generate.
+  static StatusOr<std::unique_ptr<SuiteGenerator>> Open(const GenerateOptions& options,
+                                                        const SentenceSplitter* sentences);
+  ~SuiteGenerator();
+  SuiteGenerator(const SuiteGenerator&) = delete;
+  SuiteGenerator& operator=(const SuiteGenerator&) = delete;
+
+  // Subtasks left out because this build cannot generate them yet.
+  const std::vector<std::string>& skipped() const;
+
+  // Calls `each` with every sample of the suite (of the shard), in order; a non-ok
+  // Status from it stops and is returned. Returns how many samples each subtask gave.
+  // Errors: "SUBTASK sample I: why" for a sample that cannot be generated.
+  StatusOr<std::vector<GeneratedSubtask>> Generate(
+      const std::function<Status(const Sample&)>& each);
+
+ private:
+  SuiteGenerator() = default;
+  std::unique_ptr<Suite> suite_;
+  int shard_index_ = 1;
+  int shard_count_ = 1;
+};
+
+// Every sample of the suite, in order: SuiteGenerator's, without a sentence model
+// (CheckSuiteOptions' errors first, without reading any file).
+StatusOr<std::vector<Sample>> GenerateSuite(const GenerateOptions& options);
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_GENERATE_H_

@@ -1,0 +1,84 @@
+#include "structtest/generate.h"
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/shard.h"
+#include "sources/split.h"
+#include "tasks/registry.h"
+#include "tasks/suite.h"
+
+namespace structtest {
+
+namespace {
+
+StatusOr<SuiteOptions> ToSuiteOptions(const GenerateOptions& options) {
+  SuiteOptions suite;
+  suite.suite = options.suite;
+  suite.seed = options.seed;
+  suite.tasks = options.tasks;
+  suite.size = options.size;
+  suite.limit = options.limit;
+  suite.documents = options.documents;
+  suite.mbpp = options.mbpp;
+  suite.apps = options.apps;
+  suite.gsm8k = options.gsm8k;
+  ASSIGN_OR_RETURN(suite.split, ParseSourceSplit(options.split));
+  return suite;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<SuiteGenerator>> SuiteGenerator::Open(const GenerateOptions& options,
+                                                               const SentenceSplitter* sentences) {
+  ASSIGN_OR_RETURN(const SuiteOptions suite_options, ToSuiteOptions(options));
+  std::unique_ptr<SuiteGenerator> generator(new SuiteGenerator());
+  ASSIGN_OR_RETURN(generator->suite_, Suite::Plan(suite_options, sentences));
+  generator->shard_index_ = options.shard_index;
+  generator->shard_count_ = options.shard_count;
+  return generator;
+}
+
+SuiteGenerator::~SuiteGenerator() = default;
+
+const std::vector<std::string>& SuiteGenerator::skipped() const { return suite_->skipped(); }
+
+StatusOr<std::vector<GeneratedSubtask>> SuiteGenerator::Generate(
+    const std::function<Status(const Sample&)>& each) {
+  const Shard shard{shard_index_, shard_count_};
+  std::vector<GeneratedSubtask> counts;
+  for (const PlannedSubtask& planned : suite_->subtasks()) {
+    GeneratedSubtask& count = counts.emplace_back();
+    count.domain = planned.ref.family->domain;
+    count.name = planned.ref.spec->name;
+    count.split = SplitName(planned.ref.spec->split);
+    for (size_t i = 0; i < planned.count; ++i) {
+      auto sample = suite_->Generate(planned, i);
+      if (!sample.ok()) {
+        return Status(sample.status().code(),
+                      fmt::format("{} sample {}: {}", planned.ref.spec->name, i,
+                                  sample.status().message()));
+      }
+      if (shard.count > 1 && !shard.Contains(sample->id)) continue;
+      ++count.samples;
+      RETURN_IF_ERROR(each(*sample));
+    }
+  }
+  return counts;
+}
+
+StatusOr<std::vector<Sample>> GenerateSuite(const GenerateOptions& options) {
+  ASSIGN_OR_RETURN(const SuiteOptions suite_options, ToSuiteOptions(options));
+  RETURN_IF_ERROR(CheckSuiteOptions(suite_options));
+  ASSIGN_OR_RETURN(std::unique_ptr<SuiteGenerator> generator,
+                   SuiteGenerator::Open(options, nullptr));
+  std::vector<Sample> samples;
+  RETURN_IF_ERROR(generator->Generate([&](const Sample& sample) {
+                                 samples.push_back(sample);
+                                 return Status::Ok();
+                               }).status());
+  return samples;
+}
+
+}  // namespace structtest
