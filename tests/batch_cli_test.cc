@@ -7,6 +7,8 @@
 // costs no second submission, and that an offline file imported back equals an online
 // run, bad result lines refused.
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -18,83 +20,43 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "store/sqlite.h"
+#include "testing/cli_runs.h"
 #include "testing/fake_batch_server.h"
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace batch_cli_test {
 namespace {
 
+using ::structtest::testing::Child;
+using ::structtest::testing::Exec;
+using ::structtest::testing::ExportedVerdicts;
 using ::structtest::testing::FakeBatchFaults;
 using ::structtest::testing::FakeBatchServer;
-using ::structtest::testing::ReadFileOrDie;
-using ::structtest::testing::Child;
 using ::structtest::testing::Finished;
+using ::structtest::testing::GeneratedSuite;
+using ::structtest::testing::MakeSuite;
+using ::structtest::testing::ReadFileOrDie;
+using ::structtest::testing::Spawn;
 using ::structtest::testing::TempDir;
 using ::structtest::testing::Wait;
 using ::structtest::testing::WriteFileOrDie;
 
-// The binary under test, as testing::SpawnBinary starts it.
-Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  return ::structtest::testing::SpawnBinary(STRUCTTEST_BINARY, dir, args, tag);
-}
-
-Finished Exec(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  return Wait(Spawn(dir, args, tag));
-}
-
-// A small generated suite (html and math: no Punkt model or python3 needed): prompt ->
-// reference answer.
-struct Suite {
-  std::string path;
-  std::map<std::string, std::string> answer;
-};
-
-Suite MakeSuite(const TempDir& dir) {
-  Suite s;
-  s.path = dir.path() + "/samples.jsonl";
-  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", "0.03", "--seed", "5",
-                               "--out", s.path},
-                         "generate");
-  EXPECT_EQ(g.exit_code, 0) << g.err;
-  std::istringstream lines(ReadFileOrDie(s.path));
-  for (std::string line; std::getline(lines, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    s.answer[j["messages"].back()["content"]] = j["target"]["answer"];
-  }
-  return s;
-}
-
 // The model: right on about half the prompts, wrong on the others, always the same way.
-std::function<std::string(const std::string&)> Model(const Suite& suite) {
+std::function<std::string(const std::string&)> Model(const GeneratedSuite& suite) {
   return [&suite](const std::string& prompt) -> std::string {
-    const auto it = suite.answer.find(prompt);
-    if (it == suite.answer.end()) return "unknown prompt";
-    return std::hash<std::string>()(prompt) % 2 == 0 ? it->second : "I would rather not.";
+    const auto it = suite.by_prompt.find(prompt);
+    if (it == suite.by_prompt.end()) return "unknown prompt";
+    return std::hash<std::string>()(prompt) % 2 == 0 ? it->second.second : "I would rather not.";
   };
-}
-
-// id -> pass, from `structtest export`.
-std::map<std::string, bool> Verdicts(const TempDir& dir, const std::string& run) {
-  const std::string path = dir.path() + "/export.jsonl";
-  const Finished e = Exec(dir, {"export", run, "--output", path}, "export");
-  EXPECT_EQ(e.exit_code, 0) << e.err;
-  std::map<std::string, bool> out;
-  std::istringstream lines(ReadFileOrDie(path));
-  for (std::string line; std::getline(lines, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    if (j.contains("verdict") && j["verdict"].is_object()) out[j["id"]] = j["verdict"]["pass"];
-  }
-  return out;
 }
 
 struct Api {
@@ -104,8 +66,9 @@ struct Api {
 const Api kApis[] = {{"openai/fake-model", "/v1"}, {"anthropic/claude-fake", ""},
                      {"gemini/gemini-fake", ""}};
 
-std::vector<std::string> Args(const FakeBatchServer& server, const Api& api, const Suite& suite,
-                              const std::string& out, std::vector<std::string> extra = {}) {
+std::vector<std::string> Args(const FakeBatchServer& server, const Api& api,
+                              const GeneratedSuite& suite, const std::string& out,
+                              std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run",      "--model", api.model, "--base-url",
                                    server.base_url() + api.suffix, "--samples", suite.path,
                                    "--out",    out,       "--no-cache", "--price-in", "1",
@@ -135,8 +98,8 @@ class BatchCliTest : public ::testing::Test {
 
 TEST_F(BatchCliTest, EveryProviderAnswersEverySampleOnceThroughFaultsAsAnOnlineRunDoes) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
-  ASSERT_GT(suite.answer.size(), 50u);
+  const GeneratedSuite suite = MakeSuite(dir);
+  ASSERT_GT(suite.by_prompt.size(), 50u);
   for (const Api& api : kApis) {
     SCOPED_TRACE(api.model);
     FakeBatchFaults faults;
@@ -157,7 +120,7 @@ TEST_F(BatchCliTest, EveryProviderAnswersEverySampleOnceThroughFaultsAsAnOnlineR
     EXPECT_EQ(server.online_requests(), 0);
     // Every sample answered exactly once; those that failed or expired asked again.
     const auto answers = server.answers_sent();
-    EXPECT_EQ(answers.size(), suite.answer.size());
+    EXPECT_EQ(answers.size(), suite.by_prompt.size());
     int again = 0;
     for (const auto& [prompt, n] : answers) EXPECT_EQ(n, 1) << prompt;
     for (const auto& [prompt, n] : server.prompts_submitted()) {
@@ -170,10 +133,10 @@ TEST_F(BatchCliTest, EveryProviderAnswersEverySampleOnceThroughFaultsAsAnOnlineR
     const std::string online = run + "-online";
     const Finished o = Exec(dir, Args(server, api, suite, online), "online");
     ASSERT_EQ(o.exit_code, 0) << o.err;
-    EXPECT_EQ(server.online_requests(), static_cast<int>(suite.answer.size()));
-    const auto verdicts = Verdicts(dir, run);
-    EXPECT_EQ(verdicts.size(), suite.answer.size());
-    EXPECT_EQ(verdicts, Verdicts(dir, online));
+    EXPECT_EQ(server.online_requests(), static_cast<int>(suite.by_prompt.size()));
+    const auto verdicts = ExportedVerdicts(dir, run);
+    EXPECT_EQ(verdicts.size(), suite.by_prompt.size());
+    EXPECT_EQ(verdicts, ExportedVerdicts(dir, online));
     EXPECT_GT(batch_cost, 0);
     EXPECT_DOUBLE_EQ(2 * batch_cost, CostOf(online));
     EXPECT_NE(b.out.find("the answers of batches at 50% of it"), std::string::npos) << b.out;
@@ -188,7 +151,7 @@ TEST_F(BatchCliTest, EveryProviderAnswersEverySampleOnceThroughFaultsAsAnOnlineR
 
 TEST_F(BatchCliTest, ACreateAnswered500AfterTheBatchWasTakenIsFoundNotSubmittedAgain) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   for (const Api& api : kApis) {
     SCOPED_TRACE(api.model);
     FakeBatchFaults faults;
@@ -227,7 +190,7 @@ std::map<std::string, int> BatchStates(const std::string& run) {
 // is stored: polled). Neither submits the batch again.
 TEST_F(BatchCliTest, AKillBetweenCreateAndTheFirstPollCostsNoSecondSubmission) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   for (const Api& api : kApis) {
     for (const bool id_stored : {false, true}) {
       SCOPED_TRACE(api.model + (id_stored ? ", id stored" : ", id not stored"));
@@ -292,7 +255,7 @@ TEST_F(BatchCliTest, AKillBetweenCreateAndTheFirstPollCostsNoSecondSubmission) {
       EXPECT_NE(resumed.out.find("100.00% coverage), 0 errored"), std::string::npos) << resumed.out;
       const std::string online = run + "-online";
       ASSERT_EQ(Exec(dir, Args(server, api, suite, online), "online").exit_code, 0);
-      EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, online));
+      EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, online));
     }
   }
 }
@@ -309,7 +272,7 @@ std::string ResultLine(const nlohmann::json& input, const std::string& answer) {
 
 TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRefused) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   FakeBatchServer server(Model(suite));
   ASSERT_TRUE(server.Start().ok());
   const auto model = Model(suite);
@@ -326,7 +289,7 @@ TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRef
     std::istringstream in(ReadFileOrDie(input));
     for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
   }
-  ASSERT_EQ(lines.size(), suite.answer.size());
+  ASSERT_EQ(lines.size(), suite.by_prompt.size());
   for (const nlohmann::json& l : lines) {
     EXPECT_EQ(l["method"], "POST");
     EXPECT_EQ(l["url"], "/v1/chat/completions");
@@ -361,7 +324,7 @@ TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRef
     EXPECT_EQ(r.exit_code, 2) << line;
     EXPECT_NE(r.err.find("structtest: error: import: " + path + message), std::string::npos)
         << r.err;
-    EXPECT_TRUE(Verdicts(dir, run).empty());
+    EXPECT_TRUE(ExportedVerdicts(dir, run).empty());
   }
   const Finished imported = Exec(dir, {"import", run, good}, "import");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
@@ -381,12 +344,12 @@ TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRef
   EXPECT_NE(rest.out.find("100.00% coverage), 0 errored"), std::string::npos) << rest.out;
   const std::string online = dir.path() + "/online";
   ASSERT_EQ(Exec(dir, Args(server, api, suite, online), "online").exit_code, 0);
-  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, online));
+  EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, online));
 }
 
 TEST_F(BatchCliTest, BadBatchFlagsAreRefusedAndADryRunCountsTheBatches) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   FakeBatchServer server(Model(suite));
   ASSERT_TRUE(server.Start().ok());
   const std::string out = dir.path() + "/refused";
@@ -410,7 +373,7 @@ TEST_F(BatchCliTest, BadBatchFlagsAreRefusedAndADryRunCountsTheBatches) {
                                                                   "--dry-run", "--max-tokens", "100"}),
                           "dry");
   ASSERT_EQ(d.exit_code, 0) << d.err;
-  const size_t n = suite.answer.size();
+  const size_t n = suite.by_prompt.size();
   EXPECT_NE(d.out.find(fmt::format("batch: {} request(s) in {} openai batch(es)", n, (n + 19) / 20)),
             std::string::npos) << d.out;
   EXPECT_NE(d.out.find("cost at the batch price (50% of the online one): $"), std::string::npos) << d.out;
@@ -418,4 +381,5 @@ TEST_F(BatchCliTest, BadBatchFlagsAreRefusedAndADryRunCountsTheBatches) {
 }
 
 }  // namespace
+}  // namespace batch_cli_test
 }  // namespace structtest

@@ -20,6 +20,8 @@
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace cli_test {
 namespace {
 
 using ::structtest::testing::ReadFileOrDie;
@@ -1047,4 +1049,5 @@ TEST(CliTest, ARunWithAnswersThatCouldNotBeScoredExitsOne) {
 }
 
 }  // namespace
+}  // namespace cli_test
 }  // namespace structtest

@@ -7,7 +7,7 @@
 // and the intervals, fields added with every other field unchanged; again when the
 // aggregates' intervals moved to the exact variance); a change that alters an output
 // on purpose (a rules version, a new field) records them again with
-//   STRUCTTEST_UPDATE_DIGESTS=1 build/tests/output_digest_test
+//   STRUCTTEST_UPDATE_DIGESTS=1 build/structtest_tests --gtest_filter='OutputDigestTest.*'
 // (STRUCTTEST_DIGEST_BINARY=PATH takes another structtest binary, to record an old
 // build's outputs). Every verdict is also checked one by one: each record of a file has
 // one (none is an error), a failing strict one's reason names its rule, and each lists
@@ -40,6 +40,8 @@
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace output_digest_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -53,7 +55,7 @@ std::string Binary() {
 
 // Runs `args` through the shell (paths here are the test's own, without quotes), its
 // standard output to `out` ("": dropped).
-void Structtest(const std::string& args, const std::string& out = "") {
+void RunBinary(const std::string& args, const std::string& out = "") {
   const std::string cmd =
       Binary() + " " + args + " >" + (out.empty() ? "/dev/null" : out) + " 2>/dev/null";
   const int rc = std::system(cmd.c_str());
@@ -230,7 +232,7 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
     threads.emplace_back([&] {
       for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-        Structtest(jobs[i].args, jobs[i].report);
+        RunBinary(jobs[i].args, jobs[i].report);
       }
     });
   }
@@ -255,14 +257,14 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   }
 
   const std::string samples = dir.path() + "/samples.jsonl";
-  Structtest(fmt::format("generate --suite default --seed 3 --size 0.05 --out {}", samples));
+  RunBinary(fmt::format("generate --suite default --seed 3 --size 0.05 --out {}", samples));
   digests["generate default seed 3 size 0.05"] = Digest(samples);
   for (const char* responder : {"oracle", "echo"}) {
     const std::string run = dir.path() + "/run-" + responder;
-    Structtest(fmt::format("run --model builtin/{} --samples {} --out {} --no-cache --quiet",
-                           responder, samples, run));
+    RunBinary(fmt::format("run --model builtin/{} --samples {} --out {} --no-cache --quiet",
+                          responder, samples, run));
     const std::string exported = dir.path() + "/export.jsonl";
-    Structtest(fmt::format("export {} --all --output {}", run, exported));
+    RunBinary(fmt::format("export {} --all --output {}", run, exported));
     digests[fmt::format("export builtin/{}", responder)] = Digest(exported);
     digests[fmt::format("report.json builtin/{}", responder)] = Digest(run + "/report.json", dir.path());
   }
@@ -295,4 +297,5 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
 }
 
 }  // namespace
+}  // namespace output_digest_test
 }  // namespace structtest

@@ -7,6 +7,8 @@
 // --offline and import) sends and maps back every repeat, that compare pairs on the
 // samples with every repeat, and that a resume with another K is refused naming it.
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -19,66 +21,39 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "store/sqlite.h"
+#include "testing/cli_runs.h"
 #include "testing/fake_batch_server.h"
 #include "testing/fake_server.h"
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace repeats_cli_test {
 namespace {
 
+using ::structtest::testing::Child;
+using ::structtest::testing::Exec;
 using ::structtest::testing::FakeBatchServer;
 using ::structtest::testing::FakeHttpReply;
 using ::structtest::testing::FakeHttpRequest;
 using ::structtest::testing::FakeHttpServer;
+using ::structtest::testing::Finished;
+using ::structtest::testing::GeneratedSuite;
+using ::structtest::testing::MakeSuite;
 using ::structtest::testing::OpenAiCompletionBody;
 using ::structtest::testing::ReadFileOrDie;
 using ::structtest::testing::SourceDir;
-using ::structtest::testing::Child;
-using ::structtest::testing::Finished;
+using ::structtest::testing::Spawn;
 using ::structtest::testing::TempDir;
 using ::structtest::testing::Wait;
 using ::structtest::testing::WriteFileOrDie;
-
-// The binary under test, as testing::SpawnBinary starts it.
-Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  return ::structtest::testing::SpawnBinary(STRUCTTEST_BINARY, dir, args, tag);
-}
-
-Finished Exec(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  return Wait(Spawn(dir, args, tag));
-}
-
-// A small generated suite (html and math: no Punkt model or python3 needed): prompt ->
-// (sample id, reference answer).
-struct Suite {
-  std::string path;
-  std::map<std::string, std::pair<std::string, std::string>> by_prompt;
-};
-
-Suite MakeSuite(const TempDir& dir) {
-  Suite s;
-  s.path = dir.path() + "/samples.jsonl";
-  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", "0.03", "--seed",
-                               "5", "--out", s.path},
-                         "generate");
-  EXPECT_EQ(g.exit_code, 0) << g.err;
-  std::istringstream lines(ReadFileOrDie(s.path));
-  for (std::string line; std::getline(lines, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    s.by_prompt[j["messages"].back()["content"]] = {j["id"], j["target"]["answer"]};
-  }
-  return s;
-}
 
 // Whether the model answers a prompt's n-th request (from 0) right: a mix, so that
 // samples pass some repeats and fail others, some all and some none.
@@ -96,7 +71,7 @@ bool Right(const std::string& prompt, int n) {
 // naming n, so that the repeats' answers differ.
 class Model {
  public:
-  explicit Model(const Suite& suite) : suite_(suite) {}
+  explicit Model(const GeneratedSuite& suite) : suite_(suite) {}
 
   FakeHttpReply Answer(const FakeHttpRequest& req) {
     const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
@@ -133,13 +108,13 @@ class Model {
   }
 
  private:
-  const Suite& suite_;
+  const GeneratedSuite& suite_;
   mutable std::mutex mu_;
   std::map<std::string, int> asked_;  // GUARDED_BY(mu_)
 };
 
 // The records of `structtest export --all`.
-std::vector<nlohmann::json> Export(const TempDir& dir, const std::string& run) {
+std::vector<nlohmann::json> ExportRecords(const TempDir& dir, const std::string& run) {
   const std::string path = dir.path() + "/export.jsonl";
   const Finished e = Exec(dir, {"export", run, "--all", "--output", path}, "export");
   EXPECT_EQ(e.exit_code, 0) << e.err;
@@ -169,8 +144,8 @@ std::string Python(const std::string& args) {
   return out;
 }
 
-std::vector<std::string> RunArgs(const std::string& url, const Suite& suite, const std::string& out,
-                                 std::vector<std::string> extra = {}) {
+std::vector<std::string> RunArgs(const std::string& url, const GeneratedSuite& suite,
+                                 const std::string& out, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run", "--model", "openai/fake-model", "--base-url", url,
                                    "--samples", suite.path, "--out", out};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -193,7 +168,7 @@ class RepeatsCliTest : public ::testing::Test {
 
 TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const size_t samples = suite.by_prompt.size();
   ASSERT_GT(samples, 20u);
   Model model(suite);
@@ -213,7 +188,7 @@ TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) 
   EXPECT_EQ(model.asked().size(), samples);
   EXPECT_EQ(server.requests().size(), 3 * samples);
   // Every repeat is stored, with the answer of one of its sample's requests.
-  const std::vector<nlohmann::json> records = Export(dir, run);
+  const std::vector<nlohmann::json> records = ExportRecords(dir, run);
   ASSERT_EQ(records.size(), 3 * samples);
   const auto answers = Answers(records);
   ASSERT_EQ(answers.size(), 3 * samples);
@@ -232,7 +207,7 @@ TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) 
   const Finished second = Exec(dir, RunArgs(url, suite, again, {"--repeats", "3", "--cache", cache}), "second");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(server.requests().size(), 3 * samples);  // nothing asked
-  const auto answers_again = Answers(Export(dir, again));
+  const auto answers_again = Answers(ExportRecords(dir, again));
   EXPECT_EQ(answers_again.size(), answers.size());
   int differ = 0;  // counted, not printed: the answers are long
   for (const auto& [slot, text] : answers) {
@@ -297,7 +272,7 @@ TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) 
               std::string::npos)
         << refused.err;
   }
-  EXPECT_EQ(Export(dir, run).size(), 3 * samples);
+  EXPECT_EQ(ExportRecords(dir, run).size(), 3 * samples);
   for (const char* bad : {"0", "-1", "x", "1001", "2.5"}) {
     const Finished r = Exec(dir, RunArgs(url, suite, dir.path() + "/bad", {"--repeats", bad}), "bad");
     EXPECT_EQ(r.exit_code, 2) << bad;
@@ -313,7 +288,7 @@ TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) 
 // has no answer for, and ends with every repeat answered once.
 TEST_F(RepeatsCliTest, AKilledRunResumesAskingOnlyTheMissingRepeats) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const size_t samples = suite.by_prompt.size();
   Model model(suite);
   std::mutex mu;
@@ -343,7 +318,7 @@ TEST_F(RepeatsCliTest, AKilledRunResumesAskingOnlyTheMissingRepeats) {
   ASSERT_EQ(kill(child.pid, SIGKILL), 0);
   EXPECT_EQ(Wait(child).exit_code, 128 + SIGKILL);
   std::map<std::string, int> stored;  // id -> repeats answered before the resume
-  for (const auto& [key, text] : Answers(Export(dir, run))) ++stored[key.first];
+  for (const auto& [key, text] : Answers(ExportRecords(dir, run))) ++stored[key.first];
   int64_t stored_total = 0;
   for (const auto& [id, n] : stored) stored_total += n;
   EXPECT_GT(stored_total, 0);
@@ -367,14 +342,14 @@ TEST_F(RepeatsCliTest, AKilledRunResumesAskingOnlyTheMissingRepeats) {
     const int had = stored.contains(id_answer.first) ? stored.at(id_answer.first) : 0;
     EXPECT_EQ(asked_again, 3 - had) << id_answer.first;
   }
-  EXPECT_EQ(Answers(Export(dir, run)).size(), 3 * samples);
+  EXPECT_EQ(Answers(ExportRecords(dir, run)).size(), 3 * samples);
 }
 
 // compare pairs two runs of 2 repeats on the samples with both repeats scored in both,
 // and says how many it left out; runs of different K are refused.
 TEST_F(RepeatsCliTest, ComparePairsOnTheSamplesWithEveryRepeat) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const size_t samples = suite.by_prompt.size();
   Model model(suite);
   FakeHttpServer server([&](const FakeHttpRequest& req) { return model.Answer(req); });
@@ -428,7 +403,7 @@ TEST_F(RepeatsCliTest, ComparePairsOnTheSamplesWithEveryRepeat) {
 // through the provider's batch API.
 TEST_F(RepeatsCliTest, TheBatchPathsSendAndMapBackEveryRepeat) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const size_t samples = suite.by_prompt.size();
   const std::string run = dir.path() + "/offline";
   const std::string input = dir.path() + "/input.jsonl";
@@ -467,7 +442,7 @@ TEST_F(RepeatsCliTest, TheBatchPathsSendAndMapBackEveryRepeat) {
   WriteFileOrDie(output, results);
   const Finished imported = Exec(dir, {"import", run, output}, "import");
   ASSERT_TRUE(imported.exit_code == 0 || imported.exit_code == 1) << imported.err;
-  const std::vector<nlohmann::json> records = Export(dir, run);
+  const std::vector<nlohmann::json> records = ExportRecords(dir, run);
   ASSERT_EQ(records.size(), 2 * samples);
   std::set<std::string> answered_ids;
   for (const nlohmann::json& r : records) {
@@ -501,9 +476,10 @@ TEST_F(RepeatsCliTest, TheBatchPathsSendAndMapBackEveryRepeat) {
   const auto sent = batch.answers_sent();
   EXPECT_EQ(sent.size(), samples);
   for (const auto& [prompt, n] : sent) EXPECT_EQ(n, 2) << prompt;
-  const auto answers = Answers(Export(dir, batched));
+  const auto answers = Answers(ExportRecords(dir, batched));
   EXPECT_EQ(answers.size(), 2 * samples);
 }
 
 }  // namespace
+}  // namespace repeats_cli_test
 }  // namespace structtest

@@ -3,6 +3,8 @@
 // duplicate nothing, that a run killed with SIGKILL resumes without asking a completed
 // request again and ends as an uninterrupted run does, and that keys stay secret.
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,75 +16,49 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "core/shard.h"
 #include "store/sqlite.h"
+#include "testing/cli_runs.h"
 #include "testing/fake_server.h"
 #include "testing/test_support.h"
 #include "testing/tls_server.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace run_cli_test {
 namespace {
 
+using ::structtest::testing::Child;
+using ::structtest::testing::Exec;
+using ::structtest::testing::ExportedVerdicts;
 using ::structtest::testing::FakeFault;
 using ::structtest::testing::FakeHttpReply;
 using ::structtest::testing::FakeHttpRequest;
 using ::structtest::testing::FakeHttpServer;
+using ::structtest::testing::Finished;
+using ::structtest::testing::GeneratedSuite;
+using ::structtest::testing::MakeSuite;
 using ::structtest::testing::OpenAiCompletionBody;
 using ::structtest::testing::ReadFileOrDie;
-using ::structtest::testing::Child;
-using ::structtest::testing::Finished;
+using ::structtest::testing::Spawn;
 using ::structtest::testing::TempDir;
 using ::structtest::testing::Wait;
 using ::structtest::testing::WriteFileOrDie;
 
-// The binary under test, as testing::SpawnBinary starts it.
-Child Spawn(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  return ::structtest::testing::SpawnBinary(STRUCTTEST_BINARY, dir, args, tag);
-}
-
-Finished Exec(const TempDir& dir, const std::vector<std::string>& args, const std::string& tag) {
-  return Wait(Spawn(dir, args, tag));
-}
-
-// A small generated suite (html and math: no Punkt model or python3 needed) and, per
-// prompt, the sample's id and reference answer.
-struct Suite {
-  std::string path;
-  std::map<std::string, std::pair<std::string, std::string>> by_prompt;  // -> id, answer
-};
-
-Suite MakeSuite(const TempDir& dir, const std::string& size = "0.03") {
-  Suite s;
-  s.path = dir.path() + "/samples.jsonl";
-  const Finished g = Exec(dir, {"generate", "--tasks", "html,math", "--size", size, "--seed",
-                               "5", "--out", s.path},
-                         "generate");
-  EXPECT_EQ(g.exit_code, 0) << g.err;
-  std::istringstream lines(ReadFileOrDie(s.path));
-  for (std::string line; std::getline(lines, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    s.by_prompt[j["messages"].back()["content"]] = {j["id"], j["target"]["answer"]};
-  }
-  return s;
-}
-
 // The model: answers even-looking prompts correctly, the others wrongly, always the
 // same way for the same prompt. Returns the sample id through *id.
-FakeHttpReply Answer(const Suite& suite, const FakeHttpRequest& req, std::string* id) {
+FakeHttpReply Answer(const GeneratedSuite& suite, const FakeHttpRequest& req, std::string* id) {
   const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
   FakeHttpReply reply;
   if (body.is_discarded() || !body.contains("messages")) {
@@ -103,21 +79,8 @@ FakeHttpReply Answer(const Suite& suite, const FakeHttpRequest& req, std::string
   return reply;
 }
 
-// id -> pass, from `structtest export`.
-std::map<std::string, bool> Verdicts(const TempDir& dir, const std::string& run) {
-  const Finished e = Exec(dir, {"export", run, "--output", dir.path() + "/export.jsonl"}, "export");
-  EXPECT_EQ(e.exit_code, 0) << e.err;
-  std::map<std::string, bool> out;
-  std::istringstream lines(ReadFileOrDie(dir.path() + "/export.jsonl"));
-  for (std::string line; std::getline(lines, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    out[j["id"]] = j["verdict"]["pass"];
-  }
-  return out;
-}
-
-std::vector<std::string> RunArgs(const std::string& url, const Suite& suite, const std::string& out,
-                                 std::vector<std::string> extra = {}) {
+std::vector<std::string> RunArgs(const std::string& url, const GeneratedSuite& suite,
+                                 const std::string& out, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run", "--model", "openai/fake-model", "--base-url", url,
                                    "--samples", suite.path, "--out", out, "--no-cache"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -134,7 +97,7 @@ class RunCliTest : public ::testing::Test {
 // 30% of first attempts fail, across nine kinds of fault: 9 of every 30 sample ids.
 TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   ASSERT_GT(suite.by_prompt.size(), 50u);
 
   std::mutex mu;
@@ -219,13 +182,13 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   const std::string clean_run = dir.path() + "/clean";
   Finished c = Exec(dir, RunArgs(clean.base_url() + "/v1", suite, clean_run), "clean");
   EXPECT_EQ(c.exit_code, 0) << c.err;
-  const auto faulty_verdicts = Verdicts(dir, run);
+  const auto faulty_verdicts = ExportedVerdicts(dir, run);
   EXPECT_EQ(faulty_verdicts.size(), suite.by_prompt.size());
-  EXPECT_EQ(faulty_verdicts, Verdicts(dir, clean_run));
+  EXPECT_EQ(faulty_verdicts, ExportedVerdicts(dir, clean_run));
   // Two runs of the same command give identical verdicts.
   const std::string again_run = dir.path() + "/again";
   EXPECT_EQ(Exec(dir, RunArgs(clean.base_url() + "/v1", suite, again_run), "again").exit_code, 0);
-  EXPECT_EQ(Verdicts(dir, again_run), Verdicts(dir, clean_run));
+  EXPECT_EQ(ExportedVerdicts(dir, again_run), ExportedVerdicts(dir, clean_run));
   // The tables agree too.
   const auto table = [](const std::string& out) { return out.substr(out.find("rules:")); };
   EXPECT_EQ(table(second.out), table(c.out));
@@ -307,7 +270,7 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
 // received and not yet committed).
 TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   std::mutex mu;
   std::condition_variable changed;
   std::vector<std::string> asked;  // sample ids, in arrival order
@@ -392,13 +355,13 @@ TEST_F(RunCliTest, KilledWithSigkillResumesWithoutAskingACompletedRequestAgain) 
   // Same results as an uninterrupted run.
   const std::string clean_run = dir.path() + "/clean";
   ASSERT_EQ(Exec(dir, RunArgs(url, suite, clean_run, {"--concurrency", "4"}), "clean").exit_code, 0);
-  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, clean_run));
+  EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, clean_run));
 }
 
 // Ctrl-C: the run stops, exit 130, and report.html shows what is there so far.
 TEST_F(RunCliTest, AnInterruptedRunWritesTheReportOfWhatItHas) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   std::atomic<int> asked{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     std::string id;
@@ -427,7 +390,7 @@ TEST_F(RunCliTest, AnInterruptedRunWritesTheReportOfWhatItHas) {
 
 TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     std::string id;
     FakeHttpReply reply = Answer(suite, req, &id);
@@ -461,12 +424,12 @@ TEST_F(RunCliTest, ReasoningIsStoredApartAndCutOffAnswersAreFlagged) {
   ASSERT_TRUE(plain.Start().ok());
   const std::string plain_run = dir.path() + "/plain";
   ASSERT_EQ(Exec(dir, RunArgs(plain.base_url() + "/v1", suite, plain_run), "plain").exit_code, 0);
-  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, plain_run));
+  EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, plain_run));
 }
 
 TEST_F(RunCliTest, TheResponseCacheAnswersAnotherRunOfTheSameRequests) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   std::atomic<int> asked{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     ++asked;
@@ -489,7 +452,8 @@ TEST_F(RunCliTest, TheResponseCacheAnswersAnotherRunOfTheSameRequests) {
                                         suite.by_prompt.size())),
             std::string::npos)
       << second.err;
-  EXPECT_EQ(Verdicts(dir, dir.path() + "/second"), Verdicts(dir, dir.path() + "/first"));
+  EXPECT_EQ(ExportedVerdicts(dir, dir.path() + "/second"),
+            ExportedVerdicts(dir, dir.path() + "/first"));
   // Another setting is another request.
   auto hot = args(dir.path() + "/hot");
   hot.insert(hot.end(), {"--temperature", "0.7"});
@@ -499,7 +463,7 @@ TEST_F(RunCliTest, TheResponseCacheAnswersAnotherRunOfTheSameRequests) {
 
 TEST_F(RunCliTest, AnthropicAndGeminiRunsGoThroughTheSamePath) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   setenv("ANTHROPIC_API_KEY", "anthropic-key-123456789", 1);
   setenv("GEMINI_API_KEY", "gemini-key-123456789", 1);
   std::mutex mu;
@@ -541,7 +505,7 @@ TEST_F(RunCliTest, AnthropicAndGeminiRunsGoThroughTheSamePath) {
 
 TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     std::string id;
     return Answer(suite, req, &id);
@@ -655,7 +619,7 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
 // none of them.
 TEST_F(RunCliTest, ErrorBodiesThatEchoTheKeyAreStoredWithoutIt) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   std::atomic<int> n{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     std::string id;
@@ -696,7 +660,7 @@ TEST_F(RunCliTest, CaCertTrustsAServerWithAPrivateCertificate) {
   std::string why;
   if (!server.Start(dir.path(), &why)) GTEST_SKIP() << "SKIPPED: " << why;
   ASSERT_FALSE(server.base_url().empty());
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const Finished untrusted =
       Exec(dir, RunArgs(server.base_url(), suite, dir.path() + "/untrusted", {"--limit", "3"}),
            "untrusted");
@@ -729,7 +693,7 @@ TEST_F(RunCliTest, CaCertTrustsAServerWithAPrivateCertificate) {
 // unsharded run, and report, export and compare read it as they read a single run.
 TEST_F(RunCliTest, ShardsKilledResumedAndMergedEqualOneUnshardedRun) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   constexpr int kShards = 3;
   std::map<std::string, int> shard_of;  // sample id -> shard, as every machine computes it
   std::vector<size_t> shard_size(kShards + 1);
@@ -816,13 +780,13 @@ TEST_F(RunCliTest, ShardsKilledResumedAndMergedEqualOneUnshardedRun) {
     EXPECT_EQ(seen.size(), suite.by_prompt.size());
     EXPECT_GT(requests, seen.size() * 12 / 10) << "the faults were retried";
   }
-  std::map<std::string, bool> merged_verdicts = Verdicts(dir, merged);
+  std::map<std::string, bool> merged_verdicts = ExportedVerdicts(dir, merged);
   const std::string merged_export = ReadFileOrDie(dir.path() + "/export.jsonl");
   // Idempotent: merging again changes nothing.
   m = Exec(dir, {"merge", merged, s3, s2, s1}, "merge4");
   EXPECT_EQ(m.exit_code, 0) << m.err;
   EXPECT_NE(m.err.find("0 new sample(s), 0 new answer(s), 0 new error(s)"), std::string::npos) << m.err;
-  EXPECT_EQ(Verdicts(dir, merged), merged_verdicts);
+  EXPECT_EQ(ExportedVerdicts(dir, merged), merged_verdicts);
   EXPECT_EQ(ReadFileOrDie(dir.path() + "/export.jsonl"), merged_export);
 
   // One unsharded run of the same suite: the same verdicts, the same export.
@@ -830,7 +794,7 @@ TEST_F(RunCliTest, ShardsKilledResumedAndMergedEqualOneUnshardedRun) {
   const Finished w = Exec(dir, RunArgs(url, suite, whole, {"--concurrency", "4"}), "whole");
   ASSERT_EQ(w.exit_code, 0) << w.err;
   EXPECT_EQ(merged_verdicts.size(), suite.by_prompt.size());
-  EXPECT_EQ(merged_verdicts, Verdicts(dir, whole));
+  EXPECT_EQ(merged_verdicts, ExportedVerdicts(dir, whole));
   size_t passed = 0;
   for (const auto& [id, pass] : merged_verdicts) passed += pass;
   EXPECT_GT(passed, 0u);
@@ -872,7 +836,7 @@ TEST_F(RunCliTest, ShardsKilledResumedAndMergedEqualOneUnshardedRun) {
 
 TEST_F(RunCliTest, BadShardValuesAreClearErrors) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   for (const auto& [value, why] : std::vector<std::pair<std::string, std::string>>{
            {"0/3", "I must be 1 to 3 (shards count from 1)"},
            {"4/3", "I must be 1 to 3 (shards count from 1)"},
@@ -900,8 +864,8 @@ struct Reported {
   std::map<std::string, int> asked;  // sample id -> requests
 };
 
-FakeHttpReply AnswerWithUsage(const Suite& suite, const FakeHttpRequest& req, Reported* totals,
-                              bool report_usage = true) {
+FakeHttpReply AnswerWithUsage(const GeneratedSuite& suite, const FakeHttpRequest& req,
+                              Reported* totals, bool report_usage = true) {
   std::string id;
   FakeHttpReply reply = Answer(suite, req, &id);
   if (reply.status != 200) return reply;
@@ -934,7 +898,7 @@ nlohmann::json ReadReport(const std::string& run) {
 
 TEST_F(RunCliTest, TokenTotalsAndCostAreWhatTheServerReported) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   Reported reported;
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     return AnswerWithUsage(suite, req, &reported);
@@ -1010,7 +974,7 @@ TEST_F(RunCliTest, TokenTotalsAndCostAreWhatTheServerReported) {
 
 TEST_F(RunCliTest, ABudgetStopsTheRunAndARaisedOneFinishesIt) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   Reported reported;
   std::atomic<int> requests{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
@@ -1116,7 +1080,7 @@ TEST_F(RunCliTest, ABudgetStopsTheRunAndARaisedOneFinishesIt) {
 
 TEST_F(RunCliTest, ADryRunSendsNothingAndCountsTheRequestsPerSubtask) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   std::atomic<int> requests{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     ++requests;
@@ -1164,9 +1128,11 @@ TEST_F(RunCliTest, ADryRunSendsNothingAndCountsTheRequestsPerSubtask) {
 }
 
 }  // namespace
+}  // namespace run_cli_test
 }  // namespace structtest
 
 namespace structtest {
+namespace run_cli_test {
 namespace {
 
 // The number after `prefix` in `text`, or -1.
@@ -1178,7 +1144,7 @@ double NumberAfter(const std::string& text, const std::string& prefix) {
 
 // A healthy server answering like the model of Answer(), counting its requests.
 struct Replica {
-  explicit Replica(const Suite& suite)
+  explicit Replica(const GeneratedSuite& suite)
       : server([this, &suite](const FakeHttpRequest& req) {
           ++requests;
           if (broken) {
@@ -1201,7 +1167,7 @@ struct Replica {
 // directory resumes on another set of replicas.
 TEST_F(RunCliTest, SeveralEndpointsSurviveAFailingReplicaAndAResumeMayUseOtherReplicas) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const int n = static_cast<int>(suite.by_prompt.size());
   Replica good(suite), bad(suite), third(suite);
   bad.broken = true;
@@ -1223,7 +1189,7 @@ TEST_F(RunCliTest, SeveralEndpointsSurviveAFailingReplicaAndAResumeMayUseOtherRe
                           "two");
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find(fmt::format("answered {} of {} samples", n, n)), std::string::npos) << t.out;
-  EXPECT_EQ(Verdicts(dir, two), Verdicts(dir, alone));
+  EXPECT_EQ(ExportedVerdicts(dir, two), ExportedVerdicts(dir, alone));
   // Three failures set it aside; then one probe per (growing) cool-down.
   EXPECT_GE(bad.requests.load(), 3);
   EXPECT_LE(bad.requests.load(), 8) << t.err;
@@ -1271,7 +1237,7 @@ TEST_F(RunCliTest, SeveralEndpointsSurviveAFailingReplicaAndAResumeMayUseOtherRe
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
   EXPECT_GT(third.requests.load() + good.requests.load(), 0);
-  EXPECT_EQ(Verdicts(dir, moved), Verdicts(dir, alone));
+  EXPECT_EQ(ExportedVerdicts(dir, moved), ExportedVerdicts(dir, alone));
 
   // A bad line of the file is named.
   WriteFileOrDie(file, fmt::format("{}\nlocalhost:8000/v1\n", good.server.base_url()));
@@ -1293,7 +1259,7 @@ TEST_F(RunCliTest, SeveralEndpointsSurviveAFailingReplicaAndAResumeMayUseOtherRe
 TEST_F(RunCliTest, AutoConcurrencySettlesNearTheServersLimitAndLosesNothing) {
   constexpr int kK = 6;
   TempDir dir;
-  const Suite suite = MakeSuite(dir, "0.1");
+  const GeneratedSuite suite = MakeSuite(dir, "0.1");
   const int n = static_cast<int>(suite.by_prompt.size());
   ASSERT_GT(n, 150);
   std::atomic<int> in_flight{0}, most{0}, too_many{0}, delay_ms{0};
@@ -1328,7 +1294,7 @@ TEST_F(RunCliTest, AutoConcurrencySettlesNearTheServersLimitAndLosesNothing) {
                           "auto");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_NE(a.out.find(fmt::format("answered {} of {} samples", n, n)), std::string::npos) << a.out;
-  EXPECT_EQ(Verdicts(dir, adaptive), Verdicts(dir, fixed));
+  EXPECT_EQ(ExportedVerdicts(dir, adaptive), ExportedVerdicts(dir, fixed));
   EXPECT_GT(too_many.load(), 0) << "it went past K and heard the 429s";
   const double last = NumberAfter(a.err, "structtest: -j auto: limit ");
   const size_t avg_at = a.err.find(" on average over time");
@@ -1348,7 +1314,7 @@ TEST_F(RunCliTest, AutoConcurrencySettlesNearTheServersLimitAndLosesNothing) {
 // refused.
 TEST_F(RunCliTest, ALargerLimitGrowsTheRunAndAsksOnlyTheNewSamples) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   std::mutex mu;
   std::map<std::string, int> asked;  // sample id -> requests
   FakeHttpServer server([&](const FakeHttpRequest& req) {
@@ -1389,13 +1355,13 @@ TEST_F(RunCliTest, ALargerLimitGrowsTheRunAndAsksOnlyTheNewSamples) {
     return out;
   };
   EXPECT_EQ(ids(run), ids(fresh));
-  EXPECT_EQ(Verdicts(dir, run), Verdicts(dir, fresh));
+  EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, fresh));
   // Without --limit: the whole file.
   const Finished all = Exec(dir, RunArgs(url, suite, run), "all");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.err.find("--limit none grows the run (limit was 3)"), std::string::npos)
       << all.err;
-  EXPECT_EQ(Verdicts(dir, run).size(), suite.by_prompt.size());
+  EXPECT_EQ(ExportedVerdicts(dir, run).size(), suite.by_prompt.size());
   // A smaller limit is another run.
   const Finished smaller = Exec(dir, RunArgs(url, suite, fresh, {"--limit", "1"}), "smaller");
   EXPECT_EQ(smaller.exit_code, 2);
@@ -1414,7 +1380,7 @@ std::string PromptOf(const nlohmann::json& body) {
 // `served` as the model that answered.
 class AnyProvider {
  public:
-  AnyProvider(const Suite& suite, std::string served)
+  AnyProvider(const GeneratedSuite& suite, std::string served)
       : server_([this, &suite, served](const FakeHttpRequest& req) {
           const nlohmann::json body = nlohmann::json::parse(req.body);
           const std::string answer = suite.by_prompt.at(PromptOf(body)).second;
@@ -1470,7 +1436,7 @@ class RunControlsTest : public RunCliTest {
   }
   // `run` of PROVIDER/fake-model against `server`, a sample of each subtask.
   static std::vector<std::string> Args(const AnyProvider& server, std::string_view provider,
-                                       const Suite& suite, const std::string& out,
+                                       const GeneratedSuite& suite, const std::string& out,
                                        std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"run",       fmt::format("--model={}/fake-model", provider),
                                      "--base-url", server.Url(provider),
@@ -1567,7 +1533,7 @@ std::vector<CliControl> CliControls(const std::string& system_file) {
 // provider cannot take is refused, naming it, before anything is sent or created.
 TEST_F(RunControlsTest, EachControlReachesEachProviderInItsOwnField) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const std::string system_file = dir.path() + "/system.txt";
   WriteFileOrDie(system_file, "Answer tersely.\n");
   AnyProvider server(suite, "fake-model");
@@ -1612,7 +1578,7 @@ TEST_F(RunControlsTest, EachControlReachesEachProviderInItsOwnField) {
 
 TEST_F(RunControlsTest, BadControlValuesAreClearErrorsNamingTheFlag) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   AnyProvider server(suite, "fake-model");
   const struct {
     const char* provider;
@@ -1671,7 +1637,7 @@ TEST_F(RunControlsTest, BadControlValuesAreClearErrorsNamingTheFlag) {
 // naming it, as --size is.
 TEST_F(RunControlsTest, AResumeWithAnotherControlIsRefusedNamingIt) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   AnyProvider server(suite, "fake-model");
   const struct {
     std::vector<std::string> first, then;
@@ -1715,7 +1681,7 @@ TEST_F(RunControlsTest, AResumeWithAnotherControlIsRefusedNamingIt) {
 // --temperature none asks for none in a new run (a shard of such a run, say).
 TEST_F(RunControlsTest, ARunStoredWithoutATemperatureResumesWithoutOne) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   AnyProvider server(suite, "fake-model");
   const std::string out = dir.path() + "/run";
   ASSERT_EQ(Exec(dir, Args(server, "openai", suite, out), "first").exit_code, 0);
@@ -1756,7 +1722,7 @@ TEST_F(RunControlsTest, ARunStoredWithoutATemperatureResumesWithoutOne) {
 // another value of any control is asked again, and the same value is answered from it.
 TEST_F(RunControlsTest, TheCacheIsKeyedByEveryControl) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   AnyProvider server(suite, "fake-model");
   const std::string cache = dir.path() + "/cache.db";
   int n = 0;
@@ -1790,7 +1756,7 @@ TEST_F(RunControlsTest, TheCacheIsKeyedByEveryControl) {
 // server echoes it in an error), its name kept.
 TEST_F(RunControlsTest, HeadersAreSentButTheirValuesAreNeverStored) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   const std::string secret = "gw-7f3a9c1e5b2d8064";
   std::atomic<int> echoed{0}, without{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
@@ -1831,7 +1797,7 @@ TEST_F(RunControlsTest, HeadersAreSentButTheirValuesAreNeverStored) {
 // not the one asked for; the run's controls are shown with it.
 TEST_F(RunControlsTest, TheServedModelAndTheControlsAreShownInEveryReport) {
   TempDir dir;
-  const Suite suite = MakeSuite(dir);
+  const GeneratedSuite suite = MakeSuite(dir);
   AnyProvider dated(suite, "fake-model-2025-01-01");
   const std::string run = dir.path() + "/run";
   const Finished r = Exec(dir, Args(dated, "openai", suite, run,
@@ -1882,4 +1848,5 @@ TEST_F(RunControlsTest, TheServedModelAndTheControlsAreShownInEveryReport) {
 }
 
 }  // namespace
+}  // namespace run_cli_test
 }  // namespace structtest

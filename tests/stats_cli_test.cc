@@ -25,6 +25,8 @@
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace stats_cli_test {
 namespace {
 
 using ::structtest::testing::FakeHttpReply;
@@ -40,7 +42,7 @@ struct Result {
   std::string out, err;
 };
 
-Result Structtest(const TempDir& dir, const std::string& args) {
+Result RunStructtest(const TempDir& dir, const std::string& args) {
   const std::string out = dir.path() + "/stdout", err = dir.path() + "/stderr";
   // HOME is the test's folder and no cache is named: nothing lands in the user's ~/.cache.
   const std::string cmd = "env -u STRUCTTEST_CACHE HOME='" + dir.path() + "' '" +
@@ -66,7 +68,7 @@ constexpr const char* kSuite = "--tasks html,math --size 0.05";
 // The samples of kSuite: prompt -> (id, reference answer).
 std::map<std::string, std::pair<std::string, std::string>> Prompts(const TempDir& dir) {
   const std::string path = dir.path() + "/samples.jsonl";
-  const Result g = Structtest(dir, fmt::format("generate {} --out '{}'", kSuite, path));
+  const Result g = RunStructtest(dir, fmt::format("generate {} --out '{}'", kSuite, path));
   EXPECT_EQ(g.exit_code, 0) << g.err;
   std::map<std::string, std::pair<std::string, std::string>> out;
   std::istringstream lines(ReadFileOrDie(path));
@@ -116,9 +118,9 @@ struct Verdicts {
   std::map<std::string, std::string> subtask;
 };
 
-Verdicts Export(const TempDir& dir, const std::string& run) {
+Verdicts ExportVerdicts(const TempDir& dir, const std::string& run) {
   const std::string path = dir.path() + "/export.jsonl";
-  const Result e = Structtest(dir, fmt::format("export '{}' --output '{}'", run, path));
+  const Result e = RunStructtest(dir, fmt::format("export '{}' --output '{}'", run, path));
   EXPECT_EQ(e.exit_code, 0) << e.err;
   Verdicts v;
   std::istringstream lines(ReadFileOrDie(path));
@@ -141,33 +143,35 @@ TEST_F(CompareCliTest, FlipsAndTestsMatchTheExportedVerdictsAndPython) {
   const auto prompts = Prompts(dir);
   ASSERT_GT(prompts.size(), 100u);
   const std::string a = dir.path() + "/oracle", b = dir.path() + "/b", c = dir.path() + "/c";
-  Result r = Structtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, a));
+  Result r = RunStructtest(
+      dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, a));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   {
     // B: two thirds right, one sample in 13 errored (--retries 0).
     ScriptedModel model(prompts, [](uint64_t h) { return h % 3 != 0; },
                         [](uint64_t h) { return h % 13 == 5; });
-    r = Structtest(dir, fmt::format("run --model openai/fake --base-url {} {} --out '{}' "
-                                    "--retries 0 --no-cache --quiet",
-                                    model.url(), kSuite, b));
+    r = RunStructtest(dir, fmt::format("run --model openai/fake --base-url {} {} --out '{}' "
+                                       "--retries 0 --no-cache --quiet",
+                                       model.url(), kSuite, b));
     ASSERT_EQ(r.exit_code, 1) << r.err;  // some requests errored
   }
   {
     ScriptedModel model(prompts, [](uint64_t h) { return (h >> 7) % 2 == 0; },
                         [](uint64_t) { return false; });
-    r = Structtest(dir, fmt::format("run --model openai/fake --base-url {} {} --out '{}' "
-                                    "--no-cache --quiet",
-                                    model.url(), kSuite, c));
+    r = RunStructtest(dir, fmt::format("run --model openai/fake --base-url {} {} --out '{}' "
+                                       "--no-cache --quiet",
+                                       model.url(), kSuite, c));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
-  const Verdicts va = Export(dir, a), vb = Export(dir, b), vc = Export(dir, c);
+  const Verdicts va = ExportVerdicts(dir, a), vb = ExportVerdicts(dir, b),
+                 vc = ExportVerdicts(dir, c);
   ASSERT_EQ(va.pass.size(), prompts.size());
   const size_t errored_b = prompts.size() - vb.pass.size();
   ASSERT_GT(errored_b, 0u);
 
   // B, with its errors, is the baseline: against the oracle every flip is fail -> pass,
   // against C they go both ways.
-  r = Structtest(dir, fmt::format("compare '{}' '{}' '{}' --format json --flips", b, a, c));
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}' '{}' --format json --flips", b, a, c));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["comparisons"].size(), 2u);
@@ -233,7 +237,7 @@ TEST_F(CompareCliTest, FlipsAndTestsMatchTheExportedVerdictsAndPython) {
   }
 
   // The text and markdown show the same figures.
-  r = Structtest(dir, fmt::format("compare '{}' '{}' --flips", b, a));
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}' --flips", b, a));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(fmt::format("{} shared samples, {} scored in both; left out: {} errored "
                                    "in A, 0 errored in B",
@@ -248,19 +252,26 @@ TEST_F(CompareCliTest, FlipsAndTestsMatchTheExportedVerdictsAndPython) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("FAIL->PASS "), std::string::npos);
-  r = Structtest(dir, fmt::format("compare '{}' '{}' --format markdown", b, a));
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}' --format markdown", b, a));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("| html | html_easy | easy |"), std::string::npos) << r.out;
   // The same bytes every time.
-  EXPECT_EQ(Structtest(dir, fmt::format("compare '{}' '{}' --format markdown", b, a)).out, r.out);
+  EXPECT_EQ(RunStructtest(dir, fmt::format("compare '{}' '{}' --format markdown", b, a)).out,
+            r.out);
 }
 TEST_F(CompareCliTest, RunsOfDifferentSizesAreComparedOnWhatTheyShare) {
   TempDir dir;
   const std::string big = dir.path() + "/big", small = dir.path() + "/small";
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, big)).exit_code, 0);
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/null --tasks html,math --size 0.02 "
-                                        "--out '{}' --quiet", small)).exit_code, 0);
-  const Result r = Structtest(dir, fmt::format("compare '{}' '{}' --format json", big, small));
+  ASSERT_EQ(RunStructtest(
+                dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, big))
+                .exit_code,
+            0);
+  ASSERT_EQ(RunStructtest(dir, fmt::format("run --model builtin/null --tasks html,math --size 0.02 "
+                                           "--out '{}' --quiet",
+                                           small))
+                .exit_code,
+            0);
+  const Result r = RunStructtest(dir, fmt::format("compare '{}' '{}' --format json", big, small));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json cmp = nlohmann::json::parse(r.out)["comparisons"][0];
   EXPECT_EQ(cmp["shared"], cmp["b"]["samples"]);
@@ -288,13 +299,13 @@ std::vector<std::pair<double, double>> Brackets(const std::string& text) {
 // paper's say so.
 TEST(ScoreCliTest, TheDemoShowsNoCertaintyAndWhichFiguresArePartial) {
   TempDir dir;
-  const Result r = Structtest(dir, "score -i '" + SourceDir() + "/examples/demo.jsonl'");
+  const Result r = RunStructtest(dir, "score -i '" + SourceDir() + "/examples/demo.jsonl'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto brackets = Brackets(r.out);
   ASSERT_GT(brackets.size(), 20u) << r.out;
   for (const auto& [low, high] : brackets) EXPECT_LT(low, high) << r.out;
   // The subtasks per domain split, as `structtest tasks` lists them, and the demo's.
-  const Result tasks = Structtest(dir, "tasks");
+  const Result tasks = RunStructtest(dir, "tasks");
   ASSERT_EQ(tasks.exit_code, 0) << tasks.err;
   std::map<std::string, std::string> split_of;  // domain/subtask -> split
   std::istringstream lines(tasks.out);
@@ -340,18 +351,25 @@ TEST(ScoreCliTest, TheDemoShowsNoCertaintyAndWhichFiguresArePartial) {
 TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {
   TempDir dir;
   const std::string a = dir.path() + "/a";
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, a)).exit_code, 0);
+  ASSERT_EQ(
+      RunStructtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, a))
+          .exit_code,
+      0);
 
-  Result r = Structtest(dir, fmt::format("compare '{}' /nonexistent/run", a));
+  Result r = RunStructtest(dir, fmt::format("compare '{}' /nonexistent/run", a));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "structtest: error: /nonexistent/run: no run here (no run.db)\n");
-  r = Structtest(dir, fmt::format("compare '{}'", a));
+  r = RunStructtest(dir, fmt::format("compare '{}'", a));
   EXPECT_EQ(r.exit_code, 2);
 
   // Another seed: the same ids name other samples.
   const std::string seed = dir.path() + "/seed1";
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/oracle {} --seed 1 --out '{}' --quiet", kSuite, seed)).exit_code, 0);
-  r = Structtest(dir, fmt::format("compare '{}' '{}'", a, seed));
+  ASSERT_EQ(
+      RunStructtest(dir, fmt::format("run --model builtin/oracle {} --seed 1 --out '{}' --quiet",
+                                     kSuite, seed))
+          .exit_code,
+      0);
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}'", a, seed));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(fmt::format("structtest: error: {} and {} share no samples: ", a, seed)),
             std::string::npos) << r.err;
@@ -359,16 +377,23 @@ TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {
 
   // Other subtasks: no id in common.
   const std::string other = dir.path() + "/questions";
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/oracle --tasks questions --size 0.01 "
-                                        "--out '{}' --quiet", other)).exit_code, 0);
-  r = Structtest(dir, fmt::format("compare '{}' '{}'", a, other));
+  ASSERT_EQ(
+      RunStructtest(dir, fmt::format("run --model builtin/oracle --tasks questions --size 0.01 "
+                                     "--out '{}' --quiet",
+                                     other))
+          .exit_code,
+      0);
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}'", a, other));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("share no samples: no sample id is in both"), std::string::npos) << r.err;
 
   // Verdicts of another checker version (an older structtest): refused, saying how to
   // rescore.
   const std::string old = dir.path() + "/old";
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/null {} --out '{}' --quiet", kSuite, old)).exit_code, 0);
+  ASSERT_EQ(
+      RunStructtest(dir, fmt::format("run --model builtin/null {} --out '{}' --quiet", kSuite, old))
+          .exit_code,
+      0);
   {
     auto store = RunStore::Open(old);
     ASSERT_TRUE(store.ok()) << store.status().message();
@@ -385,7 +410,7 @@ TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {
     }
     ASSERT_TRUE((*store)->Commit().ok());
   }
-  r = Structtest(dir, fmt::format("compare '{}' '{}'", a, old));
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}'", a, old));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(fmt::format("structtest: error: {} and {} were scored under different "
                                    "rules (html: paper-2 in {}, paper-0 in {}); rescore {} with "
@@ -398,17 +423,17 @@ TEST_F(CompareCliTest, UnusableRunsAreRefusedWithTheReason) {
   EXPECT_EQ(r.err.back(), '\n');
   EXPECT_NE(r.err[r.err.size() - 2], '.');
   // The command the message suggests fixes it.
-  ASSERT_EQ(Structtest(dir, fix.substr(strlen("structtest "))).exit_code, 0);
-  EXPECT_EQ(Structtest(dir, fmt::format("compare '{}' '{}'", a, old)).exit_code, 0);
+  ASSERT_EQ(RunStructtest(dir, fix.substr(strlen("structtest "))).exit_code, 0);
+  EXPECT_EQ(RunStructtest(dir, fmt::format("compare '{}' '{}'", a, old)).exit_code, 0);
 
-  r = Structtest(dir, fmt::format("compare '{}' '{}' --format yaml", a, a));
+  r = RunStructtest(dir, fmt::format("compare '{}' '{}' --format yaml", a, a));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--format yaml: expected text, markdown or json"), std::string::npos);
 }
 
 TEST(CorrelateCliTest, Table4IsTheExampleAndMatchesPython) {
   TempDir dir;
-  Result r = Structtest(dir, "correlate --format json");
+  Result r = RunStructtest(dir, "correlate --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json oracle = nlohmann::json::parse(
@@ -429,13 +454,14 @@ TEST(CorrelateCliTest, Table4IsTheExampleAndMatchesPython) {
     EXPECT_NEAR(got["spearman"]["high"].get<double>(), want["spearman_ci"][1].get<double>(), 1e-12);
   }
   // The text names n and shows the figures README reports next to the paper's.
-  r = Structtest(dir, "correlate");
+  r = RunStructtest(dir, "correlate");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("14 models; numeric columns: structtest arena mmlu"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("structtest  arena   14      0.910  [ 0.733,  0.971]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("structtest  mmlu    14      0.970  [ 0.905,  0.991]"), std::string::npos) << r.out;
   // The same table from the data file gives the same figures.
-  const Result from_file = Structtest(dir, "correlate '" + SourceDir() + "/data/paper/table4_correlation.csv'");
+  const Result from_file =
+      RunStructtest(dir, "correlate '" + SourceDir() + "/data/paper/table4_correlation.csv'");
   ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
   EXPECT_EQ(from_file.out.substr(from_file.out.find("\n")), r.out.substr(r.out.find("\n")));
 }
@@ -443,12 +469,19 @@ TEST(CorrelateCliTest, Table4IsTheExampleAndMatchesPython) {
 TEST(CorrelateCliTest, RunsAddTheirScoresAsColumns) {
   TempDir dir;
   const std::string oracle = dir.path() + "/oracle", null = dir.path() + "/null";
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet", kSuite, oracle)).exit_code, 0);
-  ASSERT_EQ(Structtest(dir, fmt::format("run --model builtin/null {} --out '{}' --quiet", kSuite, null)).exit_code, 0);
+  ASSERT_EQ(RunStructtest(dir, fmt::format("run --model builtin/oracle {} --out '{}' --quiet",
+                                           kSuite, oracle))
+                .exit_code,
+            0);
+  ASSERT_EQ(RunStructtest(
+                dir, fmt::format("run --model builtin/null {} --out '{}' --quiet", kSuite, null))
+                .exit_code,
+            0);
   const std::string csv = dir.path() + "/models.csv";
   testing::WriteFileOrDie(csv, "model,elo,size\nbig,1300,70\nsmall,1000,7\nmid,1150,\n");
-  Result r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run SMALL='{}' --format json",
-                                         csv, oracle, null));
+  Result r =
+      RunStructtest(dir, fmt::format("correlate '{}' --run big='{}' --run SMALL='{}' --format json",
+                                     csv, oracle, null));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["models"], (nlohmann::json{"big", "small", "mid"}));  // SMALL is small's row
@@ -462,28 +495,31 @@ TEST(CorrelateCliTest, RunsAddTheirScoresAsColumns) {
       EXPECT_EQ(p["n"], 2);
     }
   }
-  r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run small='{}' --run mid='{}'",
-                                  csv, oracle, null, oracle));
+  r = RunStructtest(
+      dir, fmt::format("correlate '{}' --run big='{}' --run small='{}' --run mid='{}'", csv, oracle,
+                       null, oracle));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("elo            run_html_easy    3      0.866"), std::string::npos) << r.out;
 
-  r = Structtest(dir, "correlate /nonexistent/models.csv");
+  r = RunStructtest(dir, "correlate /nonexistent/models.csv");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "structtest: error: /nonexistent/models.csv: No such file or directory\n");
-  r = Structtest(dir, fmt::format("correlate '{}' --run big", csv));
+  r = RunStructtest(dir, fmt::format("correlate '{}' --run big", csv));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "structtest: error: --run big: expected MODEL=RUN_DIR\n");
-  r = Structtest(dir, fmt::format("correlate '{}' --run big=/nonexistent/run", csv));
+  r = RunStructtest(dir, fmt::format("correlate '{}' --run big=/nonexistent/run", csv));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "structtest: error: /nonexistent/run: no run here (no run.db)\n");
-  r = Structtest(dir, fmt::format("correlate '{}' --run big='{}' --run BIG='{}'", csv, oracle, null));
+  r = RunStructtest(dir,
+                    fmt::format("correlate '{}' --run big='{}' --run BIG='{}'", csv, oracle, null));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("big already has a run's scores"), std::string::npos) << r.err;
   testing::WriteFileOrDie(csv, "name,elo\nbig,1300\n");
-  r = Structtest(dir, fmt::format("correlate '{}'", csv));
+  r = RunStructtest(dir, fmt::format("correlate '{}'", csv));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, fmt::format("structtest: error: {}:1: no 'model' column in the header\n", csv));
 }
 
 }  // namespace
+}  // namespace stats_cli_test
 }  // namespace structtest

@@ -17,7 +17,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-FakeReply Ok(const ModelRequest& r, milliseconds latency) {
+FakeReply OkReply(const ModelRequest& r, milliseconds latency) {
   FakeReply reply;
   reply.result.response.text = "a" + std::to_string(r.id);
   reply.result.finish = FinishReason::kStop;
@@ -36,7 +36,7 @@ FakeReply Unavailable(milliseconds latency) {
 
 TEST(EndpointPoolClientTest, StartsGoToTheEndpointWithFewestInFlight) {
   auto fake = std::make_unique<FakeModelClient>(
-      6, [](const ModelRequest& r, int) { return Ok(r, milliseconds(1000)); });
+      6, [](const ModelRequest& r, int) { return OkReply(r, milliseconds(1000)); });
   FakeModelClient* inner = fake.get();
   EndpointPoolPolicy policy;
   policy.per_endpoint = 2;
@@ -53,9 +53,12 @@ TEST(EndpointPoolClientTest, StartsGoToTheEndpointWithFewestInFlight) {
 
 TEST(EndpointPoolClientTest, TheFasterEndpointTakesMoreAndStatsArePerEndpoint) {
   ManualClientClock clock;
-  auto fake = std::make_unique<FakeModelClient>(4, [](const ModelRequest& r, int) {
-    return Ok(r, r.endpoint == 0 ? milliseconds(5) : milliseconds(60));
-  }, &clock);
+  auto fake = std::make_unique<FakeModelClient>(
+      4,
+      [](const ModelRequest& r, int) {
+        return OkReply(r, r.endpoint == 0 ? milliseconds(5) : milliseconds(60));
+      },
+      &clock);
   EndpointPoolPolicy policy;
   policy.per_endpoint = 2;
   policy.clock = &clock;
@@ -85,9 +88,12 @@ TEST(EndpointPoolClientTest, TheFasterEndpointTakesMoreAndStatsArePerEndpoint) {
 TEST(EndpointPoolClientTest, PercentilesAreNearestRank) {
   ManualClientClock clock;
   std::atomic<int> n{0};
-  auto fake = std::make_unique<FakeModelClient>(1, [&n](const ModelRequest& r, int) {
-    return Ok(r, milliseconds(++n));  // 1, 2, ..., 20 ms
-  }, &clock);
+  auto fake = std::make_unique<FakeModelClient>(
+      1,
+      [&n](const ModelRequest& r, int) {
+        return OkReply(r, milliseconds(++n));  // 1, 2, ..., 20 ms
+      },
+      &clock);
   EndpointPoolPolicy policy;
   policy.per_endpoint = 1;
   policy.clock = &clock;
@@ -104,7 +110,7 @@ TEST(EndpointPoolClientTest, AFailingEndpointCoolsDownLongerEachTimeThenRecovers
   std::atomic<bool> broken{true};
   auto fake = std::make_unique<FakeModelClient>(2, [&broken](const ModelRequest& r, int) {
     if (r.endpoint == 1 && broken) return Unavailable(milliseconds(1));
-    return Ok(r, milliseconds(2));
+    return OkReply(r, milliseconds(2));
   }, &clock);
   FakeModelClient* inner = fake.get();
   EndpointPoolPolicy policy;
@@ -161,7 +167,7 @@ TEST(EndpointPoolClientTest, WhenEveryEndpointCoolsDownRequestsWaitAndThenGoOut)
   std::atomic<int> starts[2] = {0, 0};  // each endpoint fails its first three
   auto fake = std::make_unique<FakeModelClient>(4, [&](const ModelRequest& r, int) {
     if (starts[r.endpoint]++ < 3) return Unavailable(milliseconds(1));
-    return Ok(r, milliseconds(1));
+    return OkReply(r, milliseconds(1));
   }, &clock);
   EndpointPoolPolicy policy;
   policy.clock = &clock;
@@ -191,7 +197,7 @@ TEST(EndpointPoolClientTest, AQueuedRequestWaitsForTheEndOfTheCoolDown) {
   std::atomic<bool> broken{true};
   auto fake = std::make_unique<FakeModelClient>(1, [&](const ModelRequest& r, int) {
     if (broken) return Unavailable(milliseconds(0));
-    return Ok(r, milliseconds(0));
+    return OkReply(r, milliseconds(0));
   }, &clock);
   EndpointPoolPolicy policy;
   policy.clock = &clock;

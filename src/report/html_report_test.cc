@@ -107,7 +107,7 @@ TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
 }
 
 // Document k of the large run: 5,000 bytes, distinct for each k.
-std::string Document(int k) {
+std::string LongDocument(int k) {
   return std::string(5000, static_cast<char>('a' + k % 26)) + std::to_string(k);
 }
 
@@ -161,7 +161,7 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
       Sample s = Summary("s" + std::to_string(i), 3);
       // 300 distinct documents, each in ten prompts: 1.5 MB of paragraphs, more than the
       // paragraph store keeps in memory before it writes to its file.
-      s.messages[0].content = Document(i % 300) + "\n\nSummarize.";
+      s.messages[0].content = LongDocument(i % 300) + "\n\nSummarize.";
       ASSERT_TRUE((*store)->AddSample(i, s).ok());
       StoredResponse r;
       r.ok = true;
@@ -175,7 +175,7 @@ TEST(HtmlReportTest, ALargeRunStreamsIntoThePageAndTheFileUnchanged) {
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_EQ((*data)["samples"].size(), 3000u);
   ASSERT_EQ((*data)["chunks"].size(), 300u);
-  for (int k = 0; k < 300; ++k) EXPECT_EQ((*data)["chunks"][k], Document(k)) << k;
+  for (int k = 0; k < 300; ++k) EXPECT_EQ((*data)["chunks"][k], LongDocument(k)) << k;
   const std::string path = dir.path() + "/report.html";
   ASSERT_TRUE(WriteHtmlReport({run}, RuleSet::kPaper, path).ok());
   auto page = RenderHtmlReport({run}, RuleSet::kPaper);

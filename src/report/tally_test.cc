@@ -28,7 +28,7 @@ Sample Make(std::string domain, std::string subtask, std::string id,
   return s;
 }
 
-Verdict Pass(bool pass) {
+Verdict PassVerdict(bool pass) {
   Verdict v;
   v.pass = pass;
   return v;
@@ -96,12 +96,13 @@ TEST(TallyTest, MathSamplesOfOneQuestionAreOneCluster) {
   // Question 1 asked three times (all pass), question 2 twice (one passes), and two
   // html samples that stand alone.
   for (int i = 0; i < 3; ++i) {
-    tally.Add(Make("math", "math_easy", "a" + std::to_string(i), {{"gsm8k_index", 1}}), Pass(true));
+    tally.Add(Make("math", "math_easy", "a" + std::to_string(i), {{"gsm8k_index", 1}}),
+              PassVerdict(true));
   }
-  tally.Add(Make("math", "math_easy", "b0", {{"gsm8k_index", 2}}), Pass(true));
-  tally.Add(Make("math", "math_easy", "b1", {{"gsm8k_index", 2}}), Pass(false));
-  tally.Add(Make("html", "html_easy", "h0"), Pass(true));
-  tally.Add(Make("html", "html_easy", "h1"), Pass(false));
+  tally.Add(Make("math", "math_easy", "b0", {{"gsm8k_index", 2}}), PassVerdict(true));
+  tally.Add(Make("math", "math_easy", "b1", {{"gsm8k_index", 2}}), PassVerdict(false));
+  tally.Add(Make("html", "html_easy", "h0"), PassVerdict(true));
+  tally.Add(Make("html", "html_easy", "h1"), PassVerdict(false));
   std::vector<Stratum> strata = tally.Strata();
   ASSERT_EQ(strata.size(), 2u);
   const Stratum& html = strata[0].domain == "html" ? strata[0] : strata[1];
@@ -123,11 +124,11 @@ TEST(TallyTest, SimulateExecuteIsResampledByTask) {
     return Make("code", "simulate_execute", std::to_string(task) + "_" + std::to_string(k),
                 {{"task_id", task}});
   };
-  tally.Add(sample(11, 0), Pass(true));
-  tally.Add(sample(11, 1), Pass(true));
-  tally.Add(sample(12, 0), Pass(true));
-  tally.Add(sample(12, 1), Pass(false));
-  tally.Add(sample(13, 0), Pass(true));
+  tally.Add(sample(11, 0), PassVerdict(true));
+  tally.Add(sample(11, 1), PassVerdict(true));
+  tally.Add(sample(12, 0), PassVerdict(true));
+  tally.Add(sample(12, 1), PassVerdict(false));
+  tally.Add(sample(13, 0), PassVerdict(true));
   tally.AddError(sample(13, 1));
   const std::vector<Stratum> strata = tally.Strata();
   ASSERT_EQ(strata.size(), 1u);
@@ -148,7 +149,7 @@ Tally Everything() {
   int id = 0;
   const auto add = [&](const char* domain, const char* subtask, int n, int pass) {
     for (int i = 0; i < n; ++i) {
-      tally.Add(Make(domain, subtask, std::to_string(id++)), Pass(i < pass));
+      tally.Add(Make(domain, subtask, std::to_string(id++)), PassVerdict(i < pass));
     }
   };
   add("summarization", "bullet_points", 40, 30);
@@ -196,7 +197,7 @@ TEST(TallyTest, HeadlineFiguresAreMeansOfSubtaskMeans) {
   int id = 0;
   const auto add = [&](const char* domain, const char* subtask, int n, int pass) {
     for (int i = 0; i < n; ++i) {
-      tally.Add(Make(domain, subtask, std::to_string(id++)), Pass(i < pass));
+      tally.Add(Make(domain, subtask, std::to_string(id++)), PassVerdict(i < pass));
     }
   };
   add("summarization", "bullet_points", 40, 30);           // 75
@@ -229,7 +230,7 @@ TEST(TallyTest, TheOrderOfTheRecordsChangesNoByte) {
            {"bullet_points", "summarization", 7, 3}, {"html_easy", "html", 5, 5},
            {"math_hard", "math", 9, 2}, {"add_print_statements", "code", 4, 1}}) {
     for (int i = 0; i < n; ++i) {
-      records.emplace_back(Make(domain, subtask, std::to_string(id++)), Pass(i < pass));
+      records.emplace_back(Make(domain, subtask, std::to_string(id++)), PassVerdict(i < pass));
     }
   }
   Tally forward, backward;
@@ -247,7 +248,7 @@ TEST(TallyTest, TheOrderOfTheRecordsChangesNoByte) {
 TEST(TallyTest, RulesAreTalliedPerSubtaskAndTheFailingOnesShown) {
   using R = RuleCheck::Result;
   const auto verdict = [](bool pass, std::vector<RuleCheck> checks) {
-    Verdict v = Pass(pass);
+    Verdict v = PassVerdict(pass);
     v.checks = std::move(checks);
     return v;
   };
@@ -258,7 +259,8 @@ TEST(TallyTest, RulesAreTalliedPerSubtaskAndTheFailingOnesShown) {
             verdict(false, {{"document", R::kPass, ""}, {"children-count", R::kFail, "x"}}));
   tally.Add(Make("html", "html_easy", "c"),
             verdict(false, {{"document", R::kFail, "y"}, {"children-count", R::kNotChecked, ""}}));
-  tally.Add(Make("html", "html_easy", "d"), Pass(false));  // stored before verdicts had rules
+  tally.Add(Make("html", "html_easy", "d"),
+            PassVerdict(false));  // stored before verdicts had rules
   tally.Add(Make("html", "html_hard", "e"), verdict(true, {{"document", R::kPass, ""}}));
   const SubtaskTally* easy = tally.Subtasks()[0];
   EXPECT_EQ(easy->with_rules, 3);
@@ -278,7 +280,7 @@ TEST(TallyTest, RulesAreTalliedPerSubtaskAndTheFailingOnesShown) {
                             {"not_checked", 1}}));
   EXPECT_EQ(j["subtasks"][1]["rule_accuracy"].get<double>(), 100.0);
   Tally none;
-  none.Add(Make("html", "html_easy", "a"), Pass(true));
+  none.Add(Make("html", "html_easy", "a"), PassVerdict(true));
   EXPECT_EQ(RenderRulesText(none), "");
   EXPECT_FALSE(RenderJsonReport(none, RuleSet::kPaper)["subtasks"][0].contains("rules"));
 }
@@ -317,7 +319,7 @@ TEST(TallyTest, TextAndMarkdownShowTheIntervals) {
 // same interval, far from certain, and the text does not call it certain either.
 TEST(TallyTest, OneSampleAtAHundredPercentIsFarFromCertain) {
   Tally tally;
-  tally.Add(Make("html", "html_easy", "1"), Pass(true));
+  tally.Add(Make("html", "html_easy", "1"), PassVerdict(true));
   const std::string text = RenderTextReport(tally, RuleSet::kPaper);
   const Interval one = ContinuityCorrectedWilson(1, 1);
   const std::string ci = fmt::format("[{:6.2f}, {:6.2f}]", 100 * one.low, 100 * one.high);
@@ -346,7 +348,7 @@ Registered AllSubtasksBut(const std::vector<std::string>& skip) {
       for (int i = 0; i < 3; ++i, ++id) {
         r.tally.Add(Make(std::string(f->domain), std::string(spec.name), std::to_string(id),
                          {{"task_id", id}}),
-                    Pass(id % 2 == 0));
+                    PassVerdict(id % 2 == 0));
       }
     }
   }
@@ -447,8 +449,8 @@ TEST(TallyTest, APartialRunSaysHowManySubtasksEachFigureRestsOn) {
 // A domain with nothing scored is "-", not a partial figure; its count says 0 of n.
 TEST(TallyTest, AMissingDomainIsNotMarkedPartial) {
   Tally tally;
-  tally.Add(Make("html", "html_easy", "1"), Pass(true));
-  tally.Add(Make("html", "html_hard", "2"), Pass(false));
+  tally.Add(Make("html", "html_easy", "1"), PassVerdict(true));
+  tally.Add(Make("html", "html_hard", "2"), PassVerdict(false));
   const std::string text = RenderTextReport(tally, RuleSet::kPaper);
   EXPECT_EQ(text.find("artial"), std::string::npos) << text;
   EXPECT_EQ(text.find(" subtasks)"), std::string::npos) << text;
@@ -471,7 +473,7 @@ TEST(TallyRepeatsTest, MeanAccuracyConsistencyAndPassAtKOfASmallCase) {
       if (v == 'E') {
         t.AddError(s, r);
       } else {
-        t.Add(s, Pass(v == 'P'), r);
+        t.Add(s, PassVerdict(v == 'P'), r);
       }
     }
   }
@@ -515,7 +517,7 @@ TEST(TallyRepeatsTest, MeanAccuracyConsistencyAndPassAtKOfASmallCase) {
             std::string::npos);
   EXPECT_NE(RenderMarkdownReport(t, RuleSet::kPaper).find("| pass@3 |"), std::string::npos);
   Tally once;
-  once.Add(Make("html", "html_easy", "s0"), Pass(true));
+  once.Add(Make("html", "html_easy", "s0"), PassVerdict(true));
   const nlohmann::json j1 = RenderJsonReport(once, RuleSet::kPaper);
   EXPECT_FALSE(j1.contains("repeats"));
   EXPECT_FALSE(j1["subtasks"][0].contains("repeats"));
@@ -531,7 +533,7 @@ TEST(TallyRepeatsTest, ASubtaskCountingTasksCountsEachTasksRepeats) {
   t.SetRepeats(2);
   // Task 1: samples a, b; repeat 0 both pass, repeat 1 b fails. Task 2: c; both fail.
   const auto add = [&](const char* id, int task, int64_t repeat, bool pass) {
-    t.Add(Make("code", "simulate_execute", id, {{"task_id", task}}), Pass(pass), repeat);
+    t.Add(Make("code", "simulate_execute", id, {{"task_id", task}}), PassVerdict(pass), repeat);
   };
   add("a", 1, 0, true);
   add("b", 1, 0, true);

@@ -95,7 +95,7 @@ std::string Body(std::string_view rules, const std::vector<std::string>& records
 }
 
 // The reply's verdicts, each as the line `score` writes (nlohmann writes both alike).
-std::vector<std::string> Verdicts(const std::string& body) {
+std::vector<std::string> BodyVerdicts(const std::string& body) {
   std::vector<std::string> out;
   const auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.contains("verdicts")) return out;
@@ -182,7 +182,7 @@ TEST_F(ScoreServiceTest, VerdictsComeInOrderAndNulBytesAreText) {
       "{\"rules\":\"strict\",\"records\":[" + MathRecord(R"("response":"a\u0000b")") + "," +
       MathRecord() + "," + MathRecord(R"("response":"")") + "]}");
   ASSERT_EQ(reply.status, 200) << reply.body;
-  const auto verdicts = Verdicts(reply.body);
+  const auto verdicts = BodyVerdicts(reply.body);
   ASSERT_EQ(verdicts.size(), 3u) << reply.body;
   for (const std::string& v : verdicts) {
     EXPECT_NE(v.find("\"pass\":false"), std::string::npos) << v;
@@ -383,7 +383,7 @@ TEST(ServeCliTest, SixtyFourClientsGetScoresVerdictsAndHostileBodiesGetErrors) {
                         << ", expected " << x.status << ": " << reply->body.substr(0, 300);
           ++wrong;
         } else if (x.status == 200) {
-          const auto got = Verdicts(reply->body);
+          const auto got = BodyVerdicts(reply->body);
           if (got != x.verdicts) {
             ADD_FAILURE() << "client " << c << " request " << k
                           << ": verdicts differ from score's: " << reply->body.substr(0, 300);
@@ -550,7 +550,7 @@ TEST(ServeCliTest, SigtermFinishesTheRequestInFlightAndExitsZero) {
   ASSERT_TRUE(reply.ok()) << reply.status().message() << "\n" << server.err();
   EXPECT_EQ(reply->status, 200);
   // Every record scored (how well is the load test's to check).
-  const auto verdicts = Verdicts(reply->body);
+  const auto verdicts = BodyVerdicts(reply->body);
   ASSERT_EQ(verdicts.size(), many.size()) << reply->body.substr(0, 300);
   for (size_t i = 0; i < many.size(); ++i) {
     const auto id = nlohmann::json::parse(many[i])["id"];

@@ -12,6 +12,8 @@
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace merge_test {
 namespace {
 
 Sample MakeSample(int i) {
@@ -34,7 +36,7 @@ StoredResponse Answer(std::string text) {
   return r;
 }
 
-StoredResponse Failure() {
+StoredResponse ErrorResponse() {
   StoredResponse r;
   r.error = "HTTP 500";
   r.finish = "unknown";
@@ -42,7 +44,7 @@ StoredResponse Failure() {
   return r;
 }
 
-StoredVerdict Pass(bool pass) {
+StoredVerdict StoredPass(bool pass) {
   StoredVerdict v;
   v.pass = pass;
   v.reason = pass ? "ok" : "wrong";
@@ -68,12 +70,12 @@ void MakeShardRun(const std::string& dir, int n, const Shard& shard, std::vector
     ASSERT_TRUE((*store)->AddSample(i, s).ok());
     if (std::find(unanswered.begin(), unanswered.end(), i) != unanswered.end()) continue;
     if (std::find(errors.begin(), errors.end(), i) != errors.end()) {
-      ASSERT_TRUE((*store)->PutResponse(i, Failure()).ok());
+      ASSERT_TRUE((*store)->PutResponse(i, ErrorResponse()).ok());
       continue;
     }
     ASSERT_TRUE((*store)->PutResponse(i, Answer(prefix + std::to_string(i))).ok());
-    ASSERT_TRUE((*store)->PutVerdict(i, "paper", Pass(i % 2 == 0)).ok());
-    ASSERT_TRUE((*store)->PutVerdict(i, "strict", Pass(false)).ok());
+    ASSERT_TRUE((*store)->PutVerdict(i, "paper", StoredPass(i % 2 == 0)).ok());
+    ASSERT_TRUE((*store)->PutVerdict(i, "strict", StoredPass(false)).ok());
   }
   ASSERT_TRUE((*store)->Commit().ok());
 }
@@ -251,4 +253,5 @@ TEST(MergeTest, RefusesMismatchedRunsAndConflictingAnswersWithoutWriting) {
 }
 
 }  // namespace
+}  // namespace merge_test
 }  // namespace structtest

@@ -10,6 +10,8 @@
 #include "testing/test_support.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace store_test {
 namespace {
 
 // Takes a run back to schema 5, as a build before repeats wrote it: responses,
@@ -854,9 +856,11 @@ TEST(ResponseCacheTest, ACacheStoredBeforeServedModelsKeepsItsAnswers) {
 }
 
 }  // namespace
+}  // namespace store_test
 }  // namespace structtest
 
 namespace structtest {
+namespace store_test {
 namespace {
 
 // Provider batches (run --batch): a batch's samples are not pending for another batch
@@ -1097,4 +1101,5 @@ TEST(RunStoreTest, RepeatedRunsMergeRepeatByRepeat) {
 }
 
 }  // namespace
+}  // namespace store_test
 }  // namespace structtest

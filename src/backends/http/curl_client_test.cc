@@ -16,6 +16,8 @@
 #include "testing/fake_server.h"
 
 namespace structtest {
+// Its own namespace: the test executable's unity batches hold several test files.
+namespace curl_client_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -78,7 +80,7 @@ ModelResult One(const HttpClientOptions& o, ModelRequest req = Req(1)) {
   return done.empty() ? ModelResult{} : done[0];
 }
 
-FakeHttpReply Ok(const FakeHttpRequest& req) {
+FakeHttpReply OkHttpReply(const FakeHttpRequest& req) {
   return FakeHttpReply{200, {}, testing::OpenAiCompletionBody(AnswerFor(req))};
 }
 
@@ -97,7 +99,7 @@ TEST(CurlLibraryTest, LoadsOnceAndItsFunctionsWork) {
 }
 
 TEST(CurlClientTest, OpenAiRoundTrip) {
-  FakeHttpServer server(Ok);
+  FakeHttpServer server(OkHttpReply);
   ASSERT_TRUE(server.Start().ok());
   const HttpClientOptions o = Options(server);
   const ModelResult r = One(o);
@@ -167,7 +169,7 @@ TEST(CurlClientTest, RetryAfterAsHttpDate) {
 
 TEST(CurlClientTest, WaitForAnyReturnsAtItsTimeoutWhileARequestIsSlow) {
   FakeHttpServer server([](const FakeHttpRequest& req) {
-    FakeHttpReply r = Ok(req);
+    FakeHttpReply r = OkHttpReply(req);
     r.latency = milliseconds(200);
     return r;
   });
@@ -209,7 +211,7 @@ TEST(CurlClientTest, ConnectionResetIsRetryable) {
 
 TEST(CurlClientTest, TruncatedBodyIsRetryable) {
   FakeHttpServer server([](const FakeHttpRequest& req) {
-    FakeHttpReply r = Ok(req);
+    FakeHttpReply r = OkHttpReply(req);
     r.fault = FakeFault::kTruncate;
     return r;
   });
@@ -264,7 +266,7 @@ TEST(CurlClientTest, ServerThatNeverAnswersEndsInTimeout) {
 
 TEST(CurlClientTest, StalledTransferEndsInIdleTimeout) {
   FakeHttpServer server([](const FakeHttpRequest& req) {
-    FakeHttpReply r = Ok(req);
+    FakeHttpReply r = OkHttpReply(req);
     r.fault = FakeFault::kStall;
     return r;
   });
@@ -324,7 +326,7 @@ TEST(CurlClientTest, DestroyingTheClientAbandonsTransfersInFlight) {
 TEST(CurlClientTest, ConnectionRefusedIsRetryable) {
   int port = 0;
   {
-    FakeHttpServer server(Ok);
+    FakeHttpServer server(OkHttpReply);
     ASSERT_TRUE(server.Start().ok());
     port = server.port();
   }
@@ -359,7 +361,7 @@ TEST(CurlClientTest, ReusesConnectionsAndBoundsInFlight) {
     int seen = max_active.load();
     while (now > seen && !max_active.compare_exchange_weak(seen, now)) {
     }
-    FakeHttpReply r = Ok(req);
+    FakeHttpReply r = OkHttpReply(req);
     r.latency = milliseconds(5);
     --active;
     return r;
@@ -403,7 +405,7 @@ TEST(CurlClientTest, MixedFaultsLoseAndDuplicateNothing) {
     }
     return r;
   });
-  FakeHttpServer clean(Ok);
+  FakeHttpServer clean(OkHttpReply);
   ASSERT_TRUE(faulty.Start().ok());
   ASSERT_TRUE(clean.Start().ok());
 
@@ -445,7 +447,7 @@ TEST(CurlClientTest, RetryWrapperHonoursRetryAfterFromTheWire) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const FakeHttpRequest& req) {
     if (calls++ == 0) return FakeHttpReply{429, {"Retry-After: 1"}, "{}"};
-    return Ok(req);
+    return OkHttpReply(req);
   });
   ASSERT_TRUE(server.Start().ok());
   RetryPolicy policy;
@@ -464,7 +466,10 @@ TEST(CurlClientTest, RetryWrapperHonoursRetryAfterFromTheWire) {
 // the client does not have is refused at Start().
 TEST(CurlClientTest, OneClientServesSeveralEndpoints) {
   std::atomic<int> hits[2] = {0, 0};
-  FakeHttpServer a([&](const FakeHttpRequest& req) { ++hits[0]; return Ok(req); });
+  FakeHttpServer a([&](const FakeHttpRequest& req) {
+    ++hits[0];
+    return OkHttpReply(req);
+  });
   FakeHttpServer b([&](const FakeHttpRequest& req) {
     ++hits[1];
     if (AnswerFor(req).find("slow") != std::string::npos) {
@@ -472,7 +477,7 @@ TEST(CurlClientTest, OneClientServesSeveralEndpoints) {
       reply.fault = FakeFault::kNeverAnswer;
       return reply;
     }
-    return Ok(req);
+    return OkHttpReply(req);
   });
   ASSERT_TRUE(a.Start().ok());
   ASSERT_TRUE(b.Start().ok());
@@ -511,4 +516,5 @@ TEST(CurlClientTest, OneClientServesSeveralEndpoints) {
 }
 
 }  // namespace
+}  // namespace curl_client_test
 }  // namespace structtest

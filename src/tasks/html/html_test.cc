@@ -27,7 +27,7 @@ Sample HtmlSample(nlohmann::json ground_truth) {
 
 const nlohmann::json kTwoP = {{"html", 1}, {"body", 1}, {"p", 2}};
 
-Verdict Check(const Sample& s, std::string_view response) {
+Verdict CheckHtml(const Sample& s, std::string_view response) {
   const auto v =
       HtmlFamily().Check(HtmlFamily().subtasks[0], RuleSet::kPaper, s, response, CheckEnv{});
   EXPECT_TRUE(v.ok()) << v.status().message();
@@ -70,47 +70,45 @@ TEST(HtmlExtractTest, ThinkQuirkKeepsTheAngleBracket) {
 }
 
 TEST(HtmlCheckTest, PassesWhenBalancedAndCounted) {
-  const Verdict v = Check(HtmlSample(kTwoP), "<html><body><p></p><p></p></body></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><body><p></p><p></p></body></html>");
   EXPECT_TRUE(v.pass) << v.reason;
   EXPECT_EQ(v.reason, "balanced, and as many as expected: 1 <body> 2 <p>");
 }
 
 TEST(HtmlCheckTest, CountMismatch) {
-  const Verdict v = Check(HtmlSample(kTwoP), "<html><body><p></p></body></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><body><p></p></body></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "expected 2 <p> tags, found 1");
 }
 
 TEST(HtmlCheckTest, ClosedMoreThanOpened) {
-  const Verdict v =
-      Check(HtmlSample(kTwoP), "<html><body><p></p><p></p></p></body></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><body><p></p><p></p></p></body></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "<p> closed 1 time more than opened");
 }
 
 TEST(HtmlCheckTest, NeverClosed) {
-  const Verdict v = Check(HtmlSample(kTwoP), "<html><body><p><p></p></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><body><p><p></p></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason,
             "<body> opened 1 time more than closed (and 1 more tag name wrong)");
 }
 
 TEST(HtmlCheckTest, ClosedBeforeOpened) {
-  const Verdict v = Check(HtmlSample(kTwoP), "<html></p><body><p></p><p></body></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html></p><body><p></p><p></body></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "</p> comes before its <p> is opened (once)");
 }
 
 TEST(HtmlCheckTest, UnexpectedTag) {
-  const Verdict v =
-      Check(HtmlSample(kTwoP), "<html><body><p></p><p></p><br/></body></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><body><p></p><p></p><br/></body></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "<br> is not one of the expected tags");
 }
 
 TEST(HtmlCheckTest, MissingTagNamesAreNotChecked) {
   // Paper quirk: only names that occur are checked (body is absent, still a pass).
-  const Verdict v = Check(HtmlSample(kTwoP), "<html><p></p><p></p></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><p></p><p></p></html>");
   EXPECT_TRUE(v.pass) << v.reason;
 }
 
@@ -122,27 +120,26 @@ TEST(HtmlCheckTest, RegressionAnswerWithoutTagsFails) {
       "parser sees no tag)";
   for (const char* response : {"<html>just text</html>", "<html><!-- p p --></html>",
                                "<html><!DOCTYPE html></html>", "<html>a < b</html>"}) {
-    const Verdict v = Check(HtmlSample(kTwoP), response);
+    const Verdict v = CheckHtml(HtmlSample(kTwoP), response);
     EXPECT_FALSE(v.pass) << response;
     EXPECT_EQ(v.reason, reason) << response;
   }
 }
 
 TEST(HtmlCheckTest, NestingIsNotChecked) {
-  const Verdict v = Check(HtmlSample(kTwoP), "<html><p><body></p><p></body></p></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><p><body></p><p></body></p></html>");
   EXPECT_TRUE(v.pass) << v.reason;
 }
 
 TEST(HtmlCheckTest, MissingOrEmptyAnswerFails) {
-  EXPECT_EQ(Check(HtmlSample(kTwoP), "<body><p></p><p></p></body>").reason,
+  EXPECT_EQ(CheckHtml(HtmlSample(kTwoP), "<body><p></p><p></p></body>").reason,
             "no <html> ... </html> in the response");
-  EXPECT_EQ(Check(HtmlSample(kTwoP), "<html> \n\n </html>").reason,
+  EXPECT_EQ(CheckHtml(HtmlSample(kTwoP), "<html> \n\n </html>").reason,
             "nothing between <html> and </html>");
 }
 
 TEST(HtmlCheckTest, UnterminatedCommentHidesTheRest) {
-  const Verdict v =
-      Check(HtmlSample(kTwoP), "<html><body><p></p><!-- <p></p></body></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><body><p></p><!-- <p></p></body></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason,
             "<body> opened 1 time more than closed (and 1 more tag name wrong) (parsing "
@@ -151,7 +148,7 @@ TEST(HtmlCheckTest, UnterminatedCommentHidesTheRest) {
 }
 
 TEST(HtmlCheckTest, ParserErrorFails) {
-  const Verdict v = Check(HtmlSample(kTwoP), "<html><![x[ ]]></html>");
+  const Verdict v = CheckHtml(HtmlSample(kTwoP), "<html><![x[ ]]></html>");
   EXPECT_FALSE(v.pass);
   EXPECT_NE(v.reason.find("AssertionError"), std::string::npos) << v.reason;
 }
@@ -159,9 +156,9 @@ TEST(HtmlCheckTest, ParserErrorFails) {
 TEST(HtmlCheckTest, TagsComeFromContext) {
   Sample s = HtmlSample(kTwoP);
   s.context = {{"start_tag", "<ans>"}, {"end_tag", "</ans>"}};
-  EXPECT_TRUE(Check(s, "<ans><p></p><p></p></ans>").pass);
+  EXPECT_TRUE(CheckHtml(s, "<ans><p></p><p></p></ans>").pass);
   s.context = nlohmann::json::object();  // defaults to <html>
-  EXPECT_TRUE(Check(s, "<html><p></p><p></p></html>").pass);
+  EXPECT_TRUE(CheckHtml(s, "<html><p></p><p></p></html>").pass);
 }
 
 TEST(HtmlCheckTest, BadParamsAreErrorsNamingTheField) {
@@ -201,27 +198,27 @@ TEST(HtmlCheckTest, BadParamsAreErrorsNamingTheField) {
 
 TEST(HtmlCheckTest, HostileResponsesFailWithoutCrashing) {
   const Sample s = HtmlSample(kTwoP);
-  EXPECT_FALSE(Check(s, "").pass);
-  EXPECT_FALSE(Check(s, " \n\t ").pass);
-  EXPECT_FALSE(Check(s, std::string(10 << 20, 'x')).pass);
+  EXPECT_FALSE(CheckHtml(s, "").pass);
+  EXPECT_FALSE(CheckHtml(s, " \n\t ").pass);
+  EXPECT_FALSE(CheckHtml(s, std::string(10 << 20, 'x')).pass);
   constexpr char kJunk[] = "<html>\0<p>\xff\xfe</p>\0</html>";
-  EXPECT_FALSE(Check(s, std::string(kJunk, sizeof(kJunk) - 1)).pass);
+  EXPECT_FALSE(CheckHtml(s, std::string(kJunk, sizeof(kJunk) - 1)).pass);
   std::string nested = "<html>";
   for (int i = 0; i < 100000; ++i) nested += "<p>";
   for (int i = 0; i < 100000; ++i) nested += "</p>";
   nested += "</html>";
-  EXPECT_EQ(Check(s, nested).reason, "expected 2 <p> tags, found 100000");
+  EXPECT_EQ(CheckHtml(s, nested).reason, "expected 2 <p> tags, found 100000");
   std::string many = "<html>";
   for (int i = 0; i < 100000; ++i) many += "<t" + std::to_string(i) + ">";
   many += "</html>";
-  const Verdict v = Check(s, many);
+  const Verdict v = CheckHtml(s, many);
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason,
             "<t0> is not one of the expected tags (and 99999 more tag names wrong)");
   std::string blank = "<html>";
   for (int i = 0; i < 1000000; ++i) blank += "\n\n";
   blank += "</html>";
-  EXPECT_FALSE(Check(s, blank).pass);
+  EXPECT_FALSE(CheckHtml(s, blank).pass);
 }
 
 }  // namespace
