@@ -329,16 +329,8 @@ int RunRun(RunOptions opt) {
     PrintError(s.message());
     return kExitFatal;
   }
-  if (spec && !opt.temperature_text) {
-    opt.temperature = DefaultTemperature(*spec, opt.controls);
-    opt.temperature_defaulted = true;
-  }
-  ModelRequest every;
-  every.model = spec ? spec->name : "";
-  every.max_tokens = opt.max_tokens;
-  every.temperature = opt.temperature;
-  every.controls = opt.controls;
-  if (Status s = spec ? CheckRequestSettings(spec->provider, every) : CheckControlRanges(every);
+  if (Status s = SettleRequestSettings(spec ? &*spec : nullptr,
+                                      opt.temperature_text.has_value(), &opt);
       !s.ok()) {
     PrintError(s.message());
     return kExitFatal;

@@ -534,6 +534,21 @@ Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences
   return store->Commit();
 }
 
+Status SettleRequestSettings(const ModelSpec* model, bool temperature_given,
+                             RunJobOptions* opt) {
+  if (model != nullptr && !temperature_given) {
+    opt->temperature = DefaultTemperature(*model, opt->controls);
+    opt->temperature_defaulted = true;
+  }
+  ModelRequest every;
+  every.model = model != nullptr ? model->name : "";
+  every.max_tokens = opt->max_tokens;
+  every.temperature = opt->temperature;
+  every.controls = opt->controls;
+  return model != nullptr ? CheckRequestSettings(model->provider, every)
+                          : CheckControlRanges(every);
+}
+
 bool NeedsSentences(const RunJobOptions& opt) {
   if (!opt.samples.empty()) return true;  // unknown until read: look for the model
   auto refs = ResolveTasks(opt.suite.tasks);

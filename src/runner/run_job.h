@@ -26,6 +26,7 @@ namespace structtest {
 class PythonPool;
 class RunStore;
 class SentenceSplitter;
+struct ModelSpec;
 
 // Where a run's messages go. Each may be empty: that output is dropped.
 struct RunJobOutput {
@@ -60,6 +61,13 @@ struct RunJobResult {
 // the store or the cache cannot be opened, no API key, the first requests all failed.
 StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* sentences,
                               const std::atomic<bool>* stop, const RunJobOutput& output);
+
+// The run's request settings made whole and checked, before anything is asked: for a
+// provider's `model` whose temperature was not given, the model's default one (marked
+// temperature_defaulted); then max_tokens, temperature and the request controls checked
+// against the provider, or, for the built-in responders (`model` null), their ranges.
+Status SettleRequestSettings(const ModelSpec* model, bool temperature_given,
+                             RunJobOptions* opt);
 
 // Whether the run's samples may include a sentence-counting subtask (a samples file:
 // unknown until read, so true). An unknown task name is left for the suite to report.

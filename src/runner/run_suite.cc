@@ -87,16 +87,8 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
     ASSIGN_OR_RETURN(spec, ParseModelSpec(opt.model));
   }
   opt.temperature = options.temperature;
-  if (spec && !options.temperature) {
-    opt.temperature = DefaultTemperature(*spec, opt.controls);
-    opt.temperature_defaulted = true;
-  }
-  ModelRequest every;
-  every.model = spec ? spec->name : "";
-  every.max_tokens = opt.max_tokens;
-  every.temperature = opt.temperature;
-  every.controls = opt.controls;
-  RETURN_IF_ERROR(spec ? CheckRequestSettings(spec->provider, every) : CheckControlRanges(every));
+  RETURN_IF_ERROR(SettleRequestSettings(spec ? &*spec : nullptr,
+                                        options.temperature.has_value(), &opt));
   if (spec) {
     ASSIGN_OR_RETURN(opt.price, ResolvePrice(opt.model, {}));
   }
