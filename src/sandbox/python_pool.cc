@@ -31,6 +31,17 @@ constexpr int kProtocol = 1;
 constexpr size_t kStderrTail = 4096;
 constexpr size_t kMaxResponseBytes = size_t{64} << 20;
 constexpr std::string_view kScriptName = "structtest_worker.py";
+// Runs the worker script as `python3 script` would (the same sys.argv and sys.path[0]),
+// but imported as a module: Python then reads its bytecode from __pycache__ (made by the
+// build, see src/sandbox/CMakeLists.txt) instead of compiling it in every worker.
+constexpr char kWorkerBoot[] =
+    "import os, sys, importlib.util\n"
+    "sys.argv = sys.argv[1:]\n"
+    "sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))\n"
+    "spec = importlib.util.spec_from_file_location('structtest_worker', sys.argv[0])\n"
+    "worker = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(worker)\n"
+    "worker.main()\n";
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
@@ -144,7 +155,7 @@ class PythonPool::Worker {
  public:
   ~Worker() { Stop(); }
 
-  // Spawns `python -s script` and waits for its hello. Only the pool's first worker
+  // Spawns `python -s -c kWorkerBoot script` and waits for its hello. Only the pool's first worker
   // tries numpy (which interpreter to use depends on it; a try costs ~0.13 s): the
   // others are told it is known.
   Status Start(const std::string& python, const std::string& script, double timeout,
@@ -181,6 +192,7 @@ class PythonPool::Worker {
     for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
     std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-s"),
+                               const_cast<char*>("-c"), const_cast<char*>(kWorkerBoot),
                                const_cast<char*>(script.c_str())};
     if (!try_numpy) argv.push_back(const_cast<char*>("--numpy-known"));
     argv.push_back(nullptr);

@@ -121,6 +121,34 @@ TEST(PythonPoolTest, SimulateJobUsesPythonEquality) {
   ExpectNoStrays(pool);
 }
 
+// The pool starts the worker script as a module (so that Python reads its bytecode),
+// yet a program sees what `python3 script` gives it: sys.argv[0] the script, sys.path[0]
+// its folder, and a program run as __main__ has the builtins module as __builtins__.
+// The build made the bytecode that start reads.
+TEST(PythonPoolTest, ProgramsSeeTheWorkerAsAScript) {
+  PythonPool pool(TestOptions());
+  const std::filesystem::path script = STRUCTTEST_WORKER_SCRIPT;
+  auto r = pool.RunJob({{"op", "simulate"},
+                        {"answer", "(__import__('sys').argv[0], __import__('sys').path[0])"},
+                        {"expected", "0"}},
+                       10);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::string want =
+      fmt::format("['{}', '{}']", script.string(), script.parent_path().string());
+  EXPECT_EQ(r->value("answer", ""), want) << r->dump();
+  auto run = pool.RunJob({{"op", "stdin"},
+                          {"source", "assert type(__builtins__).__name__ == 'module'"},
+                          {"inputs", std::vector<std::string>{""}}},
+                         10);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ((*run)["results"][0]["ok"], true) << run->dump();
+  bool bytecode = false;
+  for (const auto& e : std::filesystem::directory_iterator(script.parent_path() / "__pycache__")) {
+    bytecode |= e.path().filename().string().rfind("structtest_worker.", 0) == 0;
+  }
+  EXPECT_TRUE(bytecode) << "no bytecode of " << script << " in its __pycache__";
+}
+
 // The strict jobs only parse model text: an answer that would do something when run
 // is rejected for what it is (not a literal, not the program), never run.
 TEST(PythonPoolTest, StrictJobsParseAnswersNeverRunThem) {

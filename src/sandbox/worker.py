@@ -595,7 +595,7 @@ def _run_here(code, text, k):
     sys.stderr = sys.stdout
     status = {"ok": True}
     try:
-        exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+        exec(code, {"__name__": "__main__", "__builtins__": builtins})
     except SystemExit as e:
         if e.code not in (None, 0):
             status = {"ok": False, "error": "exit status %s" % _safe_repr(e.code)}
@@ -806,7 +806,7 @@ def job_stdin_outputs(req):
                     sys.stdin, sys.stdout, sys.stderr = io.StringIO(text), buf, buf
                     try:
                         _timed(lambda: exec(code, {"__name__": "__main__",
-                                                   "__builtins__": __builtins__}), limit)
+                                                   "__builtins__": builtins}), limit)
                     except SystemExit as e:
                         if e.code not in (None, 0):
                             raise RuntimeError("exit status %s" % _safe_repr(e.code))
