@@ -144,17 +144,18 @@ bool Utf8(PyObject* o, std::string_view* out) {
 // keys), list, tuple, str, int (64 bits), finite float, bool, None. False for anything
 // else (another type or a subclass, a key that is not a str, a string that is not
 // UTF-8, a huge int, NaN, nesting past 256): such a sample goes through json.dumps, as
-// every sample once did, so that its text and its errors are what they were.
+// every sample once did, so that its text and its errors are what they were. With
+// `out` null, only says whether it could.
 bool PlainJson(PyObject* o, nlohmann::json* out, int depth = 0) {
   if (depth > 256) return false;
   if (o == Py_None) {
-    *out = nullptr;
+    if (out) *out = nullptr;
   } else if (o == Py_True || o == Py_False) {
-    *out = o == Py_True;
+    if (out) *out = o == Py_True;
   } else if (PyUnicode_CheckExact(o)) {
     std::string_view text;
     if (!Utf8(o, &text)) return false;
-    *out = std::string(text);
+    if (out) *out = std::string(text);
   } else if (PyLong_CheckExact(o)) {
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -163,35 +164,39 @@ bool PlainJson(PyObject* o, nlohmann::json* out, int depth = 0) {
         PyErr_Clear();
         return false;
       }
-      *out = static_cast<int64_t>(v);
+      if (out) *out = static_cast<int64_t>(v);
     } else {
       const unsigned long long u = PyLong_AsUnsignedLongLong(o);
       if (PyErr_Occurred()) {
         PyErr_Clear();
         return false;
       }
-      *out = static_cast<uint64_t>(u);
+      if (out) *out = static_cast<uint64_t>(u);
     }
   } else if (PyFloat_CheckExact(o)) {
     const double v = PyFloat_AS_DOUBLE(o);
     if (!std::isfinite(v)) return false;
-    *out = v;
+    if (out) *out = v;
   } else if (PyDict_CheckExact(o)) {
-    *out = nlohmann::json::object();
+    if (out) *out = nlohmann::json::object();
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(o, &pos, &key, &value)) {
       std::string_view name;
-      if (!Utf8(key, &name) || !PlainJson(value, &(*out)[std::string(name)], depth + 1)) {
+      if (!Utf8(key, &name) ||
+          !PlainJson(value, out ? &(*out)[std::string(name)] : nullptr, depth + 1)) {
         return false;
       }
     }
   } else if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    *out = nlohmann::json::array();
-    out->get_ref<nlohmann::json::array_t&>().resize(static_cast<size_t>(n));
+    if (out) {
+      *out = nlohmann::json::array();
+      out->get_ref<nlohmann::json::array_t&>().resize(static_cast<size_t>(n));
+    }
     for (Py_ssize_t i = 0; i < n; ++i) {
-      if (!PlainJson(PySequence_Fast_GET_ITEM(o, i), &(*out)[static_cast<size_t>(i)], depth + 1)) {
+      if (!PlainJson(PySequence_Fast_GET_ITEM(o, i),
+                     out ? &(*out)[static_cast<size_t>(i)] : nullptr, depth + 1)) {
         return false;
       }
     }
@@ -199,6 +204,64 @@ bool PlainJson(PyObject* o, nlohmann::json* out, int depth = 0) {
     return false;
   }
   return true;
+}
+
+// *out = the sample a plain dict holds, read field by field as SampleFromJson reads its
+// JSON (the same Sample), without building the JSON of the whole dict first: its
+// messages (the prompt, most of a sample) go straight into their strings, and the
+// fields a sample does not have are only checked to be JSON. False (and *out to be
+// thrown away) on anything SampleFromJson would refuse or json.dumps would have to
+// write: that sample takes the way that names the problem.
+bool SampleFromDict(PyObject* dict, Sample* out) {
+  const auto text = [](PyObject* o, std::string* to) {
+    std::string_view t;
+    if (!Utf8(o, &t)) return false;
+    to->assign(t);
+    return true;
+  };
+  const auto object = [](PyObject* o, nlohmann::json* to) {
+    if (o == Py_None) return true;  // as a missing one: {}
+    return PyDict_CheckExact(o) && PlainJson(o, to, 1);
+  };
+  bool id = false, domain = false, subtask = false;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    std::string_view name;
+    if (!Utf8(key, &name)) return false;
+    bool ok = true;
+    if (name == "id") {
+      ok = id = text(value, &out->id);
+    } else if (name == "domain") {
+      ok = domain = text(value, &out->domain);
+    } else if (name == "subtask") {
+      ok = subtask = text(value, &out->subtask);
+    } else if (name == "params") {
+      ok = object(value, &out->params);
+    } else if (name == "context") {
+      ok = object(value, &out->context);
+    } else if (name == "target") {
+      ok = PlainJson(value, &out->target, 1);
+    } else if (name == "messages") {
+      if (value == Py_None) continue;
+      if (!PyList_CheckExact(value)) return false;
+      const Py_ssize_t n = PyList_GET_SIZE(value);
+      out->messages.resize(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n && ok; ++i) {
+        PyObject* m = PyList_GET_ITEM(value, i);
+        if (!PyDict_CheckExact(m) || !PlainJson(m, nullptr, 2)) return false;
+        PyObject* role = PyDict_GetItemString(m, "role");
+        PyObject* content = PyDict_GetItemString(m, "content");
+        Message& msg = out->messages[static_cast<size_t>(i)];
+        ok = role != nullptr && content != nullptr && text(role, &msg.role) &&
+             text(content, &msg.content);
+      }
+    } else {
+      ok = PlainJson(value, nullptr, 1);
+    }
+    if (!ok) return false;
+  }
+  return id && domain && subtask;
 }
 
 // The verdicts of (samples[i], responses[i]), in order, on `threads` threads (0: every
@@ -221,9 +284,10 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   if (threads < 0) throw py::value_error(fmt::format("threads={}: expected 0 (every core) or more", threads));
   const RuleSet rule_set = RulesOrThrow(rules);
   constexpr size_t kChunk = 64;
-  // Each sample's JSON, or its text when it came (or had to go) as text.
-  // Texts are the UTF-8 that Python keeps with each str (the lists hold them meanwhile):
-  // copying them made malloc's work a third of the time.
+  // Each sample as read from its dict (SampleFromDict), or its JSON, or its text when it
+  // came (or had to go) as text. Texts are the UTF-8 that Python keeps with each str
+  // (the lists hold them meanwhile): copying them made malloc's work a third of the time.
+  std::vector<std::optional<Sample>> direct(n);
   std::vector<nlohmann::json> jsons(n);
   std::vector<std::optional<std::string_view>> texts(n);
   std::vector<std::string> dumped;  // the texts json.dumps wrote
@@ -233,15 +297,19 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   std::vector<std::optional<std::string>> errors(n);
   std::mutex mu;
   std::condition_variable read_more;
-  size_t read = 0;      // GUARDED_BY(mu): samples[0, read) are read
+  // samples[0, read) are read: set under mu, and read without it by a worker that
+  // need not wait (a lock per sample made threads slower than one on small samples).
+  std::atomic<size_t> read{0};
   bool stop = false;    // GUARDED_BY(mu): no more will be read
   std::atomic<size_t> next{0};
   const auto score = [&](size_t i) {
     if (errors[i]) return;  // found while reading
     bool not_json = false;
-    StatusOr<Sample> sample = texts[i]
+    StatusOr<Sample> sample = direct[i] ? std::move(*direct[i])
+                              : texts[i]
                                   ? SampleFromJsonText(*texts[i], &not_json, /*with_prompt=*/true)
                                   : SampleFromJson(std::move(jsons[i]));
+    direct[i].reset();
     if (not_json) {
       errors[i] = "the sample is not JSON";
     } else if (!sample.ok()) {
@@ -255,10 +323,10 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   // Scores samples as they are read, until all are or reading stopped.
   const auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n;) {
-      {
+      if (read.load(std::memory_order_acquire) <= i) {
         std::unique_lock<std::mutex> lock(mu);
-        read_more.wait(lock, [&] { return read > i || stop; });
-        if (read <= i) return;
+        read_more.wait(lock, [&] { return read.load() > i || stop; });
+        if (read.load() <= i) return;
       }
       score(i);
     }
@@ -295,7 +363,9 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
         if (!Utf8(item, &*texts[i])) {
           errors[i] = "the sample text is not text that UTF-8 can carry (a lone surrogate?)";
         }
-      } else if (!PyDict_CheckExact(item) || !PlainJson(item, &jsons[i])) {
+      } else if (PyDict_CheckExact(item) && SampleFromDict(item, &direct[i].emplace())) {
+        // read
+      } else if (direct[i].reset(), !PyDict_CheckExact(item) || !PlainJson(item, &jsons[i])) {
         try {
           if (!dumps) dumps = py::module_::import("json").attr("dumps");
           texts[i] = dumped.emplace_back(
@@ -308,7 +378,7 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
     }
     {
       std::lock_guard<std::mutex> lock(mu);
-      read = end;
+      read.store(end, std::memory_order_release);
     }
     read_more.notify_all();
     if (workers == 1) {  // no other thread: score the chunk here

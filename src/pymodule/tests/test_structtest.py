@@ -167,19 +167,28 @@ def outcome(samples, responses, threads):
 
 def test_samples_as_dicts_or_text_score_alike_in_long_batches_on_any_threads(samples):
     # Longer than the chunks the module reads at a time (64), with plain dicts, which it
-    # reads itself, and shapes that go through json.dumps as before (a dict subclass, a
-    # tuple, an int key, a float): the verdicts of their JSON text, whatever the threads.
+    # reads itself (field by field), and shapes that go through json.dumps as before (a
+    # dict subclass, a tuple, an int key, a float) or that its field-by-field reading
+    # leaves to its JSON (messages as a tuple, an int id) or reads past (no target, a
+    # message with more than role and content, a field a sample does not have): the
+    # verdicts of their JSON text, whatever the threads; and the same errors.
     import collections
     records = samples * 6
     assert len(records) > 3 * 64
     responses = [answer(s) if i % 3 else "no" for i, s in enumerate(records)]
     odd = []
     for i, s in enumerate(records):
-        kind = i % 5
+        kind = i % 10
         odd.append(collections.OrderedDict(s) if kind == 0 else
                    dict(s, context=dict(s["context"], note=(1, 2.5, None, True))) if kind == 1 else
                    dict(s, context=dict(s["context"], **{"k": {7: "seven"}})) if kind == 2 else
                    dict(s, context=dict(s["context"], big=2 ** 70, small=-2 ** 63)) if kind == 3 else
+                   dict(s, messages=tuple(s["messages"])) if kind == 4 else
+                   dict(s, id=1000 + i) if kind == 5 else
+                   {k: v for k, v in s.items() if k != "target"} if kind == 6 else
+                   dict(s, messages=[dict(m, name="x", weight=0.5) for m in s["messages"]])
+                   if kind == 7 else
+                   dict(s, response="kept apart", extra={"a": [1, None]}) if kind == 8 else
                    s)
     for batch in (records, odd):
         expected = outcome([json.dumps(r) for r in batch], responses, 1)
@@ -188,6 +197,12 @@ def test_samples_as_dicts_or_text_score_alike_in_long_batches_on_any_threads(sam
             assert outcome(batch, responses, threads) == expected, threads
             assert outcome(list(reversed(batch)), responses[::-1], threads) == expected[::-1]
         assert sum(v.passed for v in expected) > len(batch) // 2
+    for bad in (dict(records[0], params=None), dict(records[0], id=None),
+                dict(records[0], messages=[{"role": "user"}]), dict(records[0], context=[1]),
+                dict(records[0], messages=[dict(records[0]["messages"][0], content=7)])):
+        kind, message = outcome([bad], ["x"], 1)
+        assert message.startswith("sample 0: "), message
+        assert (kind, message) == outcome([json.dumps(bad)], ["x"], 1)
 
 
 def test_the_first_bad_sample_of_a_long_batch_is_named_on_any_threads(samples):
