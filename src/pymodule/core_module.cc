@@ -358,14 +358,15 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
         continue;
       }
       PyObject* item = PyList_GET_ITEM(samples.ptr(), static_cast<Py_ssize_t>(i));
+      const bool dict = PyDict_CheckExact(item);
+      if (dict && SampleFromDict(item, &direct[i].emplace())) continue;
+      direct[i].reset();
       if (PyUnicode_CheckExact(item)) {
         texts[i].emplace();
         if (!Utf8(item, &*texts[i])) {
           errors[i] = "the sample text is not text that UTF-8 can carry (a lone surrogate?)";
         }
-      } else if (PyDict_CheckExact(item) && SampleFromDict(item, &direct[i].emplace())) {
-        // read
-      } else if (direct[i].reset(), !PyDict_CheckExact(item) || !PlainJson(item, &jsons[i])) {
+      } else if (!dict || !PlainJson(item, &jsons[i])) {
         try {
           if (!dumps) dumps = py::module_::import("json").attr("dumps");
           texts[i] = dumped.emplace_back(

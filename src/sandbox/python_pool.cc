@@ -155,9 +155,9 @@ class PythonPool::Worker {
  public:
   ~Worker() { Stop(); }
 
-  // Spawns `python -s -c kWorkerBoot script` and waits for its hello. Only the pool's first worker
-  // tries numpy (which interpreter to use depends on it; a try costs ~0.13 s): the
-  // others are told it is known.
+  // Spawns `python -s -c kWorkerBoot script` and waits for its hello. Only the pool's
+  // first worker tries numpy (which interpreter to use depends on it; a try costs
+  // ~0.13 s): the others are told it is known.
   Status Start(const std::string& python, const std::string& script, double timeout,
                bool try_numpy) {
     python_ = python;
