@@ -309,16 +309,16 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
       return;
     }
     bool not_json = false;
-    StatusOr<Sample> parsed = Sample();
+    std::optional<StatusOr<Sample>> parsed;  // a sample not read from its dict
     if (!direct[i]) {
-      parsed = texts[i] ? SampleFromJsonText(*texts[i], &not_json, /*with_prompt=*/true)
-                        : SampleFromJson(std::move(jsons[i]));
+      parsed.emplace(texts[i] ? SampleFromJsonText(*texts[i], &not_json, /*with_prompt=*/true)
+                              : SampleFromJson(std::move(jsons[i])));
     }
     if (not_json) {
       errors[i] = "the sample is not JSON";
-    } else if (!parsed.ok()) {
-      errors[i] = parsed.status().message();
-    } else if (auto v = TheChecker().Check(direct[i] ? *direct[i] : *parsed, answers[i], rule_set);
+    } else if (parsed && !parsed->ok()) {
+      errors[i] = parsed->status().message();
+    } else if (auto v = TheChecker().Check(parsed ? **parsed : *direct[i], answers[i], rule_set);
                !v.ok()) {
       errors[i] = v.status().message();
     } else {
