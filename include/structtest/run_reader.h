@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "structtest/sample.h"
@@ -25,15 +26,39 @@ struct SampleResult {
   int64_t index = 0;   // the sample's position in the suite, from 0
   int64_t repeat = 0;  // which of the run's repeats, from 0
   std::string id, domain, subtask;
+  // The whole sample (prompt and target too), when read with `with_samples`.
+  std::optional<Sample> sample;
+  bool asked = false;     // a reply is stored (an answer or an error); false: pending
   bool answered = false;  // the model's answer is stored
   std::string response;   // the answer, "" when none
+  std::string reasoning;  // the reasoning split off the answer (never scored)
   std::string error;      // why the request failed, when it did (asked again on resume)
+  // What the run learned with the reply: how it finished ("stop", "length", "other",
+  // "unknown"; `finish_raw` as the provider said it), tokens, time, HTTP status, tries,
+  // whether it came from the response cache, the model the server says answered.
+  std::string finish, finish_raw;
+  int64_t input_tokens = 0, output_tokens = 0, reasoning_tokens = 0;
+  int64_t latency_ms = 0, http_status = 0, attempts = 0;
+  bool cached = false;
+  std::string served_model;
   bool scored = false;    // a verdict under the rule set asked is stored
   bool passed = false;
   std::string reason;         // the verdict's, for a person
   std::string rules_version;  // the checker's that decided
   std::vector<RuleCheck> checks;
+  std::optional<bool> format, accuracy;  // math: the paper's two halves of a verdict
   std::string scoring_error;  // why an answer could not be scored, when it could not
+};
+
+// What a run is: its directory, the model it asked, how many times it asks each sample,
+// the request settings it sends (null for a built-in responder, which sends none), and
+// its files (which an output written next to it must not overwrite).
+struct RunInfo {
+  std::string dir;
+  std::string model;
+  int64_t repeats = 1;
+  nlohmann::json request;
+  std::vector<std::string> files;
 };
 
 // One subtask's counts under a rule set.
@@ -68,9 +93,18 @@ class RunReader {
   // The rule sets the run holds verdicts under ("paper", "strict").
   StatusOr<std::vector<std::string>> ScoredRuleSets();
 
+  // The rule set `asked` names ("paper", "strict"), refused when the run holds verdicts
+  // but none under it; with "" the run's own: paper, unless it was scored under strict
+  // only.
+  StatusOr<RuleSet> ChooseRuleSet(std::string_view asked);
+
+  StatusOr<RunInfo> Info();
+
   // Calls `fn` with every request of the run in suite order, with its verdict under
-  // `rules`; a non-ok Status from `fn` stops and is returned.
-  Status ForEachResult(RuleSet rules, const std::function<Status(const SampleResult&)>& fn);
+  // `rules` (and the whole sample with `with_samples`); a non-ok Status from `fn` stops
+  // and is returned.
+  Status ForEachResult(RuleSet rules, const std::function<Status(const SampleResult&)>& fn,
+                       bool with_samples = false);
 
   // The run's counts and figures under `rules`, as `structtest report` computes them.
   StatusOr<RunResults> Results(RuleSet rules);
@@ -79,6 +113,17 @@ class RunReader {
   explicit RunReader(std::unique_ptr<RunStore> store);
   std::unique_ptr<RunStore> store_;
 };
+
+// ChooseRuleSet's choice among `scored`, the rule sets a run holds verdicts under;
+// `dir` names the run in the error.
+StatusOr<RuleSet> ChooseStoredRuleSet(const std::vector<std::string>& scored,
+                                      std::string_view asked, std::string_view dir);
+
+// A request of the run as `structtest export` writes it: the sample, "status"
+// ("answered", "error", "pending"), the answer and its reasoning or the error, what the
+// run learned with the reply, the run's request settings, and the verdict under `rules`
+// (with its rule checks and score); "repeat" in a run of repeats. `r` read with samples.
+nlohmann::json ExportRecord(const SampleResult& r, RuleSet rules, const RunInfo& info);
 
 }  // namespace structtest
 

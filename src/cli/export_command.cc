@@ -11,10 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "backends/request_controls.h"
 #include "cli/commands.h"
 #include "core/jsonl.h"
-#include "store/run_store.h"
+#include "structtest/run_reader.h"
 
 namespace structtest::cli {
 
@@ -24,76 +23,28 @@ struct ExportOptions {
   std::string run;
   std::string format = "jsonl";
   std::string output = "-";
-  std::string rules;  // empty: the run's own (StoredRuleSet)
+  std::string rules;  // empty: the run's own (RunReader::ChooseRuleSet)
   bool all = false;
 };
-
-// `request`: the run's request settings (RequestSettings), the same on every row; null
-// for a built-in responder's run, which sends no request. `repeated`: the run asks each
-// sample more than once, and the row says which repeat it is.
-nlohmann::json RowToJson(const RunRow& row, std::string_view rules,
-                         const nlohmann::json& request, bool repeated) {
-  nlohmann::json j = SampleToJson(row.sample);
-  if (repeated) j["repeat"] = row.repeat;
-  if (!row.response) {
-    j["status"] = "pending";
-    return j;
-  }
-  const StoredResponse& r = *row.response;
-  j["status"] = r.ok ? "answered" : "error";
-  if (r.ok) {
-    j["response"] = r.text;
-    j["reasoning"] = r.reasoning;
-  } else {
-    j["error"] = r.error;
-  }
-  j["finish"] = r.finish;
-  if (!r.finish_raw.empty()) j["finish_raw"] = r.finish_raw;
-  j["usage"] = {{"input_tokens", r.input_tokens},
-                {"output_tokens", r.output_tokens},
-                {"reasoning_tokens", r.reasoning_tokens}};
-  j["latency_ms"] = r.latency_ms;
-  j["http_status"] = r.http_status;
-  j["attempts"] = r.attempts;
-  j["cached"] = r.cached;
-  if (!r.served_model.empty()) j["served_model"] = r.served_model;
-  if (!request.is_null()) j["request"] = request;
-  if (row.verdict) {
-    const StoredVerdict& v = *row.verdict;
-    nlohmann::json verdict = {{"rules", rules}};
-    if (!v.error.empty()) {
-      verdict["error"] = v.error;
-    } else {
-      verdict["pass"] = v.pass;
-      verdict["reason"] = v.reason;
-      verdict["rules_version"] = v.rules_version;
-      if (v.format) verdict["format"] = *v.format;
-      if (v.accuracy) verdict["accuracy"] = *v.accuracy;
-      if (!v.checks.empty()) {
-        verdict["checks"] = ChecksToJson(v.checks);
-        verdict["score"] = RulesScore(v.pass, v.checks);
-      }
-    }
-    j["verdict"] = std::move(verdict);
-  }
-  return j;
-}
 
 int RunExport(const ExportOptions& opt) {
   if (opt.format != "jsonl") {
     PrintError(fmt::format("--format {}: expected jsonl", opt.format));
     return kExitFatal;
   }
-  auto store = RunStore::OpenReadOnly(opt.run);
-  if (!store.ok()) {
-    PrintError(store.status().message());
+  auto reader = RunReader::Open(opt.run);
+  if (!reader.ok()) {
+    PrintError(reader.status().message());
     return kExitFatal;
   }
-  const std::optional<RuleSet> rules = StoredRuleSet(**store, opt.rules);
-  if (!rules) return kExitFatal;
+  auto rules = (*reader)->ChooseRuleSet(opt.rules);
+  auto info = (*reader)->Info();
+  if (!rules.ok() || !info.ok()) {
+    PrintError((rules.ok() ? info.status() : rules.status()).message());
+    return kExitFatal;
+  }
   // The run's database and its log are the input: writing over them would lose the run.
-  for (const char* suffix : {"", "-wal", "-shm"}) {
-    const std::string file = opt.run + "/" + std::string(RunStore::kFileName) + suffix;
+  for (const std::string& file : info->files) {
     if (Status s = CheckOutputIsNotInput(file, opt.output); !s.ok()) {
       PrintError(s.message());
       return kExitFatal;
@@ -104,25 +55,18 @@ int RunExport(const ExportOptions& opt) {
     PrintError(writer.status().message());
     return kExitFatal;
   }
-  auto manifest = (*store)->Manifest();
-  if (!manifest.ok()) {
-    PrintError(manifest.status().message());
-    return kExitFatal;
-  }
-  const nlohmann::json stored = manifest->value_or(nlohmann::json::object());
-  const nlohmann::json request = stored.value("model", "").starts_with("builtin/")
-                                     ? nlohmann::json()
-                                     : RequestSettings(stored);
-  const bool repeated = (*store)->repeats() > 1;
   int64_t written = 0, skipped = 0;
-  Status s = (*store)->ForEach(RuleSetName(*rules), [&](const RunRow& row) {
-    if (!opt.all && !(row.response && row.response->ok)) {
-      ++skipped;
-      return Status::Ok();
-    }
-    ++written;
-    return (*writer)->Write(RowToJson(row, RuleSetName(*rules), request, repeated));
-  });
+  Status s = (*reader)->ForEachResult(
+      *rules,
+      [&](const SampleResult& r) {
+        if (!opt.all && !r.answered) {
+          ++skipped;
+          return Status::Ok();
+        }
+        ++written;
+        return (*writer)->Write(ExportRecord(r, *rules, *info));
+      },
+      /*with_samples=*/true);
   if (s.ok()) s = (*writer)->Close();
   if (!s.ok()) {
     PrintError(s.message());

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "core/suggest.h"
 #include "store/run_store.h"
+#include "structtest/run_reader.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -69,28 +70,10 @@ std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_d
 
 std::optional<RuleSet> StoredRuleSet(RunStore& store, const std::string& asked) {
   auto scored = store.ScoredRuleSets();
-  if (!scored.ok()) {
-    PrintError(scored.status().message());
-    return std::nullopt;
-  }
-  const auto has = [&](std::string_view name) {
-    return std::find(scored->begin(), scored->end(), name) != scored->end();
-  };
-  if (asked.empty()) {
-    return !has("paper") && has("strict") ? RuleSet::kStrict : RuleSet::kPaper;
-  }
-  auto rules = ParseRuleSet(asked);
+  auto rules = scored.ok() ? ChooseStoredRuleSet(*scored, asked, store.dir())
+                           : StatusOr<RuleSet>(scored.status());
   if (!rules.ok()) {
     PrintError(rules.status().message());
-    return std::nullopt;
-  }
-  // A run with no verdicts at all (nothing answered yet) shows as not scored.
-  if (!scored->empty() && !has(RuleSetName(*rules))) {
-    std::string under;
-    for (const std::string& name : *scored) under += (under.empty() ? "" : " and ") + name;
-    PrintError(fmt::format("{}: no verdicts under rules {} (it was scored under {}); score its "
-                           "answers with 'structtest rescore {} --rules {}'",
-                           store.dir(), asked, under, store.dir(), asked));
     return std::nullopt;
   }
   return *rules;

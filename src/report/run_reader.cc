@@ -1,7 +1,11 @@
 #include "structtest/run_reader.h"
 
+#include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "backends/request_controls.h"
 #include "report/aggregates.h"
 #include "report/run_report.h"
 #include "report/tally.h"
@@ -21,8 +25,47 @@ StatusOr<std::vector<std::string>> RunReader::ScoredRuleSets() {
   return store_->ScoredRuleSets();
 }
 
+StatusOr<RuleSet> ChooseStoredRuleSet(const std::vector<std::string>& scored,
+                                      std::string_view asked, std::string_view dir) {
+  const auto has = [&](std::string_view name) {
+    return std::find(scored.begin(), scored.end(), name) != scored.end();
+  };
+  if (asked.empty()) return !has("paper") && has("strict") ? RuleSet::kStrict : RuleSet::kPaper;
+  ASSIGN_OR_RETURN(const RuleSet rules, ParseRuleSet(asked));
+  // A run with no verdicts at all (nothing answered yet) shows as not scored.
+  if (!scored.empty() && !has(RuleSetName(rules))) {
+    std::string under;
+    for (const std::string& name : scored) under += (under.empty() ? "" : " and ") + name;
+    return Status::InvalidArgument(
+        fmt::format("{}: no verdicts under rules {} (it was scored under {}); score its "
+                    "answers with 'structtest rescore {} --rules {}'",
+                    dir, asked, under, dir, asked));
+  }
+  return rules;
+}
+
+StatusOr<RuleSet> RunReader::ChooseRuleSet(std::string_view asked) {
+  ASSIGN_OR_RETURN(const std::vector<std::string> scored, store_->ScoredRuleSets());
+  return ChooseStoredRuleSet(scored, asked, store_->dir());
+}
+
+StatusOr<RunInfo> RunReader::Info() {
+  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store_->Manifest());
+  const nlohmann::json stored = manifest.value_or(nlohmann::json::object());
+  RunInfo info;
+  info.dir = store_->dir();
+  info.model = stored.value("model", "");
+  info.repeats = store_->repeats();
+  if (!info.model.starts_with("builtin/")) info.request = RequestSettings(stored);
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    info.files.push_back(info.dir + "/" + std::string(RunStore::kFileName) + suffix);
+  }
+  return info;
+}
+
 Status RunReader::ForEachResult(RuleSet rules,
-                                const std::function<Status(const SampleResult&)>& fn) {
+                                const std::function<Status(const SampleResult&)>& fn,
+                                bool with_samples) {
   return store_->ForEach(
       RuleSetName(rules),
       [&](const RunRow& row) {
@@ -32,13 +75,27 @@ Status RunReader::ForEachResult(RuleSet rules,
         r.id = row.sample.id;
         r.domain = row.sample.domain;
         r.subtask = row.sample.subtask;
+        if (with_samples) r.sample = row.sample;
         if (row.response) {
-          r.answered = row.response->ok;
-          if (row.response->ok) {
-            r.response = row.response->text;
+          const StoredResponse& reply = *row.response;
+          r.asked = true;
+          r.answered = reply.ok;
+          if (reply.ok) {
+            r.response = reply.text;
+            r.reasoning = reply.reasoning;
           } else {
-            r.error = row.response->error;
+            r.error = reply.error;
           }
+          r.finish = reply.finish;
+          r.finish_raw = reply.finish_raw;
+          r.input_tokens = reply.input_tokens;
+          r.output_tokens = reply.output_tokens;
+          r.reasoning_tokens = reply.reasoning_tokens;
+          r.latency_ms = reply.latency_ms;
+          r.http_status = reply.http_status;
+          r.attempts = reply.attempts;
+          r.cached = reply.cached;
+          r.served_model = reply.served_model;
         }
         if (row.verdict) {
           if (row.verdict->error.empty()) {
@@ -47,13 +104,62 @@ Status RunReader::ForEachResult(RuleSet rules,
             r.reason = row.verdict->reason;
             r.rules_version = row.verdict->rules_version;
             r.checks = row.verdict->checks;
+            r.format = row.verdict->format;
+            r.accuracy = row.verdict->accuracy;
           } else {
             r.scoring_error = row.verdict->error;
           }
         }
         return fn(r);
       },
-      RunStore::RowRead::kNoPrompt);
+      with_samples ? RunStore::RowRead::kWhole : RunStore::RowRead::kNoPrompt);
+}
+
+nlohmann::json ExportRecord(const SampleResult& r, RuleSet rules, const RunInfo& info) {
+  nlohmann::json j = r.sample ? SampleToJson(*r.sample)
+                              : nlohmann::json{{"id", r.id}, {"domain", r.domain},
+                                               {"subtask", r.subtask}};
+  if (info.repeats > 1) j["repeat"] = r.repeat;
+  if (!r.asked) {
+    j["status"] = "pending";
+    return j;
+  }
+  j["status"] = r.answered ? "answered" : "error";
+  if (r.answered) {
+    j["response"] = r.response;
+    j["reasoning"] = r.reasoning;
+  } else {
+    j["error"] = r.error;
+  }
+  j["finish"] = r.finish;
+  if (!r.finish_raw.empty()) j["finish_raw"] = r.finish_raw;
+  j["usage"] = {{"input_tokens", r.input_tokens},
+                {"output_tokens", r.output_tokens},
+                {"reasoning_tokens", r.reasoning_tokens}};
+  j["latency_ms"] = r.latency_ms;
+  j["http_status"] = r.http_status;
+  j["attempts"] = r.attempts;
+  j["cached"] = r.cached;
+  if (!r.served_model.empty()) j["served_model"] = r.served_model;
+  if (!info.request.is_null()) j["request"] = info.request;
+  if (r.scored || !r.scoring_error.empty()) {
+    nlohmann::json verdict = {{"rules", RuleSetName(rules)}};
+    if (!r.scoring_error.empty()) {
+      verdict["error"] = r.scoring_error;
+    } else {
+      verdict["pass"] = r.passed;
+      verdict["reason"] = r.reason;
+      verdict["rules_version"] = r.rules_version;
+      if (r.format) verdict["format"] = *r.format;
+      if (r.accuracy) verdict["accuracy"] = *r.accuracy;
+      if (!r.checks.empty()) {
+        verdict["checks"] = ChecksToJson(r.checks);
+        verdict["score"] = RulesScore(r.passed, r.checks);
+      }
+    }
+    j["verdict"] = std::move(verdict);
+  }
+  return j;
 }
 
 StatusOr<RunResults> RunReader::Results(RuleSet rules) {

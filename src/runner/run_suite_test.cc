@@ -72,6 +72,90 @@ TEST(RunSuiteTest, AnOracleRunReadsBackAtFullMarks) {
   EXPECT_EQ(subtasks.size(), results->subtasks.size());
 }
 
+// What `structtest export` writes, through the public API: the run's identity, its rule
+// set chosen or refused, and each request's record with the whole sample and verdict.
+TEST(RunSuiteTest, AReaderGivesTheRunsIdentityRuleSetsAndExportRecords) {
+  testing::TempDir dir;
+  auto ran = RunSuite(OracleRun(dir.path()));
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  auto reader = RunReader::Open(ran->dir);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  auto info = (*reader)->Info();
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  EXPECT_EQ(info->model, "builtin/oracle");
+  EXPECT_EQ(info->repeats, 1);
+  EXPECT_TRUE(info->request.is_null());  // a built-in responder sends no request
+  ASSERT_FALSE(info->files.empty());
+  EXPECT_EQ(info->files[0], ran->dir + "/run.db");
+
+  auto scored = (*reader)->ScoredRuleSets();
+  ASSERT_TRUE(scored.ok()) << scored.status().message();
+  EXPECT_EQ(*scored, std::vector<std::string>{"paper"});
+  EXPECT_EQ((*reader)->ChooseRuleSet("").value(), RuleSet::kPaper);
+  EXPECT_EQ((*reader)->ChooseRuleSet("paper").value(), RuleSet::kPaper);
+  auto strict = (*reader)->ChooseRuleSet("strict");
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("no verdicts under rules strict (it was scored under "
+                                           "paper); score its answers with 'structtest rescore"),
+            std::string::npos)
+      << strict.status().message();
+  EXPECT_FALSE((*reader)->ChooseRuleSet("lenient").ok());
+  EXPECT_EQ(ChooseStoredRuleSet({"strict"}, "", "r").value(), RuleSet::kStrict);
+  EXPECT_EQ(ChooseStoredRuleSet({}, "strict", "r").value(), RuleSet::kStrict);  // none yet
+
+  int64_t records = 0;
+  ASSERT_TRUE((*reader)
+                  ->ForEachResult(
+                      RuleSet::kPaper,
+                      [&](const SampleResult& r) {
+                        ++records;
+                        EXPECT_TRUE(r.asked);
+                        EXPECT_TRUE(r.sample.has_value());
+                        if (!r.sample) return Status::Ok();
+                        EXPECT_FALSE(r.sample->messages.empty()) << r.id;
+                        const nlohmann::json j = ExportRecord(r, RuleSet::kPaper, *info);
+                        EXPECT_EQ(j["id"], r.id);
+                        EXPECT_EQ(j["messages"].size(), r.sample->messages.size());
+                        EXPECT_EQ(j["status"], "answered");
+                        EXPECT_EQ(j["response"], r.response);
+                        EXPECT_FALSE(j.contains("request"));
+                        EXPECT_FALSE(j.contains("repeat"));
+                        EXPECT_EQ(j["verdict"]["rules"], "paper");
+                        EXPECT_EQ(j["verdict"]["pass"], true);
+                        EXPECT_EQ(j["verdict"]["score"], 1.0);
+                        if (r.domain == "math") {  // the paper's two halves
+                          EXPECT_EQ(j["verdict"]["format"], true) << r.id;
+                          EXPECT_EQ(j["verdict"]["accuracy"], true) << r.id;
+                        }
+                        return Status::Ok();
+                      },
+                      /*with_samples=*/true)
+                  .ok());
+  EXPECT_GT(records, 0);
+  // A request not asked yet, and one that failed.
+  SampleResult pending;
+  pending.id = "p";
+  pending.domain = "html";
+  pending.subtask = "html_easy";
+  EXPECT_EQ(ExportRecord(pending, RuleSet::kPaper, *info).dump(),
+            R"({"domain":"html","id":"p","status":"pending","subtask":"html_easy"})");
+  SampleResult failed = pending;
+  failed.asked = true;
+  failed.error = "HTTP 500";
+  failed.attempts = 3;
+  RunInfo asked = *info;
+  asked.repeats = 2;
+  asked.request = {{"model", "m"}, {"temperature", 0}};
+  const nlohmann::json j = ExportRecord(failed, RuleSet::kStrict, asked);
+  EXPECT_EQ(j["status"], "error");
+  EXPECT_EQ(j["error"], "HTTP 500");
+  EXPECT_EQ(j["attempts"], 3);
+  EXPECT_EQ(j["repeat"], 0);
+  EXPECT_EQ(j["request"]["model"], "m");
+  EXPECT_FALSE(j.contains("response"));
+  EXPECT_FALSE(j.contains("verdict"));
+}
+
 TEST(RunSuiteTest, TheSameRunResumesALargerLimitGrowsAnotherSettingIsRefused) {
   testing::TempDir dir;
   RunSuiteOptions options = OracleRun(dir.path());
