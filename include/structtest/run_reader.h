@@ -106,6 +106,11 @@ class RunReader {
   Status ForEachResult(RuleSet rules, const std::function<Status(const SampleResult&)>& fn,
                        bool with_samples = false);
 
+  // The run's table under `rules` as `structtest report` prints it: `format` "text",
+  // "markdown" or "json"; with `explain`, every failing, errored or unscored request
+  // first, with its reason.
+  StatusOr<std::string> Report(RuleSet rules, std::string_view format, bool explain = false);
+
   // The run's counts and figures under `rules`, as `structtest report` computes them.
   StatusOr<RunResults> Results(RuleSet rules);
 
@@ -118,6 +123,11 @@ class RunReader {
 // `dir` names the run in the error.
 StatusOr<RuleSet> ChooseStoredRuleSet(const std::vector<std::string>& scored,
                                       std::string_view asked, std::string_view dir);
+
+// One self-contained HTML page of the runs in `run_dirs` (`structtest report --format
+// html`), written to `path` once it is whole.
+Status WriteRunsPage(const std::vector<std::string>& run_dirs, RuleSet rules,
+                     const std::string& path);
 
 // A request of the run as `structtest export` writes it: the sample, "status"
 // ("answered", "error", "pending"), the answer and its reasoning or the error, what the

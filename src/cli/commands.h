@@ -13,7 +13,6 @@
 #include <CLI/CLI.hpp>
 
 namespace structtest {
-class RunStore;
 class SentenceSplitter;
 struct SuiteOptions;
 enum class RuleSet;
@@ -59,12 +58,6 @@ inline constexpr const char* kNltkDataHelp =
 // The Punkt model of `--nltk-data DIR` (empty: $NLTK_DATA's, else the built-in one);
 // null, with the error printed naming the flag or the variable, when it does not load.
 std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data);
-
-// The rule set whose stored verdicts a command reading `store` uses: `asked` when given
-// ("paper" or "strict"), else the one the run was scored under (paper when both).
-// Errors, with the message printed: an unknown name; a rule set the run holds no
-// verdicts under, naming the 'structtest rescore' command that scores them.
-std::optional<RuleSet> StoredRuleSet(RunStore& store, const std::string& asked);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

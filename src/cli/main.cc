@@ -17,8 +17,6 @@
 
 #include "cli/commands.h"
 #include "core/suggest.h"
-#include "store/run_store.h"
-#include "structtest/run_reader.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
 
@@ -66,17 +64,6 @@ std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_d
     return nullptr;
   }
   return std::move(loaded).value();
-}
-
-std::optional<RuleSet> StoredRuleSet(RunStore& store, const std::string& asked) {
-  auto scored = store.ScoredRuleSets();
-  auto rules = scored.ok() ? ChooseStoredRuleSet(*scored, asked, store.dir())
-                           : StatusOr<RuleSet>(scored.status());
-  if (!rules.ok()) {
-    PrintError(rules.status().message());
-    return std::nullopt;
-  }
-  return *rules;
 }
 
 bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite) {

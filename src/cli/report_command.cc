@@ -15,10 +15,7 @@
 #include "cli/commands.h"
 #include "core/file_util.h"
 #include "core/jsonl.h"
-#include "report/html_report.h"
-#include "report/run_report.h"
-#include "report/tally.h"
-#include "store/run_store.h"
+#include "structtest/run_reader.h"
 
 namespace structtest::cli {
 
@@ -29,7 +26,7 @@ struct ReportOptions {
   std::string run;  // runs[0]
   std::string format = "text";
   std::string output;
-  std::string rules;  // empty: the run's own (StoredRuleSet)
+  std::string rules;  // empty: the run's own (RunReader::ChooseRuleSet)
   bool explain = false;
 };
 
@@ -38,7 +35,7 @@ int RunHtmlReport(const ReportOptions& opt, RuleSet rules) {
     PrintError("--format html: needs --output FILE (the page is several megabytes)");
     return kExitFatal;
   }
-  if (const Status written = WriteHtmlReport(opt.runs, rules, opt.output); !written.ok()) {
+  if (const Status written = WriteRunsPage(opt.runs, rules, opt.output); !written.ok()) {
     PrintError(written.message());
     return kExitFatal;
   }
@@ -66,65 +63,32 @@ int RunReport(ReportOptions opt) {
     return kExitFatal;
   }
   opt.run = opt.runs[0];
-  auto store = RunStore::OpenReadOnly(opt.run);
-  if (!store.ok()) {
-    PrintError(store.status().message());
+  auto reader = RunReader::Open(opt.run);
+  if (!reader.ok()) {
+    PrintError(reader.status().message());
     return kExitFatal;
   }
-  const std::optional<RuleSet> rules = StoredRuleSet(**store, opt.rules);
-  if (!rules) return kExitFatal;
+  auto rules = (*reader)->ChooseRuleSet(opt.rules);
+  auto info = (*reader)->Info();
+  if (!rules.ok() || !info.ok()) {
+    PrintError((rules.ok() ? info.status() : rules.status()).message());
+    return kExitFatal;
+  }
   // The run's database and its log are the input: writing over them would lose the run.
-  for (const char* suffix : {"", "-wal", "-shm"}) {
-    const std::string file = opt.run + "/" + std::string(RunStore::kFileName) + suffix;
+  for (const std::string& file : info->files) {
     if (Status s = CheckOutputIsNotInput(file, opt.output); !opt.output.empty() && !s.ok()) {
       PrintError(s.message());
       return kExitFatal;
     }
   }
-  std::string failures;
-  auto tally = TallyRun(**store, *rules, [&](const RunRow& row) {
-    if (!opt.explain || !row.response) return;
-    const std::string where = fmt::format("{} {}/{}", row.sample.id, row.sample.domain,
-                                          row.sample.subtask);
-    if (!row.response->ok) {
-      failures += fmt::format("ERROR {}: {}\n", where, row.response->error);
-    } else if (!row.verdict) {
-      failures += fmt::format("UNSCORED {}: no verdict under rules {} yet\n", where,
-                              RuleSetName(*rules));
-    } else if (!row.verdict->error.empty()) {
-      failures += fmt::format("UNSCORED {}: {}\n", where, row.verdict->error);
-    } else if (!row.verdict->pass) {
-      failures += fmt::format("FAIL {}: {}\n", where, row.verdict->reason);
-    }
-  });
-  auto counts = (*store)->Counts();
-  if (!tally.ok() || !counts.ok()) {
-    PrintError(!tally.ok() ? tally.status().message() : counts.status().message());
+  auto out = (*reader)->Report(*rules, opt.format, opt.explain);
+  if (!out.ok()) {
+    PrintError(out.status().message());
     return kExitFatal;
   }
-  std::string out = failures;
-  if (!failures.empty()) out += "\n";
-  if (opt.format == "json") {
-    nlohmann::json j = RenderJsonReport(*tally, *rules);
-    j["samples"] = counts->samples;
-    j["answered"] = counts->answered;
-    j["errored"] = counts->errored;
-    j["truncated"] = counts->truncated;
-    out += j.dump(2) + "\n";
-  } else {
-    out += opt.format == "markdown" ? RenderMarkdownReport(*tally, *rules)
-                                    : RenderTextReport(*tally, *rules);
-    out += fmt::format("\n{}: answered {} of {} {}, {} errored, {} not asked yet\n", opt.run,
-                       counts->answered, counts->slots,
-                       counts->slots > counts->samples
-                           ? fmt::format("requests ({} samples x {} repeats)", counts->samples,
-                                         counts->slots / counts->samples)
-                           : "samples",
-                       counts->errored, counts->slots - counts->answered - counts->errored);
-  }
   if (opt.output.empty() || opt.output == "-") {
-    std::fputs(out.c_str(), stdout);
-  } else if (const Status s = WriteFileAtomically(opt.output, out); !s.ok()) {
+    std::fputs(out->c_str(), stdout);
+  } else if (const Status s = WriteFileAtomically(opt.output, *out); !s.ok()) {
     PrintError(s.message());
     return kExitFatal;
   }

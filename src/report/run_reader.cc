@@ -7,6 +7,7 @@
 
 #include "backends/request_controls.h"
 #include "report/aggregates.h"
+#include "report/html_report.h"
 #include "report/run_report.h"
 #include "report/tally.h"
 #include "store/run_store.h"
@@ -160,6 +161,53 @@ nlohmann::json ExportRecord(const SampleResult& r, RuleSet rules, const RunInfo&
     j["verdict"] = std::move(verdict);
   }
   return j;
+}
+
+StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, bool explain) {
+  if (format != "text" && format != "markdown" && format != "json") {
+    return Status::InvalidArgument(
+        fmt::format("report format {}: expected text, markdown or json", format));
+  }
+  std::string out;  // the failures first, with --explain
+  ASSIGN_OR_RETURN(const Tally tally, TallyRun(*store_, rules, [&](const RunRow& row) {
+    if (!explain || !row.response) return;
+    const std::string where =
+        fmt::format("{} {}/{}", row.sample.id, row.sample.domain, row.sample.subtask);
+    if (!row.response->ok) {
+      out += fmt::format("ERROR {}: {}\n", where, row.response->error);
+    } else if (!row.verdict) {
+      out += fmt::format("UNSCORED {}: no verdict under rules {} yet\n", where,
+                         RuleSetName(rules));
+    } else if (!row.verdict->error.empty()) {
+      out += fmt::format("UNSCORED {}: {}\n", where, row.verdict->error);
+    } else if (!row.verdict->pass) {
+      out += fmt::format("FAIL {}: {}\n", where, row.verdict->reason);
+    }
+  }));
+  ASSIGN_OR_RETURN(const RunCounts counts, store_->Counts());
+  if (!out.empty()) out += "\n";
+  if (format == "json") {
+    nlohmann::json j = RenderJsonReport(tally, rules);
+    j["samples"] = counts.samples;
+    j["answered"] = counts.answered;
+    j["errored"] = counts.errored;
+    j["truncated"] = counts.truncated;
+    return out + j.dump(2) + "\n";
+  }
+  out += format == "markdown" ? RenderMarkdownReport(tally, rules) : RenderTextReport(tally, rules);
+  out += fmt::format("\n{}: answered {} of {} {}, {} errored, {} not asked yet\n", store_->dir(),
+                     counts.answered, counts.slots,
+                     counts.slots > counts.samples
+                         ? fmt::format("requests ({} samples x {} repeats)", counts.samples,
+                                       counts.slots / counts.samples)
+                         : "samples",
+                     counts.errored, counts.slots - counts.answered - counts.errored);
+  return out;
+}
+
+Status WriteRunsPage(const std::vector<std::string>& run_dirs, RuleSet rules,
+                     const std::string& path) {
+  return WriteHtmlReport(run_dirs, rules, path);
 }
 
 StatusOr<RunResults> RunReader::Results(RuleSet rules) {

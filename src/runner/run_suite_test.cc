@@ -154,6 +154,25 @@ TEST(RunSuiteTest, AReaderGivesTheRunsIdentityRuleSetsAndExportRecords) {
   EXPECT_EQ(j["request"]["model"], "m");
   EXPECT_FALSE(j.contains("response"));
   EXPECT_FALSE(j.contains("verdict"));
+
+  // The table `structtest report` prints, in each format; a format it has not is refused.
+  auto text = (*reader)->Report(RuleSet::kPaper, "text", /*explain=*/true);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_NE(text->find("html_easy"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("FAIL "), std::string::npos) << *text;  // the oracle fails nothing
+  EXPECT_NE(text->find(ran->dir + ": answered " + std::to_string(records) + " of " +
+                       std::to_string(records) + " samples, 0 errored, 0 not asked yet"),
+            std::string::npos)
+      << *text;
+  auto json = (*reader)->Report(RuleSet::kPaper, "json");
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  EXPECT_EQ(nlohmann::json::parse(*json)["answered"], records);
+  auto markdown = (*reader)->Report(RuleSet::kPaper, "markdown");
+  ASSERT_TRUE(markdown.ok()) << markdown.status().message();
+  EXPECT_NE(markdown->find("|"), std::string::npos);
+  auto html = (*reader)->Report(RuleSet::kPaper, "html");
+  ASSERT_FALSE(html.ok());
+  EXPECT_NE(html.status().message().find("expected text, markdown or json"), std::string::npos);
 }
 
 TEST(RunSuiteTest, TheSameRunResumesALargerLimitGrowsAnotherSettingIsRefused) {
