@@ -12,10 +12,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "structtest/run_reader.h"
+
 namespace structtest {
 class SentenceSplitter;
 struct SuiteOptions;
-enum class RuleSet;
 }  // namespace structtest
 
 namespace structtest::cli {
@@ -58,6 +59,18 @@ inline constexpr const char* kNltkDataHelp =
 // The Punkt model of `--nltk-data DIR` (empty: $NLTK_DATA's, else the built-in one);
 // null, with the error printed naming the flag or the variable, when it does not load.
 std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data);
+
+// A run read by a command that writes `output` ("" or "-": stdout): its reader, the
+// rule set `asked` chooses (RunReader::ChooseRuleSet) and its identity. nullopt, with
+// the error printed, when it does not open or `output` is one of the run's own files
+// (writing it would lose the run).
+struct ReadRun {
+  std::unique_ptr<RunReader> reader;
+  RuleSet rules = RuleSet::kPaper;
+  RunInfo info;
+};
+std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked,
+                                     const std::string& output);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

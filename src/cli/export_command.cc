@@ -32,39 +32,23 @@ int RunExport(const ExportOptions& opt) {
     PrintError(fmt::format("--format {}: expected jsonl", opt.format));
     return kExitFatal;
   }
-  auto reader = RunReader::Open(opt.run);
-  if (!reader.ok()) {
-    PrintError(reader.status().message());
-    return kExitFatal;
-  }
-  auto rules = (*reader)->ChooseRuleSet(opt.rules);
-  auto info = (*reader)->Info();
-  if (!rules.ok() || !info.ok()) {
-    PrintError((rules.ok() ? info.status() : rules.status()).message());
-    return kExitFatal;
-  }
-  // The run's database and its log are the input: writing over them would lose the run.
-  for (const std::string& file : info->files) {
-    if (Status s = CheckOutputIsNotInput(file, opt.output); !s.ok()) {
-      PrintError(s.message());
-      return kExitFatal;
-    }
-  }
+  std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules, opt.output);
+  if (!run) return kExitFatal;
   auto writer = JsonlWriter::Open(opt.output);
   if (!writer.ok()) {
     PrintError(writer.status().message());
     return kExitFatal;
   }
   int64_t written = 0, skipped = 0;
-  Status s = (*reader)->ForEachResult(
-      *rules,
+  Status s = run->reader->ForEachResult(
+      run->rules,
       [&](const SampleResult& r) {
         if (!opt.all && !r.answered) {
           ++skipped;
           return Status::Ok();
         }
         ++written;
-        return (*writer)->Write(ExportRecord(r, *rules, *info));
+        return (*writer)->Write(ExportRecord(r, run->rules, run->info));
       },
       /*with_samples=*/true);
   if (s.ok()) s = (*writer)->Close();

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/jsonl.h"
 #include "core/suggest.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
@@ -64,6 +65,28 @@ std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_d
     return nullptr;
   }
   return std::move(loaded).value();
+}
+
+std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked,
+                                     const std::string& output) {
+  auto reader = RunReader::Open(dir);
+  if (!reader.ok()) {
+    PrintError(reader.status().message());
+    return std::nullopt;
+  }
+  auto rules = (*reader)->ChooseRuleSet(asked);
+  auto info = (*reader)->Info();
+  if (!rules.ok() || !info.ok()) {
+    PrintError((rules.ok() ? info.status() : rules.status()).message());
+    return std::nullopt;
+  }
+  for (const std::string& file : info->files) {
+    if (Status s = CheckOutputIsNotInput(file, output); !s.ok()) {
+      PrintError(s.message());
+      return std::nullopt;
+    }
+  }
+  return ReadRun{std::move(reader).value(), *rules, std::move(info).value()};
 }
 
 bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite) {

@@ -14,7 +14,6 @@
 
 #include "cli/commands.h"
 #include "core/file_util.h"
-#include "core/jsonl.h"
 #include "structtest/run_reader.h"
 
 namespace structtest::cli {
@@ -63,25 +62,9 @@ int RunReport(ReportOptions opt) {
     return kExitFatal;
   }
   opt.run = opt.runs[0];
-  auto reader = RunReader::Open(opt.run);
-  if (!reader.ok()) {
-    PrintError(reader.status().message());
-    return kExitFatal;
-  }
-  auto rules = (*reader)->ChooseRuleSet(opt.rules);
-  auto info = (*reader)->Info();
-  if (!rules.ok() || !info.ok()) {
-    PrintError((rules.ok() ? info.status() : rules.status()).message());
-    return kExitFatal;
-  }
-  // The run's database and its log are the input: writing over them would lose the run.
-  for (const std::string& file : info->files) {
-    if (Status s = CheckOutputIsNotInput(file, opt.output); !opt.output.empty() && !s.ok()) {
-      PrintError(s.message());
-      return kExitFatal;
-    }
-  }
-  auto out = (*reader)->Report(*rules, opt.format, opt.explain);
+  std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules, opt.output);
+  if (!run) return kExitFatal;
+  auto out = run->reader->Report(run->rules, opt.format, opt.explain);
   if (!out.ok()) {
     PrintError(out.status().message());
     return kExitFatal;
