@@ -58,7 +58,8 @@ inline constexpr const char* kNltkDataHelp =
 
 // The Punkt model of `--nltk-data DIR` (empty: $NLTK_DATA's, else the built-in one);
 // null, with the error printed naming the flag or the variable, when it does not load.
-std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data);
+// (A shared_ptr: a command file can hold it without the model's header.)
+std::shared_ptr<const SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data);
 
 // A run read by a command that writes `output` ("" or "-": stdout): its reader, the
 // rule set `asked` chooses (RunReader::ChooseRuleSet) and its identity. nullopt, with

@@ -49,7 +49,7 @@ int RunGenerate(GenerateFlags opt) {
   }
   // Loaded documents are split into sentences for the reference answers; the built-in
   // ones carry them, so the model is only needed (and looked for) with --documents.
-  std::unique_ptr<SentenceSplitter> splitter;
+  std::shared_ptr<const SentenceSplitter> splitter;
   if (!opt.suite.documents.empty()) {
     splitter = LoadSentenceSplitter(opt.nltk_data);
     if (splitter == nullptr) return kExitFatal;

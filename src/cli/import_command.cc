@@ -52,7 +52,7 @@ int RunImport(const ImportOptions& opt) {
     PrintError(fmt::format("import: {}", imported.status().message()));
     return kExitFatal;
   }
-  std::unique_ptr<SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
+  std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
   if (splitter == nullptr) return kExitFatal;
   auto tally = ScoreRun(store->get(), splitter.get(), {*rules, opt.jobs, opt.python});
   if (!tally.ok()) {

@@ -57,7 +57,7 @@ CLI::Validator SeedValidator() {
       "");
 }
 
-std::unique_ptr<SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data) {
+std::shared_ptr<const SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data) {
   auto loaded = SentenceSplitter::Load(nltk_data);
   if (!loaded.ok()) {
     PrintError(fmt::format("{}: {}", nltk_data.empty() ? "$NLTK_DATA" : "--nltk-data " + nltk_data,

@@ -42,7 +42,7 @@ int RunRescore(const RescoreOptions& opt) {
     PrintError(existing.status().message());
     return kExitFatal;
   }
-  std::unique_ptr<SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
+  std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
   if (splitter == nullptr) return kExitFatal;
   auto store = RunStore::Open(opt.run);
   if (!store.ok()) {

@@ -356,7 +356,7 @@ int RunRun(RunOptions opt) {
 
   // The Punkt model, loaded when the suite may need it: the built-in one unless
   // --nltk-data or $NLTK_DATA names another.
-  std::unique_ptr<SentenceSplitter> splitter;
+  std::shared_ptr<const SentenceSplitter> splitter;
   if (NeedsSentences(opt)) {
     splitter = LoadSentenceSplitter(opt.nltk_data);
     if (splitter == nullptr) return kExitFatal;
