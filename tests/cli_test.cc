@@ -471,9 +471,21 @@ TEST(CliTest, ScoreJobsGiveTheSameOutputOnEveryCodeSubtask) {
     EXPECT_EQ(r.out + verdicts, first_out);
     EXPECT_EQ(r.err, first_err);
   }
-  CommandResult r = Structtest(dir, "score -J 0 -i '" + in + "'");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--score-jobs 0: expected 1 to 1024"), std::string::npos) << r.err;
+  // Out of range or not a number: refused as the flags are read, by every command that
+  // scores (rescore and import before they open the run).
+  for (const std::string& command :
+       {"score -i '" + in + "'", "rescore '" + dir.path() + "/no-run'",
+        "import '" + dir.path() + "/no-run' '" + in + "'",
+        std::string("run --model builtin/null --limit 1")}) {
+    for (const char* jobs : {"0", "1025", "two", "-3"}) {
+      CommandResult r = Structtest(dir, command + " -J " + jobs);
+      EXPECT_EQ(r.exit_code, 2) << command << jobs;
+      EXPECT_NE(r.err.find(fmt::format("--score-jobs: expected a whole number from 1 to 1024, got "
+                                       "'{}'", jobs)),
+                std::string::npos)
+          << command << ": " << r.err;
+    }
+  }
 }
 
 // A python3 that does not exist: each code record that needs it is an error of its

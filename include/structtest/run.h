@@ -22,6 +22,8 @@
 
 namespace structtest {
 
+class SentenceSplitter;
+
 struct RunSuiteOptions {
   // PROVIDER/NAME (openai/..., anthropic/..., gemini/...; the key from
   // OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) or builtin/NAME (oracle, null,
@@ -68,6 +70,47 @@ struct RunSuiteResult {
 StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options,
                                   const std::atomic<bool>* stop = nullptr,
                                   const std::function<void(std::string_view)>& log = nullptr);
+
+// Scoring a run's stored answers without asking the model: `structtest rescore` (under
+// another rule set, or a newer checker's) and `structtest import` (answers of an
+// offline engine).
+struct RescoreOptions {
+  RuleSet rules = RuleSet::kPaper;
+  // The Punkt model: from this folder, else $NLTK_DATA's, else the built-in one;
+  // `sentences`, when given, instead (it must outlive the call).
+  std::string nltk_data;
+  const SentenceSplitter* sentences = nullptr;
+  std::string python;  // python3 for the code subtasks; "": as `score` finds it
+  int score_jobs = 0;  // threads and python3 workers, 1 to 1024; 0: one per core
+};
+
+struct RescoreResult {
+  std::string table;   // the run's table under the rule set, as `rescore` prints it
+  int64_t errors = 0;  // requests that failed and answers that could not be scored
+};
+
+// Scores the answers of the run in `dir` that have no verdict of the current checker
+// under options.rules (and failed scorings again), stores the verdicts, and gives the
+// whole run's table. Errors: no run in `dir`, bad options, the sentence model.
+StatusOr<RescoreResult> RescoreRun(const std::string& dir, const RescoreOptions& options);
+
+struct ImportResult {
+  int64_t lines = 0;     // result lines in the file
+  int64_t answered = 0;  // answers stored
+  int64_t errored = 0;   // request errors stored (their samples stay unanswered)
+  int64_t skipped = 0;   // results for samples answered already (kept as they were)
+  int64_t samples = 0;   // the run's samples, and how many are answered now
+  int64_t samples_answered = 0;
+  RescoreResult scored;  // RescoreRun's, after the import
+};
+
+// Stores the answers in `results` (an OpenAI batch output file, e.g. vLLM run-batch's,
+// for the requests `structtest run --offline FILE` wrote) into the run in `dir`, then
+// scores it as RescoreRun does. Every line is checked before anything is stored: a line
+// that is not a result, or a custom id the run did not write (a request of other
+// settings included), refuses the whole file, naming the line.
+StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& results,
+                                     const RescoreOptions& options);
 
 }  // namespace structtest
 

@@ -50,6 +50,10 @@ bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* sui
 // alone would read "-3" as 2^64 - 3).
 CLI::Validator SeedValidator();
 
+// Adds --score-jobs,-J N to `cmd`, read into *jobs (1 to 1024, checked as the flags are
+// read); *jobs stays as it is when the flag is not given (0: the library's one per core).
+void AddScoreJobsOption(CLI::App* cmd, int* jobs);
+
 // --nltk-data's help, the same in every command that counts sentences.
 inline constexpr const char* kNltkDataHelp =
     "folder holding tokenizers/punkt_tab/english, to count sentences with another copy "

@@ -11,12 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/tally.h"
-#include "runner/batch_runner.h"
-#include "runner/score_run.h"
-#include "store/run_store.h"
-#include "tasks/score_stage.h"
-#include "text/punkt.h"
+#include "structtest/run.h"
 
 namespace structtest::cli {
 
@@ -28,7 +23,7 @@ struct ImportOptions {
   std::string rules = "paper";
   std::string nltk_data;
   std::string python;
-  int jobs = DefaultScoreJobs();
+  int jobs = 0;  // 0: not given (one per core)
 };
 
 int RunImport(const ImportOptions& opt) {
@@ -37,46 +32,31 @@ int RunImport(const ImportOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  if (Status s = CheckScoreJobs(opt.jobs); !s.ok()) {
-    PrintError(s.message());
-    return kExitFatal;
-  }
-  // Only an existing run takes answers.
-  auto store = OpenExistingRun(opt.run);
-  if (!store.ok()) {
-    PrintError(store.status().message());
-    return kExitFatal;
-  }
-  auto imported = ImportBatchResults(store->get(), opt.results);
-  if (!imported.ok()) {
-    PrintError(fmt::format("import: {}", imported.status().message()));
-    return kExitFatal;
-  }
   std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
   if (splitter == nullptr) return kExitFatal;
-  auto tally = ScoreRun(store->get(), splitter.get(), {*rules, opt.jobs, opt.python});
-  if (!tally.ok()) {
-    PrintError(tally.status().message());
+  RescoreOptions options;
+  options.rules = *rules;
+  options.sentences = splitter.get();
+  options.python = opt.python;
+  options.score_jobs = opt.jobs;
+  auto imported = ImportResults(opt.run, opt.results, options);
+  if (!imported.ok()) {
+    PrintError(imported.status().message());
     return kExitFatal;
   }
-  auto counts = (*store)->Counts();
-  if (!counts.ok()) {
-    PrintError(counts.status().message());
-    return kExitFatal;
-  }
-  std::fputs(RenderTextReport(*tally, *rules).c_str(), stdout);
+  std::fputs(imported->scored.table.c_str(), stdout);
   std::fputs(fmt::format("\nimported {} result(s) from {}: {} answer(s), {} error(s), {} for samples "
                          "answered already (kept); {} of {} samples answered\n",
                          imported->lines, opt.results, imported->answered, imported->errored,
-                         imported->skipped, counts->answered, counts->samples)
+                         imported->skipped, imported->samples_answered, imported->samples)
                  .c_str(),
              stdout);
-  if (counts->answered < counts->samples) {
+  if (imported->samples_answered < imported->samples) {
     PrintNote(fmt::format("{} sample(s) still unanswered: the same 'run' command without "
                           "--offline asks them online (or with --offline FILE writes them again)",
-                          counts->samples - counts->answered));
+                          imported->samples - imported->samples_answered));
   }
-  return tally->errors() > 0 ? kExitFailures : kExitOk;
+  return imported->scored.errors > 0 ? kExitFailures : kExitOk;
 }
 
 }  // namespace
@@ -93,9 +73,7 @@ void SetupImport(CLI::App& app, int* exit_code) {
                   "body}, error}")
       ->required();
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
-  cmd->add_option("--score-jobs,-J", opt->jobs,
-                  "threads (and python3 workers) scoring the code subtasks (default: the "
-                  "number of cores)");
+  AddScoreJobsOption(cmd, &opt->jobs);
   cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
   cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
   cmd->callback([opt, exit_code]() { *exit_code = RunImport(*opt); });

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +56,22 @@ CLI::Validator SeedValidator() {
         return "";
       },
       "");
+}
+
+void AddScoreJobsOption(CLI::App* cmd, int* jobs) {
+  cmd->add_option("--score-jobs,-J", *jobs,
+                  "threads (and python3 workers) scoring the code subtasks, 1 to 1024; the "
+                  "others are scored on the main thread (default: the number of cores)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            int n = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > 1024) {
+              return "expected a whole number from 1 to 1024, got '" + text + "'";
+            }
+            return "";
+          },
+          ""));
 }
 
 std::shared_ptr<const SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data) {

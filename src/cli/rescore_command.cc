@@ -9,11 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/tally.h"
-#include "runner/score_run.h"
-#include "store/run_store.h"
-#include "tasks/score_stage.h"
-#include "text/punkt.h"
+#include "structtest/run.h"
 
 namespace structtest::cli {
 
@@ -24,7 +20,7 @@ struct RescoreOptions {
   std::string rules = "paper";
   std::string nltk_data;
   std::string python;
-  int jobs = DefaultScoreJobs();
+  int jobs = 0;  // 0: not given (one per core)
 };
 
 int RunRescore(const RescoreOptions& opt) {
@@ -33,34 +29,25 @@ int RunRescore(const RescoreOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  if (Status s = CheckScoreJobs(opt.jobs); !s.ok()) {
-    PrintError(s.message());
-    return kExitFatal;
-  }
-  // Open() would make a new run: only an existing one, that reads, is rescored.
-  if (auto existing = RunStore::OpenReadOnly(opt.run); !existing.ok()) {
-    PrintError(existing.status().message());
-    return kExitFatal;
-  }
   std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
   if (splitter == nullptr) return kExitFatal;
-  auto store = RunStore::Open(opt.run);
-  if (!store.ok()) {
-    PrintError(store.status().message());
+  structtest::RescoreOptions options;
+  options.rules = *rules;
+  options.sentences = splitter.get();
+  options.python = opt.python;
+  options.score_jobs = opt.jobs;
+  auto scored = RescoreRun(opt.run, options);
+  if (!scored.ok()) {
+    PrintError(scored.status().message());
     return kExitFatal;
   }
-  auto tally = ScoreRun(store->get(), splitter.get(), {*rules, opt.jobs, opt.python});
-  if (!tally.ok()) {
-    PrintError(tally.status().message());
-    return kExitFatal;
-  }
-  std::fputs(RenderTextReport(*tally, *rules).c_str(), stdout);
+  std::fputs(scored->table.c_str(), stdout);
   std::fputs(fmt::format("\n{}: verdicts under rules {} stored ('structtest report {} --rules "
                          "{}' shows them)\n",
                          opt.run, RuleSetName(*rules), opt.run, RuleSetName(*rules))
                  .c_str(),
              stdout);
-  return tally->errors() > 0 ? kExitFailures : kExitOk;
+  return scored->errors > 0 ? kExitFailures : kExitOk;
 }
 
 }  // namespace
@@ -72,9 +59,7 @@ void SetupRescore(CLI::App& app, int* exit_code) {
                  "model again, and store the verdicts in the run");
   cmd->add_option("RUN_DIR", opt->run, "run directory (the --out of 'structtest run')")->required();
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
-  cmd->add_option("--score-jobs,-J", opt->jobs,
-                  "threads (and python3 workers) scoring the code subtasks (default: the "
-                  "number of cores)");
+  AddScoreJobsOption(cmd, &opt->jobs);
   cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
   cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
   cmd->callback([opt, exit_code]() { *exit_code = RunRescore(*opt); });

@@ -438,9 +438,7 @@ void SetupRun(CLI::App& app, int* exit_code) {
       ->type_name("N|auto");
   cmd->add_option("--max-j", opt->max_j, "with -j auto, the most requests in flight per endpoint "
                   "(default 256)");
-  cmd->add_option("--score-jobs,-J", opt->score_jobs,
-                  "threads (and python3 workers) scoring the code subtasks' answers "
-                  "(default: the number of cores)");
+  AddScoreJobsOption(cmd, &opt->score_jobs);
   cmd->add_option("--max-tokens", opt->max_tokens,
                   "answer token limit (default: the provider's; 4096 for anthropic)");
   cmd->add_option("--temperature", opt->temperature_text,

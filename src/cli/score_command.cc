@@ -96,7 +96,6 @@ int RunScore(const ScoreOptions& opt) {
 
 void SetupScore(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<ScoreOptions>();
-  auto jobs_given = std::make_shared<CLI::Option*>(nullptr);
   CLI::App* cmd = app.add_subcommand(
       "score", "Score recorded responses (JSONL: id, domain, subtask, params, context, "
                "response) and print accuracy per subtask");
@@ -109,18 +108,9 @@ void SetupScore(CLI::App& app, int* exit_code) {
   cmd->add_option("--python", opt->python,
                   "python3 for the code subtasks (default: $STRUCTTEST_PYTHON, else the "
                   "first of /usr/bin/python3 and python3 on PATH that has numpy)");
-  *jobs_given = cmd->add_option("--score-jobs,-J", opt->jobs,
-                  "threads (and python3 workers) scoring the code subtasks; the others "
-                  "are scored on the main thread (default: the number of cores)");
+  AddScoreJobsOption(cmd, &opt->jobs);
   cmd->add_flag("--explain", opt->explain, "also print every failure with its reason");
-  cmd->callback([opt, jobs_given, exit_code]() {
-    if ((*jobs_given)->count() > 0 && opt->jobs == 0) {  // the library's 0 is "one per core"
-      PrintError("--score-jobs 0: expected 1 to 1024");
-      *exit_code = kExitFatal;
-      return;
-    }
-    *exit_code = RunScore(*opt);
-  });
+  cmd->callback([opt, exit_code]() { *exit_code = RunScore(*opt); });
 }
 
 }  // namespace structtest::cli

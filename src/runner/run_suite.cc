@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "backends/providers.h"
+#include "runner/batch_runner.h"
 #include "runner/run_identity.h"
 #include "runner/run_job.h"
+#include "runner/score_run.h"
 #include "sources/split.h"
 #include "store/run_store.h"
 #include "tasks/responders.h"
@@ -111,6 +113,47 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
   result.dir = opt.out.empty() ? DefaultRunDir(opt) : opt.out;
   result.interrupted = ran.interrupted;
   result.failures = ran.failures;
+  return result;
+}
+
+namespace {
+
+// Scores the run in `store` as RescoreRun does.
+StatusOr<RescoreResult> ScoreStoredRun(RunStore* store, const RescoreOptions& options) {
+  const int jobs = options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs;
+  RETURN_IF_ERROR(CheckScoreJobs(jobs));
+  std::unique_ptr<SentenceSplitter> loaded;
+  const SentenceSplitter* sentences = options.sentences;
+  if (sentences == nullptr) {
+    ASSIGN_OR_RETURN(loaded, SentenceSplitter::Load(options.nltk_data));
+    sentences = loaded.get();
+  }
+  ASSIGN_OR_RETURN(const Tally tally, ScoreRun(store, sentences, {options.rules, jobs, options.python}));
+  return RescoreResult{RenderTextReport(tally, options.rules), tally.errors()};
+}
+
+}  // namespace
+
+StatusOr<RescoreResult> RescoreRun(const std::string& dir, const RescoreOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, OpenExistingRun(dir));
+  return ScoreStoredRun(store.get(), options);
+}
+
+StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& results,
+                                     const RescoreOptions& options) {
+  RETURN_IF_ERROR(CheckScoreJobs(options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs));
+  ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, OpenExistingRun(dir));
+  auto imported = ImportBatchResults(store.get(), results);
+  if (!imported.ok()) return imported.status().WithContext("import");
+  ImportResult result;
+  result.lines = imported->lines;
+  result.answered = imported->answered;
+  result.errored = imported->errored;
+  result.skipped = imported->skipped;
+  ASSIGN_OR_RETURN(result.scored, ScoreStoredRun(store.get(), options));
+  ASSIGN_OR_RETURN(const RunCounts counts, store->Counts());
+  result.samples = counts.samples;
+  result.samples_answered = counts.answered;
   return result;
 }
 

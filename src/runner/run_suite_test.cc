@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -206,6 +207,56 @@ TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
   options = OracleRun(dir.path());
   options.concurrency = 0;
   EXPECT_EQ(RunSuite(options).status().message(), "concurrency 0: expected 1 to 4096");
+}
+
+// RescoreRun stores verdicts under another rule set, which the reader then holds, and
+// gives the table `rescore` prints; ImportResults refuses a file that is not results
+// without storing anything; neither makes a run where there is none.
+TEST(RunSuiteTest, RescoreAddsARuleSetAndImportRefusesWhatIsNoResult) {
+  testing::TempDir dir;
+  RunSuiteOptions run = OracleRun(dir.path());
+  run.suite.tasks = {"html_easy", "math_easy", "simulate_execute"};
+  ASSERT_TRUE(RunSuite(run).ok());
+  EXPECT_EQ(RunReader::Open(run.out).value()->ScoredRuleSets().value(),
+            (std::vector<std::string>{"paper"}));
+
+  RescoreOptions options;
+  options.rules = RuleSet::kStrict;
+  options.score_jobs = 2;
+  auto rescored = RescoreRun(run.out, options);
+  ASSERT_TRUE(rescored.ok()) << rescored.status().message();
+  EXPECT_EQ(rescored->errors, 0);
+  EXPECT_NE(rescored->table.find("rules: strict"), std::string::npos) << rescored->table;
+  auto reader = RunReader::Open(run.out);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->ScoredRuleSets().value(), (std::vector<std::string>{"paper", "strict"}));
+  auto strict = (*reader)->Results(RuleSet::kStrict);
+  ASSERT_TRUE(strict.ok());
+  ASSERT_EQ(strict->subtasks.size(), 3u);
+  for (const SubtaskResult& s : strict->subtasks) {
+    EXPECT_EQ(s.scored, 2) << s.subtask;  // the oracle passes under strict too
+    EXPECT_EQ(s.passed, 2) << s.subtask;
+  }
+  EXPECT_EQ(rescored->table, (*reader)->Report(RuleSet::kStrict, "text").value().substr(
+                                 0, rescored->table.size()));
+
+  const std::string bad = dir.path() + "/results.jsonl";
+  testing::WriteFileOrDie(bad, "{\"custom_id\": \"nobody\"}\n");
+  auto imported = ImportResults(run.out, bad, options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().message().rfind("import: " + bad + ":1: ", 0), 0u)
+      << imported.status().message();
+  EXPECT_EQ(RunReader::Open(run.out).value()->Results(RuleSet::kStrict).value().answered,
+            strict->answered);
+
+  for (auto status : {RescoreRun(dir.path() + "/none", options).status(),
+                      ImportResults(dir.path() + "/none", bad, options).status()}) {
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(dir.path() + "/none"), std::string::npos) << status.message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/none"));
+  options.score_jobs = -2;
+  EXPECT_EQ(RescoreRun(run.out, options).status().message(), "--score-jobs -2: expected 1 to 1024");
 }
 
 TEST(GenerateSuiteTest, TheSameOptionsGiveTheSameSamplesAndShardsPartitionThem) {
