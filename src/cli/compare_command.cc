@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/compare.h"
+#include "structtest/runs.h"
 
 namespace structtest::cli {
 
@@ -28,28 +28,17 @@ int RunCompare(const CompareCliOptions& opt) {
     PrintError(fmt::format("--format {}: expected text, markdown or json", opt.format));
     return kExitFatal;
   }
-  if (opt.runs.size() < 2) {
-    PrintError("compare: expected two run directories or more");
-    return kExitFatal;
-  }
   auto rules = ParseRuleSet(opt.rules);
   if (!rules.ok()) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  CompareOptions options;
-  options.rules = *rules;
-  options.flips = opt.flips;
-  auto comparisons = CompareRuns(opt.runs, options);
-  if (!comparisons.ok()) {
-    PrintError(comparisons.status().message());
+  auto report = CompareRunsReport(opt.runs, {*rules, opt.format, opt.flips});
+  if (!report.ok()) {
+    PrintError(report.status().message());
     return kExitFatal;
   }
-  const std::string out =
-      opt.format == "json"       ? RenderCompareJson(*comparisons, *rules, opt.flips).dump(2) + "\n"
-      : opt.format == "markdown" ? RenderCompareMarkdown(*comparisons, *rules, opt.flips)
-                                 : RenderCompareText(*comparisons, *rules, opt.flips);
-  std::fputs(out.c_str(), stdout);
+  std::fputs(report->c_str(), stdout);
   return kExitOk;
 }
 

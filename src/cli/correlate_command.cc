@@ -10,20 +10,20 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/correlate.h"
+#include "structtest/runs.h"
 
 namespace structtest::cli {
 
 namespace {
 
-struct CorrelateOptions {
+struct CorrelateCliOptions {
   std::string file;
   std::vector<std::string> runs;
   std::string format = "text";
   std::string rules = "paper";
 };
 
-int RunCorrelate(const CorrelateOptions& opt) {
+int RunCorrelate(const CorrelateCliOptions& opt) {
   if (opt.format != "text" && opt.format != "markdown" && opt.format != "json") {
     PrintError(fmt::format("--format {}: expected text, markdown or json", opt.format));
     return kExitFatal;
@@ -33,35 +33,31 @@ int RunCorrelate(const CorrelateOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  auto table = opt.file.empty() ? ParseModelTable(PaperTable4Csv(), kPaperTable4Name)
-                                : LoadModelTable(opt.file);
-  if (!table.ok()) {
-    PrintError(table.status().message());
-    return kExitFatal;
-  }
+  CorrelateRunsOptions options;
+  options.table = opt.file;
+  options.rules = *rules;
+  options.format = opt.format;
   for (const std::string& run : opt.runs) {
     const size_t eq = run.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == run.size()) {
       PrintError(fmt::format("--run {}: expected MODEL=RUN_DIR", run));
       return kExitFatal;
     }
-    if (Status s = AddRunColumns(&*table, run.substr(0, eq), run.substr(eq + 1), *rules); !s.ok()) {
-      PrintError(s.message());
-      return kExitFatal;
-    }
+    options.runs.emplace_back(run.substr(0, eq), run.substr(eq + 1));
   }
-  const std::vector<ColumnPair> pairs = CorrelateColumns(*table);
-  const std::string out = opt.format == "json" ? RenderCorrelationsJson(*table, pairs).dump(2) + "\n"
-                          : opt.format == "markdown" ? RenderCorrelationsMarkdown(*table, pairs)
-                                                     : RenderCorrelationsText(*table, pairs);
-  std::fputs(out.c_str(), stdout);
+  auto report = CorrelateRunsReport(options);
+  if (!report.ok()) {
+    PrintError(report.status().message());
+    return kExitFatal;
+  }
+  std::fputs(report->c_str(), stdout);
   return kExitOk;
 }
 
 }  // namespace
 
 void SetupCorrelate(CLI::App& app, int* exit_code) {
-  auto opt = std::make_shared<CorrelateOptions>();
+  auto opt = std::make_shared<CorrelateCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "correlate", "Pearson and Spearman correlations, with 95% intervals, between the numeric "
                    "columns of a table of models (default: the paper's Table 4)");

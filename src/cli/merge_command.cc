@@ -1,5 +1,5 @@
 // `structtest merge OUT RUN...`: the shard runs of one suite (or any runs of the same
-// manifest) into one run directory (store/merge.h), then what is still missing: shards
+// manifest) into one run directory (structtest/runs.h), then what is still missing: shards
 // not merged yet, samples not answered yet. Run it again as more shards finish.
 #include <cstdio>
 #include <memory>
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "store/merge.h"
+#include "structtest/runs.h"
 
 namespace structtest::cli {
 
@@ -28,19 +28,19 @@ std::string Join(const std::vector<std::string>& items) {
 }
 
 int RunMerge(const MergeCliOptions& opt) {
-  auto result = MergeRuns(opt.out, opt.runs);
+  auto result = MergeRunDirs(opt.out, opt.runs);
   if (!result.ok()) {
-    PrintError(fmt::format("merge: {}", result.status().message()));
+    PrintError(result.status().message());
     return kExitFatal;
   }
   if (!opt.quiet) {
-    for (const MergedRun& run : result->runs) {
+    for (const MergeReport::Added& run : result->runs) {
       PrintNote(fmt::format("merged {}{}: {} new sample(s), {} new answer(s), {} new error(s)",
                             run.dir, run.shard.empty() ? "" : " (shard " + run.shard + ")",
-                            run.added.samples, run.added.answers, run.added.errors));
+                            run.samples, run.answers, run.errors));
     }
   }
-  const RunCounts& c = result->counts;
+  const MergeReport& c = *result;
   std::string summary = fmt::format("{}: {} samples, {} answered, {} errored", opt.out, c.samples,
                                     c.answered, c.errored);
   if (result->shard_count && !result->unsharded) {
@@ -53,12 +53,11 @@ int RunMerge(const MergeCliOptions& opt) {
                           Join(result->missing_shards), opt.out));
     exit_code = kExitFailures;
   }
-  if (c.answered < c.slots) {
-    // c.slots: the samples times their repeats (run --repeats), the requests of the run.
+  if (c.answered < c.requests) {
     PrintNote(fmt::format("still missing: {} of {} {} not answered in the merged shards "
                           "(resume their runs, then merge again)",
-                          c.slots - c.answered, c.slots,
-                          c.slots > c.samples ? "request(s) (samples x repeats)" : "sample(s)"));
+                          c.requests - c.answered, c.requests,
+                          c.requests > c.samples ? "request(s) (samples x repeats)" : "sample(s)"));
     exit_code = kExitFailures;
   }
   if (exit_code == kExitOk && !opt.quiet) {

@@ -1,5 +1,6 @@
-// The public API of a run (structtest/run.h, generate.h, run_reader.h) without the CLI:
-// a built-in responder's run into a directory, read back, resumed, grown and refused.
+// The public API of runs (structtest/run.h, generate.h, run_reader.h, runs.h) without the
+// CLI: a built-in responder's run into a directory, read back, resumed, grown, refused,
+// rescored; runs compared, correlated and merged.
 #include "structtest/run.h"
 
 #include <gtest/gtest.h>
@@ -8,8 +9,12 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "structtest/generate.h"
 #include "structtest/run_reader.h"
+#include "structtest/runs.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -257,6 +262,90 @@ TEST(RunSuiteTest, RescoreAddsARuleSetAndImportRefusesWhatIsNoResult) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/none"));
   options.score_jobs = -2;
   EXPECT_EQ(RescoreRun(run.out, options).status().message(), "--score-jobs -2: expected 1 to 1024");
+}
+
+// structtest/runs.h: the oracle against null compared (every sample flips), both runs
+// put beside the paper's Table 4, and a run made in two shards merged, one shard at a
+// time; and what each refuses.
+TEST(RunsTest, CompareCorrelateAndMergeRunsThroughThePublicApi) {
+  testing::TempDir dir;
+  RunSuiteOptions oracle = OracleRun(dir.path());
+  oracle.suite.tasks = {"html_easy", "math_easy"};
+  ASSERT_TRUE(RunSuite(oracle).ok());
+  RunSuiteOptions null = oracle;
+  null.model = "builtin/null";
+  null.out = dir.path() + "/null";
+  ASSERT_TRUE(RunSuite(null).ok());
+
+  CompareRunsOptions compare;
+  compare.format = "json";
+  compare.flips = true;
+  auto compared = CompareRunsReport({oracle.out, null.out}, compare);
+  ASSERT_TRUE(compared.ok()) << compared.status().message();
+  const nlohmann::json j = nlohmann::json::parse(*compared);
+  ASSERT_EQ(j.at("comparisons").size(), 1u);
+  const nlohmann::json& c = j.at("comparisons")[0];
+  ASSERT_EQ(c.at("subtasks").size(), 2u);
+  for (const nlohmann::json& s : c.at("subtasks")) {
+    EXPECT_DOUBLE_EQ(s.at("difference").get<double>(), -100.0) << s.dump();
+    EXPECT_EQ(s.at("pass_to_fail"), 2) << s.dump();
+  }
+  EXPECT_EQ(c.at("flips").size(), 4u);
+  compare.format = "text";
+  auto text = CompareRunsReport({oracle.out, null.out}, compare);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("html_easy"), std::string::npos) << *text;
+  compare.format = "yaml";
+  EXPECT_EQ(CompareRunsReport({oracle.out, null.out}, compare).status().message(),
+            "format yaml: expected text, markdown or json");
+  compare.format = "text";
+  EXPECT_EQ(CompareRunsReport({oracle.out}, compare).status().message(),
+            "compare: expected two run directories or more, got 1");
+
+  CorrelateRunsOptions correlate;
+  correlate.runs = {{"my-oracle", oracle.out}, {"my-null", null.out}};
+  auto correlated = CorrelateRunsReport(correlate);
+  ASSERT_TRUE(correlated.ok()) << correlated.status().message();
+  correlate.format = "json";
+  correlated = CorrelateRunsReport(correlate);
+  ASSERT_TRUE(correlated.ok()) << correlated.status().message();
+  EXPECT_NE(correlated->find("my-oracle"), std::string::npos);
+  correlate.runs = {{"nobody", dir.path() + "/none"}};
+  auto refused = CorrelateRunsReport(correlate);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(dir.path() + "/none"), std::string::npos)
+      << refused.status().message();
+
+  // Two shards of one run, merged as they finish.
+  std::vector<std::string> shards;
+  for (int i = 1; i <= 2; ++i) {
+    RunSuiteOptions shard = oracle;
+    shard.suite.shard_index = i;
+    shard.suite.shard_count = 2;
+    shard.out = dir.path() + fmt::format("/shard{}", i);
+    ASSERT_TRUE(RunSuite(shard).ok());
+    shards.push_back(shard.out);
+  }
+  const std::string merged = dir.path() + "/merged";
+  auto first = MergeRunDirs(merged, {shards[0]});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->shard_count, 2);
+  EXPECT_EQ(first->shards, (std::vector<std::string>{"1/2"}));
+  EXPECT_EQ(first->missing_shards, (std::vector<std::string>{"2/2"}));
+  ASSERT_EQ(first->runs.size(), 1u);
+  EXPECT_EQ(first->runs[0].shard, "1/2");
+  EXPECT_EQ(first->runs[0].answers, first->answered);
+  auto second = MergeRunDirs(merged, {shards[1]});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->missing_shards.empty());
+  const auto whole = RunReader::Open(oracle.out).value()->Results(RuleSet::kPaper).value();
+  EXPECT_EQ(second->samples, whole.samples);
+  EXPECT_EQ(second->answered, whole.samples);
+  EXPECT_EQ(second->requests, whole.requests);
+  EXPECT_EQ(second->errored, 0);
+  auto mixed = MergeRunDirs(merged, {null.out});  // another model's run
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.status().message().rfind("merge: ", 0), 0u) << mixed.status().message();
 }
 
 TEST(GenerateSuiteTest, TheSameOptionsGiveTheSameSamplesAndShardsPartitionThem) {

@@ -110,7 +110,7 @@ bool SameDir(const std::string& a, const std::string& b) {
 }  // namespace
 
 StatusOr<MergeResult> MergeRuns(const std::string& out, const std::vector<std::string>& runs) {
-  if (runs.empty()) return Status::InvalidArgument("merge: no runs to merge");
+  if (runs.empty()) return Status::InvalidArgument("no runs to merge");
   // Check every manifest before writing anything.
   std::optional<nlohmann::json> identity;
   std::string identity_of;
