@@ -1,9 +1,8 @@
-// `structtest serve`: scores records over HTTP (src/serve/) until SIGTERM or SIGINT.
+// `structtest serve`: scores records over HTTP (structtest/serve.h) until SIGTERM or
+// SIGINT.
 #include <pthread.h>
 #include <signal.h>
 
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,34 +10,16 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "serve/http_server.h"
-#include "serve/score_service.h"
-#include "structtest/checker.h"
-#include "tasks/score_stage.h"
-#include "text/punkt.h"
+#include "structtest/serve.h"
 
 namespace structtest::cli {
 
 namespace {
 
-struct ServeOptions {
-  HttpServerOptions http;
-  double timeout_seconds = 30;
-  int threads = DefaultScoreJobs();
-  size_t max_in_flight = 4096;
-  std::string nltk_data;
-  std::string python;
-};
-
-int RunServe(ServeOptions opt) {
-  if (Status s = CheckScoreJobs(opt.threads); !s.ok()) {
-    PrintError(fmt::format("--threads: {}", s.message()));
-    return kExitFatal;
-  }
-  opt.http.timeout = std::chrono::milliseconds(std::llround(opt.timeout_seconds * 1000));
+int RunServe(const ScoringServerOptions& options) {
   // A folder named on the command line is checked before anything is served, as `score`
   // checks it; the checker loads its own copy on first need.
-  if (!opt.nltk_data.empty() && LoadSentenceSplitter(opt.nltk_data) == nullptr) {
+  if (!options.nltk_data.empty() && LoadSentenceSplitter(options.nltk_data) == nullptr) {
     return kExitFatal;
   }
 
@@ -52,26 +33,16 @@ int RunServe(ServeOptions opt) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  CheckerOptions checker_options;
-  checker_options.nltk_data = opt.nltk_data;
-  checker_options.python = opt.python;           // empty: $STRUCTTEST_PYTHON, else auto
-  checker_options.python_workers = opt.threads;  // one python3 worker per scoring thread
-  Checker checker(checker_options);
-  ScoreServiceOptions service_options;
-  service_options.threads = opt.threads;
-  service_options.max_in_flight = opt.max_in_flight;
-  service_options.checker = &checker;
-  ScoreService service(service_options);
-  auto server = HttpServer::Start(opt.http, &service);
+  auto server = ScoringServer::Start(options);
   if (!server.ok()) {
     PrintError(server.status().message());
     return kExitFatal;
   }
   const std::string host =
-      opt.http.host.find(':') == std::string::npos ? opt.http.host : "[" + opt.http.host + "]";
+      options.host.find(':') == std::string::npos ? options.host : "[" + options.host + "]";
   PrintNote(fmt::format("serving on http://{}:{} (POST /v1/score, GET /healthz; {} scoring "
                         "threads); SIGTERM stops it",
-                        host, (*server)->port(), service.threads()));
+                        host, (*server)->port(), (*server)->threads()));
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -84,19 +55,20 @@ int RunServe(ServeOptions opt) {
 }  // namespace
 
 void SetupServe(CLI::App& app, int* exit_code) {
-  auto opt = std::make_shared<ServeOptions>();
+  auto opt = std::make_shared<ScoringServerOptions>();
   CLI::App* cmd = app.add_subcommand(
       "serve", "Score records over HTTP: POST /v1/score {\"rules\", \"records\": [{sample..., "
                "\"response\"}, ...]} answers {\"verdicts\": [...]}, each the line `score` "
                "writes; GET /healthz. Stateless; SIGTERM finishes the requests in flight");
-  cmd->add_option("--port", opt->http.port, "port to listen on (0: any free port, printed)")
+  cmd->add_option("--port", opt->port, "port to listen on (0: any free port, printed)")
       ->required()
       ->check(CLI::Range(0, 65535));
-  cmd->add_option("--host", opt->http.host, "address to listen on (default: 127.0.0.1)");
+  cmd->add_option("--host", opt->host, "address to listen on (default: 127.0.0.1)");
   cmd->add_option("--threads", opt->threads,
-                  "threads (and python3 workers) scoring records, shared by all requests "
-                  "(default: the number of cores)");
-  cmd->add_option("--max-body", opt->http.max_body,
+                  "threads (and python3 workers) scoring records, shared by all requests, 1 "
+                  "to 1024 (default: the number of cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-body", opt->max_body,
                   "largest request body in bytes; larger is answered 413 (default: 16 MiB)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-in-flight", opt->max_in_flight,
@@ -104,7 +76,7 @@ void SetupServe(CLI::App& app, int* exit_code) {
                   "for room until its timeout, one with more records is answered 413 "
                   "(default: 4096)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-connections", opt->http.max_connections,
+  cmd->add_option("--max-connections", opt->max_connections,
                   "connections open at once; one more is closed at once (default: 128)")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--timeout", opt->timeout_seconds,

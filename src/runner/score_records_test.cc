@@ -22,19 +22,19 @@ namespace {
 // Two samples of each of html_easy, math_easy and simulate_execute (a code subtask,
 // scored through python3); the first of each answered with its target, the second with
 // a wrong answer. Returns the samples and answers in file order.
-struct Records {
+struct RecordsToScore {
   std::vector<Sample> samples;
   std::vector<std::string> responses;
   std::string text;  // the JSONL file
 };
 
-Records MakeRecords() {
+RecordsToScore MakeRecordsToScore() {
   GenerateOptions options;
   options.tasks = {"html_easy", "math_easy", "simulate_execute"};
   options.limit = 2;
   auto samples = GenerateSuite(options);
   EXPECT_TRUE(samples.ok()) << samples.status().message();
-  Records r;
+  RecordsToScore r;
   for (size_t i = 0; samples.ok() && i < samples->size(); ++i) {
     const Sample& s = (*samples)[i];
     const std::string response =
@@ -50,7 +50,7 @@ Records MakeRecords() {
 
 TEST(ScoreRecordsTest, VerdictsInInputOrderOnAnyThreadsWithProblemsAndFailuresReported) {
   testing::TempDir dir;
-  Records records = MakeRecords();
+  RecordsToScore records = MakeRecordsToScore();
   ASSERT_EQ(records.samples.size(), 6u);
   // A record of no known subtask, and a line that is not JSON, after the samples.
   const std::string input = dir.path() + "/records.jsonl";
@@ -120,7 +120,7 @@ TEST(ScoreRecordsTest, VerdictsInInputOrderOnAnyThreadsWithProblemsAndFailuresRe
 TEST(ScoreRecordsTest, BadOptionsAreRefusedBeforeAnythingIsWritten) {
   testing::TempDir dir;
   const std::string input = dir.path() + "/records.jsonl";
-  const Records records = MakeRecords();
+  const RecordsToScore records = MakeRecordsToScore();
   testing::WriteFileOrDie(input, records.text);
   const std::string output = dir.path() + "/verdicts.jsonl";
   const auto refused = [&](ScoreRecordsOptions options, std::string_view says) {

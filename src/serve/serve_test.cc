@@ -24,6 +24,7 @@
 #include "serve/score_service.h"
 #include "serve/serve_testing.h"
 #include "structtest/checker.h"
+#include "structtest/serve.h"
 #include "tasks/responders.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
@@ -564,6 +565,61 @@ TEST(ServeCliTest, SigtermFinishesTheRequestInFlightAndExitsZero) {
   // Nothing listens any more.
   ServeClient late("127.0.0.1", server.port());
   EXPECT_FALSE(late.Get("/healthz").ok());
+}
+
+// structtest/serve.h, the service a program serves itself: verdicts equal the
+// checker's, options out of range are refused naming them, Stop is idempotent and a
+// stopped server answers no more.
+TEST(ScoringServerTest, ServesTheCheckersVerdictsAndRefusesBadOptions) {
+  ScoringServerOptions options;
+  options.threads = 2;
+  auto server = ScoringServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  ASSERT_GT((*server)->port(), 0);
+  EXPECT_EQ((*server)->threads(), 2);
+  const std::vector<std::string> records = GeneratedRecords(1, {"html_easy", "math_hard",
+                                                                "replace_variables"});
+  ASSERT_FALSE(records.empty());
+  std::string body = R"({"rules": "strict", "records": [)";
+  for (size_t i = 0; i < records.size(); ++i) body += (i ? "," : "") + records[i];
+  body += "]}";
+  ServeClient client("127.0.0.1", (*server)->port());
+  auto reply = client.Post("/v1/score", body);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->status, 200) << reply->body;
+  const nlohmann::json verdicts = nlohmann::json::parse(reply->body).at("verdicts");
+  ASSERT_EQ(verdicts.size(), records.size());
+  Checker checker;
+  int passed = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    nlohmann::json record = nlohmann::json::parse(records[i]);
+    const std::string response = record.at("response");
+    auto sample = SampleFromJson(record);
+    ASSERT_TRUE(sample.ok()) << sample.status().message();
+    auto want = checker.Check(*sample, response, RuleSet::kStrict);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    EXPECT_EQ(verdicts[i].at("pass"), want->pass) << records[i];
+    EXPECT_EQ(verdicts[i].at("reason"), want->reason) << records[i];
+    passed += want->pass;
+  }
+  EXPECT_GT(passed, 0);
+  EXPECT_LT(passed, static_cast<int>(records.size()));
+  (*server)->Stop();
+  (*server)->Stop();
+  ServeClient after("127.0.0.1", (*server)->port());
+  EXPECT_FALSE(after.Get("/healthz").ok());
+
+  for (auto [bad, says] : std::vector<std::pair<ScoringServerOptions, std::string>>{
+           {{.threads = 2000}, "threads 2000: expected 1 to 1024"},
+           {{.threads = -1}, "threads -1: expected 1 to 1024"},
+           {{.timeout_seconds = 0}, "timeout 0 s: expected 0.001 to 86400"},
+           {{.max_in_flight = 0}, "each must be at least 1"},
+           {{.host = "192.0.2.1"}, "192.0.2.1"}}) {
+    auto refused = ScoringServer::Start(bad);
+    ASSERT_FALSE(refused.ok()) << says;
+    EXPECT_NE(refused.status().message().find(says), std::string::npos)
+        << refused.status().message();
+  }
 }
 
 TEST(ServeCliTest, BadFlagsAreUsageErrors) {

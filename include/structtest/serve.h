@@ -1,0 +1,56 @@
+// The scoring service of `structtest serve`, for a program that serves it itself:
+// POST /v1/score {"rules", "records": [{sample..., "response"}, ...]} is answered
+// {"verdicts": [...]} (each the line `structtest score` writes, per-rule checks
+// included), GET /healthz. Stateless, so that it scales out behind a load balancer;
+// bounded in body size, records in flight, connections and time per request.
+#ifndef STRUCTTEST_SERVE_H_
+#define STRUCTTEST_SERVE_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "structtest/status.h"
+
+namespace structtest {
+
+struct ScoringServerOptions {
+  std::string host = "127.0.0.1";  // an address or a name getaddrinfo resolves
+  int port = 0;                    // 0: any free port (port() says which)
+  // Threads (and python3 workers) scoring records over all requests, 1 to 1024; 0: one
+  // per core.
+  int threads = 0;
+  size_t max_body = 16 << 20;      // bytes of a request body; more is answered 413
+  // Records admitted and not yet scored, over all requests: a request waits for room
+  // until its timeout; one holding more is answered 413.
+  size_t max_in_flight = 4096;
+  unsigned max_connections = 128;  // open at once; one more is closed at once
+  double timeout_seconds = 30;     // reading a request and scoring it; then 503
+  std::string nltk_data;           // the Punkt model's folder; "": $NLTK_DATA's, else built in
+  std::string python;              // python3 for the code subtasks; "": as `score` finds it
+};
+
+class ScoringServer {
+ public:
+  // Starts serving on its own threads. Errors: options out of range (each named), the
+  // address does not resolve or cannot be bound.
+  static StatusOr<std::unique_ptr<ScoringServer>> Start(const ScoringServerOptions& options);
+  ~ScoringServer();  // Stop()
+  ScoringServer(const ScoringServer&) = delete;
+  ScoringServer& operator=(const ScoringServer&) = delete;
+
+  int port() const;
+  int threads() const;  // scoring threads
+  // Stops accepting connections and finishes the requests begun (each within its
+  // timeout). Idempotent.
+  void Stop();
+
+ private:
+  struct State;
+  explicit ScoringServer(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace structtest
+
+#endif  // STRUCTTEST_SERVE_H_

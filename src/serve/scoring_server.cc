@@ -1,0 +1,68 @@
+// structtest/serve.h: a Checker, the ScoreService over it and the HttpServer in front.
+#include "structtest/serve.h"
+
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "serve/http_server.h"
+#include "serve/score_service.h"
+#include "structtest/checker.h"
+#include "tasks/score_stage.h"
+
+namespace structtest {
+
+struct ScoringServer::State {
+  std::unique_ptr<Checker> checker;
+  std::unique_ptr<ScoreService> service;
+  std::unique_ptr<HttpServer> http;  // stopped and destroyed before the service
+};
+
+ScoringServer::ScoringServer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+ScoringServer::~ScoringServer() { Stop(); }
+
+StatusOr<std::unique_ptr<ScoringServer>> ScoringServer::Start(
+    const ScoringServerOptions& options) {
+  const int threads = options.threads == 0 ? DefaultScoreJobs() : options.threads;
+  if (threads < 1 || threads > 1024) {
+    return Status::InvalidArgument(fmt::format("threads {}: expected 1 to 1024", threads));
+  }
+  if (!(options.timeout_seconds >= 0.001 && options.timeout_seconds <= 86400)) {
+    return Status::InvalidArgument(
+        fmt::format("timeout {} s: expected 0.001 to 86400", options.timeout_seconds));
+  }
+  if (options.max_body == 0 || options.max_in_flight == 0 || options.max_connections == 0) {
+    return Status::InvalidArgument(
+        "max_body, max_in_flight and max_connections: each must be at least 1");
+  }
+  auto state = std::make_unique<State>();
+  CheckerOptions checker_options;
+  checker_options.nltk_data = options.nltk_data;
+  checker_options.python = options.python;   // empty: $STRUCTTEST_PYTHON, else auto
+  checker_options.python_workers = threads;  // one python3 worker per scoring thread
+  state->checker = std::make_unique<Checker>(checker_options);
+  ScoreServiceOptions service_options;
+  service_options.threads = threads;
+  service_options.max_in_flight = options.max_in_flight;
+  service_options.checker = state->checker.get();
+  state->service = std::make_unique<ScoreService>(service_options);
+  HttpServerOptions http;
+  http.host = options.host;
+  http.port = options.port;
+  http.max_body = options.max_body;
+  http.max_connections = options.max_connections;
+  http.timeout = std::chrono::milliseconds(std::llround(options.timeout_seconds * 1000));
+  ASSIGN_OR_RETURN(state->http, HttpServer::Start(http, state->service.get()));
+  return std::unique_ptr<ScoringServer>(new ScoringServer(std::move(state)));
+}
+
+int ScoringServer::port() const { return state_->http->port(); }
+
+int ScoringServer::threads() const { return state_->service->threads(); }
+
+void ScoringServer::Stop() { state_->http->Stop(); }
+
+}  // namespace structtest
