@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "structtest/sample.h"
@@ -68,12 +69,22 @@ class SuiteGenerator {
   StatusOr<std::vector<GeneratedSubtask>> Generate(
       const std::function<Status(const Sample&)>& each);
 
+  // Generate's samples written to `path` ("-": standard output), a JSON line each: the
+  // bytes `structtest generate` writes. Errors: the file cannot be written (naming it),
+  // Generate's.
+  StatusOr<std::vector<GeneratedSubtask>> WriteJsonl(const std::string& path);
+
  private:
   SuiteGenerator() = default;
   std::unique_ptr<Suite> suite_;
   int shard_index_ = 1;
   int shard_count_ = 1;
 };
+
+// Sets options->shard_index and shard_count from "I/N" (the I-th of N parts, as
+// `--shard` takes it). Errors name the text: not I/N, N above the most shards, I out
+// of 1..N.
+Status SetShard(std::string_view i_of_n, GenerateOptions* options);
 
 // Every sample of the suite, in order: SuiteGenerator's, without a sentence model
 // (CheckSuiteOptions' errors first, without reading any file).

@@ -4,6 +4,7 @@
 #ifndef STRUCTTEST_CLI_COMMANDS_H_
 #define STRUCTTEST_CLI_COMMANDS_H_
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +17,6 @@
 
 namespace structtest {
 class SentenceSplitter;
-struct SuiteOptions;
 }  // namespace structtest
 
 namespace structtest::cli {
@@ -42,9 +42,9 @@ void SetupImport(CLI::App& app, int* exit_code);
 // ones dropped.
 std::vector<std::string> SplitList(const std::string& list);
 
-// Sets suite->limit from --limit when it was given; false (with the error printed)
-// when it is not a positive whole number.
-bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite);
+// Sets *out (a suite's limit) from --limit when it was given; false (with the error
+// printed) when it is not a positive whole number.
+bool ApplySampleLimit(const std::optional<std::string>& limit, size_t* out);
 
 // --seed's check: a whole number from 0 to 2^64 - 1, written in decimal digits (CLI11
 // alone would read "-3" as 2^64 - 3).

@@ -106,14 +106,14 @@ std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& 
   return ReadRun{std::move(reader).value(), *rules, std::move(info).value()};
 }
 
-bool ApplySampleLimit(const std::optional<std::string>& limit, SuiteOptions* suite) {
+bool ApplySampleLimit(const std::optional<std::string>& limit, size_t* out) {
   if (!limit) return true;
   auto n = ParseSampleLimit(*limit);
   if (!n.ok()) {
     PrintError(n.status().message());
     return false;
   }
-  suite->limit = *n;
+  *out = *n;
   return true;
 }
 

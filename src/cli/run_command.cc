@@ -154,7 +154,7 @@ int RunRun(RunOptions opt) {
   }
   opt.rules = *rules;
   opt.suite.tasks = SplitList(opt.tasks_text);
-  if (!ApplySampleLimit(opt.limit, &opt.suite)) return kExitFatal;
+  if (!ApplySampleLimit(opt.limit, &opt.suite.limit)) return kExitFatal;
   if (opt.repeats_text) {
     int64_t k = 0;
     const std::string& text = *opt.repeats_text;

@@ -375,5 +375,46 @@ TEST(GenerateSuiteTest, TheSameOptionsGiveTheSameSamplesAndShardsPartitionThem) 
   EXPECT_FALSE(GenerateSuite(options).ok());
 }
 
+// WriteJsonl writes the samples Generate gives, a line each, in order; SetShard reads
+// "I/N" as --shard does and refuses anything else, naming it.
+TEST(GenerateSuiteTest, WriteJsonlWritesGeneratesSamplesAndSetShardReadsIOfN) {
+  testing::TempDir dir;
+  GenerateOptions options;
+  options.tasks = {"html_easy", "math_hard"};
+  options.limit = 3;
+  ASSERT_TRUE(SetShard("2/3", &options).ok());
+  EXPECT_EQ(options.shard_index, 2);
+  EXPECT_EQ(options.shard_count, 3);
+  options.shard_index = options.shard_count = 1;
+  auto samples = GenerateSuite(options);
+  ASSERT_TRUE(samples.ok()) << samples.status().message();
+  auto generator = SuiteGenerator::Open(options, nullptr);
+  ASSERT_TRUE(generator.ok()) << generator.status().message();
+  const std::string path = dir.path() + "/samples.jsonl";
+  auto written = (*generator)->WriteJsonl(path);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  ASSERT_EQ(written->size(), 2u);
+  EXPECT_EQ((*written)[0].samples + (*written)[1].samples, samples->size());
+  const std::string text = testing::ReadFileOrDie(path);
+  size_t at = 0;
+  for (const Sample& sample : *samples) {
+    const size_t nl = text.find('\n', at);
+    ASSERT_NE(nl, std::string::npos);
+    EXPECT_EQ(nlohmann::json::parse(text.substr(at, nl - at)), SampleToJson(sample));
+    at = nl + 1;
+  }
+  EXPECT_EQ(at, text.size());
+  auto unwritable = (*generator)->WriteJsonl(dir.path() + "/no/such/dir/samples.jsonl");
+  ASSERT_FALSE(unwritable.ok());
+  EXPECT_NE(unwritable.status().message().find(dir.path() + "/no/such/dir/samples.jsonl"),
+            std::string::npos)
+      << unwritable.status().message();
+  for (const char* bad : {"3/2", "0/2", "x", "1/", "2/3/4"}) {
+    const Status s = SetShard(bad, &options);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find(bad), std::string::npos) << s.message();
+  }
+}
+
 }  // namespace
 }  // namespace structtest

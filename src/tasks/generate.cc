@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/jsonl.h"
+#include "core/record_io.h"
 #include "core/shard.h"
 #include "sources/split.h"
 #include "tasks/registry.h"
@@ -66,6 +68,26 @@ StatusOr<std::vector<GeneratedSubtask>> SuiteGenerator::Generate(
     }
   }
   return counts;
+}
+
+StatusOr<std::vector<GeneratedSubtask>> SuiteGenerator::WriteJsonl(const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<JsonlWriter> writer, JsonlWriter::Open(path));
+  std::string line;
+  ASSIGN_OR_RETURN(std::vector<GeneratedSubtask> generated, Generate([&](const Sample& sample) {
+    line.clear();
+    AppendSampleJson(sample, &line);
+    line.push_back('\n');
+    return writer->WriteLine(line);
+  }));
+  RETURN_IF_ERROR(writer->Close());
+  return generated;
+}
+
+Status SetShard(std::string_view i_of_n, GenerateOptions* options) {
+  ASSIGN_OR_RETURN(const Shard shard, ParseShard(i_of_n));
+  options->shard_index = shard.index;
+  options->shard_count = shard.count;
+  return Status::Ok();
 }
 
 StatusOr<std::vector<Sample>> GenerateSuite(const GenerateOptions& options) {
