@@ -738,7 +738,8 @@ def job_call_values(req):
     program of "programs" ({"source", "fn_name", "inputs"}, an input being the text of
     an argument list), calls the function twice per input. A result is "ok" with the
     value's "repr" when both calls return equal values whose repr evaluates back to an
-    equal value; else it has "error", and "limit" ("time", "memory", "output") when the
+    equal value (and "exact" when the repr is the value itself, as job_returned would
+    report it); else it has "error", and "limit" ("time", "memory", "output") when the
     input hit one. Each result takes at most "output_cap" bytes of JSON."""
     limit, cap = _generation_limits(req)
     signal.signal(signal.SIGALRM, _on_alarm)
@@ -768,7 +769,14 @@ def job_call_values(req):
                 if not (first == second and repr(second) == r and eval(r, {}) == first):
                     results.append({"ok": False, "error": "not deterministic or not a literal"})
                 else:
-                    results.append(_capped({"ok": True, "repr": r}, cap))
+                    # "exact" (after the cap, which it does not count against: the
+                    # generator budgets it): the repr is the value itself as
+                    # job_returned sees it, so that strict simulate_execute need not
+                    # call the function again.
+                    result = _capped({"ok": True, "repr": r}, cap)
+                    if result["ok"]:
+                        result["exact"] = _exact_literal(first) == r
+                    results.append(result)
             except BaseException as e:
                 _leave_if_forked()
                 results.append(_capped(_failure(e, limit), cap))
@@ -1373,14 +1381,22 @@ def job_returned(req):
     if returned is None:
         return {"exact": None}
     value = returned[0]
+    text = _exact_literal(value)
+    return {"exact": text} if text is not None else {"literal": False}
+
+
+def _exact_literal(value):
+    """repr(value) when it reads back (ast.literal_eval) as the very value: equal, of
+    the same types, with the same repr; else None."""
     try:
         text = repr(value)
         back = ast.literal_eval(text)
-        same = (_same_value(back, value) and repr(back) == text and
-                _safe_repr(back) == _safe_repr(value))
+        if (_same_value(back, value) and repr(back) == text and
+                _safe_repr(back) == _safe_repr(value)):
+            return text
     except BaseException:
-        same = False
-    return {"exact": text} if same else {"literal": False}
+        pass
+    return None
 
 
 def _strict_simulate_verdict(req, expected, exact):

@@ -24,6 +24,10 @@ struct Program {
   // outputs[i] is what inputs[i] gives: the repr of the return value (a Python
   // literal) or the printed text. Same size as inputs.
   std::vector<std::string> outputs;
+  // Call-based: exact_outputs[i] is '1' when outputs[i] is the returned value itself
+  // (its repr reads back as a literal of the same types, the same repr); '0' when not;
+  // empty when unknown (programs the generator did not run).
+  std::string exact_outputs;
   // inputs[0..test_inputs) are the task's own tests, the ones simulate_execute asks
   // about; 0: all of them.
   size_t test_inputs = 0;

@@ -641,7 +641,8 @@ constexpr double kSecondsPerRun = 1.0;
 
 // Bytes of result a program may take in a job: each input's result is at most
 // kProgramOutputCap bytes of JSON (the worker enforces it), plus the JSON around them.
-size_t ResultBudget(const Program& p) { return 32 + p.inputs.size() * (kProgramOutputCap + 2); }
+// A call's result may add `, "exact": false` after the cap.
+size_t ResultBudget(const Program& p) { return 32 + p.inputs.size() * (kProgramOutputCap + 18); }
 constexpr size_t kJobResultEnvelope = 64;  // {"programs": [...], "late": true}
 
 std::string Dump(const nlohmann::json& j) {
@@ -730,6 +731,7 @@ Status RunJob(PythonPool* pool, std::vector<Program>* programs, size_t begin, si
     }
     const nlohmann::json& results = *results_it;
     std::vector<std::string> outs;
+    std::string exact;
     std::string problem;
     for (size_t k = 0; k < results.size(); ++k) {
       const nlohmann::json& one = results[k];
@@ -738,6 +740,7 @@ Status RunJob(PythonPool* pool, std::vector<Program>* programs, size_t begin, si
         break;
       }
       outs.push_back(TextField(one, call_based ? "repr" : "stdout"));
+      if (call_based) exact.push_back(one.value("exact", false) ? '1' : '0');
     }
     if (problem.empty() && outs.size() != p.inputs.size()) problem = "missing results";
     if (!problem.empty()) {
@@ -745,6 +748,7 @@ Status RunJob(PythonPool* pool, std::vector<Program>* programs, size_t begin, si
       continue;
     }
     p.outputs = std::move(outs);
+    p.exact_outputs = std::move(exact);
   }
   return Status::Ok();
 }

@@ -120,6 +120,30 @@ TEST_F(ProgramGeneratorTest, BuiltProgramsHaveVerifiedOutputs) {
   }
 }
 
+// A call's output is marked exact when its repr is the returned value itself: a float,
+// a tuple of a bool and a string; not a frozenset (its repr is a call, not a literal)
+// nor a value whose repr loses its type (a float subclass).
+TEST_F(ProgramGeneratorTest, OutputsThatAreTheReturnedValueAreMarkedExact) {
+  Program p;
+  p.id = "p";
+  p.fn_name = "f";
+  p.source =
+      "class F(float):\n    pass\n"
+      "def f(n):\n"
+      "    if n == 0:\n        return 2.0\n"
+      "    if n == 1:\n        return (True, 'a')\n"
+      "    if n == 2:\n        return frozenset({1})\n"
+      "    return F(1.5)\n";
+  p.inputs = {"0", "1", "2", "3"};
+  std::vector<Program> programs = {p};
+  std::vector<std::pair<size_t, std::string>> failures;
+  ASSERT_TRUE(RunPrograms(&pool_, &programs, &failures).ok());
+  for (const auto& [i, why] : failures) ADD_FAILURE() << why;
+  EXPECT_EQ(programs[0].outputs,
+            (std::vector<std::string>{"2.0", "(True, 'a')", "frozenset({1})", "1.5"}));
+  EXPECT_EQ(programs[0].exact_outputs, "1100");
+}
+
 TEST_F(ProgramGeneratorTest, FailingCandidatesAreReported) {
   Program loops;
   loops.id = "loops";

@@ -74,6 +74,7 @@ std::string Encode(const Program& p) {
   PutString(&out, p.fn_name);
   PutStrings(&out, p.inputs);
   PutStrings(&out, p.outputs);
+  PutString(&out, p.exact_outputs);
   PutU64(&out, p.test_inputs);
   PutStrings(&out, p.var_mapping);
   PutString(&out, p.printed_source);
@@ -86,7 +87,7 @@ bool Decode(std::string_view data, Program* p) {
   uint64_t test_inputs = 0;
   const bool ok = r.String(&p->id) && r.String(&p->task_id) && r.String(&p->source) &&
                   r.String(&p->fn_name) && r.Strings(&p->inputs) && r.Strings(&p->outputs) &&
-                  r.U64(&test_inputs) && r.Strings(&p->var_mapping) &&
+                  r.String(&p->exact_outputs) && r.U64(&test_inputs) && r.Strings(&p->var_mapping) &&
                   r.String(&p->printed_source) && r.String(&p->renamed_source) && r.done();
   p->test_inputs = static_cast<size_t>(test_inputs);
   return ok;

@@ -21,6 +21,7 @@ Program Make(size_t i, size_t inputs, size_t tests) {
   for (size_t k = 0; k < inputs; ++k) {
     p.inputs.push_back(std::to_string(k) + std::string("\0\n\xc3\xa9", 4));
     p.outputs.push_back(std::to_string(k * k));
+    if (i % 2) p.exact_outputs.push_back(k % 3 ? '1' : '0');
   }
   p.test_inputs = tests;
   p.var_mapping = {"y:y_new", "x:x_val"};
@@ -36,6 +37,7 @@ void ExpectSame(const Program& a, const Program& b) {
   EXPECT_EQ(a.fn_name, b.fn_name);
   EXPECT_EQ(a.inputs, b.inputs);
   EXPECT_EQ(a.outputs, b.outputs);
+  EXPECT_EQ(a.exact_outputs, b.exact_outputs);
   EXPECT_EQ(a.test_inputs, b.test_inputs);
   EXPECT_EQ(a.var_mapping, b.var_mapping);
   EXPECT_EQ(a.printed_source, b.printed_source);

@@ -19,6 +19,7 @@
 #include "sandbox/python_pool.h"
 #include "tasks/code/code_test_util.h"
 #include "tasks/code/family.h"
+#include "tasks/code/strict.h"
 
 namespace structtest {
 namespace {
@@ -250,6 +251,38 @@ TEST_F(CodeCheckersTest, SimulateExecute) {
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.reason, "the answer differs from the expected output at line 2: expected 'ok', "
                       "found 'ko'");
+}
+
+// Strict simulate_execute compares with the returned value's exact types: taken from
+// the sample when the generator marked its expected output as the value itself
+// (expected_is_returned), else from running the task's function; an expected output of
+// neither kind (a test assertion's literal) compares numbers by value.
+TEST_F(CodeCheckersTest, StrictSimulateTakesTheReturnedValueFromTheSampleOrTheFunction) {
+  const auto strict = [&](const Sample& s, std::string_view answer) {
+    CheckEnv env;
+    env.python = pool_;
+    auto v = code_internal::CheckSimulateExecuteStrict(s, SampleParams(), answer, env);
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() && v->pass;
+  };
+  const Sample marked = MakeSample("simulate_execute", {{"fn_name", "f"},
+                                                        {"expected_output", "240"},
+                                                        {"expected_is_returned", true},
+                                                        {"call_based", true}});
+  EXPECT_TRUE(strict(marked, "<ans>240</ans>"));
+  EXPECT_FALSE(strict(marked, "<ans>240.0</ans>"));
+  Sample unmarked = marked;
+  unmarked.context.erase("expected_is_returned");
+  EXPECT_TRUE(strict(unmarked, "<ans>240.0</ans>"));  // by value
+  unmarked.context["expected_is_returned"] = "yes";    // not a bool: not a mark
+  EXPECT_TRUE(strict(unmarked, "<ans>240.0</ans>"));
+  Sample with_function = MakeSample("simulate_execute", {{"fn_name", "f"},
+                                                         {"source_code", "def f(x):\n    return x * 2.0"},
+                                                         {"inputs", "120"},
+                                                         {"expected_output", "240"},
+                                                         {"call_based", true}});
+  EXPECT_TRUE(strict(with_function, "<ans>240.0</ans>"));
+  EXPECT_FALSE(strict(with_function, "<ans>240</ans>"));
 }
 
 TEST_F(CodeCheckersTest, ErrorsAreNotVerdicts) {

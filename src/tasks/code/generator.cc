@@ -344,6 +344,11 @@ StatusOr<Sample> GenerateSimulateExecute(const GenerateRequest& request) {
   s.context["fn_name"] = p.fn_name;
   s.context["inputs"] = p.inputs[at];
   s.context["expected_output"] = p.outputs[at];
+  if (at < p.exact_outputs.size() && p.exact_outputs[at] == '1') {
+    // What strict compares answers with exactly (types included), without calling
+    // the function again for every sample.
+    s.context["expected_is_returned"] = true;
+  }
   s.context["call_based"] = true;
   s.context["source_code"] = p.source;
   s.target = {{"answer", fmt::format("{}{}{}", kStartTag, p.outputs[at], kEndTag)}};
