@@ -151,7 +151,8 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
                          const std::string& endpoint, const CheckEnv& env, PythonPool* python,
                          bool in_memory, const std::optional<Price>& price,
                          const std::atomic<bool>* stop, const RunJobOutput& output,
-                         const ClientReport& client_report = {}, BatchApi* batch_api = nullptr) {
+                         const ClientReport& client_report = {}, BatchApi* batch_api = nullptr,
+                         RunStore* planned = nullptr) {
   const RuleSet rules = opt.rules;
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
   KeepStoredTemperature(stored, &opt);
@@ -162,7 +163,12 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
         store->dir()));
   }
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
-  if (!stored && before.samples == 0) {
+  if (!stored && before.samples == 0 && planned != nullptr) {
+    // A run in memory of a suite generated once for several responders.
+    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(opt, endpoint));
+    RETURN_IF_ERROR(store->SetManifest(RunManifest(opt, identity)));
+    RETURN_IF_ERROR(store->GrowTo(*planned).status());
+  } else if (!stored && before.samples == 0) {
     // A new run: the data files are fingerprinted on a thread of their own while the
     // samples are read and stored, and the manifest is written in the samples'
     // transaction, so a run directory never holds samples without it.
@@ -770,6 +776,12 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
   // the closing table of what the cheaters get under paper and under strict.
   const RuleSet other = opt.rules == RuleSet::kPaper ? RuleSet::kStrict : RuleSet::kPaper;
   std::vector<std::pair<Aggregates, Aggregates>> by_rules;  // (paper, strict) per builtin
+  // All of them answer one suite, generated once.
+  std::unique_ptr<RunStore> planned;
+  if (opt.model.empty()) {
+    ASSIGN_OR_RETURN(planned, RunStore::OpenInMemory());
+    RETURN_IF_ERROR(AddRunSamples(opt, env.sentences, &python, planned.get()));
+  }
   for (const std::string& name : builtins) {
     RunJobOptions one = opt;
     one.model = "builtin/" + name;
@@ -781,7 +793,8 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
                                : RunStore::Open(opt.out.empty() ? DefaultRunDir(one) : opt.out));
     ASSIGN_OR_RETURN(const Outcome outcome,
                      RunOne(one, one.model, store.get(), nullptr, nullptr, name, "builtin", env,
-                            &python, in_memory, std::nullopt, stop, output));
+                            &python, in_memory, std::nullopt, stop, output, {}, nullptr,
+                            planned.get()));
     result.failures = result.failures || outcome.failures;
     if (outcome.interrupted) {
       result.interrupted = true;
