@@ -111,6 +111,19 @@ class RunReader {
   // first, with its reason.
   StatusOr<std::string> Report(RuleSet rules, std::string_view format, bool explain = false);
 
+  // Report's text written to `path`, whole or not at all (a reader never sees half).
+  Status WriteReport(RuleSet rules, std::string_view format, bool explain,
+                     const std::string& path);
+
+  // What `structtest export` writes: ExportRecord of every answered request (with `all`,
+  // errored and pending ones too) under `rules`, a JSON line each, to `path` ("-":
+  // standard output). Errors: the run does not read, the file cannot be written.
+  struct ExportCounts {
+    int64_t written = 0;
+    int64_t left_out = 0;  // errored or pending, without `all`
+  };
+  StatusOr<ExportCounts> ExportJsonl(RuleSet rules, const std::string& path, bool all = false);
+
   // The run's counts and figures under `rules`, as `structtest report` computes them.
   StatusOr<RunResults> Results(RuleSet rules);
 

@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "core/jsonl.h"
 #include "structtest/run_reader.h"
 
 namespace structtest::cli {
@@ -34,28 +33,12 @@ int RunExport(const ExportOptions& opt) {
   }
   std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules, opt.output);
   if (!run) return kExitFatal;
-  auto writer = JsonlWriter::Open(opt.output);
-  if (!writer.ok()) {
-    PrintError(writer.status().message());
+  auto counts = run->reader->ExportJsonl(run->rules, opt.output, opt.all);
+  if (!counts.ok()) {
+    PrintError(counts.status().message());
     return kExitFatal;
   }
-  int64_t written = 0, skipped = 0;
-  Status s = run->reader->ForEachResult(
-      run->rules,
-      [&](const SampleResult& r) {
-        if (!opt.all && !r.answered) {
-          ++skipped;
-          return Status::Ok();
-        }
-        ++written;
-        return (*writer)->Write(ExportRecord(r, run->rules, run->info));
-      },
-      /*with_samples=*/true);
-  if (s.ok()) s = (*writer)->Close();
-  if (!s.ok()) {
-    PrintError(s.message());
-    return kExitFatal;
-  }
+  const int64_t written = counts->written, skipped = counts->left_out;
   std::fputs(fmt::format("structtest: {} record(s) exported from {}{}\n", written, opt.run,
                          skipped > 0 ? fmt::format("; {} errored or unanswered left out "
                                                    "(--all includes them)",

@@ -3,9 +3,7 @@
 // or JSON, or as one self-contained HTML page of one or more runs (html_report.h).
 // --explain lists every failing sample with its reason. It only reads, so it also shows a
 // run still in progress.
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "core/file_util.h"
 #include "structtest/run_reader.h"
 
 namespace structtest::cli {
@@ -64,17 +61,20 @@ int RunReport(ReportOptions opt) {
   opt.run = opt.runs[0];
   std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules, opt.output);
   if (!run) return kExitFatal;
+  if (!opt.output.empty() && opt.output != "-") {
+    if (const Status s = run->reader->WriteReport(run->rules, opt.format, opt.explain, opt.output);
+        !s.ok()) {
+      PrintError(s.message());
+      return kExitFatal;
+    }
+    return kExitOk;
+  }
   auto out = run->reader->Report(run->rules, opt.format, opt.explain);
   if (!out.ok()) {
     PrintError(out.status().message());
     return kExitFatal;
   }
-  if (opt.output.empty() || opt.output == "-") {
-    std::fputs(out->c_str(), stdout);
-  } else if (const Status s = WriteFileAtomically(opt.output, *out); !s.ok()) {
-    PrintError(s.message());
-    return kExitFatal;
-  }
+  std::fputs(out->c_str(), stdout);
   return kExitOk;
 }
 

@@ -1,11 +1,14 @@
 #include "structtest/run_reader.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "backends/request_controls.h"
+#include "core/file_util.h"
+#include "core/jsonl.h"
 #include "report/aggregates.h"
 #include "report/html_report.h"
 #include "report/run_report.h"
@@ -161,6 +164,32 @@ nlohmann::json ExportRecord(const SampleResult& r, RuleSet rules, const RunInfo&
     j["verdict"] = std::move(verdict);
   }
   return j;
+}
+
+Status RunReader::WriteReport(RuleSet rules, std::string_view format, bool explain,
+                              const std::string& path) {
+  ASSIGN_OR_RETURN(const std::string text, Report(rules, format, explain));
+  return WriteFileAtomically(path, text);
+}
+
+StatusOr<RunReader::ExportCounts> RunReader::ExportJsonl(RuleSet rules, const std::string& path,
+                                                         bool all) {
+  ASSIGN_OR_RETURN(const RunInfo info, Info());
+  ASSIGN_OR_RETURN(std::unique_ptr<JsonlWriter> writer, JsonlWriter::Open(path));
+  ExportCounts counts;
+  RETURN_IF_ERROR(ForEachResult(
+      rules,
+      [&](const SampleResult& r) {
+        if (!all && !r.answered) {
+          ++counts.left_out;
+          return Status::Ok();
+        }
+        ++counts.written;
+        return writer->Write(ExportRecord(r, rules, info));
+      },
+      /*with_samples=*/true));
+  RETURN_IF_ERROR(writer->Close());
+  return counts;
 }
 
 StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, bool explain) {

@@ -181,6 +181,51 @@ TEST(RunSuiteTest, AReaderGivesTheRunsIdentityRuleSetsAndExportRecords) {
   EXPECT_NE(html.status().message().find("expected text, markdown or json"), std::string::npos);
 }
 
+// ExportJsonl writes ExportRecord's line for each request; WriteReport writes Report's
+// text whole, or nothing where it cannot.
+TEST(RunSuiteTest, ExportJsonlAndWriteReportWriteWhatTheReaderGives) {
+  testing::TempDir dir;
+  const RunSuiteOptions options = OracleRun(dir.path());
+  ASSERT_TRUE(RunSuite(options).ok());
+  auto reader = RunReader::Open(options.out);
+  ASSERT_TRUE(reader.ok());
+  const RunInfo info = (*reader)->Info().value();
+  std::vector<nlohmann::json> want;
+  ASSERT_TRUE((*reader)
+                  ->ForEachResult(
+                      RuleSet::kPaper,
+                      [&](const SampleResult& r) {
+                        want.push_back(ExportRecord(r, RuleSet::kPaper, info));
+                        return Status::Ok();
+                      },
+                      true)
+                  .ok());
+  const std::string path = dir.path() + "/export.jsonl";
+  auto counts = (*reader)->ExportJsonl(RuleSet::kPaper, path);
+  ASSERT_TRUE(counts.ok()) << counts.status().message();
+  EXPECT_EQ(counts->written, static_cast<int64_t>(want.size()));
+  EXPECT_EQ(counts->left_out, 0);
+  const std::string text = testing::ReadFileOrDie(path);
+  size_t at = 0;
+  for (const nlohmann::json& record : want) {
+    const size_t nl = text.find('\n', at);
+    ASSERT_NE(nl, std::string::npos);
+    EXPECT_EQ(nlohmann::json::parse(text.substr(at, nl - at)), record);
+    at = nl + 1;
+  }
+  EXPECT_EQ(at, text.size());
+
+  const std::string report = dir.path() + "/report.md";
+  ASSERT_TRUE((*reader)->WriteReport(RuleSet::kPaper, "markdown", false, report).ok());
+  EXPECT_EQ(testing::ReadFileOrDie(report), (*reader)->Report(RuleSet::kPaper, "markdown").value());
+  const std::string nowhere = dir.path() + "/no/such/dir/report.md";
+  EXPECT_FALSE((*reader)->WriteReport(RuleSet::kPaper, "text", false, nowhere).ok());
+  EXPECT_FALSE((*reader)->ExportJsonl(RuleSet::kPaper, nowhere).ok());
+  EXPECT_FALSE((*reader)->WriteReport(RuleSet::kPaper, "yaml", false, report).ok());
+  EXPECT_EQ(testing::ReadFileOrDie(report), (*reader)->Report(RuleSet::kPaper, "markdown").value())
+      << "a refused report must leave the file as it was";
+}
+
 TEST(RunSuiteTest, TheSameRunResumesALargerLimitGrowsAnotherSettingIsRefused) {
   testing::TempDir dir;
   RunSuiteOptions options = OracleRun(dir.path());
