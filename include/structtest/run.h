@@ -51,7 +51,7 @@ struct RunSuiteOptions {
   std::string cache;      // its file; "": $STRUCTTEST_CACHE, else ~/.cache/structtest
   std::string nltk_data;  // the Punkt model's folder; "": $NLTK_DATA's, else built in
   std::string python;     // python3 for the code subtasks; "": found as `score` finds it
-  int score_jobs = 0;     // threads and python3 workers scoring code; 0: one per core
+  int score_jobs = 0;     // threads and python3 workers scoring code, 1 to 1024; 0: one per core
 };
 
 struct RunSuiteResult {

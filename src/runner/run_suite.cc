@@ -53,7 +53,7 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
         fmt::format("concurrency {}: expected 1 to 4096", options.concurrency));
   }
   opt.concurrency = options.concurrency;
-  opt.score_jobs = options.score_jobs > 0 ? options.score_jobs : DefaultScoreJobs();
+  opt.score_jobs = options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs;
   RETURN_IF_ERROR(CheckScoreJobs(opt.score_jobs));
   opt.max_tokens = options.max_tokens;
   opt.controls.system = options.system;

@@ -257,6 +257,9 @@ TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
   options = OracleRun(dir.path());
   options.concurrency = 0;
   EXPECT_EQ(RunSuite(options).status().message(), "concurrency 0: expected 1 to 4096");
+  options = OracleRun(dir.path());
+  options.score_jobs = -1;  // 0 is "one per core"; below it is no number of threads
+  EXPECT_EQ(RunSuite(options).status().message(), "--score-jobs -1: expected 1 to 1024");
 }
 
 // RescoreRun stores verdicts under another rule set, which the reader then holds, and
