@@ -108,7 +108,8 @@ struct ImportResult {
 // for the requests `structtest run --offline FILE` wrote) into the run in `dir`, then
 // scores it as RescoreRun does. Every line is checked before anything is stored: a line
 // that is not a result, or a custom id the run did not write (a request of other
-// settings included), refuses the whole file, naming the line.
+// settings included), refuses the whole file, naming the line; so are the options and
+// the sentence model, before the run is opened.
 StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& results,
                                      const RescoreOptions& options);
 

@@ -53,8 +53,7 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
         fmt::format("concurrency {}: expected 1 to 4096", options.concurrency));
   }
   opt.concurrency = options.concurrency;
-  opt.score_jobs = options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs;
-  RETURN_IF_ERROR(CheckScoreJobs(opt.score_jobs));
+  ASSIGN_OR_RETURN(opt.score_jobs, ResolveScoreJobs(options.score_jobs));
   opt.max_tokens = options.max_tokens;
   opt.controls.system = options.system;
   opt.retries = options.retries;
@@ -118,30 +117,45 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
 
 namespace {
 
-// Scores the run in `store` as RescoreRun does.
-StatusOr<RescoreResult> ScoreStoredRun(RunStore* store, const RescoreOptions& options) {
-  const int jobs = options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs;
-  RETURN_IF_ERROR(CheckScoreJobs(jobs));
+// What scoring a stored run needs, made before the run is touched: the scoring threads
+// and the sentence model (the caller's, or loaded here).
+struct StoredRunScoring {
+  int jobs = 0;
   std::unique_ptr<SentenceSplitter> loaded;
-  const SentenceSplitter* sentences = options.sentences;
-  if (sentences == nullptr) {
-    ASSIGN_OR_RETURN(loaded, SentenceSplitter::Load(options.nltk_data));
-    sentences = loaded.get();
+  const SentenceSplitter* sentences = nullptr;
+};
+
+StatusOr<StoredRunScoring> PrepareScoring(const RescoreOptions& options) {
+  StoredRunScoring scoring;
+  ASSIGN_OR_RETURN(scoring.jobs, ResolveScoreJobs(options.score_jobs));
+  scoring.sentences = options.sentences;
+  if (scoring.sentences == nullptr) {
+    ASSIGN_OR_RETURN(scoring.loaded, SentenceSplitter::Load(options.nltk_data));
+    scoring.sentences = scoring.loaded.get();
   }
-  ASSIGN_OR_RETURN(const Tally tally, ScoreRun(store, sentences, {options.rules, jobs, options.python}));
+  return scoring;
+}
+
+// Scores the run in `store` as RescoreRun does.
+StatusOr<RescoreResult> ScoreStoredRun(RunStore* store, const StoredRunScoring& scoring,
+                                       const RescoreOptions& options) {
+  ASSIGN_OR_RETURN(const Tally tally, ScoreRun(store, scoring.sentences,
+                                               {options.rules, scoring.jobs, options.python}));
   return RescoreResult{RenderTextReport(tally, options.rules), tally.errors()};
 }
 
 }  // namespace
 
 StatusOr<RescoreResult> RescoreRun(const std::string& dir, const RescoreOptions& options) {
+  ASSIGN_OR_RETURN(const StoredRunScoring scoring, PrepareScoring(options));
   ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, OpenExistingRun(dir));
-  return ScoreStoredRun(store.get(), options);
+  return ScoreStoredRun(store.get(), scoring, options);
 }
 
 StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& results,
                                      const RescoreOptions& options) {
-  RETURN_IF_ERROR(CheckScoreJobs(options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs));
+  // Nothing is stored unless it can then be scored.
+  ASSIGN_OR_RETURN(const StoredRunScoring scoring, PrepareScoring(options));
   ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, OpenExistingRun(dir));
   auto imported = ImportBatchResults(store.get(), results);
   if (!imported.ok()) return imported.status().WithContext("import");
@@ -150,7 +164,7 @@ StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& 
   result.answered = imported->answered;
   result.errored = imported->errored;
   result.skipped = imported->skipped;
-  ASSIGN_OR_RETURN(result.scored, ScoreStoredRun(store.get(), options));
+  ASSIGN_OR_RETURN(result.scored, ScoreStoredRun(store.get(), scoring, options));
   ASSIGN_OR_RETURN(const RunCounts counts, store->Counts());
   result.samples = counts.samples;
   result.samples_answered = counts.answered;

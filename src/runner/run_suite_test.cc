@@ -308,6 +308,15 @@ TEST(RunSuiteTest, RescoreAddsARuleSetAndImportRefusesWhatIsNoResult) {
     EXPECT_NE(status.message().find(dir.path() + "/none"), std::string::npos) << status.message();
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/none"));
+  // A sentence model that does not load refuses the import before it stores anything.
+  options.nltk_data = dir.path() + "/no-model";
+  auto no_model = ImportResults(run.out, bad, options);
+  ASSERT_FALSE(no_model.ok());
+  EXPECT_NE(no_model.status().message().find("no-model"), std::string::npos)
+      << no_model.status().message();
+  EXPECT_EQ(no_model.status().message().find("import: "), std::string::npos)
+      << no_model.status().message();
+  options.nltk_data.clear();
   options.score_jobs = -2;
   EXPECT_EQ(RescoreRun(run.out, options).status().message(), "--score-jobs -2: expected 1 to 1024");
 }

@@ -61,8 +61,7 @@ class LazySplitter {
 
 StatusOr<ScoreRecordsResult> ScoreRecords(const ScoreRecordsOptions& options,
                                           const ScoreRecordsEvents& events) {
-  const int jobs = options.score_jobs == 0 ? DefaultScoreJobs() : options.score_jobs;
-  RETURN_IF_ERROR(CheckScoreJobs(jobs));
+  ASSIGN_OR_RETURN(const int jobs, ResolveScoreJobs(options.score_jobs));
   ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader, RecordReader::Open(options.input));
   LazySplitter splitter(options, events);
   RETURN_IF_ERROR(splitter.CheckNamedFolder());

@@ -19,6 +19,12 @@ Status CheckScoreJobs(int jobs) {
   return Status::InvalidArgument(fmt::format("--score-jobs {}: expected 1 to 1024", jobs));
 }
 
+StatusOr<int> ResolveScoreJobs(int jobs) {
+  if (jobs == 0) return DefaultScoreJobs();
+  RETURN_IF_ERROR(CheckScoreJobs(jobs));
+  return jobs;
+}
+
 ScoreStage::ScoreStage(RuleSet rules, int jobs, DeliverFn deliver, size_t max_queued,
                        ScoreFn score)
     : rules_(rules),

@@ -39,6 +39,9 @@ struct ScoreItem {
 int DefaultScoreJobs();
 // `--score-jobs N` as `score` and `run` take it: InvalidArgument unless 1 <= N <= 1024.
 Status CheckScoreJobs(int jobs);
+// A number of scoring threads as the public API takes it: 0 is DefaultScoreJobs(),
+// anything else must pass CheckScoreJobs.
+StatusOr<int> ResolveScoreJobs(int jobs);
 
 class ScoreStage {
  public:
