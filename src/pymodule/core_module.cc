@@ -207,12 +207,14 @@ bool PlainJson(PyObject* o, nlohmann::json* out, int depth = 0) {
 }
 
 // *out = the sample a plain dict holds, read field by field as SampleFromJson reads its
-// JSON (the same Sample), without building the JSON of the whole dict first: its
-// messages (the prompt, most of a sample) go straight into their strings, and the
-// fields a sample does not have are only checked to be JSON. False (and *out to be
-// thrown away) on anything SampleFromJson would refuse or json.dumps would have to
-// write: that sample takes the way that names the problem.
-bool SampleFromDict(PyObject* dict, Sample* out) {
+// JSON, without building the JSON of the whole dict first. Its target is only checked
+// to be JSON, as the fields a sample does not have are (no checker reads it), and so
+// are its messages (the prompt, most of a summarization sample) unless `with_prompt`:
+// only strict checkers read them (strict summarization compares the answer with the
+// document), as SampleFromJsonText's `with_prompt` says. False (and *out to be thrown
+// away) on anything SampleFromJson would refuse or json.dumps would have to write:
+// that sample takes the way that names the problem.
+bool SampleFromDict(PyObject* dict, bool with_prompt, Sample* out) {
   const auto text = [](PyObject* o, std::string* to) {
     std::string_view t;
     if (!Utf8(o, &t)) return false;
@@ -240,21 +242,23 @@ bool SampleFromDict(PyObject* dict, Sample* out) {
       ok = object(value, &out->params);
     } else if (name == "context") {
       ok = object(value, &out->context);
-    } else if (name == "target") {
-      ok = PlainJson(value, &out->target, 1);
     } else if (name == "messages") {
       if (value == Py_None) continue;
       if (!PyList_CheckExact(value)) return false;
       const Py_ssize_t n = PyList_GET_SIZE(value);
-      out->messages.resize(static_cast<size_t>(n));
+      if (with_prompt) out->messages.resize(static_cast<size_t>(n));
       for (Py_ssize_t i = 0; i < n && ok; ++i) {
         PyObject* m = PyList_GET_ITEM(value, i);
         if (!PyDict_CheckExact(m) || !PlainJson(m, nullptr, 2)) return false;
         PyObject* role = PyDict_GetItemString(m, "role");
         PyObject* content = PyDict_GetItemString(m, "content");
-        Message& msg = out->messages[static_cast<size_t>(i)];
-        ok = role != nullptr && content != nullptr && text(role, &msg.role) &&
-             text(content, &msg.content);
+        if (role == nullptr || content == nullptr) return false;
+        if (with_prompt) {
+          Message& msg = out->messages[static_cast<size_t>(i)];
+          ok = text(role, &msg.role) && text(content, &msg.content);
+        } else {
+          ok = PyUnicode_CheckExact(role) && PyUnicode_CheckExact(content);
+        }
       }
     } else {
       ok = PlainJson(value, nullptr, 1);
@@ -284,18 +288,25 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   if (threads < 0) throw py::value_error(fmt::format("threads={}: expected 0 (every core) or more", threads));
   const RuleSet rule_set = RulesOrThrow(rules);
   constexpr size_t kChunk = 64;
-  // Each sample as read from its dict (SampleFromDict), or its JSON, or its text when it
-  // came (or had to go) as text. Texts are the UTF-8 that Python keeps with each str
-  // (the lists hold them meanwhile): copying them made malloc's work a third of the time.
-  std::vector<std::optional<Sample>> direct(n);
+  // A record as read: its sample from its dict (SampleFromDict), or its JSON, or its
+  // text when it came (or had to go) as text; then its verdict or its error. Texts are
+  // the UTF-8 that Python keeps with each str (the lists hold them meanwhile): copying
+  // them made malloc's work a third of the time. What a record holds in itself is kept
+  // small (pointers): the slots of a large batch are new memory at every call, and each
+  // page of it costs a page fault (a third of the time, by perf, when the samples and
+  // verdicts were held in the slots themselves).
+  struct Slot {
+    std::unique_ptr<Sample> sample;       // read from its dict
+    std::unique_ptr<nlohmann::json> json;  // its JSON, read from a dict
+    std::string_view text;                // its text, when text().data() != nullptr
+    std::string_view answer;
+    std::unique_ptr<PyVerdict> verdict;
+    std::unique_ptr<std::string> error;
+  };
+  std::vector<Slot> slots(n);
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]());  // scored
-  std::vector<nlohmann::json> jsons(n);
-  std::vector<std::optional<std::string_view>> texts(n);
   std::vector<std::string> dumped;  // the texts json.dumps wrote
   dumped.reserve(n);
-  std::vector<std::string_view> answers(n);
-  std::vector<PyVerdict> verdicts(n);
-  std::vector<std::optional<std::string>> errors(n);
   std::mutex mu;
   std::condition_variable read_more;
   // samples[0, read) are read: set under mu, and read without it by a worker that
@@ -304,26 +315,30 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   bool stop = false;    // GUARDED_BY(mu): no more will be read
   std::atomic<size_t> next{0};
   const auto score = [&](size_t i) {
-    if (errors[i]) {  // found while reading
+    Slot& r = slots[i];
+    if (r.error) {  // found while reading
       done[i].store(true, std::memory_order_release);
       return;
     }
     bool not_json = false;
     std::optional<StatusOr<Sample>> parsed;  // a sample not read from its dict
-    if (!direct[i]) {
-      parsed.emplace(texts[i] ? SampleFromJsonText(*texts[i], &not_json, /*with_prompt=*/true)
-                              : SampleFromJson(std::move(jsons[i])));
+    if (!r.sample) {
+      parsed.emplace(r.text.data() != nullptr
+                         ? SampleFromJsonText(r.text, &not_json, /*with_prompt=*/true)
+                         : SampleFromJson(std::move(*r.json)));
     }
+    std::string error;
     if (not_json) {
-      errors[i] = "the sample is not JSON";
+      error = "the sample is not JSON";
     } else if (parsed && !parsed->ok()) {
-      errors[i] = parsed->status().message();
-    } else if (auto v = TheChecker().Check(parsed ? **parsed : *direct[i], answers[i], rule_set);
+      error = parsed->status().message();
+    } else if (auto v = TheChecker().Check(parsed ? **parsed : *r.sample, r.answer, rule_set);
                !v.ok()) {
-      errors[i] = v.status().message();
+      error = v.status().message();
     } else {
-      verdicts[i] = FromVerdict(std::move(v).value());
+      r.verdict = std::make_unique<PyVerdict>(FromVerdict(std::move(v).value()));
     }
+    if (!r.verdict) r.error = std::make_unique<std::string>(std::move(error));
     done[i].store(true, std::memory_order_release);
   };
   // The samples read from dicts are freed by the thread that made them (this one), as
@@ -333,7 +348,7 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   size_t reclaimed = 0;
   const auto reclaim = [&] {
     for (; reclaimed < n && done[reclaimed].load(std::memory_order_acquire); ++reclaimed) {
-      direct[reclaimed].reset();
+      slots[reclaimed].sample.reset();
     }
   };
   // Scores samples as they are read, until all are or reading stopped.
@@ -369,23 +384,35 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   for (size_t begin = 0; begin < n; begin += kChunk) {
     const size_t end = std::min(n, begin + kChunk);
     for (size_t i = begin; i < end; ++i) {
-      if (!Utf8(PyList_GET_ITEM(responses.ptr(), static_cast<Py_ssize_t>(i)), &answers[i])) {
-        errors[i] = "the response is not text that UTF-8 can carry (a lone surrogate?)";
+      Slot& r = slots[i];
+      if (!Utf8(PyList_GET_ITEM(responses.ptr(), static_cast<Py_ssize_t>(i)), &r.answer)) {
+        r.error = std::make_unique<std::string>(
+            "the response is not text that UTF-8 can carry (a lone surrogate?)");
         continue;
       }
       PyObject* item = PyList_GET_ITEM(samples.ptr(), static_cast<Py_ssize_t>(i));
       const bool dict = PyDict_CheckExact(item);
-      if (dict && SampleFromDict(item, &direct[i].emplace())) continue;
-      direct[i].reset();
-      if (PyUnicode_CheckExact(item)) {
-        texts[i].emplace();
-        if (!Utf8(item, &*texts[i])) {
-          errors[i] = "the sample text is not text that UTF-8 can carry (a lone surrogate?)";
+      if (dict) {
+        r.sample = std::make_unique<Sample>();
+        if (SampleFromDict(item, /*with_prompt=*/rule_set == RuleSet::kStrict, r.sample.get())) {
+          continue;
         }
-      } else if (!dict || !PlainJson(item, &jsons[i])) {
+        r.sample.reset();
+      }
+      if (PyUnicode_CheckExact(item)) {
+        if (!Utf8(item, &r.text)) {
+          r.error = std::make_unique<std::string>(
+              "the sample text is not text that UTF-8 can carry (a lone surrogate?)");
+        }
+      } else {
+        if (dict) {
+          r.json = std::make_unique<nlohmann::json>();
+          if (PlainJson(item, r.json.get())) continue;
+          r.json.reset();
+        }
         try {
           if (!dumps) dumps = py::module_::import("json").attr("dumps");
-          texts[i] = dumped.emplace_back(
+          r.text = dumped.emplace_back(
               dumps(py::reinterpret_borrow<py::object>(item)).cast<std::string>());
         } catch (const py::error_already_set&) {
           finish(/*all_read=*/false);
@@ -418,10 +445,10 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   }
   finish(/*all_read=*/true);
   for (size_t i = 0; i < n; ++i) {
-    if (errors[i]) return py::make_tuple(py::none(), i, *errors[i]);
+    if (slots[i].error) return py::make_tuple(py::none(), i, *slots[i].error);
   }
   py::list out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = py::cast(std::move(verdicts[i]));
+  for (size_t i = 0; i < n; ++i) out[i] = py::cast(std::move(slots[i].verdict));
   return py::make_tuple(out, -1, "");
 }
 
