@@ -86,6 +86,10 @@ class SuiteGenerator {
 // of 1..N.
 Status SetShard(std::string_view i_of_n, GenerateOptions* options);
 
+// --limit's value: a positive whole number of samples (GenerateOptions::limit). Errors
+// say why not.
+StatusOr<size_t> ParseSampleLimit(std::string_view text);
+
 // Every sample of the suite, in order: SuiteGenerator's, without a sentence model
 // (CheckSuiteOptions' errors first, without reading any file).
 StatusOr<std::vector<Sample>> GenerateSuite(const GenerateOptions& options);

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,34 +25,105 @@ namespace structtest {
 
 class SentenceSplitter;
 
+// The options of `structtest run`, a field a flag (named in the comments; errors name
+// the option by its flag). Only what is given as text on the command line is read by
+// the CLI itself (numbers and lists from their text, @FILE values, --endpoints FILE).
 struct RunSuiteOptions {
-  // PROVIDER/NAME (openai/..., anthropic/..., gemini/...; the key from
+  // --model: PROVIDER/NAME (openai/..., anthropic/..., gemini/...; the key from
   // OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) or builtin/NAME (oracle, null,
-  // echo, skeleton, loophole: answered in process).
+  // echo, skeleton, loophole: answered in process); "": every built-in responder, in
+  // memory, with a closing table comparing them (nothing is stored: no `out`).
   std::string model;
-  // The API roots serving the model (one per replica); empty: the provider's.
+  // --base-url: the API roots serving the model (one per replica); empty: the provider's.
   std::vector<std::string> base_urls;
+  // --endpoints: a file of more of them, one a line ('#' comments and blank lines
+  // skipped), asked after `base_urls`.
+  std::string endpoints_file;
   GenerateOptions suite;  // its shard splits the run as `run --shard` does
-  // A samples file (JSONL of `structtest generate`) asked instead of generating; the
-  // suite's tasks and limit still filter it.
+  // --samples: a samples file (JSONL of `structtest generate`) asked instead of
+  // generating; the suite's tasks and limit still filter it.
   std::string samples;
-  // The run directory; "": runs/ plus a name made from the model and the suite.
+  // --out: the run directory; "": runs/ plus a name made from the model and the suite.
   std::string out;
   RuleSet rules = RuleSet::kPaper;
-  int64_t repeats = 1;   // each sample asked this many times
-  int concurrency = 8;   // requests in flight per endpoint
-  int max_tokens = 0;    // 0: the provider's default (4096 for anthropic)
-  // nullopt: structtest's default for the model (0, the most reproducible, where the
-  // model takes a temperature).
+  int64_t repeats = 1;   // --repeats: each sample asked this many times, 1 to kMaxRepeats
+  int concurrency = 8;   // -j: requests in flight per endpoint, 1 to 4096
+  // -j auto: find the limit per endpoint (start at 4, grow while latency holds, halve
+  // on 429s and timeouts), up to max_concurrency (--max-j, 1 to 4096).
+  bool auto_concurrency = false;
+  int max_concurrency = 256;
+  int max_tokens = 0;    // --max-tokens; 0: the provider's default (4096 for anthropic)
+  // --temperature; nullopt: structtest's default for the model (0, the most
+  // reproducible, where the model takes a temperature), or none sent with
+  // `no_temperature` (--temperature none: the provider's default applies).
   std::optional<double> temperature;
-  std::string system;    // a system message before every prompt; "": none
-  int retries = 5;       // of a request failing with 429, 5xx or a network error
-  double timeout_seconds = 600;
-  bool use_cache = true;  // the response cache: requests seen before are not asked
-  std::string cache;      // its file; "": $STRUCTTEST_CACHE, else ~/.cache/structtest
-  std::string nltk_data;  // the Punkt model's folder; "": $NLTK_DATA's, else built in
-  std::string python;     // python3 for the code subtasks; "": found as `score` finds it
-  int score_jobs = 0;     // threads and python3 workers scoring code, 1 to 1024; 0: one per core
+  bool no_temperature = false;
+  // The request controls; unset ones are not sent. A provider that cannot take one is
+  // refused before anything is asked.
+  // --system: a system message before every prompt, as TEXT or @FILE (its contents).
+  std::optional<std::string> system;
+  std::optional<double> top_p;              // --top-p, more than 0, at most 1
+  std::vector<std::string> stop;            // --stop sequences
+  std::optional<int64_t> sampling_seed;     // --sampling-seed, 0 to 2^31-1
+  std::string reasoning_effort;             // --reasoning-effort: none, minimal, ... xhigh
+  std::optional<int64_t> thinking_budget;   // --thinking-budget, in tokens
+  // --extra-body: a JSON object merged into every request body, as JSON or @FILE.
+  std::optional<std::string> extra_body;
+  // --header: "Name: value" lines sent with every request (the run stores the names,
+  // never the values).
+  std::vector<std::string> headers;
+  int retries = 5;       // --retries of a request failing with 429, 5xx or a network error
+  double timeout_seconds = 600;  // --timeout: seconds a request may take in all
+  double max_rps = 0;    // --max-rps: requests started per second, retries included; 0: no limit
+  std::string ca_cert;   // --ca-cert: PEM file of the CAs to trust; "": the system's
+  bool http11 = false;   // --http1.1: never ask for HTTP/2
+  bool use_cache = true;  // the response cache (--no-cache: false): requests seen before are not asked
+  std::string cache;      // --cache: its file; "": $STRUCTTEST_CACHE, else ~/.cache/structtest
+  // --price-in and --price-out (USD per million tokens, both or neither) and --prices
+  // (a price table CSV looked in before the built-in one): what the run is costed at.
+  std::optional<double> price_in, price_out;
+  std::string prices;
+  // --max-cost (USD) and --max-tokens-total: start no request that would take the run
+  // directory's spending past them; the run then ends with `failures`.
+  std::optional<double> max_cost;
+  std::optional<int64_t> max_tokens_total;
+  // --dry-run: say what the run would send (requests, estimated tokens, the cost range)
+  // and send nothing.
+  bool dry_run = false;
+  // --batch: ask through the provider's batch API (openai, anthropic, gemini); again, the
+  // call polls the batches already submitted. --batch-poll seconds before the first
+  // poll; --batch-size at most N requests a batch (0: the provider's limit);
+  // --batch-retry-online asks what failed in a batch online.
+  bool batch = false;
+  double batch_poll = 30;
+  int64_t batch_size = 0;
+  bool batch_retry_online = false;
+  // --offline FILE: ask nothing; write the unanswered requests of the run (an openai/
+  // model) to FILE as an OpenAI batch input file, for ImportResults to read the answers.
+  std::string offline;
+  std::string nltk_data;  // --nltk-data: the Punkt model's folder; "": $NLTK_DATA's, else built in
+  std::string python;     // --python: python3 for the code subtasks; "": found as `score` finds it
+  int score_jobs = 0;     // --score-jobs: threads and python3 workers scoring code, 1 to 1024; 0: one per core
+  bool quiet = false;     // --quiet: fewer notes, no progress
+};
+
+// Where RunSuite's messages go, each in the order `structtest run` prints them. Each may
+// be empty: that output is dropped.
+struct RunSuiteOutput {
+  // The results: the tables and the closing lines (the CLI's stdout).
+  std::function<void(std::string_view)> out;
+  // Called once a run's report is complete in `out`, before the notes about it (the CLI
+  // flushes its stdout there, so that they follow the report).
+  std::function<void()> flush;
+  // A line a person running the command should know (the CLI: "structtest: LINE").
+  std::function<void(std::string_view)> note;
+  // A line about something that may be wrong (the CLI: "structtest: warning: LINE").
+  std::function<void(std::string_view)> warning;
+  // Text as it is, lines with their own prefix and newline (the CLI's stderr).
+  std::function<void(std::string_view)> log;
+  // Where the progress line goes (a terminal gets one line redrawn, anything else a
+  // line now and then); null: none.
+  std::FILE* progress = nullptr;
 };
 
 struct RunSuiteResult {
@@ -62,11 +134,21 @@ struct RunSuiteResult {
   bool failures = false;
 };
 
-// Runs `options` to the end, or until `stop` (when given) is set. `log`, when given,
-// receives what `structtest run` prints (the report table, then "structtest: ..."
-// notes), a piece at a time. Errors: options that are not valid (each names the
-// option), a run directory holding another run, data that cannot be read, no API key,
-// a model that fails every request.
+// The most times a run may ask each sample (--repeats).
+inline constexpr int64_t kMaxRepeats = 1000;
+
+// The built-in responders' names (oracle, null, ...), each a model "builtin/NAME".
+std::vector<std::string> BuiltinResponders();
+
+// Runs `options` to the end, or until `stop` (when given) is set: then no request is
+// started, what came back is stored and the result says `interrupted`. Errors: options
+// that are not valid (each names its flag), a run directory holding another run, data
+// that cannot be read, no API key, a model that fails every request.
+StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::atomic<bool>* stop,
+                                  const RunSuiteOutput& output);
+
+// The same with every message (the report table, then "structtest: ..." notes) to
+// `log`, when given, a piece at a time.
 StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options,
                                   const std::atomic<bool>* stop = nullptr,
                                   const std::function<void(std::string_view)>& log = nullptr);

@@ -19,6 +19,7 @@
 
 #include "report/cost.h"
 #include "runner/run_options.h"
+#include "structtest/run.h"
 #include "structtest/status.h"
 
 namespace structtest {
@@ -28,22 +29,8 @@ class RunStore;
 class SentenceSplitter;
 struct ModelSpec;
 
-// Where a run's messages go. Each may be empty: that output is dropped.
-struct RunJobOutput {
-  // The results: the tables and the closing lines (the CLI's stdout).
-  std::function<void(std::string_view)> out;
-  // Called once a run's report is complete in `out`, before the notes about it: the
-  // CLI flushes its stdout there, so that they follow the report.
-  std::function<void()> flush;
-  // A line a person running the command should know (the CLI: "structtest: LINE").
-  std::function<void(std::string_view)> note;
-  // A line about something that may be wrong (the CLI: "structtest: warning: LINE").
-  std::function<void(std::string_view)> warning;
-  // Text as it is, lines with their own prefix and newline (the CLI's stderr).
-  std::function<void(std::string_view)> log;
-  // Where the progress line goes (its mode from Progress::ModeFor); null: none.
-  std::FILE* progress = nullptr;
-};
+// Where a run's messages go (structtest/run.h).
+using RunJobOutput = RunSuiteOutput;
 
 struct RunJobResult {
   // Stopped by the stop flag before the end (the run directory holds what came back).

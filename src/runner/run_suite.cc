@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "backends/providers.h"
+#include "backends/request_controls.h"
+#include "core/shard.h"
 #include "runner/batch_runner.h"
 #include "runner/run_identity.h"
 #include "runner/run_job.h"
@@ -18,8 +20,133 @@
 
 namespace structtest {
 
-StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::atomic<bool>* stop,
-                                  const std::function<void(std::string_view)>& log) {
+static_assert(kMaxRepeats == RunStore::kMaxRepeats);
+
+namespace {
+
+// What only a model behind an API uses, refused for the built-in responders.
+Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
+  const std::pair<bool, const char*> api_only[] = {
+      {o.dry_run, "--dry-run"},
+      {o.max_cost.has_value(), "--max-cost"},
+      {o.max_tokens_total.has_value(), "--max-tokens-total"},
+      {o.price_in.has_value(), "--price-in"},
+      {o.price_out.has_value(), "--price-out"},
+      {!o.prices.empty(), "--prices"},
+      {o.system.has_value(), "--system"},
+      {o.top_p.has_value(), "--top-p"},
+      {!o.stop.empty(), "--stop"},
+      {o.sampling_seed.has_value(), "--sampling-seed"},
+      {!o.reasoning_effort.empty(), "--reasoning-effort"},
+      {o.thinking_budget.has_value(), "--thinking-budget"},
+      {o.extra_body.has_value(), "--extra-body"},
+      {!o.headers.empty(), "--header"}};
+  for (const auto& [given, flag] : api_only) {
+    if (!given) continue;
+    return Status::InvalidArgument(fmt::format(
+        "{}: the built-in responders send nothing and cost nothing; name a model with "
+        "--model PROVIDER/NAME",
+        flag));
+  }
+  return Status::Ok();
+}
+
+// --batch's and --offline's refusals: a model with no batch API, options that contradict.
+Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec>& spec) {
+  if (o.batch || o.batch_retry_online || o.batch_size != 0) {
+    if (!o.batch) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: it goes with --batch", o.batch_retry_online ? "--batch-retry-online" : "--batch-size"));
+    }
+    if (!spec) {
+      return Status::InvalidArgument(fmt::format(
+          "--batch: {} has no batch API (the built-in responders answer in process); --batch "
+          "takes openai/, anthropic/ and gemini/ models",
+          o.model.empty() ? "the built-in responders" : o.model));
+    }
+    if (!o.offline.empty()) {
+      return Status::InvalidArgument("--batch --offline: pick one (--batch asks the provider's "
+                                     "batch API; --offline writes a file and asks nothing)");
+    }
+    if (o.base_urls.size() > 1) {
+      return Status::InvalidArgument(
+          "--batch: a batch goes to one API; give one --base-url (replicas are for online runs)");
+    }
+    if (o.batch_size < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "--batch-size {}: expected a number of requests (0: the provider's limit)", o.batch_size));
+    }
+    if (!(o.batch_poll > 0 && o.batch_poll <= 3600)) {
+      return Status::InvalidArgument(fmt::format(
+          "--batch-poll {}: expected a number of seconds, more than 0, at most 3600", o.batch_poll));
+    }
+  }
+  if (!o.offline.empty()) {
+    if (!spec || spec->provider != Provider::kOpenAi) {
+      return Status::InvalidArgument(fmt::format(
+          "--offline: it writes an OpenAI batch input file, for openai/ models (an offline "
+          "engine such as vLLM serving NAME); --model {} is not one",
+          o.model.empty() ? "(none)" : o.model));
+    }
+    if (o.dry_run) return Status::InvalidArgument("--offline --dry-run: pick one");
+  }
+  return Status::Ok();
+}
+
+// The ranges of the numeric options.
+Status CheckRanges(const RunSuiteOptions& o) {
+  if (o.repeats < 1 || o.repeats > RunStore::kMaxRepeats) {
+    return Status::InvalidArgument(
+        fmt::format("--repeats {}: expected a whole number from 1 to {}", o.repeats,
+                    RunStore::kMaxRepeats));
+  }
+  if (o.auto_concurrency) {
+    if (o.max_concurrency < 1 || o.max_concurrency > 4096) {
+      return Status::InvalidArgument(fmt::format("--max-j {}: expected 1 to 4096", o.max_concurrency));
+    }
+  } else if (o.concurrency < 1 || o.concurrency > 4096) {
+    return Status::InvalidArgument(
+        fmt::format("--concurrency {}: expected 1 to 4096", o.concurrency));
+  }
+  if (o.retries < 0 || o.retries > 100) {
+    return Status::InvalidArgument(fmt::format("--retries {}: expected 0 to 100", o.retries));
+  }
+  if (!(o.max_rps >= 0)) {
+    return Status::InvalidArgument(
+        fmt::format("--max-rps {}: expected a positive rate (0: no limit)", o.max_rps));
+  }
+  if (!(o.timeout_seconds > 0)) {
+    return Status::InvalidArgument(
+        fmt::format("--timeout {}: expected a positive number of seconds", o.timeout_seconds));
+  }
+  if (o.max_tokens < 0) {
+    return Status::InvalidArgument(
+        fmt::format("--max-tokens {}: expected 0 (provider default) or more", o.max_tokens));
+  }
+  if (o.max_cost && !(*o.max_cost > 0 && *o.max_cost < 1e12)) {
+    return Status::InvalidArgument(
+        fmt::format("--max-cost {}: expected a positive number of USD", *o.max_cost));
+  }
+  if (o.max_tokens_total && *o.max_tokens_total < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "--max-tokens-total {}: expected a positive number of tokens", *o.max_tokens_total));
+  }
+  if (o.temperature && o.no_temperature) {
+    return Status::InvalidArgument(fmt::format(
+        "--temperature {} and none: pick one", *o.temperature));
+  }
+  if (!o.use_cache && !o.cache.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "--cache {} --no-cache: pick one (--no-cache neither reads nor fills a cache)", o.cache));
+  }
+  return Status::Ok();
+}
+
+// The internal options of `options`, checked whole (the CLI's checks and RunJob's
+// REQUIRES), and the model they name (nullopt: built-in responders).
+StatusOr<RunJobOptions> ToRunJobOptions(const RunSuiteOptions& options,
+                                        std::optional<ModelSpec>* spec) {
+  RETURN_IF_ERROR(CheckRanges(options));
   RunJobOptions opt;
   opt.model = options.model;
   opt.base_urls = options.base_urls;
@@ -36,69 +163,145 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
   for (const std::string& task : options.suite.tasks) {
     opt.tasks_text += (opt.tasks_text.empty() ? "" : ",") + task;
   }
-  if (options.suite.shard_count > 1) {
+  if (options.suite.shard_count != 1 || options.suite.shard_index != 1) {
     ASSIGN_OR_RETURN(opt.shard, ParseShard(fmt::format("{}/{}", options.suite.shard_index,
                                                        options.suite.shard_count)));
   }
   opt.samples = options.samples;
   opt.out = options.out;
   opt.rules = options.rules;
-  if (options.repeats < 1 || options.repeats > RunStore::kMaxRepeats) {
-    return Status::InvalidArgument(
-        fmt::format("repeats {}: expected 1 to {}", options.repeats, RunStore::kMaxRepeats));
-  }
   opt.repeats = options.repeats;
-  if (options.concurrency < 1 || options.concurrency > 4096) {
-    return Status::InvalidArgument(
-        fmt::format("concurrency {}: expected 1 to 4096", options.concurrency));
-  }
-  opt.concurrency = options.concurrency;
+  opt.auto_concurrency = options.auto_concurrency;
+  opt.concurrency = options.auto_concurrency ? options.max_concurrency : options.concurrency;
   ASSIGN_OR_RETURN(opt.score_jobs, ResolveScoreJobs(options.score_jobs));
   opt.max_tokens = options.max_tokens;
-  opt.controls.system = options.system;
+  opt.temperature = options.temperature;
+  if (options.system) {
+    ASSIGN_OR_RETURN(opt.controls.system, ReadTextFlag("--system", *options.system));
+  }
+  opt.controls.top_p = options.top_p;
+  opt.controls.stop = options.stop;
+  opt.controls.seed = options.sampling_seed;
+  opt.controls.reasoning_effort = options.reasoning_effort;
+  opt.controls.thinking_budget = options.thinking_budget;
+  if (options.extra_body) {
+    ASSIGN_OR_RETURN(opt.controls.extra_body, ParseExtraBody(*options.extra_body));
+  }
+  for (const std::string& line : options.headers) {
+    ASSIGN_OR_RETURN(HttpHeader header, ParseHeaderFlag(line));
+    opt.headers.push_back(std::move(header));
+  }
   opt.retries = options.retries;
   opt.timeout = options.timeout_seconds;
+  opt.max_rps = options.max_rps;
+  opt.ca_cert = options.ca_cert;
+  opt.http11 = options.http11;
   opt.no_cache = !options.use_cache;
   opt.cache = options.cache;
   opt.python = options.python;
-  opt.quiet = true;
+  opt.quiet = options.quiet;
+  opt.max_cost = options.max_cost;
+  opt.max_tokens_total = options.max_tokens_total;
+  opt.dry_run = options.dry_run;
+  opt.batch = options.batch;
+  opt.batch_poll = options.batch_poll;
+  opt.batch_size = options.batch_size;
+  opt.batch_retry_online = options.batch_retry_online;
+  opt.offline = options.offline;
   for (const std::string& url : opt.base_urls) {
     if (const std::string why = BadBaseUrl(url); !why.empty()) {
-      return Status::InvalidArgument(fmt::format("base url {}: {}", PublicEndpoint(url), why));
+      return Status::InvalidArgument(fmt::format("--base-url {}: {}", PublicEndpoint(url), why));
     }
   }
+  std::vector<std::string> endpoints;
+  if (!options.endpoints_file.empty()) {
+    ASSIGN_OR_RETURN(endpoints, ReadEndpointsFile(options.endpoints_file));
+    opt.base_urls.insert(opt.base_urls.end(), endpoints.begin(), endpoints.end());
+  }
+  // The suite is checked before anything is created: a refused run leaves no directory.
   if (opt.samples.empty()) {
     RETURN_IF_ERROR(CheckSuiteOptions(opt.suite));
   } else {
     RETURN_IF_ERROR(ResolveTasks(opt.suite.tasks).status());
   }
 
-  std::optional<ModelSpec> spec;
-  if (std::string_view(opt.model).starts_with("builtin/")) {
+  // Who answers: built-in responders (in process) or a model behind an API.
+  spec->reset();
+  if (opt.model.empty() || std::string_view(opt.model).starts_with("builtin/")) {
     const auto names = BuiltinResponderNames();
-    if (std::find(names.begin(), names.end(), opt.model.substr(8)) == names.end()) {
-      return Status::InvalidArgument(
-          fmt::format("model {}: unknown built-in responder", opt.model));
+    if (!opt.model.empty() &&
+        std::find(names.begin(), names.end(), opt.model.substr(8)) == names.end()) {
+      std::string known;
+      for (std::string_view n : names) {
+        known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
+      }
+      return Status::InvalidArgument(fmt::format(
+          "--model {}: unknown built-in responder (expected one of {})", opt.model, known));
     }
     if (!opt.base_urls.empty()) {
-      return Status::InvalidArgument(
-          "base urls: the built-in responders answer in process, they take none");
+      return Status::InvalidArgument(fmt::format(
+          "{}: the built-in responders answer in process; pass --model PROVIDER/NAME to ask a "
+          "server",
+          options.base_urls.empty() ? "--endpoints" : "--base-url"));
     }
+    RETURN_IF_ERROR(CheckApiOnlyOptions(options));
   } else {
-    ASSIGN_OR_RETURN(spec, ParseModelSpec(opt.model));
+    ASSIGN_OR_RETURN(*spec, ParseModelSpec(opt.model));
   }
-  opt.temperature = options.temperature;
-  RETURN_IF_ERROR(SettleRequestSettings(spec ? &*spec : nullptr,
-                                        options.temperature.has_value(), &opt));
-  if (spec) {
-    ASSIGN_OR_RETURN(opt.price, ResolvePrice(opt.model, {}));
+  RETURN_IF_ERROR(CheckBatchOptions(options, *spec));
+  RETURN_IF_ERROR(SettleRequestSettings(
+      *spec ? &**spec : nullptr, options.temperature.has_value() || options.no_temperature, &opt));
+  if (*spec) {
+    ASSIGN_OR_RETURN(opt.price, ResolvePrice(opt.model, {options.price_in, options.price_out,
+                                                         options.prices}));
+    if (opt.max_cost && !opt.price) {
+      return Status::InvalidArgument(fmt::format(
+          "--max-cost {}: no price for {}: pass --price-in and --price-out (USD per million "
+          "tokens) or --prices FILE",
+          *opt.max_cost, opt.model));
+    }
   }
+  if (opt.model.empty() && !opt.out.empty()) {
+    return Status::InvalidArgument(
+        "--out: name the responder with --model (builtin/oracle, ...) to store a run");
+  }
+  return opt;
+}
 
+}  // namespace
+
+std::vector<std::string> BuiltinResponders() {
+  std::vector<std::string> names;
+  for (std::string_view name : BuiltinResponderNames()) names.emplace_back(name);
+  return names;
+}
+
+StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::atomic<bool>* stop,
+                                  const RunSuiteOutput& output) {
+  std::optional<ModelSpec> spec;
+  ASSIGN_OR_RETURN(const RunJobOptions opt, ToRunJobOptions(options, &spec));
+  // The Punkt model, loaded when the suite may need it.
   std::unique_ptr<SentenceSplitter> sentences;
   if (NeedsSentences(opt)) {
-    ASSIGN_OR_RETURN(sentences, SentenceSplitter::Load(options.nltk_data));
+    auto loaded = SentenceSplitter::Load(options.nltk_data);
+    if (!loaded.ok()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: {}", options.nltk_data.empty() ? "$NLTK_DATA" : "--nltk-data " + options.nltk_data,
+          loaded.status().message()));
+    }
+    sentences = std::move(loaded).value();
   }
-  RunJobOutput output;
+  ASSIGN_OR_RETURN(const RunJobResult ran, RunJob(opt, sentences.get(), stop, output));
+  RunSuiteResult result;
+  result.dir = opt.model.empty() ? "" : opt.out.empty() ? DefaultRunDir(opt) : opt.out;
+  result.interrupted = ran.interrupted;
+  result.failures = ran.failures;
+  return result;
+}
+
+StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::atomic<bool>* stop,
+                                  const std::function<void(std::string_view)>& log) {
+  RunSuiteOutput output;
   if (log) {
     output.out = log;
     output.note = [&log](std::string_view line) { log(fmt::format("structtest: {}\n", line)); };
@@ -107,12 +310,7 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
     };
     output.log = log;
   }
-  ASSIGN_OR_RETURN(const RunJobResult ran, RunJob(opt, sentences.get(), stop, output));
-  RunSuiteResult result;
-  result.dir = opt.out.empty() ? DefaultRunDir(opt) : opt.out;
-  result.interrupted = ran.interrupted;
-  result.failures = ran.failures;
-  return result;
+  return RunSuite(options, stop, output);
 }
 
 namespace {

@@ -253,13 +253,63 @@ TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
   RunSuiteOptions options = OracleRun(dir.path());
   options.model = "builtin/nobody";
   EXPECT_EQ(RunSuite(options).status().message(),
-            "model builtin/nobody: unknown built-in responder");
+            "--model builtin/nobody: unknown built-in responder (expected one of "
+            "builtin/oracle, builtin/null, builtin/echo, builtin/skeleton, builtin/loophole)");
   options = OracleRun(dir.path());
   options.concurrency = 0;
-  EXPECT_EQ(RunSuite(options).status().message(), "concurrency 0: expected 1 to 4096");
+  EXPECT_EQ(RunSuite(options).status().message(), "--concurrency 0: expected 1 to 4096");
   options = OracleRun(dir.path());
   options.score_jobs = -1;  // 0 is "one per core"; below it is no number of threads
   EXPECT_EQ(RunSuite(options).status().message(), "--score-jobs -1: expected 1 to 1024");
+}
+
+// The options of `run` that only a model behind an API takes, those that go together,
+// and a dry run, through the public call: refused runs leave no directory, and a dry
+// run says what it would send in `out` and sends nothing.
+TEST(RunSuiteTest, RunFlagsAreOptionsCheckedTogetherAndADryRunSendsNothing) {
+  testing::TempDir dir;
+  RunSuiteOptions options = OracleRun(dir.path());
+  options.top_p = 0.5;
+  EXPECT_EQ(RunSuite(options).status().message(),
+            "--top-p: the built-in responders send nothing and cost nothing; name a model "
+            "with --model PROVIDER/NAME");
+  options = OracleRun(dir.path());
+  options.endpoints_file = dir.path() + "/endpoints.txt";
+  testing::WriteFileOrDie(options.endpoints_file, "http://localhost:1/v1\n");
+  EXPECT_EQ(RunSuite(options).status().message(),
+            "--endpoints: the built-in responders answer in process; pass --model "
+            "PROVIDER/NAME to ask a server");
+  options = OracleRun(dir.path());
+  options.use_cache = false;
+  options.cache = dir.path() + "/cache.db";
+  EXPECT_NE(RunSuite(options).status().message().find("--no-cache: pick one"), std::string::npos);
+  options = OracleRun(dir.path());
+  options.repeats = kMaxRepeats + 1;
+  EXPECT_EQ(RunSuite(options).status().message(),
+            fmt::format("--repeats {}: expected a whole number from 1 to {}", kMaxRepeats + 1,
+                        kMaxRepeats));
+
+  RunSuiteOptions api = OracleRun(dir.path());
+  api.model = "openai/gpt-4o-mini";
+  api.base_urls = {"http://127.0.0.1:1/v1"};  // nothing listens: a request would fail
+  api.batch_size = 10;
+  EXPECT_EQ(RunSuite(api).status().message(), "--batch-size: it goes with --batch");
+  api.batch_size = 0;
+  api.max_cost = 1;
+  api.price_in = 1;
+  EXPECT_EQ(RunSuite(api).status().message(),
+            "--price-in: give both --price-in and --price-out (USD per million tokens)");
+  api.price_out = 2;
+  api.extra_body = "{\"top_k\": 20}";
+  api.dry_run = true;
+  std::string out;
+  RunSuiteOutput output;
+  output.out = [&](std::string_view text) { out += text; };
+  auto ran = RunSuite(api, nullptr, output);
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  EXPECT_NE(out.find("html/html_easy"), std::string::npos) << out;
+  EXPECT_NE(out.find("USD 1 in / 2 out per million tokens"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(api.out)) << "a dry run stores nothing";
 }
 
 // RescoreRun stores verdicts under another rule set, which the reader then holds, and

@@ -13,6 +13,7 @@
 #include "sources/document.h"
 #include "sources/math_problem.h"
 #include "sources/program_store.h"
+#include "structtest/generate.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 #include "tasks/registry.h"
@@ -43,8 +44,6 @@ struct SuiteOptions {
 
 class PythonPool;
 
-// The value of --limit: a positive whole number of samples. Errors say why not.
-StatusOr<size_t> ParseSampleLimit(std::string_view text);
 
 struct PlannedSubtask {
   SubtaskRef ref;
