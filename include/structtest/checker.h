@@ -44,6 +44,9 @@ struct CheckerOptions {
   int python_workers = 0;
 };
 
+// The threads (and python3 workers) scoring takes when given 0: one per core.
+int DefaultScoreJobs();
+
 // Scores responses. What the checkers need (the sentence model, the python3 workers) is
 // made on first need and kept. Thread-safe: Check and CheckBatch may be called from many
 // threads at once.

@@ -111,13 +111,19 @@ class RunReader {
   // first, with its reason.
   StatusOr<std::string> Report(RuleSet rules, std::string_view format, bool explain = false);
 
-  // Report's text written to `path`, whole or not at all (a reader never sees half).
+  // Refuses (naming both) an output `path` that is one of the run's own files (writing
+  // it would lose the run); "" and "-" (standard output) pass.
+  Status CheckNotOwnFile(const std::string& path);
+
+  // Report's text written to `path`, whole or not at all (a reader never sees half);
+  // never one of the run's own files (CheckNotOwnFile).
   Status WriteReport(RuleSet rules, std::string_view format, bool explain,
                      const std::string& path);
 
   // What `structtest export` writes: ExportRecord of every answered request (with `all`,
   // errored and pending ones too) under `rules`, a JSON line each, to `path` ("-":
-  // standard output). Errors: the run does not read, the file cannot be written.
+  // standard output). Errors: the run does not read, the file cannot be written or is
+  // one of the run's own (CheckNotOwnFile).
   struct ExportCounts {
     int64_t written = 0;
     int64_t left_out = 0;  // errored or pending, without `all`

@@ -41,6 +41,16 @@ struct Response {
   std::string reasoning;  // separated reasoning ("thinking"), never scored
 };
 
+// A reasoning model's thinking split from its final answer when both arrive in one
+// text, as `run` and the Python adapters split them before scoring:
+// - leading "<think>R</think>A" (after whitespace)  -> {A, R}
+// - "R</think>A" with no "<think>" before the "</think>" (the chat template opened the
+//   block) -> {A, R}
+// - "<think>R" never closed (cut off while thinking) -> {"", R}
+// - anything else -> {text, ""}
+// The answer loses its leading whitespace when a block was removed.
+Response SplitThinking(std::string_view text);
+
 enum class RuleSet { kPaper, kStrict };
 
 std::string_view RuleSetName(RuleSet rules);
@@ -99,6 +109,18 @@ StatusOr<Sample> SampleFromJson(nlohmann::json&& j);
 // A generated sample as a JSONL record: id, domain, subtask, params, context, messages,
 // target (the score format without a response).
 nlohmann::json SampleToJson(const Sample& sample);
+
+// A sample from its JSON text (a line of `structtest generate`, a stored row), as
+// SampleFromJson reads it, a good deal faster; text that is not JSON sets *not_json
+// (when given) and returns InvalidArgument. Without `with_prompt` the messages and the
+// target are left out (they are most of a summarization sample; only strict checkers
+// read the messages, and no checker the target).
+StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json = nullptr,
+                                    bool with_prompt = true);
+
+// Appends the sample's JSON line as `structtest generate` writes it (the bytes of
+// SampleToJson's dump, no newline) to *out.
+void AppendSampleJson(const Sample& sample, std::string* out);
 
 // A verdict's checks as the JSON array `score` writes ([{"detail", "name", "result"}]),
 // and back: errors name the entry and field that is not one.

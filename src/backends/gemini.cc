@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/providers.h"
-#include "backends/reasoning.h"
+#include "structtest/sample.h"
 #include "core/json_dom.h"
 
 namespace structtest::internal {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/providers.h"
-#include "backends/reasoning.h"
+#include "structtest/sample.h"
 #include "backends/request_controls.h"
 #include "core/json_dom.h"
 #include "core/jsonl.h"

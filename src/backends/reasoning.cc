@@ -1,4 +1,5 @@
-#include "backends/reasoning.h"
+// SplitThinking (structtest/sample.h).
+#include "structtest/sample.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "backends/reasoning.h"
+#include "structtest/sample.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/providers.h"
-#include "backends/reasoning.h"
+#include "structtest/sample.h"
 #include "core/rng.h"
 #include "testing/test_support.h"
 

@@ -17,10 +17,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "core/jsonl.h"
-#include "core/suggest.h"
-#include "tasks/suite.h"
-#include "text/punkt.h"
+#include "structtest/generate.h"
+#include "structtest/sentences.h"
+#include "structtest/suggest.h"
 
 namespace structtest::cli {
 
@@ -75,7 +74,7 @@ void AddScoreJobsOption(CLI::App* cmd, int* jobs) {
 }
 
 std::shared_ptr<const SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data) {
-  auto loaded = SentenceSplitter::Load(nltk_data);
+  auto loaded = LoadSentenceModel(nltk_data);
   if (!loaded.ok()) {
     PrintError(fmt::format("{}: {}", nltk_data.empty() ? "$NLTK_DATA" : "--nltk-data " + nltk_data,
                            loaded.status().message()));
@@ -97,11 +96,9 @@ std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& 
     PrintError((rules.ok() ? info.status() : rules.status()).message());
     return std::nullopt;
   }
-  for (const std::string& file : info->files) {
-    if (Status s = CheckOutputIsNotInput(file, output); !s.ok()) {
-      PrintError(s.message());
-      return std::nullopt;
-    }
+  if (Status s = (*reader)->CheckNotOwnFile(output); !s.ok()) {
+    PrintError(s.message());
+    return std::nullopt;
   }
   return ReadRun{std::move(reader).value(), *rules, std::move(info).value()};
 }

@@ -63,21 +63,12 @@ Status RecordsFromJsonText(std::string_view text, std::string_view key,
 // not JSON. For tests that compare the two paths.
 bool ParseJsonLikeNlohmann(std::string_view text, nlohmann::json* out);
 
-// A sample from its JSON text (a stored row, say), as SampleFromJson reads it; text that
-// is not JSON sets *not_json (when given) and returns InvalidArgument. Without
-// `with_prompt` the messages and the target are left out (they are most of a
-// summarization sample, and tallies do not need them).
-StatusOr<Sample> SampleFromJsonText(std::string_view text, bool* not_json = nullptr,
-                                    bool with_prompt = true);
 
 // Appends the messages as SampleToJson holds them, [{"content":...,"role":...},...]
 // (nlohmann's key order and bytes), and returns true; false, with *out as it was, when
 // a string is not valid UTF-8 (nlohmann writes U+FFFD for it instead).
 bool AppendMessagesJson(std::span<const Message> messages, std::string* out);
 
-// Appends DumpJsonLine(SampleToJson(sample)) to *out (no newline): the messages, which
-// hold the documents and programs, go through the fast string writer.
-void AppendSampleJson(const Sample& sample, std::string* out);
 
 // Appends the sample's head: its JSON without the messages and the target (what
 // SampleFromJsonText reads with with_prompt = false), in the same key order and bytes.

@@ -1,4 +1,4 @@
-#include "core/suggest.h"
+#include "structtest/suggest.h"
 
 #include <algorithm>
 

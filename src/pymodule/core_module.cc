@@ -23,13 +23,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "backends/reasoning.h"
-#include "core/record_io.h"
 #include "structtest/checker.h"
 #include "structtest/generate.h"
 #include "structtest/sample.h"
-#include "tasks/score_stage.h"
-#include "sources/split.h"
 
 namespace py = pybind11;
 
@@ -456,9 +452,6 @@ std::vector<std::string> Generate(const std::string& suite, uint64_t seed, doubl
                                   std::vector<std::string> tasks, std::optional<size_t> limit,
                                   const std::string& split) {
   GenerateOptions options;
-  if (auto parsed = ParseSourceSplit(split); !parsed.ok()) {
-    throw py::value_error(fmt::format("split='{}': {}", split, parsed.status().message()));
-  }
   options.split = split;
   options.suite = suite;
   options.seed = seed;

@@ -166,8 +166,15 @@ nlohmann::json ExportRecord(const SampleResult& r, RuleSet rules, const RunInfo&
   return j;
 }
 
+Status RunReader::CheckNotOwnFile(const std::string& path) {
+  ASSIGN_OR_RETURN(const RunInfo info, Info());
+  for (const std::string& file : info.files) RETURN_IF_ERROR(CheckOutputIsNotInput(file, path));
+  return Status::Ok();
+}
+
 Status RunReader::WriteReport(RuleSet rules, std::string_view format, bool explain,
                               const std::string& path) {
+  RETURN_IF_ERROR(CheckNotOwnFile(path));
   ASSIGN_OR_RETURN(const std::string text, Report(rules, format, explain));
   return WriteFileAtomically(path, text);
 }
@@ -175,6 +182,7 @@ Status RunReader::WriteReport(RuleSet rules, std::string_view format, bool expla
 StatusOr<RunReader::ExportCounts> RunReader::ExportJsonl(RuleSet rules, const std::string& path,
                                                          bool all) {
   ASSIGN_OR_RETURN(const RunInfo info, Info());
+  RETURN_IF_ERROR(CheckNotOwnFile(path));
   ASSIGN_OR_RETURN(std::unique_ptr<JsonlWriter> writer, JsonlWriter::Open(path));
   ExportCounts counts;
   RETURN_IF_ERROR(ForEachResult(

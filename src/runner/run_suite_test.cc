@@ -224,6 +224,20 @@ TEST(RunSuiteTest, ExportJsonlAndWriteReportWriteWhatTheReaderGives) {
   EXPECT_FALSE((*reader)->WriteReport(RuleSet::kPaper, "yaml", false, report).ok());
   EXPECT_EQ(testing::ReadFileOrDie(report), (*reader)->Report(RuleSet::kPaper, "markdown").value())
       << "a refused report must leave the file as it was";
+
+  // The run's own files are never an output: the run stays as it was.
+  ASSERT_FALSE(info.files.empty());
+  for (const std::string& own : info.files) {
+    const std::string before = testing::ReadFileOrDie(own);
+    const Status exported = (*reader)->ExportJsonl(RuleSet::kPaper, own).status();
+    EXPECT_NE(exported.message().find("writing it would destroy it"), std::string::npos)
+        << own << ": " << exported.message();
+    const Status reported = (*reader)->WriteReport(RuleSet::kPaper, "json", false, own);
+    EXPECT_NE(reported.message().find("writing it would destroy it"), std::string::npos)
+        << own << ": " << reported.message();
+    EXPECT_EQ(testing::ReadFileOrDie(own), before) << own;
+  }
+  EXPECT_TRUE((*reader)->CheckNotOwnFile("-").ok());
 }
 
 TEST(RunSuiteTest, TheSameRunResumesALargerLimitGrowsAnotherSettingIsRefused) {

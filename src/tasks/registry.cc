@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/bytes.h"
-#include "core/suggest.h"
+#include "structtest/suggest.h"
 #include "tasks/code/family.h"
 #include "tasks/html/family.h"
 #include "tasks/math/family.h"

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "structtest/checker.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
 #include "tasks/task.h"
@@ -35,8 +36,6 @@ struct ScoreItem {
   StatusOr<Verdict> verdict = Status::Internal("not scored yet");
 };
 
-// The number of threads to score on when the user gives none: the machine's cores.
-int DefaultScoreJobs();
 // `--score-jobs N` as `score` and `run` take it: InvalidArgument unless 1 <= N <= 1024.
 Status CheckScoreJobs(int jobs);
 // A number of scoring threads as the public API takes it: 0 is DefaultScoreJobs(),

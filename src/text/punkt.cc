@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/pytext.h"
+#include "structtest/sentences.h"
 #include "text/punkt_model.h"
 #include "text/string_table.h"
 
@@ -804,6 +805,11 @@ size_t SentenceSplitter::Count(std::string_view text) const {
   auto sink = [&count](size_t, size_t) { ++count; };
   PunktRun(*model_, text).Run(sink);
   return count;
+}
+
+StatusOr<std::shared_ptr<const SentenceSplitter>> LoadSentenceModel(std::string_view nltk_data) {
+  ASSIGN_OR_RETURN(std::unique_ptr<SentenceSplitter> loaded, SentenceSplitter::Load(nltk_data));
+  return std::shared_ptr<const SentenceSplitter>(std::move(loaded));
 }
 
 }  // namespace structtest

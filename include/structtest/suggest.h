@@ -1,6 +1,7 @@
-// "Did you mean...?": the known name nearest to a mistyped one.
-#ifndef STRUCTTEST_CORE_SUGGEST_H_
-#define STRUCTTEST_CORE_SUGGEST_H_
+// "Did you mean...?": the known name nearest to a mistyped one (a subtask, a command,
+// a flag).
+#ifndef STRUCTTEST_SUGGEST_H_
+#define STRUCTTEST_SUGGEST_H_
 
 #include <cstddef>
 #include <string>
@@ -19,4 +20,4 @@ std::string NearestName(std::string_view name, const std::vector<std::string>& k
 
 }  // namespace structtest
 
-#endif  // STRUCTTEST_CORE_SUGGEST_H_
+#endif  // STRUCTTEST_SUGGEST_H_
