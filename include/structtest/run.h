@@ -127,7 +127,7 @@ struct RunSuiteOutput {
 };
 
 struct RunSuiteResult {
-  std::string dir;           // the run directory
+  std::string dir;           // the run directory ("": every built-in responder, in memory)
   bool interrupted = false;  // stopped by `stop`; the same call again continues
   // Finished with requests errored or answers not scored (the same call again asks
   // the errored ones).

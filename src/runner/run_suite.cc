@@ -52,7 +52,9 @@ Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
 }
 
 // --batch's and --offline's refusals: a model with no batch API, options that contradict.
-Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec>& spec) {
+// `endpoints`: the API roots given, --endpoints' included.
+Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec>& spec,
+                         size_t endpoints) {
   if (o.batch || o.batch_retry_online || o.batch_size != 0) {
     if (!o.batch) {
       return Status::InvalidArgument(fmt::format(
@@ -68,7 +70,7 @@ Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec
       return Status::InvalidArgument("--batch --offline: pick one (--batch asks the provider's "
                                      "batch API; --offline writes a file and asks nothing)");
     }
-    if (o.base_urls.size() > 1) {
+    if (endpoints > 1) {
       return Status::InvalidArgument(
           "--batch: a batch goes to one API; give one --base-url (replicas are for online runs)");
     }
@@ -248,7 +250,7 @@ StatusOr<RunJobOptions> ToRunJobOptions(const RunSuiteOptions& options,
   } else {
     ASSIGN_OR_RETURN(*spec, ParseModelSpec(opt.model));
   }
-  RETURN_IF_ERROR(CheckBatchOptions(options, *spec));
+  RETURN_IF_ERROR(CheckBatchOptions(options, *spec, opt.base_urls.size()));
   RETURN_IF_ERROR(SettleRequestSettings(
       *spec ? &**spec : nullptr, options.temperature.has_value() || options.no_temperature, &opt));
   if (*spec) {

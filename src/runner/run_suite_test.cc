@@ -288,8 +288,9 @@ TEST(RunSuiteTest, RunFlagsAreOptionsCheckedTogetherAndADryRunSendsNothing) {
             "--top-p: the built-in responders send nothing and cost nothing; name a model "
             "with --model PROVIDER/NAME");
   options = OracleRun(dir.path());
-  options.endpoints_file = dir.path() + "/endpoints.txt";
-  testing::WriteFileOrDie(options.endpoints_file, "http://localhost:1/v1\n");
+  const std::string endpoints = dir.path() + "/endpoints.txt";
+  testing::WriteFileOrDie(endpoints, "http://localhost:1/v1\n");
+  options.endpoints_file = endpoints;
   EXPECT_EQ(RunSuite(options).status().message(),
             "--endpoints: the built-in responders answer in process; pass --model "
             "PROVIDER/NAME to ask a server");
@@ -308,6 +309,13 @@ TEST(RunSuiteTest, RunFlagsAreOptionsCheckedTogetherAndADryRunSendsNothing) {
   api.base_urls = {"http://127.0.0.1:1/v1"};  // nothing listens: a request would fail
   api.batch_size = 10;
   EXPECT_EQ(RunSuite(api).status().message(), "--batch-size: it goes with --batch");
+  api.batch = true;
+  api.endpoints_file = endpoints;  // a second API root
+  EXPECT_EQ(RunSuite(api).status().message(),
+            "--batch: a batch goes to one API; give one --base-url (replicas are for online "
+            "runs)");
+  api.batch = false;
+  api.endpoints_file.clear();
   api.batch_size = 0;
   api.max_cost = 1;
   api.price_in = 1;
