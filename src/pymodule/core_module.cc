@@ -6,6 +6,7 @@
 // objects, defined here.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -264,8 +265,8 @@ bool SampleFromDict(PyObject* dict, bool with_prompt, Sample* out) {
   return id && domain && subtask;
 }
 
-// The verdicts of (samples[i], responses[i]), in order, on `threads` threads (0: every
-// core) without the GIL, and the index and error of the first record that could not be
+// The verdicts of (samples[i], responses[i]), in order, on up to `threads` threads (0:
+// every core) without the GIL, and the index and error of the first record that could not be
 // scored (-1 and "" when none). A sample is its JSON text or a dict; a dict is read as
 // it is when PlainJson can, else as json.dumps writes it; None when json.dumps cannot
 // (the caller's careful path names the sample and the problem).
@@ -300,7 +301,13 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
     std::unique_ptr<std::string> error;
   };
   std::vector<Slot> slots(n);
-  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]());  // scored
+  // Threads take the records a block at a time: taken one at a time, the counters and
+  // flags they share went from core to core with every record (threads=2 ran at 0.7 of
+  // threads=1's rate on math_easy, whose records take microseconds).
+  constexpr size_t kBlock = 16;
+  static_assert(kChunk % kBlock == 0);
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[blocks]());  // scored
   std::vector<std::string> dumped;  // the texts json.dumps wrote
   dumped.reserve(n);
   std::mutex mu;
@@ -309,13 +316,10 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   // need not wait (a lock per sample made threads slower than one on small samples).
   std::atomic<size_t> read{0};
   bool stop = false;    // GUARDED_BY(mu): no more will be read
-  std::atomic<size_t> next{0};
-  const auto score = [&](size_t i) {
+  std::atomic<size_t> next{0};  // the next block to take
+  const auto score_one = [&](size_t i) {
     Slot& r = slots[i];
-    if (r.error) {  // found while reading
-      done[i].store(true, std::memory_order_release);
-      return;
-    }
+    if (r.error) return;  // found while reading
     bool not_json = false;
     std::optional<StatusOr<Sample>> parsed;  // a sample not read from its dict
     if (!r.sample) {
@@ -335,37 +339,44 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
       r.verdict = std::make_unique<PyVerdict>(FromVerdict(std::move(v).value()));
     }
     if (!r.verdict) r.error = std::make_unique<std::string>(std::move(error));
-    done[i].store(true, std::memory_order_release);
+  };
+  const auto block_end = [&](size_t b) { return std::min(n, (b + 1) * kBlock); };
+  const auto score = [&](size_t b) {
+    for (size_t i = b * kBlock; i < block_end(b); ++i) score_one(i);
+    done[b].store(true, std::memory_order_release);
   };
   // The samples read from dicts are freed by the thread that made them (this one), as
   // soon as they are scored: freed by the scoring threads, or all at the end, the
   // memory they held came back slowly and new memory was faulted in (threads=2 ran at
   // a third of threads=1's rate on math_easy, perf: malloc and page faults).
-  size_t reclaimed = 0;
+  size_t reclaimed = 0;  // blocks
   const auto reclaim = [&] {
-    for (; reclaimed < n && done[reclaimed].load(std::memory_order_acquire); ++reclaimed) {
-      slots[reclaimed].sample.reset();
+    for (; reclaimed < blocks && done[reclaimed].load(std::memory_order_acquire); ++reclaimed) {
+      for (size_t i = reclaimed * kBlock; i < block_end(reclaimed); ++i) slots[i].sample.reset();
     }
   };
-  // Scores samples as they are read, until all are or reading stopped.
+  // Scores blocks as they are read, until all are or reading stopped.
   const auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      if (read.load(std::memory_order_acquire) <= i) {
+    for (size_t b; (b = next.fetch_add(1)) < blocks;) {
+      const size_t end = block_end(b);
+      if (read.load(std::memory_order_acquire) < end) {
         std::unique_lock<std::mutex> lock(mu);
-        read_more.wait(lock, [&] { return read.load() > i || stop; });
-        if (read.load() <= i) return;
+        read_more.wait(lock, [&] { return read.load() >= end || stop; });
+        if (read.load() < end) return;
       }
-      score(i);
+      score(b);
     }
   };
   size_t workers = threads == 0 ? static_cast<size_t>(DefaultScoreJobs())
                                 : static_cast<size_t>(threads);
-  workers = std::max<size_t>(1, std::min(workers, n));
+  workers = std::max<size_t>(1, std::min(workers, blocks));
+  // The other threads start once scoring has taken longer than reading (which only
+  // this thread can do, holding the GIL): before, the calling thread scores each chunk
+  // itself. Records that score in a microsecond or two (math) are then never handed
+  // over, which cost more than it saved (threads=2 at 0.7 of threads=1 on math_easy);
+  // summarization, HTML and code records are.
   std::vector<std::thread> pool;
-  {
-    py::gil_scoped_release release;
-    for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
-  }
+  std::chrono::steady_clock::duration reading{}, scoring{};
   const auto finish = [&](bool all_read) {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -379,6 +390,7 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   py::object dumps;
   for (size_t begin = 0; begin < n; begin += kChunk) {
     const size_t end = std::min(n, begin + kChunk);
+    const auto read_start = std::chrono::steady_clock::now();
     for (size_t i = begin; i < end; ++i) {
       Slot& r = slots[i];
       if (!Utf8(PyList_GET_ITEM(responses.ptr(), static_cast<Py_ssize_t>(i)), &r.answer)) {
@@ -421,19 +433,26 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
       read.store(end, std::memory_order_release);
     }
     read_more.notify_all();
-    if (workers == 1) {  // no other thread: score the chunk here
+    if (pool.empty()) {  // no other thread: score the chunk here
+      const auto score_start = std::chrono::steady_clock::now();
       py::gil_scoped_release release;
-      for (size_t i = begin; i < end; ++i) score(i);
-      next = end;
+      for (size_t b = begin / kBlock; b * kBlock < end; ++b) score(b);
+      next = (end + kBlock - 1) / kBlock;
+      const auto scored = std::chrono::steady_clock::now();
+      reading += score_start - read_start;
+      scoring += scored - score_start;
+      if (workers > 1 && end < n && scoring > reading) {
+        for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+      }
     } else {
       // Scores what the other threads have not taken of the chunks before this one,
       // so that reading never runs far ahead of scoring (every sample read and not
       // scored holds memory).
       py::gil_scoped_release release;
-      for (size_t i = next.load(); i < begin;) {
-        if (next.compare_exchange_weak(i, i + 1)) {
-          score(i);
-          i = next.load();
+      for (size_t b = next.load(); b * kBlock < begin;) {
+        if (next.compare_exchange_weak(b, b + 1)) {
+          score(b);
+          b = next.load();
         }
       }
     }

@@ -113,9 +113,12 @@ def score(sample, response, rules="paper"):
 
 
 def score_batch(samples, responses, rules="paper", threads=0):
-    """score() of each (sample, response) pair, on `threads` threads (0: every core),
-    without holding the GIL. Raises on the first record that cannot be scored, naming
-    its index."""
+    """score() of each (sample, response) pair, on up to `threads` threads (0: every
+    core), without holding the GIL. The calling thread reads the records (it must hold
+    the GIL for that); the others join in once scoring takes longer than reading, so
+    records that score in a microsecond or two (math) stay on one thread, where handing
+    them over would cost more than it saves. Raises on the first record that cannot be
+    scored, naming its index."""
     samples, responses = list(samples), list(responses)
     if len(samples) != len(responses):
         raise ValueError("{} samples but {} responses: one response per sample".format(
