@@ -266,8 +266,8 @@ bool SampleFromDict(PyObject* dict, bool with_prompt, Sample* out) {
 }
 
 // The verdicts of (samples[i], responses[i]), in order, on up to `threads` threads (0:
-// every core) without the GIL, and the index and error of the first record that could not be
-// scored (-1 and "" when none). A sample is its JSON text or a dict; a dict is read as
+// every core) without the GIL, and the index and error of the first record that could
+// not be scored (-1 and "" when none). A sample is its JSON text or a dict; a dict is read as
 // it is when PlainJson can, else as json.dumps writes it; None when json.dumps cannot
 // (the caller's careful path names the sample and the problem).
 //
@@ -295,15 +295,14 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   struct Slot {
     std::unique_ptr<Sample> sample;       // read from its dict
     std::unique_ptr<nlohmann::json> json;  // its JSON, read from a dict
-    std::string_view text;                // its text, when text().data() != nullptr
+    std::string_view text;                // its text, when text.data() != nullptr
     std::string_view answer;
     std::unique_ptr<PyVerdict> verdict;
     std::unique_ptr<std::string> error;
   };
   std::vector<Slot> slots(n);
-  // Threads take the records a block at a time: taken one at a time, the counters and
-  // flags they share went from core to core with every record (threads=2 ran at 0.7 of
-  // threads=1's rate on math_easy, whose records take microseconds).
+  // Threads take the records a block at a time, so that the counters and flags they
+  // share are touched once a block rather than once a record.
   constexpr size_t kBlock = 16;
   static_assert(kChunk % kBlock == 0);
   const size_t blocks = (n + kBlock - 1) / kBlock;
