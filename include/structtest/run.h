@@ -77,7 +77,8 @@ struct RunSuiteOptions {
   double max_rps = 0;    // --max-rps: requests started per second, retries included; 0: no limit
   std::string ca_cert;   // --ca-cert: PEM file of the CAs to trust; "": the system's
   bool http11 = false;   // --http1.1: never ask for HTTP/2
-  bool use_cache = true;  // the response cache (--no-cache: false): requests seen before are not asked
+  // The response cache (--no-cache: false): requests seen before are not asked.
+  bool use_cache = true;
   std::string cache;      // --cache: its file; "": $STRUCTTEST_CACHE, else ~/.cache/structtest
   // --price-in and --price-out (USD per million tokens, both or neither) and --prices
   // (a price table CSV looked in before the built-in one): what the run is costed at.
@@ -101,10 +102,13 @@ struct RunSuiteOptions {
   // --offline FILE: ask nothing; write the unanswered requests of the run (an openai/
   // model) to FILE as an OpenAI batch input file, for ImportResults to read the answers.
   std::string offline;
-  std::string nltk_data;  // --nltk-data: the Punkt model's folder; "": $NLTK_DATA's, else built in
-  std::string python;     // --python: python3 for the code subtasks; "": found as `score` finds it
-  int score_jobs = 0;     // --score-jobs: threads and python3 workers scoring code, 1 to 1024; 0: one per core
-  bool quiet = false;     // --quiet: fewer notes, no progress
+  // --nltk-data: the Punkt model's folder; "": $NLTK_DATA's, else the built-in one.
+  std::string nltk_data;
+  // --python: python3 for the code subtasks; "": found as `score` finds it.
+  std::string python;
+  // --score-jobs: threads and python3 workers scoring code, 1 to 1024; 0: one per core.
+  int score_jobs = 0;
+  bool quiet = false;  // --quiet: fewer notes, no progress
 };
 
 // Where RunSuite's messages go, each in the order `structtest run` prints them. Each may

@@ -79,8 +79,9 @@ Status ReadTextFlags(RunOptions* opt) {
     run.auto_concurrency = true;
   } else {
     const std::string& t = opt->concurrency_text;
-    const bool digits = !t.empty() && t.size() <= 9 &&
-                        std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits = !t.empty() && t.size() <= 9 && std::all_of(t.begin(), t.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
     if (!digits) {
       return Status::InvalidArgument(fmt::format(
           "--concurrency {}: expected a number of requests in flight (1 to 4096) or auto", t));

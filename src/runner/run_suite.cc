@@ -57,8 +57,9 @@ Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec
                          size_t endpoints) {
   if (o.batch || o.batch_retry_online || o.batch_size != 0) {
     if (!o.batch) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: it goes with --batch", o.batch_retry_online ? "--batch-retry-online" : "--batch-size"));
+      return Status::InvalidArgument(
+          fmt::format("{}: it goes with --batch",
+                      o.batch_retry_online ? "--batch-retry-online" : "--batch-size"));
     }
     if (!spec) {
       return Status::InvalidArgument(fmt::format(
@@ -76,11 +77,13 @@ Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec
     }
     if (o.batch_size < 0) {
       return Status::InvalidArgument(fmt::format(
-          "--batch-size {}: expected a number of requests (0: the provider's limit)", o.batch_size));
+          "--batch-size {}: expected a number of requests (0: the provider's limit)",
+          o.batch_size));
     }
     if (!(o.batch_poll > 0 && o.batch_poll <= 3600)) {
       return Status::InvalidArgument(fmt::format(
-          "--batch-poll {}: expected a number of seconds, more than 0, at most 3600", o.batch_poll));
+          "--batch-poll {}: expected a number of seconds, more than 0, at most 3600",
+          o.batch_poll));
     }
   }
   if (!o.offline.empty()) {
@@ -104,7 +107,8 @@ Status CheckRanges(const RunSuiteOptions& o) {
   }
   if (o.auto_concurrency) {
     if (o.max_concurrency < 1 || o.max_concurrency > 4096) {
-      return Status::InvalidArgument(fmt::format("--max-j {}: expected 1 to 4096", o.max_concurrency));
+      return Status::InvalidArgument(
+          fmt::format("--max-j {}: expected 1 to 4096", o.max_concurrency));
     }
   } else if (o.concurrency < 1 || o.concurrency > 4096) {
     return Status::InvalidArgument(
