@@ -272,6 +272,13 @@ def test_bad_input_raises_naming_the_problem(samples):
         structtest.score_batch([s, json.dumps(dict(s, id="x\udcff"), ensure_ascii=False)], ["a", "b"])
     with pytest.raises(TypeError, match="JSON cannot carry"):
         structtest.score(dict(s, extra=object()), "x")
+    # The prompt is read only where strict needs it, and checked under both rule sets.
+    for rules in ("paper", "strict"):
+        for messages, message in (([{"role": "user", "content": 5}], "'content' must be a string"),
+                                  ("a prompt", "'messages' must be an array"),
+                                  ([{"content": "a prompt"}], "missing field 'role'")):
+            with pytest.raises(ValueError, match=message):
+                structtest.score(dict(s, messages=messages), "x", rules=rules)
 
 
 def test_hostile_responses_are_scored_not_crashed(samples):
