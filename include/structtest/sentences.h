@@ -17,8 +17,9 @@ class SentenceSplitter;
 // The model in `nltk_data`/tokenizers/punkt_tab/english when `nltk_data` is given; else
 // the first folder of $NLTK_DATA (colon-separated) that holds one; else the built-in
 // copy of NLTK's model. NLTK's other standard folders are not searched (a copy found by
-// chance would change the verdicts). Errors: NotFound (no model in `nltk_data`),
-// InvalidArgument "FILE:LINE: problem" (a malformed model file), IoError.
+// chance would change the verdicts). Errors, each starting with where the model was
+// looked for ("--nltk-data DIR: " or "$NLTK_DATA: "): NotFound (no model in
+// `nltk_data`), InvalidArgument "FILE:LINE: problem" (a malformed model file), IoError.
 StatusOr<std::shared_ptr<const SentenceSplitter>> LoadSentenceModel(std::string_view nltk_data);
 
 }  // namespace structtest

@@ -65,17 +65,14 @@ inline constexpr const char* kNltkDataHelp =
 // (A shared_ptr: a command file can hold it without the model's header.)
 std::shared_ptr<const SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data);
 
-// A run read by a command that writes `output` ("" or "-": stdout): its reader, the
-// rule set `asked` chooses (RunReader::ChooseRuleSet) and its identity. nullopt, with
-// the error printed, when it does not open or `output` is one of the run's own files
-// (writing it would lose the run).
+// A run read by `export` or `report`: its reader and the rule set `asked` chooses
+// (RunReader::ChooseRuleSet); nullopt, with the error printed, when it does not open.
+// (Their writers refuse an output that is one of the run's own files themselves.)
 struct ReadRun {
   std::unique_ptr<RunReader> reader;
   RuleSet rules = RuleSet::kPaper;
-  RunInfo info;
 };
-std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked,
-                                     const std::string& output);
+std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked);
 
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);

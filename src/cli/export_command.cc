@@ -31,7 +31,7 @@ int RunExport(const ExportOptions& opt) {
     PrintError(fmt::format("--format {}: expected jsonl", opt.format));
     return kExitFatal;
   }
-  std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules, opt.output);
+  std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules);
   if (!run) return kExitFatal;
   auto counts = run->reader->ExportJsonl(run->rules, opt.output, opt.all);
   if (!counts.ok()) {

@@ -76,31 +76,24 @@ void AddScoreJobsOption(CLI::App* cmd, int* jobs) {
 std::shared_ptr<const SentenceSplitter> LoadSentenceSplitter(const std::string& nltk_data) {
   auto loaded = LoadSentenceModel(nltk_data);
   if (!loaded.ok()) {
-    PrintError(fmt::format("{}: {}", nltk_data.empty() ? "$NLTK_DATA" : "--nltk-data " + nltk_data,
-                           loaded.status().message()));
+    PrintError(loaded.status().message());
     return nullptr;
   }
   return std::move(loaded).value();
 }
 
-std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked,
-                                     const std::string& output) {
+std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked) {
   auto reader = RunReader::Open(dir);
   if (!reader.ok()) {
     PrintError(reader.status().message());
     return std::nullopt;
   }
   auto rules = (*reader)->ChooseRuleSet(asked);
-  auto info = (*reader)->Info();
-  if (!rules.ok() || !info.ok()) {
-    PrintError((rules.ok() ? info.status() : rules.status()).message());
+  if (!rules.ok()) {
+    PrintError(rules.status().message());
     return std::nullopt;
   }
-  if (Status s = (*reader)->CheckNotOwnFile(output); !s.ok()) {
-    PrintError(s.message());
-    return std::nullopt;
-  }
-  return ReadRun{std::move(reader).value(), *rules, std::move(info).value()};
+  return ReadRun{std::move(reader).value(), *rules};
 }
 
 bool ApplySampleLimit(const std::optional<std::string>& limit, size_t* out) {

@@ -59,7 +59,7 @@ int RunReport(ReportOptions opt) {
     return kExitFatal;
   }
   opt.run = opt.runs[0];
-  std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules, opt.output);
+  std::optional<ReadRun> run = OpenRunToRead(opt.run, opt.rules);
   if (!run) return kExitFatal;
   if (!opt.output.empty() && opt.output != "-") {
     if (const Status s = run->reader->WriteReport(run->rules, opt.format, opt.explain, opt.output);

@@ -166,10 +166,19 @@ nlohmann::json ExportRecord(const SampleResult& r, RuleSet rules, const RunInfo&
   return j;
 }
 
-Status RunReader::CheckNotOwnFile(const std::string& path) {
-  ASSIGN_OR_RETURN(const RunInfo info, Info());
+namespace {
+
+// CheckNotOwnFile of the run `info` describes.
+Status CheckNotOwnFileOf(const RunInfo& info, const std::string& path) {
   for (const std::string& file : info.files) RETURN_IF_ERROR(CheckOutputIsNotInput(file, path));
   return Status::Ok();
+}
+
+}  // namespace
+
+Status RunReader::CheckNotOwnFile(const std::string& path) {
+  ASSIGN_OR_RETURN(const RunInfo info, Info());
+  return CheckNotOwnFileOf(info, path);
 }
 
 Status RunReader::WriteReport(RuleSet rules, std::string_view format, bool explain,
@@ -182,7 +191,7 @@ Status RunReader::WriteReport(RuleSet rules, std::string_view format, bool expla
 StatusOr<RunReader::ExportCounts> RunReader::ExportJsonl(RuleSet rules, const std::string& path,
                                                          bool all) {
   ASSIGN_OR_RETURN(const RunInfo info, Info());
-  RETURN_IF_ERROR(CheckNotOwnFile(path));
+  RETURN_IF_ERROR(CheckNotOwnFileOf(info, path));
   ASSIGN_OR_RETURN(std::unique_ptr<JsonlWriter> writer, JsonlWriter::Open(path));
   ExportCounts counts;
   RETURN_IF_ERROR(ForEachResult(

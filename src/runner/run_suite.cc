@@ -14,6 +14,7 @@
 #include "runner/score_run.h"
 #include "sources/split.h"
 #include "store/run_store.h"
+#include "structtest/sentences.h"
 #include "tasks/responders.h"
 #include "tasks/suite.h"
 #include "text/punkt.h"
@@ -287,15 +288,9 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
   std::optional<ModelSpec> spec;
   ASSIGN_OR_RETURN(const RunJobOptions opt, ToRunJobOptions(options, &spec));
   // The Punkt model, loaded when the suite may need it.
-  std::unique_ptr<SentenceSplitter> sentences;
+  std::shared_ptr<const SentenceSplitter> sentences;
   if (NeedsSentences(opt)) {
-    auto loaded = SentenceSplitter::Load(options.nltk_data);
-    if (!loaded.ok()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: {}", options.nltk_data.empty() ? "$NLTK_DATA" : "--nltk-data " + options.nltk_data,
-          loaded.status().message()));
-    }
-    sentences = std::move(loaded).value();
+    ASSIGN_OR_RETURN(sentences, LoadSentenceModel(options.nltk_data));
   }
   ASSIGN_OR_RETURN(const RunJobResult ran, RunJob(opt, sentences.get(), stop, output));
   RunSuiteResult result;

@@ -808,8 +808,12 @@ size_t SentenceSplitter::Count(std::string_view text) const {
 }
 
 StatusOr<std::shared_ptr<const SentenceSplitter>> LoadSentenceModel(std::string_view nltk_data) {
-  ASSIGN_OR_RETURN(std::unique_ptr<SentenceSplitter> loaded, SentenceSplitter::Load(nltk_data));
-  return std::shared_ptr<const SentenceSplitter>(std::move(loaded));
+  auto loaded = SentenceSplitter::Load(nltk_data);
+  if (!loaded.ok()) {
+    return loaded.status().WithContext(
+        nltk_data.empty() ? std::string("$NLTK_DATA") : "--nltk-data " + std::string(nltk_data));
+  }
+  return std::shared_ptr<const SentenceSplitter>(std::move(loaded).value());
 }
 
 }  // namespace structtest
