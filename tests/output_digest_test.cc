@@ -16,8 +16,10 @@
 // It is also the conformance test of `score` itself: every paper verdict must be the
 // reference's (reference.result of each record, all domains), and the pass% that
 // `score` prints for the file must be the published figure (the manifest's; per task
-// for simulate_execute). Files are scored with -J 1 and -J 3 in turn, so that verdicts
-// that changed with the number of scoring threads would differ from the digests.
+// for simulate_execute). A model's files are scored by one `score` (its subtasks are one
+// file each, so its table has a line per file), with -J 1 under one rule set and -J 3
+// under the other, so that verdicts that changed with the number of scoring threads
+// would differ from the digests.
 // Needs ../shared; skipped with a message without it.
 #include <algorithm>
 #include <atomic>
@@ -54,10 +56,11 @@ std::string Binary() {
 }
 
 // Runs `args` through the shell (paths here are the test's own, without quotes), its
-// standard output to `out` ("": dropped).
-void RunBinary(const std::string& args, const std::string& out = "") {
-  const std::string cmd =
-      Binary() + " " + args + " >" + (out.empty() ? "/dev/null" : out) + " 2>/dev/null";
+// standard output to `out` ("": dropped), its standard input `in` (a shell command's
+// output; "": none).
+void RunBinary(const std::string& args, const std::string& out = "", const std::string& in = "") {
+  const std::string cmd = (in.empty() ? "" : in + " | ") + Binary() + " " + args + " >" +
+                          (out.empty() ? "/dev/null" : out) + " 2>/dev/null";
   const int rc = std::system(cmd.c_str());
   // score exits 1 when some records cannot be scored; that is part of the output.
   ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) <= 1) << cmd << ": status " << rc;
@@ -91,7 +94,7 @@ std::map<std::string, std::vector<std::string>> RuleNames(const std::string& dir
   return names;
 }
 
-// The verdicts `verdicts` (score -o) of the records of `input` under `rules`: one per
+// The verdicts `verdicts` (score -o's lines) of the records of `input` under `rules`: one per
 // record, each a verdict (not an error) with a reason, a paper one the reference's, a
 // failing strict one naming its rule; each lists its subtask's rules (`names`) in order, every one passing exactly
 // when the verdict passes (a failing one has a failed rule, and its reason's rule
@@ -108,7 +111,7 @@ void ExpectVerdicts(const fs::path& input, const std::string& verdicts, const st
       references.push_back(ref.is_object() ? ref.value("result", -1) : -1);
     }
   }
-  std::istringstream lines(ReadFileOrDie(verdicts));
+  std::istringstream lines(verdicts);
   int64_t n = 0, problems = 0, differ = 0;
   for (std::string line; std::getline(lines, line); ++n) {
     const auto v = nlohmann::json::parse(line, nullptr, false);
@@ -183,14 +186,35 @@ double PrintedPassPercent(const std::string& report, const std::string& subtask)
   return -1;
 }
 
-// The digest of a file, with `dir` (the test's temporary folder, which the manifest
+// The digest of `bytes`, with `dir` (the test's temporary folder, which the manifest
 // names) written as "DIR".
-std::string Digest(const std::string& path, const std::string& dir = "") {
-  std::string bytes = ReadFileOrDie(path);
+std::string DigestOf(std::string bytes, const std::string& dir = "") {
   for (size_t p; !dir.empty() && (p = bytes.find(dir)) != std::string::npos;) {
     bytes.replace(p, dir.size(), "DIR");
   }
   return fmt::format("{:016x} {}", Fnv1a(bytes), bytes.size());
+}
+
+std::string Digest(const std::string& path, const std::string& dir = "") {
+  return DigestOf(ReadFileOrDie(path), dir);
+}
+
+// The lines of `text` cut into pieces of `counts[i]` lines each (and what is left, if
+// anything, as one piece more).
+std::vector<std::string> SplitLines(const std::string& text, const std::vector<size_t>& counts) {
+  std::vector<std::string> pieces;
+  size_t at = 0;
+  for (size_t count : counts) {
+    size_t end = at;
+    for (size_t k = 0; k < count && end < text.size(); ++k) {
+      const size_t nl = text.find('\n', end);
+      end = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    pieces.push_back(text.substr(at, end - at));
+    at = end;
+  }
+  if (at < text.size()) pieces.push_back(text.substr(at));
+  return pieces;
 }
 
 TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
@@ -207,32 +231,42 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   }
   std::sort(files.begin(), files.end());
   ASSERT_FALSE(files.empty());
-  // The paper digests keep the names they were first recorded under. The files are
-  // scored a few at a time (one process each): most of them score on one thread.
+  // The paper digests keep the names they were first recorded under. A model's files
+  // are scored by one process (two at a time: most of a process scores on one thread),
+  // its verdicts then cut back into the files' by their records.
+  std::map<fs::path, std::vector<fs::path>> by_model;
+  for (const fs::path& f : files) by_model[f.parent_path()].push_back(f);
   struct Job {
-    std::string name, args, out, rules;
-    fs::path input;      // its verdicts are checked one by one
-    std::string report;  // score's standard output
+    std::string rules, args, out, report, cat;  // report: score's standard output
+    std::vector<fs::path> inputs;
+    std::vector<size_t> records;  // of each input
   };
   std::vector<Job> jobs;
   for (const char* rules : {"paper", "strict"}) {
     const bool strict = std::string(rules) == "strict";
-    const std::string flag = strict ? " --rules strict" : "";
-    for (const fs::path& f : files) {
+    for (const auto& [model, inputs] : by_model) {
       const std::string out = fmt::format("{}/verdicts-{}.jsonl", dir.path(), jobs.size());
-      jobs.push_back({"score" + flag + " " + f.parent_path().filename().string() + "/" +
-                          f.filename().string(),
-                      fmt::format("score{} -J {} -i {} -o {}", flag, jobs.size() % 2 ? 3 : 1,
-                                  f.string(), out),
-                      out, rules, f, out + ".txt"});
+      std::string cat = "cat";
+      std::vector<size_t> records;
+      for (const fs::path& f : inputs) {
+        cat += " " + f.string();
+        const std::string text = ReadFileOrDie(f.string());
+        ASSERT_TRUE(text.empty() || text.back() == '\n')
+            << f << ": the last record has no newline (a model's files are scored as one)";
+        records.push_back(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
+      }
+      jobs.push_back({rules,
+                      fmt::format("score{} -J {} -i - -o {}", strict ? " --rules strict" : "",
+                                  (jobs.size() % by_model.size() + strict) % 2 ? 3 : 1, out),
+                      out, out + ".txt", cat, inputs, records});
     }
   }
   std::atomic<size_t> next{0};
   std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
+  for (unsigned t = 0; t < 2; ++t) {
     threads.emplace_back([&] {
       for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-        RunBinary(jobs[i].args, jobs[i].report);
+        RunBinary(jobs[i].args, jobs[i].report, jobs[i].cat);
       }
     });
   }
@@ -241,19 +275,26 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   ASSERT_GE(names.size(), 2u * 19);
   const auto figures = ::structtest::testing::ManifestFigures();
   for (const Job& job : jobs) {
-    digests[job.name] = Digest(job.out);
-    ExpectVerdicts(job.input, job.out, job.rules, names, job.name);
-    if (job.rules != "paper") continue;
-    const std::string file =
-        job.input.parent_path().filename().string() + "/" + job.input.filename().string();
-    const auto figure = figures.find(file);
-    if (figure == figures.end()) {
-      ADD_FAILURE() << file << " is not in the manifest";
-      continue;
+    const std::vector<std::string> verdicts = SplitLines(ReadFileOrDie(job.out), job.records);
+    EXPECT_EQ(verdicts.size(), job.inputs.size()) << job.args << ": verdicts left over";
+    const std::string report = ReadFileOrDie(job.report);
+    for (size_t k = 0; k < job.inputs.size() && k < verdicts.size(); ++k) {
+      const fs::path& input = job.inputs[k];
+      const std::string file =
+          input.parent_path().filename().string() + "/" + input.filename().string();
+      const std::string name =
+          fmt::format("score{} {}", job.rules == "strict" ? " --rules strict" : "", file);
+      digests[name] = DigestOf(verdicts[k]);
+      ExpectVerdicts(input, verdicts[k], job.rules, names, name);
+      if (job.rules != "paper") continue;
+      const auto figure = figures.find(file);
+      if (figure == figures.end()) {
+        ADD_FAILURE() << file << " is not in the manifest";
+        continue;
+      }
+      EXPECT_NEAR(PrintedPassPercent(report, input.stem().string()), figure->second, 0.005)
+          << file << ": the pass% score printed is not the published figure";
     }
-    EXPECT_NEAR(PrintedPassPercent(ReadFileOrDie(job.report), job.input.stem().string()),
-                figure->second, 0.005)
-        << file << ": the pass% score printed is not the published figure";
   }
 
   const std::string samples = dir.path() + "/samples.jsonl";
