@@ -27,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kProtocol = 1;
+constexpr int kProtocol = 2;
 constexpr size_t kStderrTail = 4096;
 constexpr size_t kMaxResponseBytes = size_t{64} << 20;
 constexpr std::string_view kScriptName = "structtest_worker.py";
@@ -100,7 +100,9 @@ bool SourceAnalysis::HasName(std::string_view name) const {
 
 std::string PythonInfo::Describe() const {
   std::string s = fmt::format("python {} ({})", version, executable.empty() ? python : executable);
-  s += numpy.empty() ? ", no numpy" : fmt::format(", numpy {}", numpy);
+  s += !numpy.empty()                            ? fmt::format(", numpy {}", numpy)
+       : numpy_error.empty() && numpy_installed ? ", numpy installed (not tried)"
+                                                : ", no numpy";
   s += fmt::format("; jobs: network {}, {} PID namespace, {}, as {}", network,
                    pid_namespace ? "own" : "shared",
                    mount_namespace ? "read-only file system with a private tmpfs"
@@ -155,11 +157,8 @@ class PythonPool::Worker {
  public:
   ~Worker() { Stop(); }
 
-  // Spawns `python -s -c kWorkerBoot script` and waits for its hello. Only the pool's
-  // first worker tries numpy (which interpreter to use depends on it; a try costs
-  // ~0.13 s): the others are told it is known.
-  Status Start(const std::string& python, const std::string& script, double timeout,
-               bool try_numpy) {
+  // Spawns `python -s -c kWorkerBoot script` and waits for its hello.
+  Status Start(const std::string& python, const std::string& script, double timeout) {
     python_ = python;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -194,7 +193,6 @@ class PythonPool::Worker {
     std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-s"),
                                const_cast<char*>("-c"), const_cast<char*>(kWorkerBoot),
                                const_cast<char*>(script.c_str())};
-    if (!try_numpy) argv.push_back(const_cast<char*>("--numpy-known"));
     argv.push_back(nullptr);
     const int rc = posix_spawnp(&pid_, python.c_str(), &fa, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
@@ -227,8 +225,7 @@ class PythonPool::Worker {
     info_.python = python;
     info_.executable = StringField(h, "executable");
     info_.version = StringField(h, "python");
-    info_.numpy = StringField(h, "numpy");
-    info_.numpy_error = StringField(h, "numpy_error");
+    info_.numpy_installed = BoolField(h, "numpy_installed");
     if (auto it = h.find("sandbox"); it != h.end() && it->is_object()) {
       info_.network = StringField(*it, "network");
       info_.user = StringField(*it, "user");
@@ -414,8 +411,7 @@ StatusOr<std::unique_ptr<PythonPool::Worker>> PythonPool::StartWorker() {
     script = resolved_script_;
   }
   auto w = std::make_unique<Worker>();
-  RETURN_IF_ERROR(w->Start(python, script, options_.analysis_timeout_seconds,
-                           /*try_numpy=*/false));
+  RETURN_IF_ERROR(w->Start(python, script, options_.analysis_timeout_seconds));
   return w;
 }
 
@@ -465,14 +461,13 @@ StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
     std::vector<std::string> problems;
     for (const std::string& python : candidates) {
       auto w = std::make_unique<Worker>();
-      Status s = w->Start(python, *script, options_.analysis_timeout_seconds,
-                          /*try_numpy=*/true);
+      Status s = w->Start(python, *script, options_.analysis_timeout_seconds);
       if (!s.ok()) {
         problems.push_back(s.message());
         continue;
       }
-      const bool has_numpy = !w->info().numpy.empty();
-      if (!chosen || (has_numpy && chosen->info().numpy.empty())) {
+      const bool has_numpy = w->info().numpy_installed;
+      if (!chosen || (has_numpy && !chosen->info().numpy_installed)) {
         chosen = std::move(w);
         chosen_python = python;
       }
@@ -617,11 +612,23 @@ StatusOr<const std::string*> PythonPool::Memo(
 StatusOr<PythonInfo> PythonPool::Info() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (info_) return *info_;
+    if (info_ && numpy_tried_) return *info_;
   }
-  ASSIGN_OR_RETURN(Worker * w, Acquire());
-  Release(w, true);
+  // One caller tries numpy; the others wait for its answer.
+  std::lock_guard<std::mutex> trying(numpy_mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (info_ && numpy_tried_) return *info_;
+  }
+  ASSIGN_OR_RETURN(nlohmann::json numpy,
+                   Call({{"op", "numpy"}}, options_.analysis_timeout_seconds));
   std::lock_guard<std::mutex> lock(mu_);
+  info_->numpy = StringField(numpy, "numpy");
+  info_->numpy_error = StringField(numpy, "numpy_error");
+  if (info_->numpy.empty() && info_->numpy_error.empty()) {
+    info_->numpy_error = "the worker did not say";
+  }
+  numpy_tried_ = true;
   return *info_;
 }
 

@@ -61,11 +61,13 @@ struct PythonOptions {
   double analysis_timeout_seconds = 60;
 };
 
-// What a worker reported about itself when it started.
+// What a worker reported about itself when it started, and (see PythonPool::Info)
+// whether numpy imports.
 struct PythonInfo {
   std::string python;      // the interpreter as started (path or name)
   std::string executable;  // sys.executable
   std::string version;     // "3.11.2"
+  bool numpy_installed = false;  // the interpreter finds a numpy package
   std::string numpy;       // numpy version, empty when it cannot be imported
   std::string numpy_error;
   std::string network;     // "none (own network namespace, ...)" or "host"
@@ -127,8 +129,9 @@ class PythonPool {
   StatusOr<const std::string*> Memo(std::string_view key,
                                     const std::function<StatusOr<std::string>()>& compute);
 
-  // Starts a worker if none has started yet and returns what it reported; the error
-  // when no worker can start.
+  // Starts a worker if none has started yet and returns what it reported, with numpy's
+  // version or why it does not import (a worker's child tries, once per pool: ~0.15 s,
+  // paid only by pools that ask); the error when no worker can start.
   StatusOr<PythonInfo> Info();
 
   // Requests answered by a worker (not from a cache), for tests and benchmarks.
@@ -164,6 +167,8 @@ class PythonPool {
   std::string resolved_python_;                // GUARDED_BY(mu_)
   std::string resolved_script_;                // GUARDED_BY(mu_)
   std::optional<PythonInfo> info_;             // GUARDED_BY(mu_)
+  bool numpy_tried_ = false;                   // GUARDED_BY(mu_): info_ has numpy's
+  std::mutex numpy_mu_;                        // held while numpy is tried
   int64_t analysis_requests_ = 0;              // GUARDED_BY(mu_)
   int64_t jobs_run_ = 0;                       // GUARDED_BY(mu_)
 

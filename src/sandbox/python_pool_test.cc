@@ -18,6 +18,7 @@
 #include <fstream>
 #include <chrono>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -461,6 +462,61 @@ TEST(PythonPoolTest, NumpyIsImportedForCodeThatNamesIt) {
                           20);
   ASSERT_TRUE(held.ok()) << held.status().message();
   EXPECT_EQ(held->value("exact", nlohmann::json()).dump(), "\"False\"") << held->dump();
+}
+
+// Whether numpy imports is tried only when Info() asks (jobs that do not need it do not
+// pay for the try), and a numpy that is missing or does not import is named as such.
+TEST(PythonPoolTest, NumpyIsTriedWhenAskedAndAMissingOrBrokenOneIsNamed) {
+  namespace fs = std::filesystem;
+  // Not under /tmp: the worker sees a private tmpfs there, which would hide the fake numpy.
+  const fs::path base = fs::current_path().string().starts_with("/tmp") ? fs::path("/run")
+                                                                        : fs::current_path();
+  const fs::path dir = base / fmt::format("structtest-numpy-{}", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "fake" / "numpy");
+  std::ofstream(dir / "fake" / "numpy" / "__init__.py")
+      << "raise ImportError('this numpy is broken')\n";
+  const auto wrapper = [&](const std::string& name, const std::string& line) {
+    const fs::path path = dir / name;
+    std::ofstream(path) << "#!/bin/sh\n" << line << "\n";
+    fs::permissions(path, fs::perms::owner_all);
+    return path.string();
+  };
+  // -S: no site-packages, so no numpy; PYTHONPATH: a numpy that raises when imported.
+  const std::string missing = wrapper("missing.sh", "exec /usr/bin/python3 -S \"$@\"");
+  const std::string broken =
+      wrapper("broken.sh", fmt::format("export PYTHONPATH={}; exec /usr/bin/python3 \"$@\"",
+                                       (dir / "fake").string()));
+  for (const auto& [python, installed, error] :
+       {std::tuple{missing, false, "No module named 'numpy'"},
+        std::tuple{broken, true, "this numpy is broken"}}) {
+    SCOPED_TRACE(python);
+    PythonOptions o = TestOptions();
+    o.python = python;
+    PythonPool pool(o);
+    // A job that needs no numpy runs as ever.
+    auto r = pool.RunJob({{"op", "simulate"}, {"answer", "[1, 2]"}, {"expected", "[1, 2]"}}, 10);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    auto info = pool.Info();
+    ASSERT_TRUE(info.ok()) << info.status().message();
+    EXPECT_EQ(info->numpy_installed, installed);
+    EXPECT_EQ(info->numpy, "");
+    EXPECT_NE(info->numpy_error.find(error), std::string::npos) << info->numpy_error;
+    EXPECT_NE(info->Describe().find("no numpy"), std::string::npos) << info->Describe();
+  }
+  PythonPool pool(TestOptions(2));
+  std::vector<std::thread> askers;
+  std::vector<std::string> versions(4);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    askers.emplace_back([&, i] {
+      auto info = pool.Info();
+      versions[i] = info.ok() ? info->numpy + "|" + info->numpy_error : info.status().message();
+    });
+  }
+  for (std::thread& t : askers) t.join();
+  for (const std::string& v : versions) EXPECT_EQ(v, versions[0]);
+  std::printf("numpy: %s\n", versions[0].c_str());
+  fs::remove_all(dir);
 }
 
 TEST(PythonPoolTest, MemoComputesOncePerKey) {
