@@ -235,7 +235,14 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
   // are scored by one process (two at a time: most of a process scores on one thread),
   // its verdicts then cut back into the files' by their records.
   std::map<fs::path, std::vector<fs::path>> by_model;
-  for (const fs::path& f : files) by_model[f.parent_path()].push_back(f);
+  std::map<fs::path, size_t> records;  // of each file
+  for (const fs::path& f : files) {
+    by_model[f.parent_path()].push_back(f);
+    const std::string text = ReadFileOrDie(f.string());
+    ASSERT_TRUE(text.empty() || text.back() == '\n')
+        << f << ": the last record has no newline (a model's files are scored as one)";
+    records[f] = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  }
   struct Job {
     std::string rules, args, out, report, cat;  // report: score's standard output
     std::vector<fs::path> inputs;
@@ -247,18 +254,15 @@ TEST(OutputDigestTest, ScoreExportAndReportWriteWhatTheyWroteBefore) {
     for (const auto& [model, inputs] : by_model) {
       const std::string out = fmt::format("{}/verdicts-{}.jsonl", dir.path(), jobs.size());
       std::string cat = "cat";
-      std::vector<size_t> records;
+      std::vector<size_t> counts;
       for (const fs::path& f : inputs) {
         cat += " " + f.string();
-        const std::string text = ReadFileOrDie(f.string());
-        ASSERT_TRUE(text.empty() || text.back() == '\n')
-            << f << ": the last record has no newline (a model's files are scored as one)";
-        records.push_back(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
+        counts.push_back(records.at(f));
       }
       jobs.push_back({rules,
                       fmt::format("score{} -J {} -i - -o {}", strict ? " --rules strict" : "",
                                   (jobs.size() % by_model.size() + strict) % 2 ? 3 : 1, out),
-                      out, out + ".txt", cat, inputs, records});
+                      out, out + ".txt", cat, inputs, counts});
     }
   }
   std::atomic<size_t> next{0};

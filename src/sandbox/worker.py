@@ -5,8 +5,8 @@ talks to each over its stdin/stdout: one JSON object per line each way. The firs
 the worker writes is a hello describing the interpreter and the sandbox it can build;
 then it answers requests one at a time, in order.
 
-"numpy" asks whether numpy imports, and its version: a child imports it (~0.15 s), once
-per worker, only when structtest needs to know (the hello only says whether it is
+"numpy" asks whether numpy imports, and its version: a child imports it (~0.15 s), only
+when structtest needs to know, once per pool (the hello only says whether it is
 installed, which costs nothing).
 
 Two kinds of request:
@@ -123,7 +123,6 @@ _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_u
 # What this worker could set up, reported in the hello.
 SANDBOX = {"network": "host", "pid_namespace": False, "mount_namespace": False,
            "user": "same as structtest", "user_namespace": False, "uid": None}
-NUMPY = {}  # numpy_status()'s answer, once asked
 _WORKER_PID = [os.getpid()]
 
 
@@ -224,26 +223,14 @@ def _numpy_installed():
         return False
 
 
-def numpy_status():
-    """{"numpy": its version} or {"numpy_error": why it does not import}, tried in a
-    child once."""
-    if not NUMPY:
-        found = _try_numpy()
-        if "version" in found:
-            NUMPY["numpy"] = str(found["version"])
-        else:
-            NUMPY["numpy_error"] = str(found.get("error"))
-    return dict(NUMPY)
-
-
 def _set_environment(job_dir):
     os.environ.clear()
     os.environ.update(JOB_ENVIRONMENT, HOME=job_dir, TMPDIR=job_dir)
 
 
-def _try_numpy():
-    """{"version": numpy's} or {"error": why it does not import}, found in a child that
-    imports it and leaves."""
+def try_numpy():
+    """{"numpy": its version} or {"numpy_error": why it does not import}, found in a child
+    that imports it and leaves (structtest asks once per pool)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -251,9 +238,9 @@ def _try_numpy():
             os.close(r)
             try:
                 import numpy
-                found = {"version": numpy.__version__}
+                found = {"numpy": str(numpy.__version__)}
             except BaseException as e:  # numpy missing or broken
-                found = {"error": _describe(e)}
+                found = {"numpy_error": _describe(e)}
             os.write(w, json.dumps(found).encode())
         finally:
             os._exit(0)
@@ -269,7 +256,7 @@ def _try_numpy():
     try:
         return json.loads(data.decode())
     except ValueError:
-        return {"error": "importing numpy ended the process (status %d)" % status}
+        return {"numpy_error": "importing numpy ended the process (status %d)" % status}
 
 
 # ---- small helpers -------------------------------------------------------------------
@@ -1966,7 +1953,7 @@ def handle(req):
     if op == "ping":
         return {"pong": True}
     if op == "numpy":
-        return numpy_status()
+        return try_numpy()
     if op in JOBS or op in RUN_BY_WORKER:
         # "child": true runs the job in a child whatever it is (tests compare the two).
         result = run_inline(req) if op in INLINE and not req.get("child") else None
