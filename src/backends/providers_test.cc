@@ -326,7 +326,7 @@ json PlainBody(Provider provider) {
   return {};
 }
 
-StatusOr<json> Body(Provider provider, const ModelRequest& r) {
+StatusOr<json> RequestBody(Provider provider, const ModelRequest& r) {
   ASSIGN_OR_RETURN(HttpRequest h, BuildHttpRequest(provider, r, "", ""));
   return json::parse(h.body);
 }
@@ -386,7 +386,7 @@ TEST(RequestControlsTest, EachControlGoesIntoEachProvidersOwnFieldOrIsRefusedNam
                                                             : c.gemini;
       ModelRequest r = PlainRequest();
       c.set(&r);
-      const StatusOr<json> body = Body(provider, r);
+      const StatusOr<json> body = RequestBody(provider, r);
       const std::string where = fmt::format("{} to {}", c.name, ProviderName(provider));
       if (want.is_string()) {
         ASSERT_FALSE(body.ok()) << where << ": " << body->dump();
@@ -414,19 +414,19 @@ TEST(RequestControlsTest, AllControlsTogetherAreEachProvidersWholeBody) {
   ModelRequest openai = r;
   openai.controls.seed = 7;
   openai.controls.reasoning_effort = "high";
-  EXPECT_EQ(*Body(Provider::kOpenAi, openai),
+  EXPECT_EQ(*RequestBody(Provider::kOpenAi, openai),
             json::parse(R"({"max_tokens":5000,"messages":[{"role":"system","content":"S"},
               {"role":"system","content":"be brief"},{"role":"user","content":"hi"}],
               "metadata":{"user_id":"u"},"model":"m1","reasoning_effort":"high","seed":7,
               "stop":["###"],"stream":false,"temperature":0.5,"top_p":0.5})"));
-  EXPECT_EQ(*Body(Provider::kAnthropic, r),
+  EXPECT_EQ(*RequestBody(Provider::kAnthropic, r),
             json::parse(R"({"max_tokens":5000,"messages":[{"role":"user","content":"hi"}],
               "metadata":{"user_id":"u"},"model":"m1","stop_sequences":["###"],
               "system":"S\n\nbe brief","temperature":0.5,"top_p":0.5})"));
   ModelRequest gemini = r;
   gemini.controls.seed = 7;
   gemini.controls.thinking_budget = -1;
-  EXPECT_EQ(*Body(Provider::kGemini, gemini),
+  EXPECT_EQ(*RequestBody(Provider::kGemini, gemini),
             json::parse(R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}],
               "generationConfig":{"maxOutputTokens":5000,"seed":7,"stopSequences":["###"],
                 "temperature":0.5,"thinkingConfig":{"thinkingBudget":-1},"topP":0.5},
@@ -568,7 +568,7 @@ TEST(RequestControlsTest, ExtraBodyMergesObjectsAndRefusesWhatTheRequestHas) {
   json expected = PlainBody(Provider::kGemini);
   expected["generationConfig"]["topK"] = 40;
   expected["safetySettings"] = r.controls.extra_body["safetySettings"];
-  EXPECT_EQ(*Body(Provider::kGemini, r), expected);
+  EXPECT_EQ(*RequestBody(Provider::kGemini, r), expected);
 
   const struct {
     Provider provider;

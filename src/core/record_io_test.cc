@@ -27,7 +27,7 @@ struct Outcome {
   bool operator==(const Outcome&) const = default;
 };
 
-std::string Describe(const ScoredRecord& r) {
+std::string Described(const ScoredRecord& r) {
   nlohmann::json j = SampleToJson(r.sample);
   j["response"] = r.response.text;
   j["reasoning"] = r.response.reasoning;
@@ -55,7 +55,7 @@ std::vector<Outcome> SlowPath(const std::string& path) {
                                  record.status().message())});
       continue;
     }
-    out.push_back({r, Describe(*record)});
+    out.push_back({r, Described(*record)});
   }
   return out;
 }
@@ -69,7 +69,7 @@ std::vector<Outcome> FastPath(const std::string& path) {
   for (;;) {
     const auto r = (*reader)->NextRecord(&record, &problem);
     if (r == JsonlReader::Result::kEnd) break;
-    out.push_back({r, r == JsonlReader::Result::kBadLine ? problem : Describe(record)});
+    out.push_back({r, r == JsonlReader::Result::kBadLine ? problem : Described(record)});
   }
   return out;
 }
@@ -200,11 +200,13 @@ void ExpectRecordsReadAsNlohmann(const std::string& body) {
           << body;
       return;
     }
-    expected.push_back(Describe(*record));
+    expected.push_back(Described(*record));
   }
   ASSERT_TRUE(s.ok()) << s.message() << "\n" << body;
   ASSERT_EQ(records.size(), expected.size()) << body;
-  for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(Describe(records[i]), expected[i]) << body;
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(Described(records[i]), expected[i]) << body;
+  }
   j.erase("records");
   EXPECT_EQ(members, j) << body;
 }

@@ -47,7 +47,7 @@ size_t CountParagraphs(const std::string& text) {
 }
 
 // Many documents from a few seeds, generated once for the quality tests.
-const std::vector<Document>& Corpus() {
+const std::vector<Document>& GeneratedCorpus() {
   static const std::vector<Document> corpus = [] {
     std::vector<Document> all;
     for (uint64_t seed : {1ULL, 2ULL, 20250101ULL}) {
@@ -99,7 +99,7 @@ TEST(DocumentGeneratorTest, NewSeedGivesNewDocuments) {
 
 TEST(DocumentGeneratorTest, DocumentsHaveTheAdvertisedShape) {
   std::set<std::string> ids_seen;
-  for (const Document& d : Corpus()) {
+  for (const Document& d : GeneratedCorpus()) {
     SCOPED_TRACE(d.id + ": " + d.title);
     const size_t words = CountWords(d.text);
     EXPECT_GE(words, kGeneratedDocumentMinWords);
@@ -123,7 +123,7 @@ TEST(DocumentGeneratorTest, DocumentsHaveTheAdvertisedShape) {
 }
 
 TEST(DocumentGeneratorTest, KeySentencesAreUsableByAnOracle) {
-  for (const Document& d : Corpus()) {
+  for (const Document& d : GeneratedCorpus()) {
     SCOPED_TRACE(d.id + ": " + d.title);
     EXPECT_GE(d.key_sentences.size(), kGeneratedDocumentMinKeySentences);
     std::set<std::string> distinct(d.key_sentences.begin(), d.key_sentences.end());
@@ -172,7 +172,7 @@ TEST(DocumentGeneratorTest, GenresAndOpeningsVary) {
 TEST(DocumentGeneratorTest, PunktCountsEachKeySentenceOnce) {
   auto splitter = SentenceSplitter::LoadBuiltin();
   ASSERT_TRUE(splitter.ok()) << splitter.status().message();
-  for (const Document& d : Corpus()) {
+  for (const Document& d : GeneratedCorpus()) {
     SCOPED_TRACE(d.id);
     std::string spaced, lined, bulleted;
     for (const std::string& k : d.key_sentences) {

@@ -12,7 +12,7 @@
 namespace structtest {
 namespace {
 
-Program Make(size_t i, size_t inputs, size_t tests) {
+Program MakeProgram(size_t i, size_t inputs, size_t tests) {
   Program p;
   p.id = "p-" + std::to_string(i);
   p.task_id = i % 2 ? std::to_string(100 + i) : p.id;
@@ -30,7 +30,7 @@ Program Make(size_t i, size_t inputs, size_t tests) {
   return p;
 }
 
-void ExpectSame(const Program& a, const Program& b) {
+void ExpectSameProgram(const Program& a, const Program& b) {
   EXPECT_EQ(a.id, b.id);
   EXPECT_EQ(a.task_id, b.task_id);
   EXPECT_EQ(a.source, b.source);
@@ -71,18 +71,18 @@ TEST_F(ProgramStoreTest, GivesBackEveryFieldOfEveryProgramInAnyOrder) {
   EXPECT_TRUE(DirIsEmpty()) << "the temporary file is unlinked at once";
   EXPECT_TRUE((*store)->empty());
   std::vector<Program> programs;
-  for (size_t i = 0; i < 40; ++i) programs.push_back(Make(i, i % 5, i % 3));
+  for (size_t i = 0; i < 40; ++i) programs.push_back(MakeProgram(i, i % 5, i % 3));
   programs.push_back(Program());  // every field empty
   for (const Program& p : programs) ASSERT_TRUE((*store)->Append(p).ok());
   ASSERT_EQ((*store)->size(), programs.size());
   for (size_t i = programs.size(); i-- > 0;) {
     auto p = (*store)->Get(i);
     ASSERT_TRUE(p.ok()) << p.status().message();
-    ExpectSame(*p, programs[i]);
+    ExpectSameProgram(*p, programs[i]);
   }
   auto again = (*store)->Get(7);
   ASSERT_TRUE(again.ok());
-  ExpectSame(*again, programs[7]);
+  ExpectSameProgram(*again, programs[7]);
 }
 
 TEST_F(ProgramStoreTest, TestPairsFollowEachProgramsTestCount) {
@@ -91,7 +91,7 @@ TEST_F(ProgramStoreTest, TestPairsFollowEachProgramsTestCount) {
   // test_count: 3 of 4, none (0 inputs), all 2 (test_inputs 0), 1 of 6.
   for (const auto& [inputs, tests] : std::vector<std::pair<size_t, size_t>>{
            {4, 3}, {0, 2}, {2, 0}, {6, 1}}) {
-    ASSERT_TRUE((*store)->Append(Make(0, inputs, tests)).ok());
+    ASSERT_TRUE((*store)->Append(MakeProgram(0, inputs, tests)).ok());
   }
   ASSERT_EQ((*store)->test_pairs(), 6u);
   const std::vector<std::pair<size_t, size_t>> want = {{0, 0}, {0, 1}, {0, 2},

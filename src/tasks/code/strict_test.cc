@@ -20,7 +20,7 @@ Sample CodeSample() {
 }
 
 // The answer, or "FAIL " and the reason.
-std::string Strict(std::string_view response, bool fenced = true) {
+std::string Extract(std::string_view response, bool fenced = true) {
   std::string answer, reason;
   if (!code_internal::StrictAnswer(CodeSample(), response, fenced, &answer, &reason)) {
     return "FAIL " + reason;
@@ -29,35 +29,35 @@ std::string Strict(std::string_view response, bool fenced = true) {
 }
 
 TEST(StrictAnswerTest, OnePairOfTags) {
-  EXPECT_EQ(Strict("Sure:\n<ans>\nx = 1\n</ans>\nDone."), "x = 1");
-  EXPECT_EQ(Strict("no tags"), "FAIL answer-tags: no <ans> in the response");
-  EXPECT_EQ(Strict("<ans> x"), "FAIL answer-tags: no </ans> after <ans>");
-  EXPECT_EQ(Strict("</ans> x <ans>"), "FAIL answer-tags: no </ans> after <ans>");
-  EXPECT_EQ(Strict("<ans>a</ans> <ans>a</ans>"),
+  EXPECT_EQ(Extract("Sure:\n<ans>\nx = 1\n</ans>\nDone."), "x = 1");
+  EXPECT_EQ(Extract("no tags"), "FAIL answer-tags: no <ans> in the response");
+  EXPECT_EQ(Extract("<ans> x"), "FAIL answer-tags: no </ans> after <ans>");
+  EXPECT_EQ(Extract("</ans> x <ans>"), "FAIL answer-tags: no </ans> after <ans>");
+  EXPECT_EQ(Extract("<ans>a</ans> <ans>a</ans>"),
             "FAIL one-answer: 2 answers between <ans> and </ans>, one was asked for");
   // A stray end tag after the answer is text outside it.
-  EXPECT_EQ(Strict("<ans>a</ans> more </ans>"), "a");
-  EXPECT_EQ(Strict("<ans> \n\t</ans>"), "FAIL answer-empty: nothing between <ans> and </ans>");
+  EXPECT_EQ(Extract("<ans>a</ans> more </ans>"), "a");
+  EXPECT_EQ(Extract("<ans> \n\t</ans>"), "FAIL answer-empty: nothing between <ans> and </ans>");
 }
 
 TEST(StrictAnswerTest, LayoutIsHarmless) {
   // Windows line endings; blank lines around; the first line keeps its indentation.
-  EXPECT_EQ(Strict("<ans>\r\n\r\n    if x:\r\n        y\r\n</ans>"), "    if x:\n        y");
-  EXPECT_EQ(Strict("<ans>\nHere:\n```python\ndef f():\n    pass\n```\n</ans>"),
+  EXPECT_EQ(Extract("<ans>\r\n\r\n    if x:\r\n        y\r\n</ans>"), "    if x:\n        y");
+  EXPECT_EQ(Extract("<ans>\nHere:\n```python\ndef f():\n    pass\n```\n</ans>"),
             "def f():\n    pass");
-  EXPECT_EQ(Strict("<ans>```\nx\n```</ans>"), "x");
-  EXPECT_EQ(Strict("<ans>```py  \nx\n</ans>"), "x");  // an unclosed fence
-  EXPECT_EQ(Strict("<ans>```a\nx\n```\n```b\ny\n```</ans>"),
+  EXPECT_EQ(Extract("<ans>```\nx\n```</ans>"), "x");
+  EXPECT_EQ(Extract("<ans>```py  \nx\n</ans>"), "x");  // an unclosed fence
+  EXPECT_EQ(Extract("<ans>```a\nx\n```\n```b\ny\n```</ans>"),
             "FAIL one-answer: more than one code block between <ans> and </ans>");
-  EXPECT_EQ(Strict("<ans>```\nx\n```</ans>", /*fenced=*/false), "```\nx\n```");
+  EXPECT_EQ(Extract("<ans>```\nx\n```</ans>", /*fenced=*/false), "```\nx\n```");
 }
 
 TEST(StrictAnswerTest, HugeAnswerIsRejectedByItsSize) {
   const std::string big = "<ans>" + std::string(kMaxStrictAnswerBytes + 1, 'x') + "</ans>";
-  EXPECT_EQ(Strict(big), "FAIL answer-size: the answer has 1048577 bytes, more than the "
+  EXPECT_EQ(Extract(big), "FAIL answer-size: the answer has 1048577 bytes, more than the "
                          "1048576 a code answer may have");
   const std::string fits = "<ans>" + std::string(kMaxStrictAnswerBytes, 'x') + "</ans>";
-  EXPECT_EQ(Strict(fits).size(), kMaxStrictAnswerBytes);
+  EXPECT_EQ(Extract(fits).size(), kMaxStrictAnswerBytes);
 }
 
 TEST(CheatTest, LoopholesKeepWhatThePaperReads) {
