@@ -6,7 +6,11 @@
 #        e.g. bench/build_time.sh structtest for the binary alone)
 # SRC=path builds another checkout (a git worktree of an older commit, say);
 # KEEP=1 leaves the build folder (its path is printed); JOBS=N (default: nproc);
-# CMAKE_ARGS='-DCMAKE_UNITY_BUILD=OFF' (say) configures it otherwise.
+# CMAKE_ARGS='-DCMAKE_UNITY_BUILD=OFF' (say) configures it otherwise; with
+# CMAKE_ARGS='-DCMAKE_UNITY_BUILD=OFF -DSTRUCTTEST_PCH=OFF -DSTRUCTTEST_LLD=OFF' it is
+# the build as it was before those three (file by file, no precompiled headers, ld.bfd)
+# on the same code. On a shared VM, timings drift by 10-30% over minutes: compare
+# builds run back to back, in both orders.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=${SRC:-$root}
