@@ -24,7 +24,11 @@ constexpr bool C = false;  // colour sentence
 
 // ---------------------------------------------------------------------------------
 // Helpers for the setups.
-
+//
+// No expression draws twice: where a slot takes two draws (a name and a word), they are
+// written out in statements of their own, in the order GCC drew them (the right-hand
+// operand of + first). C++ leaves that order unspecified, and the documents a seed has
+// named since are GCC's; written out, every compiler draws the same.
 
 // A value in [lo, hi] rounded down to a multiple of `step` (at least `step`).
 int64_t Rounded(Rng* rng, int64_t lo, int64_t hi, int64_t step) {
@@ -121,7 +125,8 @@ void SetupInfrastructure(Rng* rng, NameDrawer* names, Slots* s) {
       k.unit == "metres" ? Rounded(rng, k.lo, k.hi, 10) : RandomInt(rng, k.lo, k.hi);
   s->Set("length", Num(len) + " " + std::string(k.unit));
   static constexpr std::string_view kFirm[] = {"Engineering", "Construction", "Civil Works"};
-  s->Set("firm", names->NextPerson().family + " " + std::string(PickOne(kFirm, rng)));
+  const std::string_view firm = PickOne(kFirm, rng);  // drawn before the name (see above)
+  s->Set("firm", names->NextPerson().family + " " + std::string(firm));
   static constexpr std::string_view kRoles[] = {"chief executive", "director",
                                                 "head of major projects"};
   s->Set("leader_role", std::string(PickOne(kRoles, rng)));
@@ -859,7 +864,8 @@ void SetupSports(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("position_word", OrdinalWord(position));
   s->Set("prev_position_word", OrdinalWord(position + RandomInt(rng, 4, 10)));
   static constexpr std::string_view kGrounds[] = {"Stadium", "Arena", "Ground"};
-  s->Set("stadium", "the " + names->NextPrefix() + " " + std::string(PickOne(kGrounds, rng)));
+  const std::string_view ground = PickOne(kGrounds, rng);  // drawn before the name
+  s->Set("stadium", "the " + names->NextPrefix() + " " + std::string(ground));
   s->Set("capacity", Num(Rounded(rng, 4000, 42000, 500)));
   SetPerson("scorer", names, s);
   SetPerson("captain", names, s);
@@ -1354,7 +1360,8 @@ void SetupTechnology(Rng* rng, NameDrawer* names, Slots* s) {
   s->Set("topic", std::string(m.topic));
   static constexpr std::string_view kNames[] = {"Observer", "Explorer", "Pathfinder", "Lantern",
                                                 "Sentinel"};
-  s->Set("satellite", names->NextPrefix() + " " + std::string(PickOne(kNames, rng)));
+  const std::string_view satellite = PickOne(kNames, rng);  // drawn before the name
+  s->Set("satellite", names->NextPrefix() + " " + std::string(satellite));
   static constexpr std::string_view kOrgs[] = {"the University of {city}",
                                                "the {city} Space Centre"};
   std::string org = ExpandTemplate(PickOne(kOrgs, rng), *s, rng);

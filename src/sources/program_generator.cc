@@ -117,6 +117,10 @@ const std::vector<std::string> kTextNames = {"text", "s", "word", "phrase", "lin
 const std::vector<std::string> kResultNames = {"result", "out", "res", "answer", "built"};
 const std::vector<std::string> kCharNames = {"ch", "c", "letter", "char"};
 
+// Where one expression draws twice (an input "A, B"), the draws are written out in
+// statements of their own, B first: C++ leaves the order of the operands of + (and of a
+// call's arguments) unspecified, GCC drew the right-hand one first, and the test sets a
+// seed has named since are GCC's. Written out, every compiler draws the same.
 const FunctionTemplate kFunctionTemplates[] = {
     {{"count_above", "count_greater", "tally_over", "num_above"},
      R"PY(def $f($items, $limit):
@@ -130,7 +134,10 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"count", n->Pick(kCountNames)}, {"x", n->Pick(kLoopNames)},
              {"step", IntText(r, 1, 3)}};
      },
-     [](Rng* r, const Vars&) { return IntList(r, 0, 8, -20, 40) + ", " + IntText(r, -5, 25); }},
+     [](Rng* r, const Vars&) {
+       const std::string step = IntText(r, -5, 25);  // drawn first: see kFunctionTemplates
+       return IntList(r, 0, 8, -20, 40) + ", " + step;
+     }},
     {{"running_totals", "prefix_scaled", "cumulative", "scan_sums"},
      R"PY(def $f($nums, $factor):
     $total = 0
@@ -144,7 +151,10 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"total", n->Pick(kCountNames)}, {"out", n->Pick(kResultNames)},
              {"i", n->Pick(kIndexNames)}};
      },
-     [](Rng* r, const Vars&) { return IntList(r, 0, 7, -9, 30) + ", " + IntText(r, -3, 5); }},
+     [](Rng* r, const Vars&) {
+       const std::string factor = IntText(r, -3, 5);  // drawn first
+       return IntList(r, 0, 7, -9, 30) + ", " + factor;
+     }},
     {{"digit_squares", "digit_power_sum", "sum_digit_squares"},
      R"PY(def $f($n):
     $acc = 0
@@ -203,7 +213,10 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"x", n->Pick({"x", "u", "g"})}, {"y", n->Pick({"y", "w", "h"})},
              {"result", n->Pick(kResultNames)}};
      },
-     [](Rng* r, const Vars&) { return IntText(r, 1, 300) + ", " + IntText(r, 1, 300); }},
+     [](Rng* r, const Vars&) {
+       const std::string b = IntText(r, 1, 300);  // drawn first
+       return IntText(r, 1, 300) + ", " + b;
+     }},
     {{"most_common", "mode_of", "top_item"},
      R"PY(def $f($items):
     $counts = {}
@@ -243,7 +256,8 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"j", n->Pick({"j", "q"})}};
      },
      [](Rng* r, const Vars&) {
-       return IntList(r, 0, 5, -10, 20, true) + ", " + IntList(r, 0, 5, -10, 20, true);
+       const std::string b = IntList(r, 0, 5, -10, 20, true);  // drawn first
+       return IntList(r, 0, 5, -10, 20, true) + ", " + b;
      }},
     {{"fizz_words", "replace_multiples", "word_every"},
      R"PY(def $f($n, $word):
@@ -261,7 +275,10 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"parts", n->Pick({"parts", "pieces", "bits"})}, {"i", n->Pick(kIndexNames)},
              {"joined", n->Pick(kResultNames)}, {"m", IntText(r, 2, 5)}, {"sep", r->Pick(kSeps)}};
      },
-     [](Rng* r, const Vars&) { return IntText(r, 0, 16) + ", " + Quoted(r->Pick(kWords)); }},
+     [](Rng* r, const Vars&) {
+       const std::string word = Quoted(r->Pick(kWords));  // drawn first
+       return IntText(r, 0, 16) + ", " + word;
+     }},
     {{"grid_diagonal", "table_trace", "diag_sum"},
      R"PY(def $f($rows, $cols):
     $grid = []
@@ -281,7 +298,10 @@ const FunctionTemplate kFunctionTemplates[] = {
              {"diag", n->Pick(kCountNames)}, {"t", n->Pick({"t", "d", "z"})},
              {"k", IntText(r, 0, 4)}};
      },
-     [](Rng* r, const Vars&) { return IntText(r, 0, 7) + ", " + IntText(r, 0, 7); }},
+     [](Rng* r, const Vars&) {
+       const std::string c = IntText(r, 0, 7);  // drawn first
+       return IntText(r, 0, 7) + ", " + c;
+     }},
     {{"is_palindrome", "reads_same", "mirror_check"},
      R"PY(def $f($s):
     $clean = ""
@@ -540,7 +560,8 @@ Program FunctionProgramFromTemplate(uint64_t seed, size_t index, size_t template
   const FunctionTemplate& t = kFunctionTemplates[template_index];
   Namer namer(&rng);
   Vars vars;
-  const std::string fn_name = namer.Pick(t.fn_names) + TrainSuffix(split, &rng);
+  const std::string suffix = TrainSuffix(split, &rng);  // drawn first: see kFunctionTemplates
+  const std::string fn_name = namer.Pick(t.fn_names) + suffix;
   t.vars(&namer, &rng, &vars);
   vars.push_back({"f", fn_name});
   Program p;
