@@ -6,11 +6,12 @@
 #        e.g. bench/build_time.sh structtest for the binary alone)
 # SRC=path builds another checkout (a git worktree of an older commit, say);
 # KEEP=1 leaves the build folder (its path is printed); JOBS=N (default: nproc);
+# the compiler is scripts/build's (clang++ unless $CXX names another);
 # CMAKE_ARGS='-DCMAKE_UNITY_BUILD=OFF' (say) configures it otherwise; with
-# CMAKE_ARGS='-DCMAKE_UNITY_BUILD=OFF -DSTRUCTTEST_PCH=OFF -DSTRUCTTEST_LLD=OFF' it is
-# the build as it was before those three (file by file, no precompiled headers, ld.bfd)
-# on the same code. On a shared VM, timings drift by 10-30% over minutes: compare
-# builds run back to back, in both orders.
+# CMAKE_ARGS='-DCMAKE_CXX_COMPILER=g++ -DCMAKE_UNITY_BUILD=OFF -DSTRUCTTEST_PCH=OFF
+# -DSTRUCTTEST_LLD=OFF' it is the build as it was before those four (GCC, file by file,
+# no precompiled headers, ld.bfd) on the same code. On a shared VM, timings drift by
+# 10-30% over minutes: compare builds run back to back, in both orders.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=${SRC:-$root}
@@ -22,7 +23,8 @@ targets=("$@")
 
 echo "build_time: $src -> $work (${targets[*]:-all}, -j $jobs)" >&2
 cmake -S "$src" -B "$work" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DSTRUCTTEST_SHARED_DIR="$src/../shared" ${CMAKE_ARGS:-} >/dev/null
+      -DCMAKE_CXX_COMPILER="${CXX:-clang++}" -DSTRUCTTEST_SHARED_DIR="$src/../shared" \
+      ${CMAKE_ARGS:-} >/dev/null
 # The configure step is left out of the figures: it is the same whatever is built.
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done

@@ -1381,7 +1381,7 @@ std::string PromptOf(const nlohmann::json& body) {
 class AnyProvider {
  public:
   AnyProvider(const GeneratedSuite& suite, std::string served)
-      : server_([this, &suite, served](const FakeHttpRequest& req) {
+      : server_([&suite, served](const FakeHttpRequest& req) {
           const nlohmann::json body = nlohmann::json::parse(req.body);
           const std::string answer = suite.by_prompt.at(PromptOf(body)).second;
           FakeHttpReply reply;

@@ -86,7 +86,7 @@ class ScriptedModel {
   using Rule = bool (*)(uint64_t);
   ScriptedModel(const std::map<std::string, std::pair<std::string, std::string>>& prompts,
                 Rule right, Rule error)
-      : server_([this, &prompts, right, error](const FakeHttpRequest& req) {
+      : server_([&prompts, right, error](const FakeHttpRequest& req) {
           FakeHttpReply reply;
           const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
           const auto it = prompts.find(body["messages"].back()["content"].get<std::string>());
