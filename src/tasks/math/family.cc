@@ -506,11 +506,13 @@ StatusOr<Verdict> CheckMathPaper(const Sample& sample, const SampleParams& param
 constexpr RuleSpec kPaperRules[] = {{"format", 0}, {"accuracy", 0}};
 constexpr RuleSpec kStrictEasy[] = {{"answer-line", 0}, {"one-final-answer", 1},
                                     {"reasoning", 2},   {"computation", 3},
-                                    {"answer-value", 4}};
+                                    {"answer-value", 4}, {"arithmetic", 5},
+                                    {"grounded", 6}};
 constexpr RuleSpec kStrictHard[] = {
-    {"step-format", 0}, {"step-sequence", 1},    {"step-content", 2},
-    {"steps-distinct", 3}, {"step-count", 4},     {"answer-line", 5},
-    {"one-final-answer", 6}, {"computation", 7}, {"answer-value", 8}};
+    {"step-format", 0},      {"step-sequence", 1}, {"step-content", 2},
+    {"steps-distinct", 3},   {"step-count", 4},    {"answer-line", 5},
+    {"one-final-answer", 6}, {"computation", 7},   {"answer-value", 8},
+    {"arithmetic", 9},       {"grounded", 10}};
 
 constexpr SubtaskSpec kSubtasks[] = {
     {"math_easy", Split::kEasy,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/pytext.h"
+#include "tasks/math/arithmetic.h"
 #include "tasks/math/formats.h"
 #include "tasks/math/py_json.h"
 #include "tasks/params.h"
@@ -971,6 +972,7 @@ struct AnswerCheck {
   bool bare = false;
   std::string value_failure;  // answer-value
   std::string shown;          // the number as written, when bare
+  std::string normalized;     // the number as a canonical decimal, when bare
 };
 
 AnswerCheck CheckAnswer(std::string_view t, const std::vector<Occurrence>& occs,
@@ -998,6 +1000,7 @@ AnswerCheck CheckAnswer(std::string_view t, const std::vector<Occurrence>& occs,
                                   NotBareWhy(st.value));
   } else {
     a.shown = std::string(shown);
+    a.normalized = normalized;
     a.accurate = ParseBareNumber(gold, &gold_normalized, &gold_shown)
                      ? normalized == gold_normalized
                      : Strip(st.value) == Strip(gold);
@@ -1045,6 +1048,26 @@ AnswerCheck CheckAnswer(std::string_view t, const std::vector<Occurrence>& occs,
   return a;
 }
 
+// `arithmetic` and `grounded` (strict-3): the work the reasoning shows (tasks/math/
+// arithmetic.h). "" or the failure's reason.
+// A wrong final answer is named as such (answer-value) rather than as work that does
+// not lead to it: the work is read only under a right one.
+std::string WorkFailure(std::string_view reasoning, std::string_view question,
+                        const AnswerCheck& a) {
+  if (!a.value_failure.empty()) return "";
+  const WorkProblem w = CheckWork(reasoning, question, a.bare ? a.normalized : "");
+  switch (w.rule) {
+    case WorkProblem::Rule::kNone:
+      return "";
+    case WorkProblem::Rule::kArithmetic:
+      return fmt::format("arithmetic: {} does not hold: {}", Quote(w.statement), w.detail);
+    case WorkProblem::Rule::kGrounded:
+      if (w.statement.empty()) return "grounded: " + w.detail;
+      return fmt::format("grounded: {}: {}", Quote(w.statement), w.detail);
+  }
+  return "";
+}
+
 Verdict Finish(const AnswerCheck& a, std::string_view form, std::string prefix) {
   if (!a.value_failure.empty()) return Fail(a.value_failure, a.bare, a.accurate);
   Verdict v;
@@ -1072,6 +1095,8 @@ Verdict ScoreEasyStrict(const MathFormat& f, std::string_view gold, std::string_
   const std::string computation =
       ComputationProblem(t.substr(0, st.occ.at), question, /*steps=*/false);
   if (!computation.empty()) return Fail(computation, false, a.accurate);
+  const std::string work = WorkFailure(t.substr(0, st.occ.at), question, a);
+  if (!work.empty()) return Fail(work, false, a.accurate);
   return Finish(a, AnswerForm(f.phrase), fmt::format("{} words of reasoning, ", words));
 }
 
@@ -1154,6 +1179,11 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
   for (const std::string_view text : steps.texts) (all_steps += text) += '\n';
   const std::string computation = ComputationProblem(all_steps, question, /*steps=*/true);
   if (!computation.empty()) return Fail(computation, false, a.accurate);
+  // The work: the steps, and a lead-in on the answer's line ("So 9 * 2 = 18. \boxed{18}").
+  const size_t answer_line = LineStart(t, st.occ.at);
+  all_steps += t.substr(answer_line, st.occ.at - answer_line);
+  const std::string work = WorkFailure(all_steps, question, a);
+  if (!work.empty()) return Fail(work, false, a.accurate);
   return Finish(a, AnswerForm(f.phrase), fmt::format("{} {} steps, ", n, style_name));
 }
 

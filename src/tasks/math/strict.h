@@ -19,7 +19,7 @@
 namespace structtest::math_internal {
 
 // The strict rules version of the family; changes with any rule or constant below.
-inline constexpr std::string_view kStrictRulesVersion = "strict-2";
+inline constexpr std::string_view kStrictRulesVersion = "strict-3";
 
 // math_easy asks to "show your reasoning" before the answer line. Fewer words than
 // this before the final answer show none: a computation with its operands, result

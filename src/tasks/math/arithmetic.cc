@@ -1,0 +1,1663 @@
+#include "tasks/math/arithmetic.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/pytext.h"
+
+namespace structtest::math_internal {
+
+// Named, not anonymous: the family's files share one unity translation unit.
+namespace work_reader {
+
+constexpr size_t kNpos = std::string_view::npos;
+
+// ---------------------------------------------------------------------------------
+// Exact fractions. An operation whose result does not fit 64 bits gives nullopt, and
+// the statement is then not judged.
+
+struct Q {
+  int64_t n = 0;
+  int64_t d = 1;
+  bool operator==(const Q& o) const { return n == o.n && d == o.d; }
+};
+
+std::optional<Q> MakeQ(__int128 n, __int128 d) {
+  if (d == 0) return std::nullopt;
+  if (d < 0) {
+    n = -n;
+    d = -d;
+  }
+  __int128 a = n < 0 ? -n : n, b = d;
+  while (b != 0) {
+    const __int128 t = a % b;
+    a = b;
+    b = t;
+  }
+  if (a > 1) {
+    n /= a;
+    d /= a;
+  }
+  if (n > INT64_MAX || n < -INT64_MAX || d > INT64_MAX) return std::nullopt;
+  return Q{static_cast<int64_t>(n), static_cast<int64_t>(d)};
+}
+
+std::optional<Q> Add(Q a, Q b) {
+  return MakeQ(static_cast<__int128>(a.n) * b.d + static_cast<__int128>(b.n) * a.d,
+               static_cast<__int128>(a.d) * b.d);
+}
+std::optional<Q> Sub(Q a, Q b) { return Add(a, Q{-b.n, b.d}); }
+std::optional<Q> Mul(Q a, Q b) {
+  return MakeQ(static_cast<__int128>(a.n) * b.n, static_cast<__int128>(a.d) * b.d);
+}
+std::optional<Q> Div(Q a, Q b) {
+  if (b.n == 0) return std::nullopt;
+  return MakeQ(static_cast<__int128>(a.n) * b.d, static_cast<__int128>(a.d) * b.n);
+}
+Q Abs(Q a) { return Q{a.n < 0 ? -a.n : a.n, a.d}; }
+Q Int(int64_t v) { return Q{v, 1}; }
+
+// floor(a * 10^decimals) and ceil of it, as fractions with denominator 10^decimals.
+bool RoundsTo(Q computed, Q stated, int decimals) {
+  if (decimals > 12) return computed == stated;
+  __int128 scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  const __int128 num = static_cast<__int128>(computed.n) * scale;
+  __int128 fl = num / computed.d;
+  if (num % computed.d != 0 && num < 0) --fl;
+  // exact at these decimals: only itself; else rounded down or up
+  const bool exact = num % computed.d == 0;
+  for (__int128 r : {fl, fl + 1}) {
+    const auto q = MakeQ(r, scale);
+    if (q && *q == stated) return true;
+    if (exact) break;
+  }
+  return false;
+}
+
+// A number as written: digits with thousands separators (',' before groups of three)
+// and a decimal part. Sets the value and the count of decimals; false when it does not
+// fit.
+bool ParseNumber(std::string_view s, Q* value, int* decimals) {
+  __int128 n = 0, d = 1;
+  int digits = 0, dec = 0;
+  bool frac = false;
+  for (char c : s) {
+    if (c == ',') continue;
+    if (c == '.') {
+      frac = true;
+      continue;
+    }
+    if (++digits > 18) return false;
+    n = n * 10 + (c - '0');
+    if (frac) {
+      d *= 10;
+      ++dec;
+    }
+  }
+  const auto q = MakeQ(n, d);
+  if (!q) return false;
+  *value = *q;
+  *decimals = dec;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------
+// Words
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+bool WordIs(std::string_view w, std::string_view lower) {
+  if (w.size() != lower.size()) return false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (Lower(w[i]) != lower[i]) return false;
+  }
+  return true;
+}
+
+template <size_t N>
+bool WordIn(std::string_view w, const std::string_view (&list)[N]) {
+  return std::any_of(std::begin(list), std::end(list), [&](std::string_view x) { return WordIs(w, x); });
+}
+
+// Words that join two numbers as an operation ("5 times 3", "3 x 4", "8 plus 2").
+char OperatorWord(std::string_view w) {
+  if (WordIs(w, "x") || WordIs(w, "times")) return '*';
+  if (WordIs(w, "plus")) return '+';
+  if (WordIs(w, "minus")) return '-';
+  if (WordIs(w, "over")) return '/';
+  return 0;
+}
+
+// Words that state a result between two numbers ("half of 80 is 40").
+constexpr std::string_view kResultWords[] = {"is", "equals", "gives", "makes", "leaves"};
+// Words that never are a number's unit.
+constexpr std::string_view kNotUnits[] = {"of",     "by",   "per", "and", "or",     "to",
+                                          "for",    "from", "is",  "equals", "gives", "makes",
+                                          "leaves", "are",  "was", "x",   "times",  "plus",
+                                          "minus",  "over", "multiplied", "divided", "equal",
+                                          "in",     "at",   "on",  "with", "each",  "then"};
+
+// The values number words stand for in a problem: "half" 1/2, "twice" 2, "dozen" 12,
+// "third" 1/3 (and its 3), ...
+struct ImpliedWord {
+  std::string_view word;
+  int64_t n, d;
+};
+constexpr ImpliedWord kImplied[] = {
+    {"half", 1, 2},     {"halves", 1, 2},   {"twice", 2, 1},   {"double", 2, 1},
+    {"doubled", 2, 1},  {"triple", 3, 1},   {"tripled", 3, 1}, {"thrice", 3, 1},
+    {"quarter", 1, 4},  {"quarters", 1, 4}, {"dozen", 12, 1},  {"dozens", 12, 1},
+    {"third", 1, 3},    {"thirds", 1, 3},   {"fourth", 1, 4},  {"fourths", 1, 4},
+    {"fifth", 1, 5},    {"fifths", 1, 5},   {"sixth", 1, 6},   {"seventh", 1, 7},
+    {"eighth", 1, 8},   {"ninth", 1, 9},    {"tenth", 1, 10},  {"pair", 2, 1},
+    {"pairs", 2, 1},    {"once", 1, 1},     {"percent", 1, 100}, {"score", 20, 1}};
+
+const ImpliedWord* Implied(std::string_view w) {
+  for (const ImpliedWord& i : kImplied) {
+    if (WordIs(w, i.word)) return &i;
+  }
+  return nullptr;
+}
+
+int64_t NumberWord(std::string_view w) {
+  static constexpr std::pair<std::string_view, int64_t> kWords[] = {
+      {"zero", 0},       {"one", 1},        {"two", 2},        {"three", 3},
+      {"four", 4},       {"five", 5},       {"six", 6},        {"seven", 7},
+      {"eight", 8},      {"nine", 9},       {"ten", 10},       {"eleven", 11},
+      {"twelve", 12},    {"thirteen", 13},  {"fourteen", 14},  {"fifteen", 15},
+      {"sixteen", 16},   {"seventeen", 17}, {"eighteen", 18},  {"nineteen", 19},
+      {"twenty", 20},    {"thirty", 30},    {"forty", 40},     {"fifty", 50},
+      {"sixty", 60},     {"seventy", 70},   {"eighty", 80},    {"ninety", 90}};
+  for (const auto& [word, value] : kWords) {
+    if (WordIs(w, word)) return value;
+  }
+  return -1;
+}
+
+int64_t ScaleWord(std::string_view w) {
+  if (WordIs(w, "hundred")) return 100;
+  if (WordIs(w, "thousand")) return 1000;
+  if (WordIs(w, "million")) return 1000000;
+  return -1;
+}
+
+// Constants a solution may compute with besides the problem's numbers: units of time,
+// weeks and months, percent, dozens, ounces, coins, halves and quarters.
+constexpr Q kConstants[] = {
+    {0, 1},   {1, 1},    {2, 1},   {3, 1},    {4, 1},    {5, 1},   {7, 1},    {8, 1},
+    {10, 1},  {12, 1},   {16, 1},  {24, 1},   {28, 1},   {30, 1},  {31, 1},   {52, 1},
+    {60, 1},  {100, 1},  {360, 1}, {365, 1},  {366, 1},  {1000, 1}, {1440, 1}, {3600, 1},
+    {1, 2},   {1, 4},    {3, 4},   {1, 10},   {1, 20},   {1, 100}};
+
+// Factors a value may change by across '=' when the units on the two sides differ
+// ("1/2 hour = 30 minutes", "2 dozen = 24 eggs").
+constexpr int64_t kConversions[] = {60, 24, 7, 12, 100, 1000, 16, 3, 8, 4, 2, 52, 365, 30, 3600, 10};
+
+// ---------------------------------------------------------------------------------
+// A line as items
+
+struct Item {
+  enum Kind : uint8_t { kNum, kOp, kEq, kLParen, kRParen, kWord, kPunct };
+  Kind kind = kPunct;
+  char op = 0;             // kOp: + - * / ^
+  Q value;                 // kNum
+  int decimals = 0;        // kNum: as written (plus 2 for a percentage)
+  bool percent = false;    // kNum: "25%" (value 1/4)
+  bool algebra = false;    // kNum: "2x", "/ x", or a number inside prose ("3 women wearing 4")
+  std::string_view text;   // kWord: the word
+  bool word_number = false;  // kNum: "half", "twice" read as a number
+  bool coefficient = false;  // kNum: "19c", "2x": an algebra coefficient
+  bool lenient = false;      // kEq: ", which is": a value that may not be this one's
+  std::string_view units[2];
+  int unit_count = 0;
+};
+
+bool IsBulletLine(std::string_view line, size_t* skip) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  size_t k = i;
+  if (k < line.size() && (line[k] == '-' || line[k] == '*' || line[k] == '+')) {
+    ++k;
+  } else if (std::string_view(line).substr(k).starts_with("\u2022")) {
+    k += 3;
+  } else {
+    while (k < line.size() && IsAsciiDigit(line[k])) ++k;
+    if (k == i || k >= line.size() || (line[k] != '.' && line[k] != ')')) return false;
+    ++k;
+  }
+  if (k >= line.size() || (line[k] != ' ' && line[k] != '\t')) return false;
+  *skip = k;
+  return true;
+}
+
+// LaTeX as plain arithmetic: \frac{a}{b} as ((a)/(b)); \(, \), \[, \], \text{,
+// \left, \right and spacing commands dropped. Returns `line` itself when it has no '\'.
+std::string_view Delatex(std::string_view line, std::string* storage) {
+  if (line.find('\\') == kNpos) return line;
+  // First "\text{ (first 6 hours)}", "\boxed{75}": the braces' content, without them
+  // (so a fraction's braces are its own: "\frac{15 \text{ miles}}{3}").
+  std::string s;
+  s.reserve(line.size() + 8);
+  for (size_t i = 0; i < line.size();) {
+    bool unwrapped = false;
+    if (line[i] == '\\') {
+      for (std::string_view d : {"\\text{", "\\mathrm{", "\\textbf{", "\\mathbf{", "\\boxed{"}) {
+        if (!line.substr(i).starts_with(d)) continue;
+        const size_t k = i + d.size();
+        int depth = 1;
+        size_t close = kNpos;
+        for (size_t m = k; m < line.size() && m < k + 4096; ++m) {  // bounded
+          if (line[m] == '{') ++depth;
+          if (line[m] == '}' && --depth == 0) {
+            close = m;
+            break;
+          }
+        }
+        if (close == kNpos) break;
+        s.push_back(' ');
+        s.append(line.substr(k, close - k));
+        s.push_back(' ');
+        i = close + 1;
+        unwrapped = true;
+        break;
+      }
+    }
+    if (!unwrapped) s.push_back(line[i++]);
+  }
+  for (int pass = 0; pass < 3; ++pass) {
+    size_t at = s.find("frac");
+    bool changed = false;
+    while (at != std::string::npos) {
+      size_t b = at;
+      while (b > 0 && IsLetter(s[b - 1])) --b;  // \frac, \dfrac, \tfrac
+      if (b == 0 || s[b - 1] != '\\') {
+        at = s.find("frac", at + 4);
+        continue;
+      }
+      size_t i = at + 4;
+      while (i < s.size() && s[i] == ' ') ++i;
+      const size_t o1 = i;
+      const size_t c1 = o1 < s.size() && s[o1] == '{' ? s.find_first_of("{}", o1 + 1) : std::string::npos;
+      if (c1 == std::string::npos || s[c1] != '}') {
+        at = s.find("frac", at + 4);
+        continue;
+      }
+      size_t o2 = c1 + 1;
+      while (o2 < s.size() && s[o2] == ' ') ++o2;
+      const size_t c2 = o2 < s.size() && s[o2] == '{' ? s.find_first_of("{}", o2 + 1) : std::string::npos;
+      if (c2 == std::string::npos || s[c2] != '}') {
+        at = s.find("frac", at + 4);
+        continue;
+      }
+      const std::string rep = " ((" + s.substr(o1 + 1, c1 - o1 - 1) + ")/(" +
+                              s.substr(o2 + 1, c2 - o2 - 1) + ")) ";
+      s.replace(b - 1, c2 + 1 - (b - 1), rep);
+      changed = true;
+      at = s.find("frac", b - 1 + rep.size());
+    }
+    if (!changed) break;
+  }
+  storage->clear();
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '\\') {
+      const std::string_view rest = std::string_view(s).substr(i);
+      if (rest.starts_with("\\$")) {
+        storage->push_back('$');
+        i += 2;
+        continue;
+      }
+      bool dropped = false;
+      for (std::string_view d : {"\\(", "\\)", "\\[", "\\]", "\\text{", "\\mathrm{", "\\left",
+                                 "\\right", "\\,", "\\;", "\\!", "\\quad", "\\qquad", "\\%"}) {
+        if (rest.starts_with(d)) {
+          storage->push_back(d == "\\%" ? '%' : ' ');
+          i += d.size();
+          dropped = true;
+          break;
+        }
+      }
+      if (dropped) continue;
+    }
+    storage->push_back(s[i++]);
+  }
+  return *storage;
+}
+
+// The length of the operator at s[i], and which it is; 0 when none.
+size_t OperatorAt(std::string_view s, size_t i, char* op) {
+  const char c = s[i];
+  if (c == '+' || c == '-' || c == '*' || c == '/' || c == '^') {
+    *op = c;
+    return 1;
+  }
+  const std::string_view rest = s.substr(i);
+  struct Spelled {
+    std::string_view text;
+    char op;
+  };
+  static constexpr Spelled kSpelled[] = {{"\u00D7", '*'}, {"\u00F7", '/'}, {"\u00B7", '*'},
+                                         {"\u2212", '-'}, {"\u2013", '-'}, {"\u22C5", '*'},
+                                         {"\\times", '*'}, {"\\cdot", '*'}, {"\\div", '/'}};
+  for (const Spelled& sp : kSpelled) {
+    if (rest.starts_with(sp.text)) {
+      *op = sp.op;
+      return sp.text.size();
+    }
+  }
+  return 0;
+}
+
+size_t EqualsAt(std::string_view s, size_t i) {
+  if (s[i] == '=') return 1;
+  const std::string_view rest = s.substr(i);
+  if (rest.starts_with("\u2248")) return 3;
+  if (rest.starts_with("\\approx")) return 7;
+  return 0;
+}
+
+// A raw token of a line.
+struct Token {
+  enum Kind : uint8_t { kNum, kOp, kEq, kLParen, kRParen, kPct, kWord, kCur, kOther };
+  Kind kind;
+  char op = 0;
+  std::string_view text;
+  bool glued = false;  // no space before it
+};
+
+void Tokenize(std::string_view s, std::vector<Token>* out) {
+  out->clear();
+  size_t i = 0;
+  size_t prev_end = kNpos;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t') {
+      ++i;
+      continue;
+    }
+    Token t;
+    t.glued = i == prev_end;
+    const size_t begin = i;
+    char op = 0;
+    size_t len;
+    if (IsAsciiDigit(c) || (c == '.' && i + 1 < s.size() && IsAsciiDigit(s[i + 1]))) {
+      size_t k = i;
+      while (k < s.size() && IsAsciiDigit(s[k])) ++k;
+      // thousands separators: ',' then exactly three digits, only after 1-3 digits
+      if (k - i <= 3) {
+        size_t g = k;
+        while (g + 3 < s.size() + 0 && s[g] == ',' && IsAsciiDigit(s[g + 1]) &&
+               IsAsciiDigit(s[g + 2]) && IsAsciiDigit(s[g + 3]) &&
+               (g + 4 == s.size() || !IsAsciiDigit(s[g + 4]))) {
+          g += 4;
+        }
+        k = g;
+      }
+      if (k + 1 < s.size() && s[k] == '.' && IsAsciiDigit(s[k + 1])) {
+        ++k;
+        while (k < s.size() && IsAsciiDigit(s[k])) ++k;
+      }
+      t.kind = Token::kNum;
+      i = k;
+    } else if ((len = EqualsAt(s, i)) > 0) {
+      t.kind = Token::kEq;
+      i += len;
+    } else if ((len = OperatorAt(s, i, &op)) > 0) {
+      t.kind = Token::kOp;
+      t.op = op;
+      i += len;
+    } else if (c == '(' || c == '[' || c == '{') {
+      t.kind = Token::kLParen;
+      ++i;
+    } else if (c == ')' || c == ']' || c == '}') {
+      t.kind = Token::kRParen;
+      ++i;
+    } else if (c == '%') {
+      t.kind = Token::kPct;
+      ++i;
+    } else if (IsLetter(c)) {
+      size_t k = i;
+      while (true) {
+        while (k < s.size() && IsLetter(s[k])) ++k;
+        // hyphenated and possessive words are one word: "roll-ups", "Jim's"
+        if (k + 1 < s.size() && (s[k] == '-' || s[k] == '\'') && IsLetter(s[k + 1])) {
+          ++k;
+          continue;
+        }
+        break;
+      }
+      t.kind = Token::kWord;
+      i = k;
+    } else if (c == '$' || s.substr(i).starts_with("\u20AC") || s.substr(i).starts_with("\u00A3")) {
+      t.kind = Token::kCur;
+      i += c == '$' ? 1 : (s.substr(i).starts_with("\u20AC") ? 3 : 2);
+    } else {
+      t.kind = Token::kOther;
+      size_t l = 1;
+      if (static_cast<unsigned char>(c) >= 0x80) DecodeUtf8(s, i, &l);
+      i += l;
+    }
+    t.text = s.substr(begin, i - begin);
+    prev_end = i;
+    out->push_back(t);
+  }
+}
+
+bool IsOp(const Item& it, char op) { return it.kind == Item::kOp && it.op == op; }
+
+bool SingleLetter(std::string_view w) { return w.size() == 1 && IsLetter(w[0]); }
+
+// Tokens to items: a number takes its '%' and up to two unit words ("80 miles",
+// "$2/egg", "4 cups per day"); operator and result words between numbers become
+// operators and '='; "half of", "twice", "25% of", "1/3 of" become arithmetic.
+void ToItems(const std::vector<Token>& toks, std::vector<Item>* out) {
+  out->clear();
+  std::vector<size_t> skip_close;  // the ')' of "(12 - 7 = 5)"
+  for (size_t i = 0; i < toks.size();) {
+    const Token& t = toks[i];
+    Item it;
+    switch (t.kind) {
+      case Token::kNum: {
+        it.kind = Item::kNum;
+        if (!ParseNumber(t.text, &it.value, &it.decimals)) it.algebra = true;
+        size_t j = i + 1;
+        if (j < toks.size() && toks[j].kind == Token::kPct) {
+          it.percent = true;
+          it.decimals += 2;
+          if (auto q = Div(it.value, Int(100))) it.value = *q;
+          ++j;
+        }
+        if (j < toks.size() && toks[j].kind == Token::kWord && toks[j].glued) {
+          it.algebra = true;  // 2x, 3Tr
+          it.coefficient = true;
+          ++j;
+        }
+        while (j < toks.size() && it.unit_count < 2 && !it.algebra) {
+          const Token& u = toks[j];
+          if (u.kind == Token::kWord && !WordIn(u.text, kNotUnits)) {
+            it.units[it.unit_count++] = u.text;
+            ++j;
+          } else if (((u.kind == Token::kWord && WordIs(u.text, "per")) ||
+                      (u.kind == Token::kOp && u.op == '/')) &&
+                     j + 1 < toks.size() && toks[j + 1].kind == Token::kWord) {
+            if (SingleLetter(toks[j + 1].text)) it.algebra = true;  // "96 / x"
+            it.units[it.unit_count++] = toks[j + 1].text;
+            j += 2;
+          } else {
+            break;
+          }
+        }
+        // "3 women wearing 4 inch heels": numbers inside prose
+        if (it.unit_count > 0 && j < toks.size() && toks[j].kind == Token::kNum) it.algebra = true;
+        out->push_back(it);
+        i = j;
+        continue;
+      }
+      case Token::kOp:
+        it.kind = Item::kOp;
+        it.op = t.op;
+        break;
+      case Token::kEq:
+        it.kind = Item::kEq;
+        break;
+      case Token::kLParen: {
+        // "5 (12 - 7 = 5)": a statement in parentheses is read as one, without them
+        {
+          int depth = 0;
+          size_t close = kNpos;
+          bool has_eq = false;
+          // bounded look-ahead: a line of a million '(' stays linear
+          for (size_t m = i; m < toks.size() && m < i + 64; ++m) {
+            if (toks[m].kind == Token::kLParen) ++depth;
+            if (toks[m].kind == Token::kRParen && --depth == 0) {
+              close = m;
+              break;
+            }
+            has_eq = has_eq || (depth == 1 && toks[m].kind == Token::kEq);
+          }
+          if (close != kNpos && has_eq) {
+            Item sep;
+            sep.kind = Item::kPunct;
+            out->push_back(sep);
+            skip_close.push_back(close);
+            ++i;
+            continue;
+          }
+        }
+        // "(Seattle)", "(intermission)": a note in words, not arithmetic
+        size_t k = i + 1;
+        bool words = false;
+        while (k < toks.size() && (toks[k].kind == Token::kWord || toks[k].kind == Token::kOther)) {
+          words = words || toks[k].kind == Token::kWord;
+          ++k;
+        }
+        if (words && k < toks.size() && toks[k].kind == Token::kRParen) {
+          i = k + 1;
+          continue;
+        }
+        // "180 minutes (3 hours)": the same quantity in other units, after a number
+        if (!t.glued && !out->empty() && out->back().kind == Item::kNum) {
+          size_t m = i + 1;
+          int numbers = 0;
+          while (m < toks.size() && (toks[m].kind == Token::kNum || toks[m].kind == Token::kWord ||
+                                     toks[m].kind == Token::kCur || toks[m].kind == Token::kPct)) {
+            numbers += toks[m].kind == Token::kNum;
+            ++m;
+          }
+          if (numbers == 1 && m < toks.size() && toks[m].kind == Token::kRParen) {
+            i = m + 1;
+            continue;
+          }
+        }
+      }
+        // "2(38)": a product
+        if (t.glued && t.text == "(" && !out->empty() &&
+            (out->back().kind == Item::kNum || out->back().kind == Item::kRParen)) {
+          Item times;
+          times.kind = Item::kOp;
+          times.op = '*';
+          out->push_back(times);
+        }
+        it.kind = Item::kLParen;
+        break;
+      case Token::kRParen:
+        if (std::find(skip_close.begin(), skip_close.end(), i) != skip_close.end()) {
+          it.kind = Item::kPunct;
+          break;
+        }
+        it.kind = Item::kRParen;
+        if (i + 1 < toks.size() && toks[i + 1].kind == Token::kWord && toks[i + 1].glued) {
+          // "(3/4)x": algebra; the number before it is marked
+          for (Item& prev : *out) prev.algebra = prev.algebra || prev.kind == Item::kNum;
+        }
+        break;
+      case Token::kPct:
+        it.kind = Item::kPunct;
+        break;
+      case Token::kWord:
+        it.kind = Item::kWord;
+        it.text = t.text;
+        break;
+      case Token::kCur:
+        ++i;
+        continue;
+      case Token::kOther:
+        it.kind = Item::kPunct;
+        it.text = t.text;
+        break;
+    }
+    out->push_back(it);
+    ++i;
+  }
+  // Words between numbers.
+  std::vector<Item> res;
+  res.reserve(out->size());
+  for (size_t k = 0; k < out->size(); ++k) {
+    const Item& it = (*out)[k];
+    if (it.kind != Item::kWord) {
+      res.push_back(it);
+      continue;
+    }
+    const Item* prev = res.empty() ? nullptr : &res.back();
+    // "450 calories from eggs + 240 calories from cheese": a few words naming what a
+    // number counts, between it and an operator, '=' or an operator or result word
+    // that a number follows, are the number's description.
+    if (prev != nullptr && prev->kind == Item::kNum && !prev->algebra) {
+      // "of" makes a product after "25%", "half" or "1/3"; elsewhere it describes
+      const bool of_multiplies = prev->percent || prev->word_number ||
+                                 (res.size() >= 3 && IsOp(res[res.size() - 2], '/'));
+      size_t m = k;
+      while (m < out->size() && m - k < kMaxDescriptionWords + 1 &&
+             (*out)[m].kind == Item::kWord && OperatorWord((*out)[m].text) == 0 &&
+             !WordIn((*out)[m].text, kResultWords) && !WordIs((*out)[m].text, "multiplied") &&
+             !WordIs((*out)[m].text, "divided") && !WordIs((*out)[m].text, "which") &&
+             !(of_multiplies && WordIs((*out)[m].text, "of")) && !SingleLetter((*out)[m].text)) {
+        ++m;
+      }
+      if (m > k && m - k <= kMaxDescriptionWords && m + 1 < out->size()) {
+        const Item& after = (*out)[m];
+        const Item& then = (*out)[m + 1];
+        const bool joins = after.kind == Item::kOp || after.kind == Item::kEq ||
+                           (after.kind == Item::kWord && (OperatorWord(after.text) != 0 ||
+                                                          WordIn(after.text, kResultWords)));
+        // "1 bolt of white fiber, which equals 3"
+        const bool which = after.kind == Item::kPunct && after.text == "," &&
+                           then.kind == Item::kWord && WordIs(then.text, "which") &&
+                           m + 2 < out->size() && (*out)[m + 2].kind == Item::kWord &&
+                           WordIn((*out)[m + 2].text, kResultWords);
+        if (joins && (then.kind == Item::kNum || then.kind == Item::kLParen)) {
+          k = m - 1;
+          continue;
+        }
+        if (which && m + 3 < out->size() && (*out)[m + 3].kind == Item::kNum) {
+          // read as '=', but loosely: prose may mean the whole sentence by "which"
+          Item eq;
+          eq.kind = Item::kEq;
+          eq.lenient = true;
+          res.push_back(eq);
+          k = m + 2;
+          continue;
+        }
+      }
+    }
+    // "one-third of 3 = 1", "two thirds of 9": a number word and a fraction word
+    if (const size_t dash = it.text.find('-'); dash != kNpos) {
+      const int64_t hv = NumberWord(it.text.substr(0, dash));
+      const ImpliedWord* imp = Implied(it.text.substr(dash + 1));
+      if (hv > 0 && imp != nullptr && imp->n < imp->d && k + 2 < out->size() &&
+          (*out)[k + 1].kind == Item::kWord && WordIs((*out)[k + 1].text, "of") &&
+          (*out)[k + 2].kind == Item::kNum) {
+        if (auto q = MakeQ(static_cast<__int128>(hv) * imp->n, imp->d)) {
+          Item rep;
+          rep.kind = Item::kNum;
+          rep.value = *q;
+          rep.word_number = true;
+          res.push_back(rep);
+          continue;
+        }
+      }
+    }
+    const Item* next = k + 1 < out->size() ? &(*out)[k + 1] : nullptr;
+    const bool prev_value = prev && (prev->kind == Item::kNum || prev->kind == Item::kRParen);
+    const bool next_value = next && (next->kind == Item::kNum || next->kind == Item::kLParen);
+    Item rep;
+    if (const char op = OperatorWord(it.text); op != 0 && prev_value && next_value) {
+      rep.kind = Item::kOp;
+      rep.op = op;
+      res.push_back(rep);
+      continue;
+    }
+    if ((WordIs(it.text, "multiplied") || WordIs(it.text, "divided")) && prev_value && next &&
+        next->kind == Item::kWord && WordIs(next->text, "by")) {
+      rep.kind = Item::kOp;
+      rep.op = WordIs(it.text, "multiplied") ? '*' : '/';
+      res.push_back(rep);
+      ++k;
+      continue;
+    }
+    if (WordIn(it.text, kResultWords) && prev && prev->kind == Item::kNum && next &&
+        next->kind == Item::kNum) {
+      rep.kind = Item::kEq;
+      res.push_back(rep);
+      continue;
+    }
+    if (WordIs(it.text, "of") && prev && prev->kind == Item::kNum && next &&
+        next->kind == Item::kNum &&
+        (prev->percent || prev->word_number ||
+         (res.size() >= 3 && IsOp(res[res.size() - 2], '/')))) {
+      rep.kind = Item::kOp;
+      rep.op = '*';
+      res.push_back(rep);
+      continue;
+    }
+    if (const ImpliedWord* imp = Implied(it.text); imp != nullptr && next) {
+      // "half of 80", "twice 9"
+      const bool fraction_of = imp->n < imp->d && next->kind == Item::kWord &&
+                               WordIs(next->text, "of") && k + 2 < out->size() &&
+                               (*out)[k + 2].kind == Item::kNum;
+      const bool times = imp->d == 1 && imp->n > 1 && next->kind == Item::kNum &&
+                         (WordIs(it.text, "twice") || WordIs(it.text, "double") ||
+                          WordIs(it.text, "triple") || WordIs(it.text, "thrice"));
+      if (fraction_of || times) {
+        rep.kind = Item::kNum;
+        rep.value = Q{imp->n, imp->d};
+        if (fraction_of && !res.empty() && res.back().kind == Item::kWord) {
+          // "two thirds of 9", "a third of 9"
+          const int64_t hv = NumberWord(res.back().text);
+          if (hv > 0) {
+            if (auto q = MakeQ(static_cast<__int128>(hv) * imp->n, imp->d)) rep.value = *q;
+            res.pop_back();
+          }
+        }
+        rep.word_number = true;  // "of" after it is a product
+        res.push_back(rep);
+        if (times) {
+          Item mul;
+          mul.kind = Item::kOp;
+          mul.op = '*';
+          res.push_back(mul);
+        }
+        continue;
+      }
+    }
+    res.push_back(it);
+  }
+  out->swap(res);
+}
+
+// ---------------------------------------------------------------------------------
+// Expressions
+
+struct Segment {
+  size_t begin = 0, end = 0;  // items [begin, end)
+  bool readable = true;
+  bool after_word = false;    // the first segment of its chain follows a word
+  bool lenient = false;       // the '=' before it is a loose one (", which is")
+  bool HasOp(const std::vector<Item>& items) const {
+    for (size_t i = begin; i < end; ++i) {
+      if (items[i].kind == Item::kOp) return true;
+    }
+    return false;
+  }
+};
+
+// The value of items [begin, end) as arithmetic, with its operands and intermediate
+// results; nullopt when it is not an expression of numbers.
+class Evaluator {
+ public:
+  Evaluator(const std::vector<Item>& items, size_t begin, size_t end)
+      : items_(items), pos_(begin), end_(end) {}
+
+  std::optional<Q> Run(std::vector<Q>* operands, std::vector<Q>* intermediates) {
+    operands_ = operands;
+    intermediates_ = intermediates;
+    auto v = Sum(0);
+    if (!v || pos_ != end_) return std::nullopt;
+    return v;
+  }
+
+ private:
+  const Item* Peek() const { return pos_ < end_ ? &items_[pos_] : nullptr; }
+
+  std::optional<Q> Atom(int depth) {
+    const Item* t = Peek();
+    if (t == nullptr || depth > 32) return std::nullopt;
+    if (IsOp(*t, '-')) {
+      ++pos_;
+      auto v = Atom(depth + 1);
+      if (!v) return std::nullopt;
+      return Q{-v->n, v->d};
+    }
+    if (t->kind == Item::kLParen) {
+      ++pos_;
+      auto v = Sum(depth + 1);
+      const Item* c = Peek();
+      if (!v || c == nullptr || c->kind != Item::kRParen) return std::nullopt;
+      ++pos_;
+      intermediates_->push_back(*v);
+      return v;
+    }
+    if (t->kind == Item::kNum && !t->algebra) {
+      ++pos_;
+      operands_->push_back(t->value);
+      return t->value;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Q> Power(int depth) {
+    auto v = Atom(depth);
+    const Item* t = Peek();
+    if (!v || t == nullptr || !IsOp(*t, '^')) return v;
+    ++pos_;
+    auto e = Atom(depth + 1);
+    if (!e || e->d != 1 || e->n < 0 || e->n > 12) return std::nullopt;
+    Q r = Int(1);
+    for (int64_t i = 0; i < e->n; ++i) {
+      auto m = Mul(r, *v);
+      if (!m) return std::nullopt;
+      r = *m;
+    }
+    intermediates_->push_back(r);
+    return r;
+  }
+
+  std::optional<Q> Product(int depth) {
+    auto v = Power(depth);
+    while (v) {
+      const Item* t = Peek();
+      if (t == nullptr || !(IsOp(*t, '*') || IsOp(*t, '/'))) return v;
+      ++pos_;
+      auto r = Power(depth);
+      if (!r) return std::nullopt;
+      v = t->op == '*' ? Mul(*v, *r) : Div(*v, *r);
+      if (v) intermediates_->push_back(*v);
+    }
+    return v;
+  }
+
+  std::optional<Q> Sum(int depth) {
+    auto v = Product(depth);
+    while (v) {
+      const Item* t = Peek();
+      if (t == nullptr || !(IsOp(*t, '+') || IsOp(*t, '-'))) return v;
+      ++pos_;
+      auto r = Product(depth);
+      if (!r) return std::nullopt;
+      v = t->op == '+' ? Add(*v, *r) : Sub(*v, *r);
+      if (v) intermediates_->push_back(*v);
+    }
+    return v;
+  }
+
+  const std::vector<Item>& items_;
+  size_t pos_, end_;
+  std::vector<Q>* operands_ = nullptr;
+  std::vector<Q>* intermediates_ = nullptr;
+};
+
+// Chains of segments joined by '=': "a + b = c = d". A word, a punctuation mark or two
+// numbers side by side end a chain.
+struct Chain {
+  std::vector<Segment> segments;
+};
+
+void ToChains(const std::vector<Item>& items, std::vector<Chain>* chains) {
+  chains->clear();
+  Chain chain;
+  Segment cur;
+  bool open = false;  // cur has items
+  Item::Kind prev = Item::kPunct;
+  bool prev_is_start = true;
+  auto close_segment = [&]() {
+    if (!open) {
+      cur.begin = cur.end = 0;
+      cur.readable = false;
+    }
+    chain.segments.push_back(cur);
+    cur = Segment();
+    open = false;
+  };
+  auto close_chain = [&]() {
+    close_segment();
+    chains->push_back(std::move(chain));
+    chain = Chain();
+  };
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Item& it = items[i];
+    switch (it.kind) {
+      case Item::kNum:
+      case Item::kOp:
+      case Item::kLParen:
+      case Item::kRParen: {
+        if ((it.kind == Item::kNum || it.kind == Item::kLParen) && open &&
+            (items[cur.end - 1].kind == Item::kNum || items[cur.end - 1].kind == Item::kRParen)) {
+          close_chain();  // two numbers side by side
+        }
+        if (!open) {
+          cur.begin = i;
+          cur.end = i;
+          cur.after_word = chain.segments.empty() && prev == Item::kWord;
+          open = true;
+          // a segment may open with a minus sign only where a value is expected
+          if (it.kind == Item::kOp &&
+              !(it.op == '-' && (prev_is_start || prev == Item::kEq || prev == Item::kLParen ||
+                                 prev == Item::kOp))) {
+            cur.readable = false;
+          }
+        }
+        if (it.kind == Item::kNum && it.algebra) cur.readable = false;
+        cur.end = i + 1;
+        break;
+      }
+      case Item::kEq:
+        close_segment();
+        cur.lenient = it.lenient;
+        break;
+      case Item::kWord:
+      case Item::kPunct:
+        if (it.kind == Item::kWord && open && items[cur.end - 1].kind == Item::kOp) {
+          cur.readable = false;  // "5 + x"
+        }
+        close_chain();
+        break;
+    }
+    prev = it.kind;
+    prev_is_start = false;
+  }
+  close_chain();
+}
+
+bool Decimals(const std::vector<Item>& items, const Segment& s, int* decimals, bool* percent) {
+  if (s.end != s.begin + 1 || items[s.begin].kind != Item::kNum) return false;
+  *decimals = items[s.begin].decimals;
+  *percent = items[s.begin].percent;
+  return true;
+}
+
+// Does the stated segment (a single number) hold the computed value: equal, or the
+// value rounded (either way) to the decimals it is written with; a percentage may
+// state the value times 100 ("(25 / 100) x 100 = 25%").
+bool Holds(Q computed, const std::vector<Item>& items, const Segment& stated, Q value) {
+  if (computed == value) return true;
+  int decimals;
+  bool percent;
+  if (!Decimals(items, stated, &decimals, &percent)) return false;
+  if (RoundsTo(computed, value, decimals)) return true;
+  if (percent) {
+    auto v100 = Mul(value, Int(100));
+    if (v100 && (*v100 == computed || RoundsTo(computed, *v100, decimals - 2))) return true;
+  }
+  return false;
+}
+
+bool UnitsCompatible(const std::vector<Item>& items, const Segment& a, const Segment& b) {
+  auto last_units = [&](const Segment& s) -> const Item* {
+    for (size_t i = s.end; i > s.begin; --i) {
+      if (items[i - 1].kind == Item::kNum) return &items[i - 1];
+    }
+    return nullptr;
+  };
+  const Item* x = last_units(a);
+  const Item* y = last_units(b);
+  if (x == nullptr || y == nullptr || x->unit_count == 0 || y->unit_count == 0) return true;
+  auto stem = [](std::string_view w) {
+    return w.size() > 1 && (w.back() == 's' || w.back() == 'S') ? w.substr(0, w.size() - 1) : w;
+  };
+  for (int i = 0; i < x->unit_count; ++i) {
+    for (int j = 0; j < y->unit_count; ++j) {
+      const std::string_view u = stem(x->units[i]), v = stem(y->units[j]);
+      if (u.size() == v.size() && std::equal(u.begin(), u.end(), v.begin(), [](char p, char q) {
+            return Lower(p) == Lower(q);
+          })) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------
+// The known values
+
+class Known {
+ public:
+  void Add(Q v) {
+    v = Abs(v);
+    if (values_.size() >= kMaxKnown) return;
+    if (std::find(values_.begin(), values_.end(), v) == values_.end()) values_.push_back(v);
+  }
+  // v is known, or a known value rounded (either way) to the decimals v is written with.
+  bool Has(Q v, int decimals) const {
+    v = Abs(v);
+    for (const Q& k : values_) {
+      if (k == v || RoundsTo(k, v, decimals)) return true;
+    }
+    return false;
+  }
+  // v is one operation away from two known values (a result worked out in the head).
+  bool OneOpAway(Q v) const {
+    v = Abs(v);
+    const size_t n = std::min<size_t>(values_.size(), 120);
+    for (size_t i = 0; i < n; ++i) {
+      const Q a = values_[i];
+      if (a.n == 0) continue;
+      for (size_t j = 0; j < n; ++j) {
+        const Q b = values_[j];
+        if (b.n == 0) continue;
+        for (auto r : {work_reader::Add(a, b), Sub(a, b), Mul(a, b), Div(a, b)}) {
+          if (r && Abs(*r) == v) return true;
+        }
+      }
+    }
+    return false;
+  }
+  // v is a known value in other units ("2 hours" computed with as 120 minutes).
+  bool ConvertedTo(Q v) const {
+    v = Abs(v);
+    for (const Q& k : values_) {
+      for (int64_t c : kConversions) {
+        auto m = Mul(k, Int(c));
+        auto d = Div(k, Int(c));
+        if ((m && *m == v) || (d && *d == v)) return true;
+      }
+    }
+    return false;
+  }
+  const std::vector<Q>& values() const { return values_; }
+
+ private:
+  std::vector<Q> values_;
+};
+
+// The numbers of the problem: digits (a percentage also as its fraction, and 1 +/- it),
+// "400 000" as 400000, fractions "3/4", number words ("twenty-five", "three hundred"),
+// and the words of kImplied.
+void ProblemNumbers(std::string_view question, Known* known) {
+  std::vector<Q> found;
+  std::vector<Token> toks;
+  std::string storage;
+  Tokenize(Delatex(question, &storage), &toks);
+  int64_t words_total = -1;
+  auto flush_words = [&]() {
+    if (words_total >= 0) found.push_back(Int(words_total));
+    words_total = -1;
+  };
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const Token& t = toks[i];
+    if (t.kind == Token::kNum) {
+      flush_words();
+      Q v;
+      int dec;
+      if (!ParseNumber(t.text, &v, &dec)) continue;
+      found.push_back(v);
+      if (auto p = Div(v, Int(100))) found.push_back(*p);
+      // "400 000"
+      if (i + 1 < toks.size() && toks[i + 1].kind == Token::kNum && toks[i + 1].text.size() == 3 &&
+          t.text.size() <= 3) {
+        Q w;
+        if (ParseNumber(std::string(t.text) + std::string(toks[i + 1].text), &w, &dec)) {
+          found.push_back(w);
+        }
+      }
+      // "3/4"
+      if (i + 2 < toks.size() && toks[i + 1].kind == Token::kOp && toks[i + 1].op == '/' &&
+          toks[i + 2].kind == Token::kNum) {
+        Q d;
+        if (ParseNumber(toks[i + 2].text, &d, &dec)) {
+          if (auto f = Div(v, d)) found.push_back(*f);
+        }
+      }
+      continue;
+    }
+    if (t.kind != Token::kWord) {
+      flush_words();
+      continue;
+    }
+    // A hyphenated word: "twenty-five", "two-thirds", "one-eighth".
+    std::string_view w = t.text;
+    std::string_view head = w, tail;
+    if (const size_t dash = w.find('-'); dash != kNpos) {
+      head = w.substr(0, dash);
+      tail = w.substr(dash + 1);
+    }
+    const int64_t hv = NumberWord(head);
+    if (!tail.empty()) {
+      const int64_t tv = NumberWord(tail);
+      if (hv >= 0 && tv >= 0) {
+        words_total = std::max<int64_t>(words_total, 0) + hv + tv;
+        continue;
+      }
+    }
+    if (const ImpliedWord* imp = Implied(tail.empty() ? head : tail)) {
+      flush_words();
+      found.push_back(Q{imp->n, imp->d});
+      if (imp->n == 1) found.push_back(Int(imp->d));
+      if (!tail.empty() && hv > 0) {
+        if (auto q = MakeQ(static_cast<__int128>(hv) * imp->n, imp->d)) found.push_back(*q);
+      }
+      continue;
+    }
+    if (hv >= 0 && tail.empty()) {
+      words_total = std::max<int64_t>(words_total, 0) + hv;
+      continue;
+    }
+    if (const int64_t sc = ScaleWord(w); sc > 0) {
+      found.push_back(Int(sc));
+      if (words_total >= 0) {
+        words_total *= sc;
+        continue;
+      }
+      continue;
+    }
+    flush_words();
+  }
+  flush_words();
+  for (const Q& v : found) {
+    known->Add(v);
+    if (v.n > 0 && v.n < v.d) {
+      // a percentage or a fraction: what remains, and the increased amount
+      if (auto r = Sub(Int(1), v)) known->Add(*r);
+      if (auto r = Add(Int(1), v)) known->Add(*r);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// The check
+
+std::string Trimmed(std::string_view line) { return std::string(PyStrip(line)); }
+
+std::string Show(Q v) {
+  if (v.d == 1) return std::to_string(v.n);
+  // at most four decimals, trailing zeros dropped
+  const long double x = static_cast<long double>(v.n) / static_cast<long double>(v.d);
+  std::string s = fmt::format("{:.4f}", static_cast<double>(x));
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string SegmentText(const std::vector<Item>& items, const Segment& s) {
+  std::string out;
+  for (size_t i = s.begin; i < s.end; ++i) {
+    const Item& it = items[i];
+    if (!out.empty()) out += ' ';
+    switch (it.kind) {
+      case Item::kNum:
+        out += Show(it.percent ? Q{it.value.n * 100 / std::gcd<int64_t>(100, it.value.d),
+                                   it.value.d / std::gcd<int64_t>(100, it.value.d)}
+                               : it.value);
+        if (it.percent) out += '%';
+        break;
+      case Item::kOp:
+        out += it.op;
+        break;
+      case Item::kLParen:
+        out += '(';
+        break;
+      case Item::kRParen:
+        out += ')';
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+struct LineState {
+  std::vector<Token> tokens;
+  std::vector<Item> items;
+  std::vector<Chain> chains;
+  std::string storage;
+};
+
+void ReadLine(std::string_view line, LineState* st) {
+  size_t skip = 0;
+  if (IsBulletLine(line, &skip)) line.remove_prefix(skip);
+  Tokenize(Delatex(line, &st->storage), &st->tokens);
+  ToItems(st->tokens, &st->items);
+  ToChains(st->items, &st->chains);
+}
+
+struct Evaluated {
+  bool ok = false;
+  Q value;
+  std::vector<Q> operands, intermediates;
+};
+
+Evaluated Evaluate(const std::vector<Item>& items, const Segment& s) {
+  Evaluated e;
+  if (!s.readable || s.end <= s.begin) return e;
+  Evaluator ev(items, s.begin, s.end);
+  auto v = ev.Run(&e.operands, &e.intermediates);
+  if (v) {
+    e.ok = true;
+    e.value = *v;
+  }
+  return e;
+}
+
+bool IsNumberSegment(const std::vector<Item>& items, const Segment& s) {
+  return s.end == s.begin + 1 && items[s.begin].kind == Item::kNum;
+}
+
+// "divide 180 by 30, which gives us 6", "we subtract the crates sold (65) from his
+// target of 120": operations said in words. Adds their values to `computed`: all when
+// no value is stated after them, and when one is, only if it holds (prose is read too
+// loosely to fail anything on).
+void VerbalOps(const std::vector<Token>& toks, std::vector<Q>* computed) {
+  const auto ends_clause = [](const Token& t) {
+    return t.kind == Token::kEq || t.kind == Token::kOp ||
+           (t.kind == Token::kOther && (t.text == "." || t.text == ";" || t.text == ":" ||
+                                        t.text == "!" || t.text == "?"));
+  };
+  // The next number at or after j within kMaxVerbalGap tokens of the clause.
+  const auto next_number = [&](size_t j, Q* v, size_t* at) {
+    for (size_t n = 0; j < toks.size() && n <= kMaxVerbalGap; ++j, ++n) {
+      if (ends_clause(toks[j])) return false;
+      if (toks[j].kind == Token::kNum) {
+        int decimals;
+        if (!ParseNumber(toks[j].text, v, &decimals)) return false;
+        if (j + 1 < toks.size() && toks[j + 1].kind == Token::kPct) {
+          auto p = Div(*v, Int(100));
+          if (!p) return false;
+          *v = *p;
+        } else if (j + 2 < toks.size() && toks[j + 1].kind == Token::kOp &&
+                   toks[j + 1].op == '/' && toks[j + 2].kind == Token::kNum) {
+          Q d;  // "by 3/4"
+          if (!ParseNumber(toks[j + 2].text, &d, &decimals)) return false;
+          auto f = Div(*v, d);
+          if (!f) return false;
+          *v = *f;
+          j += 2;
+        }
+        *at = j;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (size_t i = 0; i < toks.size(); ++i) {
+    if (toks[i].kind != Token::kWord) continue;
+    const std::string_view w = toks[i].text;
+    char op = 0;
+    if (WordIs(w, "divide") || WordIs(w, "dividing")) op = '/';
+    if (WordIs(w, "multiply") || WordIs(w, "multiplying")) op = '*';
+    if (WordIs(w, "subtract") || WordIs(w, "subtracting")) op = '-';
+    if (WordIs(w, "add") || WordIs(w, "adding")) op = '+';
+    if (op == 0) continue;
+    Q a, b;
+    size_t at_a, at_b;
+    if (!next_number(i + 1, &a, &at_a)) continue;
+    // the preposition joining the operands, then the second
+    size_t j = at_a + 1;
+    bool joined = false;
+    for (size_t n = 0; j < toks.size() && n <= kMaxVerbalGap && !ends_clause(toks[j]); ++j, ++n) {
+      if (toks[j].kind == Token::kNum) break;
+      if (toks[j].kind != Token::kWord) continue;
+      const std::string_view p = toks[j].text;
+      if ((op == '/' || op == '*') ? WordIs(p, "by")
+          : op == '-'              ? WordIs(p, "from")
+                                   : (WordIs(p, "and") || WordIs(p, "to"))) {
+        joined = true;
+        break;
+      }
+    }
+    if (!joined || !next_number(j + 1, &b, &at_b)) continue;
+    std::optional<Q> v = op == '/' ? Div(a, b)
+                       : op == '*' ? Mul(a, b)
+                       : op == '-' ? Sub(b, a)
+                                   : work_reader::Add(a, b);
+    if (!v) continue;
+    // A value stated after it: "..., which gives us 6", "... to get 55", "... = 6".
+    size_t k = at_b + 1;
+    bool result_word = false;
+    for (size_t n = 0; k < toks.size() && n <= kMaxDescriptionWords + 3; ++k, ++n) {
+      const Token& t = toks[k];
+      if (t.kind == Token::kEq ||
+          (t.kind == Token::kWord && (WordIn(t.text, kResultWords) || WordIs(t.text, "get") ||
+                                      WordIs(t.text, "gets") || WordIs(t.text, "obtain")))) {
+        result_word = true;
+        break;
+      }
+      if (t.kind == Token::kNum || ends_clause(t)) break;
+    }
+    Q c;
+    size_t at_c;
+    if (result_word && next_number(k + 1, &c, &at_c)) {
+      int decimals = 0;
+      ParseNumber(toks[at_c].text, &c, &decimals);
+      if (!(Abs(*v) == Abs(c)) && !RoundsTo(*v, c, decimals)) continue;
+    }
+    computed->push_back(*v);
+    i = at_b;
+  }
+}
+
+// Units a final answer may be given in when the work ends in another, where the two
+// are one number written two ways: $0.25 and 25 cents, 0.7 and 70 (percent). The
+// factor and a word of each side. A conversion that is a computation (300 minutes to
+// 5 hours, 18000 meters to 18 km) is work: it must be shown.
+struct UnitPair {
+  int64_t factor;
+  std::string_view small[3], large[3];
+};
+constexpr UnitPair kAnswerConversions[] = {
+    {100, {"cent", "cents", ""}, {"dollar", "dollars", "$"}},
+    {100, {"percent", "%", "percentage"}, {"rate", "fraction", "of"}},
+};
+
+// Does `text` (lower case) have one of `words` as a word ("%" and "$" as characters)?
+bool MentionsAny(std::string_view text, const std::string_view (&words)[3]) {
+  for (std::string_view w : words) {
+    if (w.empty()) continue;
+    if (w == "%" || w == "$") {
+      if (text.find(w) != kNpos) return true;
+      continue;
+    }
+    for (size_t at = text.find(w); at != kNpos; at = text.find(w, at + 1)) {
+      const bool before = at == 0 || !IsLetter(text[at - 1]);
+      const bool after = at + w.size() >= text.size() || !IsLetter(text[at + w.size()]);
+      if (before && after) return true;
+    }
+  }
+  return false;
+}
+
+WorkProblem Check(std::string_view reasoning, std::string_view question,
+                  std::string_view final_answer) {
+  WorkProblem problem;
+  // "30 + 60 = \boxed{90}", "... which equals \boxed{3}": the reasoning ends in a
+  // computation whose value is the final answer; read it with the answer in place.
+  std::string completed;
+  if (!final_answer.empty()) {
+    size_t e = reasoning.size();
+    while (e > 0 && std::strchr(" \t\r\n$*([{\\:", reasoning[e - 1]) != nullptr) --e;
+    size_t b = e;
+    while (b > 0 && IsLetter(reasoning[b - 1])) --b;
+    const std::string_view last_word = reasoning.substr(b, e - b);
+    if ((e > 0 && reasoning[e - 1] == '=') || WordIn(last_word, kResultWords) ||
+        WordIs(last_word, "are") || WordIs(last_word, "get") || WordIs(last_word, "be")) {
+      completed.reserve(e + final_answer.size() + 1);
+      completed.append(reasoning.substr(0, e)).append(" ").append(final_answer);
+      reasoning = completed;
+    }
+  }
+  // known: what may be computed with; results: what the reasoning computed or stated
+  // as a computation's value; base: the problem's numbers and the results, which
+  // may also be used in other units.
+  Known known, results, base, problem_numbers;
+  ProblemNumbers(question, &problem_numbers);
+  for (const Q& v : problem_numbers.values()) {
+    known.Add(v);
+    base.Add(v);
+  }
+  for (const Q& c : kConstants) known.Add(c);
+  Known stated;  // numbers written on earlier lines
+  size_t judged = 0;
+  bool any_result = false;
+
+  // "label = expression" on the previous line, waiting for "label = value" on this one
+  struct Pending {
+    std::string label;
+    Q value;
+    std::string line;
+    bool set = false;
+  } pending;
+  bool prev_line_had_equation = false;
+
+  LineState st;
+  std::vector<Q> verbal;
+  size_t mental_checks = 0;
+  auto fail = [&](WorkProblem::Rule rule, std::string_view line, std::string detail) {
+    problem.rule = rule;
+    problem.statement = Trimmed(line);
+    problem.detail = std::move(detail);
+  };
+
+  size_t ls = 0;
+  while (ls <= reasoning.size() && judged < kMaxStatements) {
+    size_t le = reasoning.find('\n', ls);
+    if (le == kNpos) le = reasoning.size();
+    const std::string_view line = reasoning.substr(ls, le - ls);
+    ls = le + 1;
+    if (PyStrip(line).empty()) {
+      if (le >= reasoning.size()) break;
+      continue;
+    }
+    ReadLine(line, &st);
+    const std::vector<Item>& items = st.items;
+    const size_t eq_pos = line.find('=');
+    std::string label;
+    if (eq_pos != kNpos) {
+      for (char c : PyStrip(line.substr(0, eq_pos))) {
+        if (c == ' ' || c == '\t') {
+          if (!label.empty() && label.back() != ' ') label.push_back(' ');
+        } else {
+          label.push_back(Lower(c));
+        }
+      }
+      while (!label.empty() && label.back() == ' ') label.pop_back();
+    }
+    // The line that completes the previous one: "Total = $40 + $24" / "Total = $64".
+    bool line_has_equation = false;
+    Pending next_pending;
+    const std::string_view label_view = label;
+    const bool label_is_marker = label_view.find_first_not_of("-*+ ") == kNpos;
+    const Chain* previous = nullptr;
+    for (const Chain& chain : st.chains) {
+      // numbers written earlier on the line are stated too ("he is 18 years old. In 3
+      // years, 18 + 3 = 21")
+      if (previous != nullptr) {
+        for (const Segment& s : previous->segments) {
+          for (size_t i = s.begin; i < s.end; ++i) {
+            if (items[i].kind == Item::kNum && !items[i].algebra) stated.Add(items[i].value);
+          }
+        }
+      }
+      previous = &chain;
+      const std::vector<Segment>& segs = chain.segments;
+      if (segs.size() >= 2) line_has_equation = true;
+      // Every segment but the last empty: "Total = $10 * 40" (an expression whose value
+      // is a result), or "Total = $400" (a stated value).
+      bool only_last = true;
+      for (size_t k = 0; k + 1 < segs.size(); ++k) only_last = only_last && segs[k].end == segs[k].begin && !segs[k].readable;
+      if (segs.size() == 1 || only_last) {
+        const Segment& s = segs.back();
+        const Evaluated e = Evaluate(items, s);
+        if (!e.ok) continue;
+        if (s.HasOp(items)) {
+          for (const Q& q : e.intermediates) known.Add(q);
+          known.Add(e.value);
+          results.Add(e.value);
+          base.Add(e.value);
+          any_result = true;
+          if (segs.size() >= 2 && std::count(line.begin(), line.end(), '=') == 1) {
+            next_pending = {label, e.value, Trimmed(line), true};
+          }
+        } else if (segs.size() >= 2) {
+          // a stated value; the continuation of the previous line when labels agree
+          if (pending.set && (label == pending.label || label_is_marker) &&
+              std::count(line.begin(), line.end(), '=') == 1) {
+            ++judged;
+            if (!Holds(pending.value, items, s, e.value)) {
+              fail(WorkProblem::Rule::kArithmetic, pending.line + " / " + Trimmed(line),
+                   fmt::format("it is {}, not {}", Show(pending.value), Show(e.value)));
+              return problem;
+            }
+          }
+          if (!items[s.begin].algebra) {
+            known.Add(e.value);
+            // "x = 16" solves for an unknown named by a letter
+            const bool unknown = label.size() == 1 && IsLetter(label[0]);
+            if (prev_line_had_equation || pending.set || unknown) {
+              results.Add(e.value);
+              base.Add(e.value);
+            }
+            any_result = any_result || pending.set;
+          }
+        }
+        // "Total = $40 + $24" after "Total = (8 x $5) + (8 x $3)": a running
+        // computation across lines, checked like one on a line
+        if (s.HasOp(items) && pending.set && (label == pending.label || label_is_marker) &&
+            segs.size() >= 2 && items[s.begin].kind == Item::kNum) {
+          ++judged;
+          if (!(pending.value == e.value)) {
+            Evaluated first;
+            first.value = items[s.begin].value;
+            if (!(Abs(first.value) == Abs(pending.value))) {
+              fail(WorkProblem::Rule::kArithmetic, pending.line + " / " + Trimmed(line),
+                   fmt::format("the first is {}, the second {}", Show(pending.value),
+                               Show(e.value)));
+              return problem;
+            }
+          }
+        }
+        continue;
+      }
+      std::vector<Evaluated> vals(segs.size());
+      for (size_t k = 0; k < segs.size(); ++k) vals[k] = Evaluate(items, segs[k]);
+      for (size_t a = 0; a + 1 < segs.size() && judged < kMaxStatements; ++a) {
+        const size_t b = a + 1;
+        if (!vals[a].ok || !vals[b].ok) continue;
+        const Segment& sa = segs[a];
+        const Segment& sb = segs[b];
+        const bool op_a = sa.HasOp(items), op_b = sb.HasOp(items);
+        if (!op_a && !op_b) continue;
+        const Q va = vals[a].value, vb = vals[b].value;
+        bool ok = Holds(va, items, sb, vb) || Holds(vb, items, sa, va);
+        bool running = false;
+        // A running computation: "16 - 3 = 13 - 4 = 9", "2 hours = 120 minutes - 10".
+        if (!ok && op_b && items[sb.begin].kind == Item::kNum) {
+          const Segment first{sb.begin, sb.begin + 1};
+          const Q f = items[sb.begin].value;
+          ok = Holds(va, items, first, f);
+          for (int64_t c : kConversions) {
+            if (ok) break;
+            auto m = Mul(va, Int(c));
+            auto d = Div(va, Int(c));
+            ok = (m && Holds(*m, items, first, f)) || (d && Holds(*d, items, first, f));
+          }
+          running = ok;
+        }
+        // A unit conversion across '=': "1/2 hour = 30 minutes".
+        if (!ok && !UnitsCompatible(items, sa, sb)) {
+          for (int64_t c : kConversions) {
+            auto m = Mul(va, Int(c));
+            auto d = Div(va, Int(c));
+            if ((m && Holds(*m, items, sb, vb)) || (d && Holds(*d, items, sb, vb))) ok = true;
+          }
+        }
+        if (!ok && sb.lenient) continue;
+        if (!ok && a == 0) {
+          // "price of 2 x 4 boards = $10 x 1.5 = $15": a first segment the next link
+          // contradicts, where that link holds, names a thing; so does a number inside
+          // a name ("the first 40 hours = $10 * 40")
+          if (b + 1 < segs.size() && vals[b + 1].ok &&
+              (Holds(vb, items, segs[b + 1], vals[b + 1].value) ||
+               Holds(vals[b + 1].value, items, sb, vb))) {
+            continue;
+          }
+          if (!op_a && sa.after_word) continue;
+        }
+        ++judged;
+        if (!ok) {
+          const Segment& computed = op_a ? sa : sb;
+          const Q cv = op_a ? va : vb;
+          const Q sv = op_a ? vb : va;
+          fail(WorkProblem::Rule::kArithmetic, line,
+               fmt::format("{} is {}, not {}", SegmentText(items, computed), Show(cv), Show(sv)));
+          return problem;
+        }
+        // The numbers computed with: the problem's, constants, earlier results.
+        auto check_operands = [&](const Evaluated& e, const Segment& s, bool skip_first) -> bool {
+          size_t idx = 0;
+          for (const Q& o : e.operands) {
+            if (skip_first && idx++ == 0) continue;
+            int decimals = 0;
+            for (size_t i = s.begin; i < s.end; ++i) {
+              if (items[i].kind == Item::kNum && items[i].value == o) {
+                decimals = items[i].decimals;
+                break;
+              }
+            }
+            if (known.Has(o, decimals)) continue;
+            if (stated.Has(o, decimals) && known.OneOpAway(o)) continue;
+            if (base.ConvertedTo(o)) continue;
+            fail(WorkProblem::Rule::kGrounded, line,
+                 fmt::format("it computes with {}, which is not a number of the problem, a "
+                             "constant or a result of the reasoning",
+                             Show(Abs(o))));
+            return false;
+          }
+          for (const Q& q : e.intermediates) known.Add(q);
+          return true;
+        };
+        if (op_a && !check_operands(vals[a], sa, false)) return problem;
+        known.Add(va);
+        // "10 * (2/3) = 20/3": the right side only writes the result another way
+        if (op_b && (running || !op_a) && !check_operands(vals[b], sb, running)) return problem;
+        known.Add(vb);
+        results.Add(va);
+        results.Add(vb);
+        base.Add(va);
+        base.Add(vb);
+        any_result = true;
+      }
+      // "$99 + $5 = Cost of the boots": an expression with no value beside it; its value
+      // is a result all the same (a later line or the answer may state it).
+      for (size_t k = 0; k < segs.size(); ++k) {
+        if (!vals[k].ok || !segs[k].HasOp(items)) continue;
+        if ((k > 0 && vals[k - 1].ok) || (k + 1 < segs.size() && vals[k + 1].ok)) continue;
+        for (const Q& q : vals[k].intermediates) known.Add(q);
+        known.Add(vals[k].value);
+        results.Add(vals[k].value);
+        base.Add(vals[k].value);
+        any_result = true;
+      }
+      // "2x = 64", "x = 32": a value stated after '=' where the other side is algebra
+      bool algebra = false;
+      for (const Segment& s : segs) algebra = algebra || (!s.readable && s.end > s.begin);
+      for (size_t k = 1; k < segs.size(); ++k) {
+        if (!vals[k].ok || !IsNumberSegment(items, segs[k]) || vals[k - 1].ok) continue;
+        known.Add(vals[k].value);
+        if (algebra || prev_line_had_equation) {
+          results.Add(vals[k].value);
+          base.Add(vals[k].value);
+        }
+      }
+    }
+    // "12 = x": the value of an unknown named by a letter
+    if (eq_pos != kNpos) {
+      std::string_view right = PyStrip(line.substr(eq_pos + 1));
+      while (!right.empty() && (right.back() == '.' || right.back() == '"' || right.back() == ',')) {
+        right.remove_suffix(1);
+      }
+      if (right.size() == 1 && IsLetter(right[0])) {
+        // the number right before the '=' ("we get 104 = B")
+        std::string_view left = PyStrip(line.substr(0, eq_pos));
+        size_t b = left.size();
+        while (b > 0 && (IsAsciiDigit(left[b - 1]) || left[b - 1] == '.' || left[b - 1] == ',')) --b;
+        Q v;
+        int decimals;
+        if (b < left.size() && ParseNumber(left.substr(b), &v, &decimals)) {
+          known.Add(v);
+          results.Add(v);
+          base.Add(v);
+        }
+      }
+    }
+    verbal.clear();
+    VerbalOps(st.tokens, &verbal);
+    for (const Q& v : verbal) {
+      known.Add(v);
+      results.Add(v);
+      base.Add(v);
+    }
+    // "x = 40", "Total = $400": values the line states become known from the next line on.
+    // One worked out in the head from known values ("Adrian will be 66" for 63 + 3) may
+    // be computed with like a result; so may an algebra coefficient ("19c - 10").
+    for (const Item& it : items) {
+      if (it.kind != Item::kNum) continue;
+      if (it.coefficient) known.Add(it.value);
+      if (it.algebra) continue;
+      stated.Add(it.value);
+      if (mental_checks < kMaxMentalChecks && !known.Has(it.value, it.decimals)) {
+        ++mental_checks;
+        if (known.OneOpAway(it.value)) known.Add(it.value);
+      }
+    }
+    pending = next_pending;
+    prev_line_had_equation = line_has_equation || eq_pos != kNpos;
+    if (le >= reasoning.size()) break;
+  }
+
+  if (!any_result || final_answer.empty()) return problem;
+  Q f;
+  int decimals;
+  std::string_view digits = final_answer;
+  const bool negative = digits.starts_with('-');
+  if (negative) digits.remove_prefix(1);
+  if (!ParseNumber(digits, &f, &decimals)) return problem;
+  if (results.Has(f, decimals)) return problem;
+  // The work may end in the answer written another way: $0.25 for 25 cents, 0.7 for a
+  // rate of 70 (percent). Only where the question or the reasoning names both: elsewhere
+  // 600 is not the result 6.
+  std::string text;
+  text.reserve(question.size() + reasoning.size() + 1);
+  for (char c : question) text.push_back(Lower(c));
+  text.push_back('\n');
+  for (char c : reasoning) text.push_back(Lower(c));
+  for (const UnitPair& u : kAnswerConversions) {
+    if (!MentionsAny(text, u.small) || !MentionsAny(text, u.large)) continue;
+    auto smaller = Div(f, Int(u.factor));
+    auto larger = Mul(f, Int(u.factor));
+    if ((smaller && results.Has(*smaller, decimals + 3)) || (larger && results.Has(*larger, 0))) {
+      return problem;
+    }
+  }
+  problem.rule = WorkProblem::Rule::kGrounded;
+  problem.statement.clear();
+  problem.detail = fmt::format("the final answer {} is not a result of the reasoning's arithmetic",
+                               final_answer);
+  return problem;
+}
+
+}  // namespace work_reader
+
+WorkProblem CheckWork(std::string_view reasoning, std::string_view question,
+                      std::string_view final_answer) {
+  return work_reader::Check(reasoning, question, final_answer);
+}
+
+}  // namespace structtest::math_internal
