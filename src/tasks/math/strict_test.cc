@@ -128,7 +128,8 @@ TEST(MathStrictEasyTest, ReasoningIsAsked) {
             "reasoning: 0 words before the answer (at least 5 asked: the prompt asks to "
             "show the reasoning)");
   EXPECT_EQ(Rule(Strict(Easy(1), "9 * 2 = 18\nThe answer is: 18")), "reasoning");
-  EXPECT_EQ(Rule(Strict(Easy(1), "9 eggs * 2 dollars = 18\nThe answer is: 18")), "pass");
+  // five words; the work holds and computes with the problem's numbers (strict-3)
+  EXPECT_EQ(Rule(Strict(Easy(1), "(16 - 7) eggs * 2 dollars = 18\nThe answer is: 18")), "pass");
 }
 
 TEST(MathStrictHardTest, StepsInEachStyle) {
@@ -137,16 +138,16 @@ TEST(MathStrictHardTest, StepsInEachStyle) {
   EXPECT_EQ(Strict(Hard(1), steps_a + "\n\nThe answer is: 18").reason,
             "3 '### N' steps, one final answer 18 in 'The answer is: N'");
   EXPECT_EQ(Rule(Strict(Hard(5), "1. Ducks lay 16 eggs.\n2. She uses 3 + 4 = 7.\n"
-                                 "3. She sells 9 * 2 = 18.\nThe answer is: 18")),
+                                 "3. She sells 16 - 7 = 9 for 9 * 2 = 18.\nThe answer is: 18")),
             "pass");
   EXPECT_EQ(Rule(Strict(Hard(9), "**Step 1:** Ducks lay 16 eggs.\n\n**Step 2** She uses 7.\n\n"
-                                 "**Step 3** She sells 9 * 2 = 18.\n\nThe answer is: 18")),
+                                 "**Step 3** She sells 16 - 7 = 9 for 9 * 2 = 18.\n\nThe answer is: 18")),
             "pass");
   EXPECT_EQ(Rule(Strict(Hard(13), "```json\n[\"Ducks lay 16 eggs.\", \"She uses 3 + 4 = 7.\", "
-                                  "\"She sells 9 * 2 = 18.\"]\n```\nThe answer is: 18")),
+                                  "\"She sells 16 - 7 = 9 for 9 * 2 = 18.\"]\n```\nThe answer is: 18")),
             "pass");
   EXPECT_EQ(Rule(Strict(Hard(17), "```json\n{\"1\": \"Ducks lay 16 eggs.\", \"2\": \"She uses "
-                                  "3 + 4 = 7.\", \"3\": \"She sells 9 * 2 = 18.\"}\n```\n"
+                                  "3 + 4 = 7.\", \"3\": \"She sells 16 - 7 = 9 for 9 * 2 = 18.\"}\n```\n"
                                   "The answer is: 18")),
             "pass");
   // The answer under a step marker of its own is the answer, not a step.
@@ -188,7 +189,7 @@ TEST(MathStrictHardTest, StepRules) {
 
 TEST(MathStrictHardTest, AnswerRules) {
   const std::string steps = "### 1\nDucks lay 16 eggs.\n\n### 2\nShe uses 3 + 4 = 7.\n\n"
-                            "### 3\nShe sells 9 * 2 = 18.";
+                            "### 3\nShe sells 16 - 7 = 9 for 9 * 2 = 18.";
   EXPECT_EQ(Rule(Strict(Hard(2), steps + "\n\n#### 9\n#### 18")), "one-final-answer");
   EXPECT_EQ(Rule(Strict(Hard(2), steps + "\n\n####\n18")), "pass");
   EXPECT_EQ(Rule(Strict(Hard(3), steps + "\n\n### Final result: 18")), "pass");

@@ -1,0 +1,88 @@
+// CheckWork (strict-3's `arithmetic` and `grounded`): what it reads as a statement, what
+// holds, what the work may compute with, and that the final answer must come out of it.
+#include "tasks/math/arithmetic.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace structtest::math_internal {
+namespace {
+
+constexpr std::string_view kEggs =
+    "Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and "
+    "bakes muffins for her friends every day with four. She sells the remainder at the "
+    "farmers' market daily for $2 per fresh duck egg. How much in dollars does she make?";
+
+std::string RuleOf(std::string_view reasoning, std::string_view final_answer = "18",
+                   std::string_view question = kEggs) {
+  const WorkProblem w = CheckWork(reasoning, question, final_answer);
+  switch (w.rule) {
+    case WorkProblem::Rule::kNone: return "none";
+    case WorkProblem::Rule::kArithmetic: return "arithmetic";
+    case WorkProblem::Rule::kGrounded: return "grounded";
+  }
+  return "?";
+}
+
+TEST(MathWorkTest, StatementsThatHoldPass) {
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs are left.\nShe makes 9 * $2 = $18."), "none");
+  EXPECT_EQ(RuleOf("She sells 16 - 3 - 4 = 9 eggs at $2 each: 9 \u00D7 2 = 18 dollars."), "none");
+  // a running computation, LaTeX with units, and a statement split over two lines
+  EXPECT_EQ(RuleOf("16 - 3 = 13 - 4 = 9, and 9 * 2 = 18"), "none");
+  EXPECT_EQ(RuleOf("\\[ 16 - 3 - 4 = 9 \\text{ eggs} \\]\n"
+                   "\\[ 9 \\text{ eggs} \\times \\$2 = \\$18 \\]"),
+            "none");
+  EXPECT_EQ(RuleOf("Eggs left = 16 - 3 - 4\nEggs left = 9\nMoney = 9 * 2 = 18"), "none");
+}
+
+TEST(MathWorkTest, AStatementThatDoesNotHoldFails) {
+  const WorkProblem w = CheckWork("16 - 3 - 4 = 10 eggs.\n10 * 2 = 18", kEggs, "18");
+  EXPECT_EQ(w.rule, WorkProblem::Rule::kArithmetic);
+  EXPECT_EQ(w.detail, "16 - 3 - 4 is 9, not 10");
+  // an exact result is not "rounded" to the next integer
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs.\n9 * 2 = 19"), "arithmetic");
+  // rounding to the decimals written is not a mistake
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9, 9 * 2 = 18, and 18 / 7 = 2.57 a day of the week"),
+            "none");
+}
+
+TEST(MathWorkTest, TheWorkUsesTheProblemsNumbersAndReachesTheAnswer) {
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs.\n11 * 13 = 143, and 9 * 2 = 18"), "grounded");
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs are left to sell."), "grounded");
+  // the answer given where an equation ends: "= \boxed{18}" leaves "=" before it
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs, so 9 * 2 ="), "none");
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs, so she makes 9 * 2 which equals"), "none");
+  // an operation said in words
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs. Multiply 9 by 2, which gives us 18."), "none");
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs. We multiply 9 by the price of 2 dollars."), "none");
+  // the answer in another unit only where it is the same number written another way
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs, and 9 * 0.02 = 0.18 dollars", "18",
+                   std::string(kEggs) + " Answer in cents."),
+            "none");
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 eggs, 9 * 2 = 18 and 18 * 100 = 1800 minutes", "30"),
+            "grounded");
+}
+
+TEST(MathWorkTest, WhatCannotBeReadIsNotJudged) {
+  // algebra, ranges, prose without statements
+  EXPECT_EQ(RuleOf("Let x be the eggs sold: x + 7 = 16, so x = 9 and 2x = 18"), "none");
+  EXPECT_EQ(RuleOf("She sells the rest, nine eggs, at two dollars."), "none");
+  EXPECT_EQ(RuleOf(""), "none");
+}
+
+TEST(MathWorkTest, HostileInputStaysBounded) {
+  // bounded work: every line, paren and brace scan is capped (kMaxStatements, look-aheads)
+  std::string big;
+  for (int i = 0; i < 200000; ++i) big += "((\\text{";
+  EXPECT_NE(RuleOf(big), "?");
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += "1 + 1 = 2\n";
+  EXPECT_EQ(RuleOf(many, "2", "1 and 1"), "none");
+  const std::string nul("16 - 3\0 - 4 = 9", 15);
+  EXPECT_NE(RuleOf(nul), "?");
+  EXPECT_NE(RuleOf("16 - 3 - 4 = 9 \xFF\xFE eggs; 9 * 2 = 18"), "?");
+}
+
+}  // namespace
+}  // namespace structtest::math_internal
