@@ -1,7 +1,8 @@
 // The red team (testing/red_team.h) over a generated suite: every family's cheats pass
 // strict at most 1% of the time, and its harmless twins always. The table it prints
 // (per family: samples it applies to, cheats passed under paper and strict, twins
-// passed under strict and paper) is the one in docs/strict.md.
+// passed under strict and paper, and the rules that caught the cheats) is the one in
+// docs/strict.md.
 //
 // For working on a family, environment variables change what it does:
 //   STRUCTTEST_RED_TEAM_FAMILY=text  only the families whose name contains it
@@ -74,6 +75,7 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
     struct Counts {
       int n = 0, cheat_paper = 0, cheat_strict = 0, twin_strict = 0, twin_paper = 0;
       std::vector<std::string> shown, problems;
+      std::map<std::string, int> caught_by;  // the rule each failing cheat fails
     };
     std::vector<Counts> counts(static_cast<size_t>(threads));
     std::vector<std::thread> pool;
@@ -99,6 +101,7 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
           const Verdict cheat = score(pair->cheat, RuleSet::kStrict);
           const Verdict twin = score(pair->twin, RuleSet::kStrict);
           c.cheat_strict += cheat.pass;
+          if (!cheat.pass) ++c.caught_by[cheat.reason.substr(0, cheat.reason.find(':'))];
           c.twin_strict += twin.pass;
           c.cheat_paper += score(pair->cheat, RuleSet::kPaper).pass;
           c.twin_paper += score(pair->twin, RuleSet::kPaper).pass;
@@ -119,6 +122,7 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
       all.cheat_strict += c.cheat_strict;
       all.twin_strict += c.twin_strict;
       all.twin_paper += c.twin_paper;
+      for (const auto& [rule, k] : c.caught_by) all.caught_by[rule] += k;
       for (const std::string& s : c.shown) std::printf("%s", s.c_str());
       for (const std::string& p : c.problems) ADD_FAILURE() << p;
     }
@@ -128,6 +132,9 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
     std::printf("red-team %-52s %5d %12s %12s %12s %12s\n", std::string(family.name).c_str(),
                 all.n, pct(all.cheat_paper).c_str(), pct(all.cheat_strict).c_str(),
                 pct(all.twin_strict).c_str(), pct(all.twin_paper).c_str());
+    std::string caught;
+    for (const auto& [rule, k] : all.caught_by) caught += fmt::format(" {} {}", rule, k);
+    std::printf("red-team %-52s caught by:%s\n", "", caught.c_str());
     if (measure) continue;
     EXPECT_GT(all.n, 0) << family.name << " applies to no sample of the suite";
     EXPECT_LE(all.cheat_strict * 100, all.n) << family.name << ": cheats passing strict";

@@ -331,7 +331,7 @@ def test_subtasks_is_the_registry():
     math_hard = next(s for s in subtasks if s["name"] == "math_hard")
     assert math_hard["split"] == "hard" and math_hard["strict_version"].startswith("strict-")
     assert math_hard["paper_rules"] == ["format", "accuracy"]
-    assert math_hard["strict_rules"][-1] == "answer-value"
+    assert math_hard["strict_rules"][-3:] == ["answer-value", "arithmetic", "grounded"]
 
 
 def test_rules_and_partial_credit(samples):

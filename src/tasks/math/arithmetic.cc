@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -458,7 +459,7 @@ bool SingleLetter(std::string_view w) { return w.size() == 1 && IsLetter(w[0]); 
 // Tokens to items: a number takes its '%' and up to two unit words ("80 miles",
 // "$2/egg", "4 cups per day"); operator and result words between numbers become
 // operators and '='; "half of", "twice", "25% of", "1/3 of" become arithmetic.
-void ToItems(const std::vector<Token>& toks, std::vector<Item>* out) {
+void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector<Item>* scratch) {
   out->clear();
   std::vector<size_t> skip_close;  // the ')' of "(12 - 7 = 5)"
   for (size_t i = 0; i < toks.size();) {
@@ -598,8 +599,8 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out) {
     ++i;
   }
   // Words between numbers.
-  std::vector<Item> res;
-  res.reserve(out->size());
+  std::vector<Item>& res = *scratch;
+  res.clear();
   for (size_t k = 0; k < out->size(); ++k) {
     const Item& it = (*out)[k];
     if (it.kind != Item::kWord) {
@@ -846,12 +847,16 @@ class Evaluator {
 
 // Chains of segments joined by '=': "a + b = c = d". A word, a punctuation mark or two
 // numbers side by side end a chain.
+// A chain is `count` segments from `first` in the line's segment list (one flat list, so
+// reading a line allocates nothing once the lists have grown).
 struct Chain {
-  std::vector<Segment> segments;
+  size_t first = 0, count = 0;
 };
 
-void ToChains(const std::vector<Item>& items, std::vector<Chain>* chains) {
+void ToChains(const std::vector<Item>& items, std::vector<Segment>* segments,
+              std::vector<Chain>* chains) {
   chains->clear();
+  segments->clear();
   Chain chain;
   Segment cur;
   bool open = false;  // cur has items
@@ -862,14 +867,15 @@ void ToChains(const std::vector<Item>& items, std::vector<Chain>* chains) {
       cur.begin = cur.end = 0;
       cur.readable = false;
     }
-    chain.segments.push_back(cur);
+    segments->push_back(cur);
+    ++chain.count;
     cur = Segment();
     open = false;
   };
   auto close_chain = [&]() {
     close_segment();
-    chains->push_back(std::move(chain));
-    chain = Chain();
+    chains->push_back(chain);
+    chain = Chain{segments->size(), 0};
   };
   for (size_t i = 0; i < items.size(); ++i) {
     const Item& it = items[i];
@@ -885,7 +891,7 @@ void ToChains(const std::vector<Item>& items, std::vector<Chain>* chains) {
         if (!open) {
           cur.begin = i;
           cur.end = i;
-          cur.after_word = chain.segments.empty() && prev == Item::kWord;
+          cur.after_word = chain.count == 0 && prev == Item::kWord;
           open = true;
           // a segment may open with a minus sign only where a value is expected
           if (it.kind == Item::kOp &&
@@ -979,7 +985,11 @@ class Known {
   bool Has(Q v, int decimals) const {
     v = Abs(v);
     for (const Q& k : values_) {
-      if (k == v || RoundsTo(k, v, decimals)) return true;
+      if (k == v) return true;
+    }
+    // rounded: an exact value (an integer, at any decimals) only equals itself
+    for (const Q& k : values_) {
+      if (k.d != 1 && RoundsTo(k, v, decimals)) return true;
     }
     return false;
   }
@@ -1157,7 +1167,9 @@ std::string SegmentText(const std::vector<Item>& items, const Segment& s) {
 struct LineState {
   std::vector<Token> tokens;
   std::vector<Item> items;
+  std::vector<Segment> segments;
   std::vector<Chain> chains;
+  std::vector<Item> scratch;
   std::string storage;
 };
 
@@ -1165,8 +1177,8 @@ void ReadLine(std::string_view line, LineState* st) {
   size_t skip = 0;
   if (IsBulletLine(line, &skip)) line.remove_prefix(skip);
   Tokenize(Delatex(line, &st->storage), &st->tokens);
-  ToItems(st->tokens, &st->items);
-  ToChains(st->items, &st->chains);
+  ToItems(st->tokens, &st->items, &st->scratch);
+  ToChains(st->items, &st->segments, &st->chains);
 }
 
 struct Evaluated {
@@ -1336,12 +1348,9 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   // known: what may be computed with; results: what the reasoning computed or stated
   // as a computation's value; base: the problem's numbers and the results, which
   // may also be used in other units.
-  Known known, results, base, problem_numbers;
+  Known results, problem_numbers;
   ProblemNumbers(question, &problem_numbers);
-  for (const Q& v : problem_numbers.values()) {
-    known.Add(v);
-    base.Add(v);
-  }
+  Known known = problem_numbers, base = problem_numbers;
   for (const Q& c : kConstants) known.Add(c);
   Known stated;  // numbers written on earlier lines
   size_t judged = 0;
@@ -1359,6 +1368,21 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   LineState st;
   std::vector<Q> verbal;
   size_t mental_checks = 0;
+  // A number stated in prose and computed with: worked out in the head from known values
+  // ("Adrian will be 66" for 63 + 3), also in two steps where the step between is
+  // stated too ("Adrian is 63" for 21 * 3). Tried only for such an operand, at most
+  // kMaxMentalChecks times an answer.
+  const auto one_op_away = [&](const Known& from, Q v) {
+    return mental_checks++ < kMaxMentalChecks && from.OneOpAway(v);
+  };
+  const auto in_the_head = [&](Q o) {
+    if (one_op_away(known, o)) return true;
+    Known widened = known;
+    for (const Q& v : stated.values()) {
+      if (!known.Has(v, 0) && one_op_away(known, v)) widened.Add(v);
+    }
+    return one_op_away(widened, o);
+  };
   auto fail = [&](WorkProblem::Rule rule, std::string_view line, std::string detail) {
     problem.rule = rule;
     problem.statement = Trimmed(line);
@@ -1374,6 +1398,40 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
     if (PyStrip(line).empty()) {
       if (le >= reasoning.size()) break;
       continue;
+    }
+    // A line with no '=' and fewer than two numbers computes nothing (a statement, said
+    // with symbols or words, joins two numbers): it only states its number, if any.
+    if (line.find('=') == kNpos && line.find('\\') == kNpos) {
+      size_t runs = 0, run_at = 0, i = 0;
+      while (i < line.size() && runs < 2) {
+        if (IsAsciiDigit(line[i])) {
+          run_at = i;
+          ++runs;
+          // one number: digits with separators and a decimal part
+          while (i < line.size() && (IsAsciiDigit(line[i]) ||
+                                     ((line[i] == ',' || line[i] == '.') && i + 1 < line.size() &&
+                                      IsAsciiDigit(line[i + 1])))) {
+            ++i;
+          }
+        } else {
+          ++i;
+        }
+      }
+      if (runs < 2) {
+        if (runs == 1) {
+          size_t e = run_at;
+          while (e < line.size() && (IsAsciiDigit(line[e]) || line[e] == ',' || line[e] == '.')) ++e;
+          while (e > run_at && (line[e - 1] == ',' || line[e - 1] == '.')) --e;
+          Q v;
+          int decimals;
+          const bool glued = e < line.size() && (IsLetter(line[e]) || line[e] == '%');
+          if (!glued && ParseNumber(line.substr(run_at, e - run_at), &v, &decimals)) stated.Add(v);
+        }
+        pending = Pending();
+        prev_line_had_equation = false;
+        if (le >= reasoning.size()) break;
+        continue;
+      }
     }
     ReadLine(line, &st);
     const std::vector<Item>& items = st.items;
@@ -1395,18 +1453,21 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
     const std::string_view label_view = label;
     const bool label_is_marker = label_view.find_first_not_of("-*+ ") == kNpos;
     const Chain* previous = nullptr;
+    const auto segments_of = [&](const Chain& c) {
+      return std::span<const Segment>(st.segments.data() + c.first, c.count);
+    };
     for (const Chain& chain : st.chains) {
       // numbers written earlier on the line are stated too ("he is 18 years old. In 3
       // years, 18 + 3 = 21")
       if (previous != nullptr) {
-        for (const Segment& s : previous->segments) {
+        for (const Segment& s : segments_of(*previous)) {
           for (size_t i = s.begin; i < s.end; ++i) {
             if (items[i].kind == Item::kNum && !items[i].algebra) stated.Add(items[i].value);
           }
         }
       }
       previous = &chain;
-      const std::vector<Segment>& segs = chain.segments;
+      const std::span<const Segment> segs = segments_of(chain);
       if (segs.size() >= 2) line_has_equation = true;
       // Every segment but the last empty: "Total = $10 * 40" (an expression whose value
       // is a result), or "Total = $400" (a stated value).
@@ -1532,7 +1593,7 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
               }
             }
             if (known.Has(o, decimals)) continue;
-            if (stated.Has(o, decimals) && known.OneOpAway(o)) continue;
+            if (stated.Has(o, decimals) && in_the_head(o)) continue;
             if (base.ConvertedTo(o)) continue;
             fail(WorkProblem::Rule::kGrounded, line,
                  fmt::format("it computes with {}, which is not a number of the problem, a "
@@ -1604,18 +1665,12 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
       results.Add(v);
       base.Add(v);
     }
-    // "x = 40", "Total = $400": values the line states become known from the next line on.
-    // One worked out in the head from known values ("Adrian will be 66" for 63 + 3) may
-    // be computed with like a result; so may an algebra coefficient ("19c - 10").
+    // "x = 40", "Total = $400": values the line states become known from the next line on;
+    // so does an algebra coefficient ("19c - 10").
     for (const Item& it : items) {
       if (it.kind != Item::kNum) continue;
       if (it.coefficient) known.Add(it.value);
-      if (it.algebra) continue;
-      stated.Add(it.value);
-      if (mental_checks < kMaxMentalChecks && !known.Has(it.value, it.decimals)) {
-        ++mental_checks;
-        if (known.OneOpAway(it.value)) known.Add(it.value);
-      }
+      if (!it.algebra) stated.Add(it.value);
     }
     pending = next_pending;
     prev_line_had_equation = line_has_equation || eq_pos != kNpos;
@@ -1629,6 +1684,9 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   const bool negative = digits.starts_with('-');
   if (negative) digits.remove_prefix(1);
   if (!ParseNumber(digits, &f, &decimals)) return problem;
+  // A result of the work. Not a number the problem gives merely because it is one: in a
+  // generated suite the answer is one of the problem's numbers by coincidence about
+  // once in twenty (4 friends, 4 cupcakes each), and work that stops short would pass.
   if (results.Has(f, decimals)) return problem;
   // The work may end in the answer written another way: $0.25 for 25 cents, 0.7 for a
   // rate of 70 (percent). Only where the question or the reasoning names both: elsewhere

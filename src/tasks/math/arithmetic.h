@@ -34,8 +34,8 @@ inline constexpr size_t kMaxDescriptionWords = 4;
 // Words that may stand between the parts of an operation said in words ("divide the 180
 // minutes by 30", "subtract the crates sold (65) from his target of 120").
 inline constexpr size_t kMaxVerbalGap = 8;
-// Numbers stated in prose that are tried as worked out in the head from known values
-// (each try is up to 120 x 120 operations); past it the rest are only stated.
+// Tries per answer of whether a number stated in prose was worked out in the head from
+// known values (each try is up to 120 x 120 operations); past it none is.
 inline constexpr size_t kMaxMentalChecks = 200;
 // Values kept as known (problem numbers, constants, results); past it no more are added.
 inline constexpr size_t kMaxKnown = 600;
