@@ -118,7 +118,7 @@ struct BatchStatus {
   int64_t failed = 0;  // failed, expired or cancelled
   std::string detail;  // why it failed, for a person
   // Where its results are: openai's files, anthropic's results_url, gemini's whole
-  // operation (its responses come inline).
+  // operation (naming its responses file, or holding an older batch's inline responses).
   std::string output_file, error_file, results_url;
   std::string operation;
 };
