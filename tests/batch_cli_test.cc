@@ -311,6 +311,29 @@ TEST_F(BatchCliTest, RefusedRequestsAreNotAskedAgainAndEveryErrorKeepsItsWords) 
   EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
 }
 
+// --batch-retry-online: what failed in the batch is not submitted again but asked
+// online, and the note says so, not "asked again".
+TEST_F(BatchCliTest, WithRetryOnlineTheNoteSaysFailuresAreLeftForTheOnlineClient) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchFaults faults;
+  faults.fail_every = 5;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/retry-online";
+  const Finished b = Exec(dir, Args(server, kApis[0], suite, run,
+                                    {"--batch", "--batch-poll", "0.01", "--batch-retry-online"}),
+                          "batch");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.err.find("not asked again in a batch (left for the online client)"), std::string::npos)
+      << b.err;
+  EXPECT_EQ(b.err.find(" asked again;"), std::string::npos) << b.err;
+  EXPECT_EQ(server.batches_created(), 1);
+  EXPECT_EQ(server.online_requests(), static_cast<int>(suite.by_prompt.size() / 5));
+  EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+  ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
+}
+
 // The batch rows of a run, as state -> count.
 std::map<std::string, int> BatchStates(const std::string& run) {
   std::map<std::string, int> out;

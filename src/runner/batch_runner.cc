@@ -435,8 +435,11 @@ class Driver {
       b.state = "failed";
       b.detail = st.detail.empty() ? st.state : st.detail;
       RETURN_IF_ERROR(Update(b));
-      Note(fmt::format("batch {} ({}): failed ({}); its {} samples are submitted again", b.seq,
-                       b.batch_id, b.detail, b.requests));
+      Note(fmt::format("batch {} ({}): failed ({}); its {} samples are {}", b.seq, b.batch_id,
+                       b.detail, b.requests,
+                       o_.no_resubmit          ? "left for the online client"
+                       : stats_.budget_reached ? "not submitted again (the budget is reached)"
+                                               : "submitted again"));
       return true;
     }
     RETURN_IF_ERROR(Collect(b, st));
@@ -459,11 +462,12 @@ class Driver {
     int64_t again = 0, refused = 0, left = 0, foreign = 0;
     std::string refusal;
     const auto classify = [&](const Slot& slot, ErrorKind error, const std::string& message) {
-      if (error == ErrorKind::kFatal) {
-        given_up_.insert(slot);
+      if (error == ErrorKind::kFatal) given_up_.insert(slot);
+      if (o_.no_resubmit) {
+        ++left;  // the online client asks every unanswered sample, refused ones too
+      } else if (error == ErrorKind::kFatal) {
         if (refused++ == 0) refusal = message;
-      } else if (o_.no_resubmit || stats_.budget_reached ||
-                 submissions_[slot] >= o_.max_submissions) {
+      } else if (stats_.budget_reached || submissions_[slot] >= o_.max_submissions) {
         ++left;
       } else {
         ++again;
@@ -529,7 +533,7 @@ class Driver {
     if (again > 0) fate += fmt::format("; {} asked again", again);
     if (left > 0) {
       fate += fmt::format("; {} not asked again in a batch ({})", left,
-                          o_.no_resubmit         ? "--batch-retry-online: left for the online client"
+                          o_.no_resubmit         ? "left for the online client"
                           : stats_.budget_reached ? "the budget is reached"
                                                   : fmt::format("submitted {} times", o_.max_submissions));
     }
