@@ -467,11 +467,17 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
     if (!body.is_object() || !body.contains("batch")) return Error(400, "no batch");
     const json& batch = body["batch"];
     std::vector<Item> items;
-    const json config = batch.value("input_config", json::object());
-    const bool from_file = config.contains("file_name");
+    // Proto JSON takes either spelling of a field: google-genai sends camelCase.
+    const auto field = [](const json& j, const char* camel, const char* snake) {
+      return j.contains(camel) ? j[camel] : j.value(snake, json());
+    };
+    const json config = field(batch, "inputConfig", "input_config");
+    if (!config.is_object()) return Error(400, "no inputConfig");
+    const json file_name = field(config, "fileName", "file_name");
+    const bool from_file = file_name.is_string();
     if (from_file) {
       // The input file's lines: {"key", "request"} (the batch mode guide's format).
-      const auto file = files_.find(config.value("file_name", ""));
+      const auto file = files_.find(file_name.get<std::string>());
       if (file == files_.end()) return Error(404, "no such file");
       std::istringstream in(file->second);
       for (std::string line; std::getline(in, line);) {
@@ -481,11 +487,15 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
         items.push_back(Item{j.value("key", ""), j["request"]});
       }
     } else {
-      for (const json& r : config["requests"]["requests"]) {
-        items.push_back(Item{r["metadata"].value("key", ""), r["request"]});
+      const json requests = config.value("requests", json::object()).value("requests", json::array());
+      for (const json& r : requests) {
+        if (!r.is_object() || !r.contains("request")) return Error(400, "a request without its body");
+        items.push_back(Item{r.value("metadata", json::object()).value("key", ""), r["request"]});
       }
     }
-    FakeHttpReply made = Create("gemini", batch.value("display_name", ""), std::move(items), "");
+    const json display = field(batch, "displayName", "display_name");
+    FakeHttpReply made =
+        Create("gemini", display.is_string() ? display.get<std::string>() : "", std::move(items), "");
     if (made.status == 200) {
       batches_.back().from_file = from_file;
       ++(from_file ? gemini_file_batches_ : gemini_inline_batches_);

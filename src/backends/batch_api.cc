@@ -613,7 +613,10 @@ StatusOr<std::string> BatchApi::Submit(std::string_view key, std::string_view mo
         joined += '\n';
       }
       ASSIGN_OR_RETURN(const std::string file, UploadGeminiFile(key, std::move(joined)));
-      const json create = {{"batch", {{"display_name", key}, {"input_config", {{"file_name", file}}}}}};
+      // The body google-genai sends for batches.create(src=file name):
+      // _CreateBatchJobParameters_to_mldev and _BatchJobSource_to_mldev in
+      // google/genai/batches.py (at 66807187f2123c6676175ac991f4e34eb09200d1).
+      const json create = {{"batch", {{"displayName", key}, {"inputConfig", {{"fileName", file}}}}}};
       ASSIGN_OR_RETURN(const std::string created,
                        Call("creating the batch", "POST",
                             Url(fmt::format("v1beta/models/{}:batchGenerateContent", model)),

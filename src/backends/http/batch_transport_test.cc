@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/batch_api.h"
 #include "backends/http/http_transport.h"
 #include "testing/fake_batch_server.h"
@@ -113,6 +115,37 @@ TEST(BatchTransportTest, GeminiAnswersComeBackByKeyFromTheResponsesFile) {
       EXPECT_EQ(r.result.response.text, "re: q" + std::to_string(at_id - ids.begin()));
     }
     EXPECT_EQ(server.gemini_file_batches(), 1);
+
+    // A batch of inline requests, as an earlier version submitted them: the issue's
+    // case, responses out of order and some without their keys. Only the keyed ones
+    // come back, each to its own request.
+    std::string inline_body = R"({"batch":{"display_name":"key-inline","input_config":{"requests":{"requests":[)";
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const nlohmann::json line = nlohmann::json::parse(entries[i]);
+      inline_body += (i > 0 ? "," : "") +
+                     nlohmann::json{{"request", line["request"]}, {"metadata", {{"key", line["key"]}}}}.dump();
+    }
+    inline_body += "]}}}}";
+    HttpExchange create;
+    create.method = "POST";
+    create.url = server.base_url() + "/v1beta/models/m:batchGenerateContent";
+    create.headers = {"Content-Type: application/json"};
+    create.body = inline_body;
+    auto made = (*transport)->Send(create);
+    ASSERT_TRUE(made.ok() && made->status == 200) << made->body;
+    auto old = api.Get(nlohmann::json::parse(made->body)["name"].get<std::string>());
+    ASSERT_TRUE(old.ok()) << old.status().message();
+    ASSERT_EQ(old->phase, BatchPhase::kEnded);
+    auto inline_results = api.Results(*old);
+    ASSERT_TRUE(inline_results.ok()) << inline_results.status().message();
+    EXPECT_EQ(inline_results->unkeyed, 2);
+    ASSERT_EQ(inline_results->items.size(), 4u);
+    for (const BatchItemResult& r : inline_results->items) {
+      const auto at_id = std::find(ids.begin(), ids.end(), r.custom_id);
+      ASSERT_NE(at_id, ids.end());
+      EXPECT_EQ(r.result.response.text, "re: q" + std::to_string(at_id - ids.begin()));
+    }
+    EXPECT_EQ(server.gemini_inline_batches(), 1);
   }
 }
 
