@@ -735,7 +735,6 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
       answered.insert(a.begin(), a.end());
     }
   }
-  std::map<std::string, int64_t> errors;
   RETURN_IF_ERROR(store->Begin());
   for (const Line& l : lines) {
     if (answered.contains(l.slot)) {
@@ -747,7 +746,6 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
       ++stats.answered;
     } else {
       ++stats.errored;
-      ++errors[response.error];
     }
     if (Status s = store->PutResponse(l.slot.index, response, l.slot.repeat); !s.ok()) {
       (void)store->Commit();
@@ -755,10 +753,11 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
     }
   }
   RETURN_IF_ERROR(store->Commit());
-  stats.top_errors.assign(errors.begin(), errors.end());
-  std::stable_sort(stats.top_errors.begin(), stats.top_errors.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (stats.top_errors.size() > 3) stats.top_errors.resize(3);
+  // Grouped as the run's note groups them (texts that differ only in their numbers,
+  // "you requested 5000 tokens", are one).
+  if (stats.errored > 0) {
+    ASSIGN_OR_RETURN(stats.top_errors, store->TopErrors(3));
+  }
   return stats;
 }
 

@@ -114,7 +114,7 @@ struct ImportStats {
   int64_t answered = 0;   // answers stored
   int64_t errored = 0;    // request errors stored (the sample stays pending)
   int64_t skipped = 0;    // results for samples answered already (kept as they were)
-  // The errors stored, as (message, count), most frequent first, at most 3.
+  // When errors were stored: the run's most frequent errors (RunStore::TopErrors(3)).
   std::vector<std::pair<std::string, int64_t>> top_errors;
 };
 // `import`: stores the results in `path` (an OpenAI batch output file: vLLM's
