@@ -529,6 +529,7 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
     return Reply(200, {{"data", data}, {"has_more", false}});
   }
   if (path.starts_with("/v1/files/") && path.ends_with("/content")) {
+    accept_headers_.push_back(req.Header("accept"));
     const std::string id = path.substr(10, path.size() - 10 - 8);
     const auto f = files_.find(id);
     if (f == files_.end()) return Error(404, "no such file");

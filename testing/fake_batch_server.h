@@ -88,7 +88,8 @@ class FakeBatchServer {
   std::map<std::string, int> answers_sent() const;
   // Prompt -> how many accepted batches held it.
   std::map<std::string, int> prompts_submitted() const;
-  // The Accept headers of the Anthropic results downloads, in order.
+  // The Accept headers of the results downloads (OpenAI's file content, Anthropic's
+  // results), in order.
   std::vector<std::string> results_accept_headers() const;
   // Gemini batches created from an input file, and from inline requests.
   int gemini_file_batches() const;

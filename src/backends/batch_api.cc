@@ -850,9 +850,12 @@ StatusOr<BatchResults> BatchApi::Results(const BatchStatus& status) {
                                        {status.error_file, "error file"}}) {
         if (file.empty()) continue;
         RETURN_IF_ERROR(CheckId(file, provider_));
+        // With the Accept header openai-python sends for it (src/openai/resources/files.py,
+        // Files.content(), at e43b422412a9e96c9cc5192c61fffbe2d7e04836).
         ASSIGN_OR_RETURN(const std::string text,
                          Call(fmt::format("downloading its {}", what), "GET",
-                              Url(fmt::format("files/{}/content", file)), ""));
+                              Url(fmt::format("files/{}/content", file)), "",
+                              {"Accept: application/binary"}));
         RETURN_IF_ERROR(read_lines(text, what, [](std::string_view line) {
           return ParseOpenAiBatchLine(line, "openai batch");
         }));

@@ -66,10 +66,13 @@ TEST(BatchTransportTest, ACancelledBatchEndsWithItsRequestsToAskAgain) {
   EXPECT_TRUE(server.answers_sent().empty());
   EXPECT_EQ(server.gemini_file_batches(), 1);
   EXPECT_EQ(server.gemini_inline_batches(), 0);
-  // Anthropic's results as its SDK asks for them (anthropic-sdk-python
+  // Results as the SDKs ask for them, "Accept": "application/binary": OpenAI's error
+  // file (openai-python src/openai/resources/files.py, Files.content(), at
+  // e43b422412a9e96c9cc5192c61fffbe2d7e04836), Anthropic's results (anthropic-sdk-python
   // src/anthropic/resources/messages/batches.py, Batches.results(), at
-  // 009b035305e0724ce108ebd796935f91711fc6e1: "Accept": "application/binary").
-  EXPECT_EQ(server.results_accept_headers(), std::vector<std::string>{"application/binary"});
+  // 009b035305e0724ce108ebd796935f91711fc6e1).
+  EXPECT_EQ(server.results_accept_headers(),
+            (std::vector<std::string>{"application/binary", "application/binary"}));
 }
 
 // Gemini's answers come back by key only, out of order, with some keys missing, and
