@@ -381,7 +381,12 @@ namespace {
 StatusOr<ModelResult> GeminiItem(const json& item, std::string_view where) {
   if (const auto response = item.find("response"); response != item.end() && response->is_object()) {
     ModelResult r = ParseHttpReply(Provider::kGemini, 200, response->dump(), "");
-    if (!r.ok()) r.error_message = "gemini batch: " + r.error_message;
+    // "gemini: HTTP 200: malformed response body: ..." as a batch's.
+    if (!r.ok()) {
+      std::string_view m = r.error_message;
+      if (m.starts_with("gemini: ")) m.remove_prefix(8);
+      r.error_message = fmt::format("gemini batch: {}", m);
+    }
     return r;
   }
   // The file's lines are "a GenerateContentResponse or a status object" (the batch mode
