@@ -1,12 +1,16 @@
 // Fuzz target: a model server's reply bytes, as each provider's parser and the
 // reasoning splitter see them. Whatever the bytes, ParseHttpReply must return a result
 // (an answer, or an error kind with a message), never crash, never put an error in
-// the answer, and never leak the key. Under GCC the replay driver runs the corpus.
+// the answer, and never leak the key. The same bytes as a batch's result line or
+// output (OpenAI's or vLLM's line, Anthropic's, Gemini's operation or responses file)
+// give an answer or an error with words, each naming its request, or a refusal. Under
+// GCC the replay driver runs the corpus.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
+#include "backends/batch_api.h"
 #include "backends/providers.h"
 
 namespace {
@@ -38,5 +42,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(r.error_message.find(kKey) == std::string::npos, "the key in an error message");
     }
   }
+  const auto check_item = [](const BatchItemResult& item) {
+    Check(!item.custom_id.empty(), "a batch result that names no request");
+    if (!item.result.ok()) Check(!item.result.error_message.empty(), "a batch error without words");
+  };
+  for (const auto& line : {ParseOpenAiBatchLine(body), ParseOpenAiBatchLine(body, "offline batch"),
+                           ParseAnthropicBatchLine(body)}) {
+    if (line.ok()) check_item(*line);
+  }
+  for (const auto& results : {ParseGeminiBatchOutput(body), ParseGeminiResponsesFile(body)}) {
+    if (!results.ok()) continue;
+    Check(results->unkeyed >= 0, "a negative count");
+    for (const BatchItemResult& item : results->items) check_item(item);
+  }
+  (void)GeminiResponsesFile(body);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -82,6 +83,18 @@ std::map<std::string, int> FakeBatchServer::prompts_submitted() const {
   std::lock_guard<std::mutex> lock(mu_);
   return submitted_;
 }
+std::vector<std::string> FakeBatchServer::results_accept_headers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return accept_headers_;
+}
+int FakeBatchServer::gemini_file_batches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return gemini_file_batches_;
+}
+int FakeBatchServer::gemini_inline_batches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return gemini_inline_batches_;
+}
 
 std::string FakeBatchServer::PromptOf(const std::string& provider, const json& body) {
   if (provider == "gemini") {
@@ -159,21 +172,44 @@ void FakeBatchServer::End(Batch& b) {
     }
     json r;
     if (b.provider == "openai") {
+      r = {{"id", fmt::format("batch_req_{}", i)}, {"custom_id", item.custom_id}};
+      const int status = faults_.fail_invalid ? 400 : 500;
+      const std::string message = faults_.fail_invalid
+                                      ? "Invalid 'max_tokens': integer below minimum value"
+                                      : "The server had an error while processing your request";
       if (expired) {
-        r = {{"id", fmt::format("batch_req_{}", i)},
-             {"custom_id", item.custom_id},
-             {"response", nullptr},
-             {"error", {{"code", b.cancelled ? "batch_cancelled" : "batch_expired"},
-                        {"message", "This request could not be executed before the end"}}}};
+        // A request that never ran: `error` is a BatchError {code, message}
+        // (openai-python src/openai/types/batch_error.py at
+        // e43b422412a9e96c9cc5192c61fffbe2d7e04836).
+        r["response"] = nullptr;
+        r["error"] = {{"code", b.cancelled ? "batch_cancelled" : "batch_expired"},
+                      {"message", "This request could not be executed before the end"}};
+      } else if (!fails) {
+        r["response"] = {{"status_code", 200},
+                         {"request_id", fmt::format("req_{}", i)},
+                         {"body", json::parse(OpenAiCompletionBody(answer))}};
+        r["error"] = nullptr;
+      } else if (faults_.openai_error_line == FakeBatchFaults::OpenAiErrorLine::kHttpBody) {
+        r["response"] = {{"status_code", status},
+                         {"request_id", fmt::format("req_{}", i)},
+                         {"body", {{"error", {{"message", message},
+                                              {"type", faults_.fail_invalid ? "invalid_request_error"
+                                                                            : "server_error"},
+                                              {"param", nullptr},
+                                              {"code", nullptr}}}}}};
+        r["error"] = nullptr;
       } else {
-        r = {{"id", fmt::format("batch_req_{}", i)},
-             {"custom_id", item.custom_id},
-             {"response",
-              {{"status_code", fails ? 500 : 200},
-               {"request_id", fmt::format("req_{}", i)},
-               {"body", fails ? json{{"error", {{"message", "server error"}}}}
-                              : json::parse(OpenAiCompletionBody(answer))}}},
-             {"error", nullptr}};
+        r["response"] = {{"status_code", status}, {"request_id", fmt::format("vllm-batch-{}", i)},
+                         {"body", nullptr}};
+        if (faults_.openai_error_line == FakeBatchFaults::OpenAiErrorLine::kVllmString) {
+          r["error"] = message;
+        } else {
+          r["error"] = {{"error", {{"message", message},
+                                   {"type", faults_.fail_invalid ? "BadRequestError"
+                                                                 : "InternalServerError"},
+                                   {"param", nullptr},
+                                   {"code", status}}}};
+        }
       }
     } else if (b.provider == "anthropic") {
       json result;
@@ -181,26 +217,55 @@ void FakeBatchServer::End(Batch& b) {
         result = {{"type", b.cancelled ? "canceled" : "expired"}};
       } else if (fails) {
         result = {{"type", "errored"},
-                  {"error", {{"type", "error"}, {"error", {{"type", "api_error"}, {"message", "overloaded"}}}}}};
+                  {"error", {{"type", "error"},
+                             {"error", faults_.fail_invalid
+                                           ? json{{"type", "invalid_request_error"},
+                                                  {"message", "max_tokens: must be at least 1"}}
+                                           : json{{"type", "api_error"}, {"message", "overloaded"}}}}}};
       } else {
         result = {{"type", "succeeded"}, {"message", json::parse(AnthropicMessageBody(answer))}};
       }
       r = {{"custom_id", item.custom_id}, {"result", result}};
     } else {
-      if (expired || fails) {
-        r = {{"error", {{"code", 500}, {"message", expired ? "expired" : "internal error"}}}};
+      // A google.rpc.Status {code, message} (google-genai's JobError, types.py at
+      // 66807187f2123c6676175ac991f4e34eb09200d1).
+      if (expired) {
+        r = {{"error", {{"code", b.cancelled ? 1 : 4},
+                        {"message", b.cancelled ? "The batch was cancelled" : "The batch expired"}}}};
+      } else if (fails) {
+        r = {{"error", faults_.fail_invalid
+                           ? json{{"code", 3}, {"message", "Request contains an invalid argument."}}
+                           : json{{"code", faults_.gemini_error_code},
+                                  {"message", "Internal error encountered."}}}};
       } else {
         r = {{"response", json::parse(GeminiBody(answer))}};
       }
-      r["metadata"] = {{"key", item.custom_id}};
+      const bool keyless = faults_.drop_key_every > 0 &&
+                           (i + 1) % static_cast<size_t>(faults_.drop_key_every) == 0;
+      if (!keyless) {
+        // A file's line carries its key as the input line did; an inline response in
+        // its metadata.
+        if (b.from_file) {
+          r["key"] = item.custom_id;
+        } else {
+          r["metadata"] = {{"key", item.custom_id}};
+        }
+      }
     }
     b.results.push_back(std::move(r));
   }
-  if (faults_.reverse && b.provider != "gemini") std::reverse(b.results.begin(), b.results.end());
+  if (faults_.reverse) std::reverse(b.results.begin(), b.results.end());
+  if (b.provider == "gemini" && b.from_file) {
+    std::string out;
+    for (const json& r : b.results) out += r.dump() + "\n";
+    b.output_file = fmt::format("files/batch-out-{}", b.id.substr(b.id.find('/') + 1));
+    files_[b.output_file] = out;
+  }
   if (b.provider == "openai") {
     std::string out, err;
     for (const json& r : b.results) {
-      const bool ok = !r["response"].is_null() && r["response"]["status_code"] == 200;
+      const bool ok = !r["response"].is_null() && r["response"]["status_code"] == 200 &&
+                      r["error"].is_null();
       (ok ? out : err) += r.dump() + "\n";
     }
     if (!out.empty()) {
@@ -277,9 +342,19 @@ json FakeBatchServer::View(const Batch& b) const {
                                {"pendingRequestCount", std::to_string(b.ended ? 0 : total)}}}}},
              {"done", b.ended}};
   if (b.ended) {
-    op["response"] = {
-        {"@type", "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput"},
-        {"inlinedResponses", {{"inlinedResponses", b.results}}}};
+    json output = {
+        {"@type", "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput"}};
+    if (b.from_file) {
+      output["responsesFile"] = b.output_file;
+    } else {
+      output["inlinedResponses"] = {{"inlinedResponses", b.results}};
+    }
+    const auto at = faults_.gemini_output_at;
+    if (at != FakeBatchFaults::GeminiOutputAt::kMetadata) op["response"] = output;
+    if (at != FakeBatchFaults::GeminiOutputAt::kResponse) {
+      output.erase("@type");
+      op["metadata"]["output"] = output;
+    }
   }
   return op;
 }
@@ -355,16 +430,77 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
     for (const json& r : body["requests"]) items.push_back(Item{r.value("custom_id", ""), r["params"]});
     return created(Create("anthropic", "", std::move(items), ""));
   }
+  // The Files API's resumable upload as google-genai makes it (files.py upload(),
+  // _extra_utils.py prepare_resumable_upload(), _api_client.py upload_file(), at
+  // 66807187f2123c6676175ac991f4e34eb09200d1): a start answered with the session's
+  // address in x-goog-upload-url, then the bytes with "upload, finalize".
+  if (req.method == "POST" && path == "/upload/v1beta/files") {
+    const std::string command = req.Header("x-goog-upload-command");
+    if (command == "start") {
+      if (req.Header("x-goog-upload-protocol") != "resumable" ||
+          req.Header("x-goog-upload-header-content-length").empty()) {
+        return Error(400, "expected a resumable upload start with its content length");
+      }
+      FakeHttpReply r = Reply(200, json::object());
+      r.headers = {fmt::format("x-goog-upload-url: {}/upload/v1beta/files?upload_id=u{:04d}",
+                               base_url(), next_id_++),
+                   "x-goog-upload-status: active"};
+      return r;
+    }
+    const size_t id = req.path.find("upload_id=");
+    if (command != "upload, finalize" || id == std::string::npos ||
+        req.Header("x-goog-upload-offset") != "0") {
+      return Error(400, "expected the whole file with 'upload, finalize' at offset 0");
+    }
+    const std::string name = "files/" + req.path.substr(id + 10);
+    files_[name] = req.body;
+    FakeHttpReply r = Reply(200, {{"file", {{"name", name},
+                                            {"mimeType", "application/jsonl"},
+                                            {"sizeBytes", std::to_string(req.body.size())},
+                                            {"state", "ACTIVE"}}}});
+    r.headers = {"x-goog-upload-status: final"};
+    return r;
+  }
   if (req.method == "POST" && path.starts_with("/v1beta/models/") &&
       path.ends_with(":batchGenerateContent")) {
     const json body = json::parse(req.body, nullptr, false);
     if (!body.is_object() || !body.contains("batch")) return Error(400, "no batch");
     const json& batch = body["batch"];
     std::vector<Item> items;
-    for (const json& r : batch["input_config"]["requests"]["requests"]) {
-      items.push_back(Item{r["metadata"].value("key", ""), r["request"]});
+    // Proto JSON takes either spelling of a field: google-genai sends camelCase.
+    const auto field = [](const json& j, const char* camel, const char* snake) {
+      return j.contains(camel) ? j[camel] : j.value(snake, json());
+    };
+    const json config = field(batch, "inputConfig", "input_config");
+    if (!config.is_object()) return Error(400, "no inputConfig");
+    const json file_name = field(config, "fileName", "file_name");
+    const bool from_file = file_name.is_string();
+    if (from_file) {
+      // The input file's lines: {"key", "request"} (the batch mode guide's format).
+      const auto file = files_.find(file_name.get<std::string>());
+      if (file == files_.end()) return Error(404, "no such file");
+      std::istringstream in(file->second);
+      for (std::string line; std::getline(in, line);) {
+        if (line.empty()) continue;
+        const json j = json::parse(line, nullptr, false);
+        if (!j.is_object() || !j.contains("request")) return Error(400, "a line is not a request");
+        items.push_back(Item{j.value("key", ""), j["request"]});
+      }
+    } else {
+      const json requests = config.value("requests", json::object()).value("requests", json::array());
+      for (const json& r : requests) {
+        if (!r.is_object() || !r.contains("request")) return Error(400, "a request without its body");
+        items.push_back(Item{r.value("metadata", json::object()).value("key", ""), r["request"]});
+      }
     }
-    return created(Create("gemini", batch.value("display_name", ""), std::move(items), ""));
+    const json display = field(batch, "displayName", "display_name");
+    FakeHttpReply made =
+        Create("gemini", display.is_string() ? display.get<std::string>() : "", std::move(items), "");
+    if (made.status == 200) {
+      batches_.back().from_file = from_file;
+      ++(from_file ? gemini_file_batches_ : gemini_inline_batches_);
+    }
+    return created(std::move(made));
   }
   // Cancels.
   for (const auto& [prefix, suffix] : {std::pair{"/v1/batches/", "/cancel"},
@@ -393,6 +529,7 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
     return Reply(200, {{"data", data}, {"has_more", false}});
   }
   if (path.starts_with("/v1/files/") && path.ends_with("/content")) {
+    accept_headers_.push_back(req.Header("accept"));
     const std::string id = path.substr(10, path.size() - 10 - 8);
     const auto f = files_.find(id);
     if (f == files_.end()) return Error(404, "no such file");
@@ -400,7 +537,18 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
     r.body = f->second;
     return r;
   }
+  if (path.starts_with("/download/v1beta/files/") && path.ends_with(":download")) {
+    const std::string name = path.substr(17, path.size() - 17 - 9);
+    const auto f = files_.find(name);
+    if (f == files_.end() || req.path.find("alt=media") == std::string::npos) {
+      return Error(404, "no such file");
+    }
+    FakeHttpReply r;
+    r.body = f->second;
+    return r;
+  }
   if (path.starts_with("/v1/messages/batches/") && path.ends_with("/results")) {
+    accept_headers_.push_back(req.Header("accept"));
     const std::string id = path.substr(21, path.size() - 21 - 8);
     Batch* b = find(id);
     if (b == nullptr || !b->ended) return Error(404, "no results");
@@ -416,6 +564,52 @@ FakeHttpReply FakeBatchServer::Handle(const FakeHttpRequest& req) {
     return Reply(200, View(*b));
   }
   return Error(404, "unknown call GET " + path);
+}
+
+std::string FakeRunBatch(const std::string& input, const FakeAnswerFn& answer,
+                         const FakeRunBatchOptions& options) {
+  std::string out;
+  std::istringstream in(input);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const json request = json::parse(line, nullptr, false);
+    if (!request.is_object()) continue;
+    ++n;
+    json o = {{"id", fmt::format("vllm-{:032x}", n)}, {"custom_id", request.value("custom_id", "")}};
+    const std::string request_id = fmt::format("vllm-batch-{:032x}", n);
+    // An ErrorResponse: {"error": {"message", "type", "param", "code"}}, the status in the
+    // response (run_request()).
+    const auto error_response = [&](int code, const std::string& type, const std::string& message) {
+      o["response"] = {{"status_code", code}, {"request_id", request_id}, {"body", nullptr}};
+      o["error"] = {{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}}};
+    };
+    const json& body = request.value("body", json::object());
+    const std::string model = body.value("model", "");
+    if (!options.served_model.empty() && model != options.served_model) {
+      error_response(404, "NotFoundError", fmt::format("The model `{}` does not exist.", model));
+    } else if (options.exception_every > 0 && n % options.exception_every == 0) {
+      // make_error_request_output(): status 400, no body, the exception's words.
+      o["response"] = {{"status_code", 400}, {"request_id", request_id}, {"body", nullptr}};
+      o["error"] = "CUDA out of memory. Tried to allocate 2.00 GiB";
+    } else if (options.too_long_every > 0 && n % options.too_long_every == 0) {
+      error_response(400, "BadRequestError",
+                     "This model's maximum context length is 4096 tokens. However, you requested "
+                     "5000 tokens in the messages. Please reduce the length of the messages.");
+    } else {
+      std::string prompt;
+      try {
+        prompt = body.at("messages").back().at("content").get<std::string>();
+      } catch (const json::exception&) {
+      }
+      o["response"] = {{"status_code", 200},
+                       {"request_id", request_id},
+                       {"body", json::parse(OpenAiCompletionBody(answer(prompt)))}};
+      o["error"] = nullptr;
+    }
+    out += o.dump() + "\n";
+  }
+  return out;
 }
 
 }  // namespace structtest::testing

@@ -116,7 +116,8 @@ TEST_F(BatchCliTest, EveryProviderAnswersEverySampleOnceThroughFaultsAsAnOnlineR
     ASSERT_EQ(b.exit_code, 0) << b.err;
     EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
     EXPECT_NE(b.err.find("submitted, 25 requests"), std::string::npos) << b.err;
-    EXPECT_NE(b.err.find("(asked again)"), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find(" asked again"), std::string::npos) << b.err;
+    EXPECT_EQ(b.err.find("refused"), std::string::npos) << b.err;
     EXPECT_EQ(server.online_requests(), 0);
     // Every sample answered exactly once; those that failed or expired asked again.
     const auto answers = server.answers_sent();
@@ -168,6 +169,169 @@ TEST_F(BatchCliTest, ACreateAnswered500AfterTheBatchWasTakenIsFoundNotSubmittedA
     for (const auto& [prompt, n] : server.answers_sent()) EXPECT_EQ(n, 1) << prompt;
     EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
   }
+}
+
+// id -> the exported record of every asked sample of `run`.
+std::map<std::string, nlohmann::json> Exported(const TempDir& dir, const std::string& run) {
+  const std::string path = dir.path() + "/export-all.jsonl";
+  const Finished e = Exec(dir, {"export", run, "--all", "--output", path}, "export");
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  std::map<std::string, nlohmann::json> out;
+  std::istringstream lines(ReadFileOrDie(path));
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.value("status", "") != "pending") out[j["id"]] = j;
+  }
+  return out;
+}
+
+// Every answer stored in `run` is the one the model gave to that sample's own prompt.
+void ExpectEveryAnswerOnItsOwnSample(const TempDir& dir, const std::string& run,
+                                     const GeneratedSuite& suite) {
+  const auto model = Model(suite);
+  int answers = 0;
+  for (const auto& [id, record] : Exported(dir, run)) {
+    if (record["status"] != "answered") continue;
+    ++answers;
+    const std::string prompt = record["messages"].back()["content"];
+    EXPECT_EQ(record["response"], model(prompt)) << id;
+    EXPECT_EQ(suite.by_prompt.at(prompt).first, id);
+  }
+  EXPECT_GT(answers, 0);
+}
+
+// googleapis/python-genai#1909 and #2008: Gemini's responses out of order and without
+// their keys. Before, a response without a key went to the request at its position and
+// every answer landed on another sample, the run green. Now none is stored without its
+// key: those requests are asked again, and the note says why.
+TEST_F(BatchCliTest, GeminiResponsesWithoutTheirKeysAreNeverStoredUnderAnotherSample) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  using Faults = FakeBatchFaults;
+  for (const auto at : {Faults::GeminiOutputAt::kResponse, Faults::GeminiOutputAt::kMetadata}) {
+    Faults faults;
+    faults.reverse = true;
+    faults.drop_key_every = 4;
+    faults.gemini_output_at = at;
+    FakeBatchServer server(Model(suite), faults);
+    ASSERT_TRUE(server.Start().ok());
+    const Api& api = kApis[2];
+    const std::string run = dir.path() + fmt::format("/keys-{}", static_cast<int>(at));
+    // Three submissions a sample: the keyless fourth of each batch is asked again
+    // until it comes back with its key or runs out.
+    const Finished b = Exec(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "0.01",
+                                                                 "--batch-size", "25"}),
+                            "batch");
+    EXPECT_NE(b.err.find("named no request (no key): not stored"), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find(" asked again"), std::string::npos) << b.err;
+    EXPECT_EQ(server.gemini_inline_batches(), 0);
+    EXPECT_GT(server.gemini_file_batches(), 1);
+    ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
+    // Whatever is left unanswered is an error that says so, never another's answer.
+    for (const auto& [id, record] : Exported(dir, run)) {
+      if (record["status"] == "error") {
+        EXPECT_NE(record["error"].get<std::string>().find("no result that names this request"),
+                  std::string::npos) << record["error"];
+      }
+    }
+    const Finished rest = Exec(dir, Args(server, api, suite, run), "rest");
+    ASSERT_EQ(rest.exit_code, 0) << rest.err;
+    EXPECT_NE(rest.out.find("100.00% coverage), 0 errored"), std::string::npos) << rest.out;
+    const std::string online = run + "-online";
+    ASSERT_EQ(Exec(dir, Args(server, api, suite, online), "online").exit_code, 0);
+    EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, online));
+  }
+}
+
+// A request the provider refuses is not asked again, and the note says so (not "asked
+// again"); every failure keeps the provider's words in the store, export and the run's
+// most frequent errors: OpenAI's 400 with its body, vLLM's string and ErrorResponse
+// lines, Anthropic's invalid_request_error, Gemini's INVALID_ARGUMENT (3); a Gemini
+// server error (UNAVAILABLE, 14) is asked again.
+TEST_F(BatchCliTest, RefusedRequestsAreNotAskedAgainAndEveryErrorKeepsItsWords) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  using Line = FakeBatchFaults::OpenAiErrorLine;
+  struct Case {
+    const Api* api;
+    Line line;
+    std::string words;
+  };
+  const Case cases[] = {
+      {&kApis[0], Line::kHttpBody,
+       "openai batch: HTTP 400: Invalid 'max_tokens': integer below minimum value"},
+      {&kApis[0], Line::kVllmString,
+       "openai batch: HTTP 400: Invalid 'max_tokens': integer below minimum value"},
+      {&kApis[0], Line::kVllmErrorResponse,
+       "openai batch: HTTP 400: BadRequestError: Invalid 'max_tokens': integer below minimum value"},
+      {&kApis[1], Line::kHttpBody, "anthropic batch: invalid_request_error: max_tokens: must be at least 1"},
+      {&kApis[2], Line::kHttpBody, "gemini batch: INVALID_ARGUMENT (3): Request contains an invalid argument."},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.api->model + " " + c.words);
+    FakeBatchFaults faults;
+    faults.fail_every = 5;
+    faults.fail_invalid = true;
+    faults.openai_error_line = c.line;
+    FakeBatchServer server(Model(suite), faults);
+    ASSERT_TRUE(server.Start().ok());
+    const std::string run = dir.path() + fmt::format("/refused-{}", n++);
+    const Finished b = Exec(dir, Args(server, *c.api, suite, run, {"--batch", "--batch-poll", "0.01"}),
+                            "batch");
+    EXPECT_EQ(b.exit_code, 1) << b.err;  // finished, with errors
+    EXPECT_NE(b.err.find("refused by the provider, not asked again (" + c.words + ")"),
+              std::string::npos) << b.err;
+    EXPECT_EQ(b.err.find("asked again;"), std::string::npos) << b.err;
+    EXPECT_EQ(b.err.find("; 0 asked again"), std::string::npos) << b.err;
+    EXPECT_EQ(server.batches_created(), 1);  // nothing submitted again
+    // The run's most frequent errors, and export, have the words.
+    EXPECT_NE(b.err.find(" x " + c.words), std::string::npos) << b.err;
+    int errors = 0;
+    for (const auto& [id, record] : Exported(dir, run)) {
+      if (record["status"] != "error") continue;
+      ++errors;
+      EXPECT_EQ(record["error"], c.words);
+    }
+    EXPECT_GT(errors, 0);
+    ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
+  }
+  // A Gemini server-side failure is asked again, and answered.
+  FakeBatchFaults faults;
+  faults.fail_every = 5;
+  faults.gemini_error_code = 14;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/unavailable";
+  const Finished b = Exec(dir, Args(server, kApis[2], suite, run, {"--batch", "--batch-poll", "0.01"}),
+                          "batch");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.err.find(" asked again"), std::string::npos) << b.err;
+  EXPECT_EQ(server.batches_created(), 2);
+  EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+}
+
+// --batch-retry-online: what failed in the batch is not submitted again but asked
+// online, and the note says so, not "asked again".
+TEST_F(BatchCliTest, WithRetryOnlineTheNoteSaysFailuresAreLeftForTheOnlineClient) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchFaults faults;
+  faults.fail_every = 5;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/retry-online";
+  const Finished b = Exec(dir, Args(server, kApis[0], suite, run,
+                                    {"--batch", "--batch-poll", "0.01", "--batch-retry-online"}),
+                          "batch");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.err.find("not asked again in a batch (left for the online client)"), std::string::npos)
+      << b.err;
+  EXPECT_EQ(b.err.find(" asked again;"), std::string::npos) << b.err;
+  EXPECT_EQ(server.batches_created(), 1);
+  EXPECT_EQ(server.online_requests(), static_cast<int>(suite.by_prompt.size() / 5));
+  EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+  ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
 }
 
 // The batch rows of a run, as state -> count.
@@ -345,6 +509,55 @@ TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRef
   const std::string online = dir.path() + "/online";
   ASSERT_EQ(Exec(dir, Args(server, api, suite, online), "online").exit_code, 0);
   EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, online));
+}
+
+// vLLM's run-batch output (testing::FakeRunBatch, after vllm/entrypoints/openai/
+// run_batch.py): its error lines, an exception's string and ErrorResponses, keep their
+// words in the store, export and import's summary, and are not called "openai".
+TEST_F(BatchCliTest, AnOfflineEngineErrorsKeepTheirWordsThroughImport) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchServer server(Model(suite));
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/vllm";
+  const std::string input = dir.path() + "/vllm-input.jsonl";
+  unsetenv("OPENAI_API_KEY");
+  ASSERT_EQ(Exec(dir, Args(server, kApis[0], suite, run, {"--offline", input}), "offline").exit_code, 0);
+  testing::FakeRunBatchOptions engine;
+  engine.exception_every = 5;
+  engine.too_long_every = 7;
+  const std::string results = dir.path() + "/vllm-results.jsonl";
+  WriteFileOrDie(results, testing::FakeRunBatch(ReadFileOrDie(input), Model(suite), engine));
+  const Finished imported = Exec(dir, {"import", run, results}, "import");
+  EXPECT_EQ(imported.exit_code, 1) << imported.err;  // finished, with errors
+  const std::string oom = "offline batch: HTTP 400: CUDA out of memory. Tried to allocate 2.00 GiB";
+  const std::string too_long =
+      "offline batch: HTTP 400: BadRequestError: This model's maximum context length is 4096 tokens.";
+  EXPECT_NE(imported.err.find(" x " + oom), std::string::npos) << imported.err;
+  EXPECT_NE(imported.err.find(" x " + too_long), std::string::npos) << imported.err;
+  EXPECT_EQ(imported.err.find("openai"), std::string::npos) << imported.err;
+  int errors = 0;
+  for (const auto& [id, record] : Exported(dir, run)) {
+    if (record["status"] != "error") continue;
+    ++errors;
+    const std::string error = record["error"];
+    EXPECT_TRUE(error == oom || error.starts_with(too_long)) << error;
+  }
+  EXPECT_GT(errors, 0);
+  ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
+  // A model name the engine does not serve: every line a 404 in the engine's words.
+  const std::string other = dir.path() + "/vllm-other";
+  const std::string other_input = dir.path() + "/vllm-other.jsonl";
+  ASSERT_EQ(Exec(dir, Args(server, kApis[0], suite, other, {"--offline", other_input}), "offline").exit_code, 0);
+  engine = {};
+  engine.served_model = "Qwen/Qwen3-8B";
+  WriteFileOrDie(results, testing::FakeRunBatch(ReadFileOrDie(other_input), Model(suite), engine));
+  const Finished refused = Exec(dir, {"import", other, results}, "import-other");
+  EXPECT_NE(refused.err.find(fmt::format("{} x offline batch: HTTP 404: NotFoundError: The model "
+                                         "`fake-model` does not exist.",
+                                         suite.by_prompt.size())),
+            std::string::npos) << refused.err;
+  setenv("OPENAI_API_KEY", "sk-batch-test-0123456789", 1);
 }
 
 TEST_F(BatchCliTest, BadBatchFlagsAreRefusedAndADryRunCountsTheBatches) {

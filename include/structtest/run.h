@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "structtest/generate.h"
@@ -185,6 +186,9 @@ struct ImportResult {
   int64_t answered = 0;  // answers stored
   int64_t errored = 0;   // request errors stored (their samples stay unanswered)
   int64_t skipped = 0;   // results for samples answered already (kept as they were)
+  // When errors were stored: the run's most frequent errors now, as (the engine's words,
+  // count), most frequent first, at most 3.
+  std::vector<std::pair<std::string, int64_t>> top_errors;
   int64_t samples = 0;   // the run's samples, and how many are answered now
   int64_t samples_answered = 0;
   RescoreResult scored;  // RescoreRun's, after the import

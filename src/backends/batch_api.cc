@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -45,14 +46,15 @@ int64_t Int(const json& j, std::string_view key) {
 }
 
 // An id the provider gave, put into a URL path: letters, digits and -_. (gemini's
-// "batches/..." has one slash).
-Status CheckId(std::string_view id, Provider provider) {
+// "batches/..." and "files/..." have one slash).
+Status CheckId(std::string_view id, Provider provider, std::string_view gemini_kind = "batches/") {
   std::string_view rest = id;
   if (provider == Provider::kGemini) {
-    if (!rest.starts_with("batches/")) {
-      return Status::InvalidArgument(fmt::format("gemini batch name '{}': expected batches/ID", id));
+    if (!rest.starts_with(gemini_kind)) {
+      return Status::InvalidArgument(
+          fmt::format("gemini name '{}': expected {}ID", id.substr(0, 80), gemini_kind));
     }
-    rest.remove_prefix(8);
+    rest.remove_prefix(gemini_kind.size());
   }
   const bool plain = !rest.empty() && rest.size() <= 200 &&
                      std::all_of(rest.begin(), rest.end(), [](char c) {
@@ -80,12 +82,30 @@ std::string PercentEncode(std::string_view text) {
 }
 
 // A request's error as the result of a batch item: retryable unless the provider said
-// the request itself is wrong.
-ModelResult ItemError(Provider provider, std::string_view message, bool retryable) {
+// the request itself is wrong. `source`: "openai batch", "offline batch"...
+ModelResult ItemError(std::string_view source, std::string_view message, bool retryable) {
   ModelResult r;
   r.error = retryable ? ErrorKind::kRetryable : ErrorKind::kFatal;
-  r.error_message = fmt::format("{} batch: {}", ProviderName(provider), message);
+  r.error_message = fmt::format("{}: {}", source, message.empty() ? "no message" : message);
   return r;
+}
+
+// "a: b" of the parts that are there.
+std::string Joined(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) {
+    if (p.empty()) continue;
+    if (!out.empty()) out += ": ";
+    out += p;
+  }
+  return out;
+}
+
+// A JSON value as words: a string as it is, a number written out, else "".
+std::string Words(const json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_integer()) return std::to_string(j.get<int64_t>());
+  return "";
 }
 
 // "2024-09-24T18:37:24.100435Z" -> ms since the epoch; nullopt when unreadable.
@@ -110,7 +130,7 @@ BatchLimits BatchLimitsOf(Provider provider) {
   switch (provider) {
     case Provider::kOpenAi: return {50'000, 200'000'000};
     case Provider::kAnthropic: return {100'000, 256'000'000};
-    case Provider::kGemini: return {0, 20'000'000};
+    case Provider::kGemini: return {0, 2'000'000'000};
   }
   return {};
 }
@@ -178,8 +198,7 @@ StatusOr<BatchEntry> MakeBatchEntry(Provider provider, int64_t index, const Mode
       e.json = fmt::format(R"({{"custom_id":"{}","params":{}}})", e.custom_id, http.body);
       break;
     case Provider::kGemini:
-      e.json = fmt::format(R"({{"request":{},"metadata":{{"key":"{}"}}}})", http.body,
-                           e.custom_id);
+      e.json = fmt::format(R"({{"key":"{}","request":{}}})", e.custom_id, http.body);
       break;
   }
   return e;
@@ -206,34 +225,75 @@ std::vector<size_t> SplitIntoBatches(const std::vector<size_t>& sizes, const Bat
   return out;
 }
 
-StatusOr<BatchItemResult> ParseOpenAiBatchLine(std::string_view line) {
+StatusOr<BatchItemResult> ParseOpenAiBatchLine(std::string_view line, std::string_view source) {
   const json j = Parse(line);
   if (!j.is_object()) return Status::InvalidArgument("not a JSON object");
   BatchItemResult out;
   out.custom_id = Str(j, "custom_id");
   if (out.custom_id.empty()) return Status::InvalidArgument("no custom_id");
+  const auto response = j.find("response");
+  const bool has_response = response != j.end() && response->is_object();
+  std::optional<int> status;
+  if (has_response) {
+    if (const auto s = response->find("status_code"); s != response->end() && s->is_number_integer()) {
+      status = s->get<int>();
+    }
+  }
   const auto error = j.find("error");
   if (error != j.end() && !error->is_null()) {
-    // Expired or cancelled before it ran ("batch_expired", "batch_cancelled"): asked again.
-    const std::string code = Str(*error, "code");
-    const std::string message = Str(*error, "message");
-    out.result = ItemError(Provider::kOpenAi,
-                           code.empty() ? message : message.empty() ? code : code + ": " + message,
-                           /*retryable=*/true);
+    // The shapes (the line's `error` is typed Any in vLLM's BatchRequestOutput,
+    // vllm/entrypoints/openai/run_batch.py at 0056ae7b2144abbc7b4916a43491c154567e0b76):
+    //   "text"                                 vLLM: an exception's str(), status_code 400
+    //   {"error": {"message", "type", "code"}} vLLM: ErrorResponse (protocol.py at
+    //                                          0052bed36509c7a5a2d8e48265334e40cf2f5a0e)
+    //   {"object": "error", "message", "type", "code"}  older vLLM's flat ErrorResponse
+    //   {"code", "message", "param", "line"}   OpenAI: BatchError (openai-python
+    //                                          src/openai/types/batch_error.py at
+    //                                          e43b422412a9e96c9cc5192c61fffbe2d7e04836);
+    //                                          "batch_expired", "batch_cancelled"
+    const json& e = error->is_object() && error->contains("error") && (*error)["error"].is_object()
+                        ? (*error)["error"]
+                        : *error;
+    std::string message, kind;
+    if (e.is_string()) {
+      message = e.get<std::string>();
+    } else if (e.is_object()) {
+      message = Words(e.value("message", json()));
+      kind = Words(e.value("type", json()));
+      const std::string code = Words(e.value("code", json()));
+      // An ErrorResponse's code is the HTTP status the line has already.
+      if (!code.empty() && (!status || code != std::to_string(*status))) kind = Joined({code, kind});
+    } else {
+      message = e.dump();
+    }
+    if (message.size() > 500) message.resize(500);
+    // With an HTTP status, as online; without one (OpenAI's expired and cancelled
+    // requests), a request that did not run: asked again.
+    const bool retryable = !status || *status == 408 || *status == 429 || *status >= 500 ||
+                           *status < 400;
+    out.result = ItemError(
+        source, Joined({status && *status != 200 ? fmt::format("HTTP {}", *status) : "", kind, message}),
+        retryable);
+    if (status) out.result.http_status = *status;
     return out;
   }
-  const auto response = j.find("response");
-  if (response == j.end() || !response->is_object()) {
-    return Status::InvalidArgument("neither a response nor an error");
-  }
-  const auto status = response->find("status_code");
-  if (status == response->end() || !status->is_number_integer()) {
-    return Status::InvalidArgument("response has no status_code");
-  }
+  if (!has_response) return Status::InvalidArgument("neither a response nor an error");
+  if (!status) return Status::InvalidArgument("response has no status_code");
   const auto body = response->find("body");
-  if (body == response->end()) return Status::InvalidArgument("response has no body");
-  out.result = ParseHttpReply(Provider::kOpenAi, status->get<int>(),
-                              body->is_string() ? body->get<std::string>() : body->dump(), "");
+  if (body == response->end() || (body->is_null() && *status >= 200 && *status <= 299)) {
+    return Status::InvalidArgument("response has no body");
+  }
+  out.result = ParseHttpReply(Provider::kOpenAi, *status,
+                              body->is_string() ? body->get<std::string>()
+                              : body->is_null() ? std::string()
+                                                : body->dump(),
+                              "");
+  // ParseHttpReply's "openai: HTTP 400: ..." as `source` says it.
+  std::string& m = out.result.error_message;
+  if (!m.empty()) {
+    const std::string prefix = fmt::format("{}: ", ProviderName(Provider::kOpenAi));
+    m = fmt::format("{}: {}", source, m.starts_with(prefix) ? m.substr(prefix.size()) : m);
+  }
   return out;
 }
 
@@ -257,63 +317,171 @@ StatusOr<BatchItemResult> ParseAnthropicBatchLine(std::string_view line) {
     // A request the API refused is refused again; a server-side error is worth another.
     const bool retryable = kind != "invalid_request_error";
     const std::string message = Str(inner, "message");
-    out.result = ItemError(Provider::kAnthropic,
-                           kind.empty() ? message : message.empty() ? kind : kind + ": " + message,
-                           retryable);
+    out.result = ItemError("anthropic batch", Joined({kind, message}), retryable);
     out.result.http_status = retryable ? 500 : 400;
   } else if (type == "canceled" || type == "expired") {
-    out.result = ItemError(Provider::kAnthropic, "request " + type, /*retryable=*/true);
+    out.result = ItemError("anthropic batch", "request " + type, /*retryable=*/true);
   } else {
     return Status::InvalidArgument(fmt::format("unknown result type '{}'", type));
   }
   return out;
 }
 
-StatusOr<std::vector<BatchItemResult>> ParseGeminiBatchOutput(
-    std::string_view operation, const std::vector<std::string>& custom_ids) {
-  const json op = Parse(operation);
-  if (!op.is_object()) return Status::InvalidArgument("gemini batch: the operation is not a JSON object");
-  // The responses: the operation's response, or the batch's output in its metadata.
-  const json* items = nullptr;
-  for (const char* where : {"response", "metadata"}) {
-    const auto at = op.find(where);
-    if (at == op.end() || !at->is_object()) continue;
-    const json* output = &*at;
-    if (const auto o = at->find("output"); o != at->end() && o->is_object()) output = &*o;
-    const auto inl = output->find("inlinedResponses");
-    if (inl == output->end() || !inl->is_object()) continue;
-    const auto list = inl->find("inlinedResponses");
-    if (list != inl->end() && list->is_array()) {
-      items = &*list;
-      break;
+ModelResult GeminiItemError(int64_t code, std::string_view message) {
+  // google.rpc.Code (googleapis/google/rpc/code.proto): its name, its HTTP mapping, and
+  // whether the same request can succeed later.
+  struct RpcCode {
+    std::string_view name;
+    int http;
+    bool retryable;
+  };
+  static constexpr RpcCode kCodes[] = {
+      {"OK", 200, true},                     // 0: not an error; asked again
+      {"CANCELLED", 499, true},              // 1
+      {"UNKNOWN", 500, true},                // 2
+      {"INVALID_ARGUMENT", 400, false},      // 3
+      {"DEADLINE_EXCEEDED", 504, true},      // 4
+      {"NOT_FOUND", 404, false},             // 5
+      {"ALREADY_EXISTS", 409, false},        // 6
+      {"PERMISSION_DENIED", 403, false},     // 7
+      {"RESOURCE_EXHAUSTED", 429, true},     // 8
+      {"FAILED_PRECONDITION", 400, false},   // 9
+      {"ABORTED", 409, true},                // 10
+      {"OUT_OF_RANGE", 400, false},          // 11
+      {"UNIMPLEMENTED", 501, false},         // 12
+      {"INTERNAL", 500, true},               // 13
+      {"UNAVAILABLE", 503, true},            // 14
+      {"DATA_LOSS", 500, true},              // 15
+      {"UNAUTHENTICATED", 401, false},       // 16
+  };
+  std::string what;
+  int http = 500;
+  bool retryable = true;
+  if (code >= 0 && code < static_cast<int64_t>(std::size(kCodes))) {
+    const RpcCode& c = kCodes[code];
+    what = fmt::format("{} ({})", c.name, code);
+    http = c.http;
+    retryable = c.retryable;
+  } else if (code >= 100 && code <= 599) {
+    // Not an rpc code: an HTTP status, retryable as online.
+    what = fmt::format("HTTP {}", code);
+    http = static_cast<int>(code);
+    retryable = code == 408 || code == 429 || code >= 500;
+  } else {
+    what = fmt::format("code {}", code);
+  }
+  ModelResult r = ItemError("gemini batch", Joined({what, message}), retryable);
+  r.http_status = http;
+  return r;
+}
+
+namespace {
+
+// One Gemini response ({"response"} or {"error"}) as a result; `where` names it.
+StatusOr<ModelResult> GeminiItem(const json& item, std::string_view where) {
+  if (const auto response = item.find("response"); response != item.end() && response->is_object()) {
+    ModelResult r = ParseHttpReply(Provider::kGemini, 200, response->dump(), "");
+    // "gemini: HTTP 200: malformed response body: ..." as a batch's.
+    if (!r.ok()) {
+      std::string_view m = r.error_message;
+      if (m.starts_with("gemini: ")) m.remove_prefix(8);
+      r.error_message = fmt::format("gemini batch: {}", m);
+    }
+    return r;
+  }
+  // The file's lines are "a GenerateContentResponse or a status object" (the batch mode
+  // guide): `error`, or `status` for the same google.rpc.Status.
+  for (const char* field : {"error", "status"}) {
+    const auto error = item.find(field);
+    if (error == item.end() || !error->is_object()) continue;
+    std::string message = Words(error->value("message", json()));
+    if (message.size() > 500) message.resize(500);
+    return GeminiItemError(Int(*error, "code"), message);
+  }
+  return Status::InvalidArgument(fmt::format("{} has neither a response nor an error", where));
+}
+
+// The batch's output in `op`: its `response`, else `metadata.output` (google-genai reads
+// the latter: _BatchJob_from_mldev in google/genai/batches.py at
+// 66807187f2123c6676175ac991f4e34eb09200d1). Null when it has neither.
+const json* GeminiOutput(const json& op, std::string_view field) {
+  if (const auto r = op.find("response"); r != op.end() && r->is_object() && r->contains(field)) {
+    return &*r;
+  }
+  if (const auto m = op.find("metadata"); m != op.end() && m->is_object()) {
+    if (const auto o = m->find("output"); o != m->end() && o->is_object() && o->contains(field)) {
+      return &*o;
     }
   }
-  std::vector<BatchItemResult> out;
-  if (items == nullptr) return out;  // none came back: every request is asked again
+  return nullptr;
+}
+
+}  // namespace
+
+StatusOr<BatchResults> ParseGeminiBatchOutput(std::string_view operation) {
+  const json op = Parse(operation);
+  if (!op.is_object()) return Status::InvalidArgument("gemini batch: the operation is not a JSON object");
+  BatchResults out;
+  const json* output = GeminiOutput(op, "inlinedResponses");
+  if (output == nullptr) return out;  // none came back: every request is asked again
+  const json& wrapper = (*output)["inlinedResponses"];
+  const json* items = &wrapper;
+  if (wrapper.is_object()) {
+    const auto list = wrapper.find("inlinedResponses");
+    if (list == wrapper.end()) return out;
+    items = &*list;
+  }
+  if (!items->is_array()) return out;
   for (size_t i = 0; i < items->size(); ++i) {
     const json& item = (*items)[i];
-    BatchItemResult r;
-    r.custom_id = Str(item.value("metadata", json::object()), "key");
-    if (r.custom_id.empty()) {
-      if (i >= custom_ids.size()) {
-        return Status::InvalidArgument(fmt::format(
-            "gemini batch: response {} has no key and the batch had {} requests", i,
-            custom_ids.size()));
-      }
-      r.custom_id = custom_ids[i];
+    if (!item.is_object()) {
+      return Status::InvalidArgument(fmt::format("gemini batch: response {} is not an object", i));
     }
-    if (const auto response = item.find("response"); response != item.end() && response->is_object()) {
-      r.result = ParseHttpReply(Provider::kGemini, 200, response->dump(), "");
-    } else if (const auto error = item.find("error"); error != item.end() && error->is_object()) {
-      const int64_t code = Int(*error, "code");
-      r.result = ParseHttpReply(Provider::kGemini, code >= 400 && code < 600 ? static_cast<int>(code) : 500,
-                                json{{"error", *error}}.dump(), "");
-      r.result.error_message = "gemini batch: " + r.result.error_message;
-    } else {
-      return Status::InvalidArgument(
-          fmt::format("gemini batch: response {} has neither a response nor an error", i));
+    // Its key, or nothing: the order of inline responses is not kept (python-genai#1909)
+    // and their keys may be missing (python-genai#2008), so one without a key is no
+    // one's answer.
+    const std::string key = Str(item.value("metadata", json::object()), "key");
+    ASSIGN_OR_RETURN(ModelResult result, GeminiItem(item, fmt::format("gemini batch: response {}", i)));
+    if (key.empty()) {
+      ++out.unkeyed;
+      continue;
     }
-    out.push_back(std::move(r));
+    out.items.push_back(BatchItemResult{key, std::move(result)});
+  }
+  return out;
+}
+
+std::string GeminiResponsesFile(std::string_view operation) {
+  const json op = Parse(operation);
+  if (!op.is_object()) return "";
+  const json* output = GeminiOutput(op, "responsesFile");
+  return output == nullptr ? "" : Str(*output, "responsesFile");
+}
+
+StatusOr<BatchResults> ParseGeminiResponsesFile(std::string_view text) {
+  BatchResults out;
+  size_t number = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    const json item = Parse(line);
+    if (!item.is_object()) {
+      return Status::InvalidArgument(fmt::format("line {}: not a JSON object", number));
+    }
+    ASSIGN_OR_RETURN(ModelResult result, GeminiItem(item, fmt::format("line {}", number)));
+    // The key the input line gave; a line without one is no one's answer.
+    std::string key = Str(item, "key");
+    if (key.empty()) key = Str(item.value("metadata", json::object()), "key");
+    if (key.empty()) {
+      ++out.unkeyed;
+      continue;
+    }
+    out.items.push_back(BatchItemResult{std::move(key), std::move(result)});
   }
   return out;
 }
@@ -325,6 +493,20 @@ BatchApi::BatchApi(Provider provider, std::string base_url, std::string api_key,
       api_key_(std::move(api_key)),
       headers_(std::move(headers)),
       transport_(transport) {}
+
+std::string HeaderValue(const HttpAnswer& answer, std::string_view name) {
+  for (std::string_view line : answer.headers) {
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !SameHeaderName(line.substr(0, colon), name)) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) {
+      value.remove_suffix(1);
+    }
+    return std::string(value);
+  }
+  return "";
+}
 
 std::string BatchApi::Url(std::string_view path) const { return internal::JoinUrl(base_url_, path); }
 
@@ -351,6 +533,14 @@ std::vector<std::string> BatchApi::Headers() const {
 
 StatusOr<std::string> BatchApi::Call(std::string_view what, std::string method, std::string url,
                                      std::string body, std::vector<std::string> extra_headers) {
+  ASSIGN_OR_RETURN(HttpAnswer answer, CallForAnswer(what, std::move(method), std::move(url),
+                                                    std::move(body), std::move(extra_headers)));
+  return std::move(answer.body);
+}
+
+StatusOr<HttpAnswer> BatchApi::CallForAnswer(std::string_view what, std::string method,
+                                             std::string url, std::string body,
+                                             std::vector<std::string> extra_headers) {
   HttpExchange x;
   x.method = std::move(method);
   x.url = std::move(url);
@@ -364,7 +554,7 @@ StatusOr<std::string> BatchApi::Call(std::string_view what, std::string method, 
     return Status::Unavailable(RedactSecret(
         fmt::format("{} batch: {}: {}", name, what, answer.status().message()), api_key_));
   }
-  if (answer->status >= 200 && answer->status <= 299) return std::move(answer->body);
+  if (answer->status >= 200 && answer->status <= 299) return *std::move(answer);
   // The provider's message, as the online client shows it.
   const ModelResult r = ParseHttpReply(provider_, answer->status, answer->body, api_key_);
   const std::string message = fmt::format("{} batch: {}: {}", name, what, r.error_message);
@@ -421,17 +611,21 @@ StatusOr<std::string> BatchApi::Submit(std::string_view key, std::string_view mo
       break;
     }
     case Provider::kGemini: {
-      joined = fmt::format(R"({{"batch":{{"display_name":{},"input_config":{{"requests":{{"requests":[)",
-                           json(key).dump());
-      for (size_t i = 0; i < entries.size(); ++i) {
-        if (i > 0) joined += ',';
-        joined += entries[i];
+      // A file of {"key", "request"} lines, whose responses file gives each answer its
+      // key back: inline requests' answers came without them (python-genai#2008).
+      for (const std::string& e : entries) {
+        joined += e;
+        joined += '\n';
       }
-      joined += "]}}}}";
+      ASSIGN_OR_RETURN(const std::string file, UploadGeminiFile(key, std::move(joined)));
+      // The body google-genai sends for batches.create(src=file name):
+      // _CreateBatchJobParameters_to_mldev and _BatchJobSource_to_mldev in
+      // google/genai/batches.py (at 66807187f2123c6676175ac991f4e34eb09200d1).
+      const json create = {{"batch", {{"displayName", key}, {"inputConfig", {{"fileName", file}}}}}};
       ASSIGN_OR_RETURN(const std::string created,
                        Call("creating the batch", "POST",
                             Url(fmt::format("v1beta/models/{}:batchGenerateContent", model)),
-                            std::move(joined)));
+                            create.dump()));
       made = Parse(created);
       break;
     }
@@ -443,6 +637,38 @@ StatusOr<std::string> BatchApi::Submit(std::string_view key, std::string_view mo
   }
   RETURN_IF_ERROR(CheckId(id, provider_));
   return id;
+}
+
+StatusOr<std::string> BatchApi::UploadGeminiFile(std::string_view key, std::string jsonl) {
+  // The Files API's resumable upload, as google-genai makes it (files.py upload() and
+  // _extra_utils.py prepare_resumable_upload(), _api_client.py upload_file(), at
+  // 66807187f2123c6676175ac991f4e34eb09200d1): a start that returns the session's
+  // address in x-goog-upload-url, then the bytes in one "upload, finalize" call.
+  const json start = {{"file", {{"display_name", key}}}};
+  ASSIGN_OR_RETURN(const HttpAnswer session,
+                   CallForAnswer("uploading the input file", "POST", Url("upload/v1beta/files"),
+                                 start.dump(),
+                                 {"Content-Type: application/json",
+                                  "X-Goog-Upload-Protocol: resumable",
+                                  "X-Goog-Upload-Command: start",
+                                  fmt::format("X-Goog-Upload-Header-Content-Length: {}", jsonl.size()),
+                                  "X-Goog-Upload-Header-Content-Type: application/jsonl"}));
+  const std::string upload_url = HeaderValue(session, "x-goog-upload-url");
+  if (!upload_url.starts_with("https://") && !upload_url.starts_with("http://")) {
+    return Status::Unavailable(
+        "gemini batch: uploading the input file: the answer has no x-goog-upload-url");
+  }
+  ASSIGN_OR_RETURN(const HttpAnswer done,
+                   CallForAnswer("uploading the input file", "POST", upload_url, std::move(jsonl),
+                                 {"X-Goog-Upload-Command: upload, finalize", "X-Goog-Upload-Offset: 0"}));
+  if (const std::string state = HeaderValue(done, "x-goog-upload-status");
+      !state.empty() && state != "final") {
+    return Status::Unavailable(fmt::format(
+        "gemini batch: uploading the input file: the upload is '{}', not final", state));
+  }
+  const std::string name = Str(Parse(done.body).value("file", json::object()), "name");
+  RETURN_IF_ERROR(CheckId(name, provider_, "files/"));
+  return name;
 }
 
 StatusOr<std::optional<std::string>> BatchApi::FindByKey(std::string_view key, int64_t requests,
@@ -598,11 +824,11 @@ StatusOr<BatchStatus> BatchApi::Get(std::string_view id) {
   return s;
 }
 
-StatusOr<std::vector<BatchItemResult>> BatchApi::Results(const BatchStatus& status,
-                                                         const std::vector<std::string>& custom_ids) {
-  std::vector<BatchItemResult> out;
+StatusOr<BatchResults> BatchApi::Results(const BatchStatus& status) {
+  BatchResults out;
   const auto read_lines = [&](std::string_view text, std::string_view what,
-                              StatusOr<BatchItemResult> (*parse)(std::string_view)) -> Status {
+                              const std::function<StatusOr<BatchItemResult>(std::string_view)>& parse)
+      -> Status {
     size_t number = 0;
     for (size_t pos = 0; pos < text.size();) {
       size_t end = text.find('\n', pos);
@@ -619,7 +845,7 @@ StatusOr<std::vector<BatchItemResult>> BatchApi::Results(const BatchStatus& stat
                                                ProviderName(provider_), status.id, what, number,
                                                r.status().message()));
       }
-      out.push_back(*std::move(r));
+      out.items.push_back(*std::move(r));
     }
     return Status::Ok();
   };
@@ -629,10 +855,15 @@ StatusOr<std::vector<BatchItemResult>> BatchApi::Results(const BatchStatus& stat
                                        {status.error_file, "error file"}}) {
         if (file.empty()) continue;
         RETURN_IF_ERROR(CheckId(file, provider_));
+        // With the Accept header openai-python sends for it (src/openai/resources/files.py,
+        // Files.content(), at e43b422412a9e96c9cc5192c61fffbe2d7e04836).
         ASSIGN_OR_RETURN(const std::string text,
                          Call(fmt::format("downloading its {}", what), "GET",
-                              Url(fmt::format("files/{}/content", file)), ""));
-        RETURN_IF_ERROR(read_lines(text, what, &ParseOpenAiBatchLine));
+                              Url(fmt::format("files/{}/content", file)), "",
+                              {"Accept: application/binary"}));
+        RETURN_IF_ERROR(read_lines(text, what, [](std::string_view line) {
+          return ParseOpenAiBatchLine(line, "openai batch");
+        }));
       }
       break;
     case Provider::kAnthropic: {
@@ -641,13 +872,34 @@ StatusOr<std::vector<BatchItemResult>> BatchApi::Results(const BatchStatus& stat
       std::string url = status.results_url;
       if (url.empty()) url = Url(fmt::format("v1/messages/batches/{}/results", status.id));
       if (!url.starts_with("http://") && !url.starts_with("https://")) url = Url(url);
-      ASSIGN_OR_RETURN(const std::string text, Call("downloading its results", "GET", url, ""));
+      // The Accept header the SDK sends for it (anthropic-sdk-python
+      // src/anthropic/resources/messages/batches.py, Batches.results(), at
+      // 009b035305e0724ce108ebd796935f91711fc6e1).
+      ASSIGN_OR_RETURN(const std::string text, Call("downloading its results", "GET", url, "",
+                                                    {"Accept: application/binary"}));
       RETURN_IF_ERROR(read_lines(text, "results", &ParseAnthropicBatchLine));
       break;
     }
     case Provider::kGemini: {
-      auto parsed = ParseGeminiBatchOutput(status.operation, custom_ids);
-      if (!parsed.ok()) return Status::Unavailable(parsed.status().message());
+      const std::string file = GeminiResponsesFile(status.operation);
+      if (file.empty()) {
+        // A batch of inline requests (submitted by an earlier version).
+        auto parsed = ParseGeminiBatchOutput(status.operation);
+        if (!parsed.ok()) return Status::Unavailable(parsed.status().message());
+        out = *std::move(parsed);
+        break;
+      }
+      RETURN_IF_ERROR(CheckId(file, provider_, "files/"));
+      // files.download() of google-genai's files.py (at the commit above).
+      ASSIGN_OR_RETURN(const std::string text,
+                       Call("downloading its responses file", "GET",
+                            Url(fmt::format("download/v1beta/{}:download?alt=media", file)), ""));
+      auto parsed = ParseGeminiResponsesFile(text);
+      if (!parsed.ok()) {
+        // Cut short or garbled: fetched again at the next poll.
+        return Status::Unavailable(fmt::format("gemini batch {}: responses file {}: {}", status.id,
+                                               file, parsed.status().message()));
+      }
       out = *std::move(parsed);
       break;
     }

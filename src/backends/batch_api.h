@@ -7,8 +7,16 @@
 //              GET {base}/batches/ID, GET {base}/files/ID/content, POST .../cancel
 //   anthropic: POST {base}/v1/messages/batches, GET .../ID, GET its results_url (JSONL),
 //              POST .../ID/cancel
-//   gemini:    POST {base}/v1beta/models/NAME:batchGenerateContent (inline requests),
-//              GET {base}/v1beta/batches/ID (the responses come inline), POST ...:cancel
+//   gemini:    the requests as a JSONL file through the Files API's resumable upload
+//              (POST {base}/upload/v1beta/files, then its x-goog-upload-url), POST
+//              {base}/v1beta/models/NAME:batchGenerateContent naming the file, GET
+//              {base}/v1beta/batches/ID, GET {base}/download/v1beta/FILE:download?alt=media
+//              (its responses file), POST ...:cancel
+// A result is taken only for the request it names (OpenAI's and Anthropic's custom_id,
+// Gemini's key): never by its position, which no provider keeps (Anthropic's SDK says
+// results are "not guaranteed to be in the same order as requests"; Gemini's batches
+// were seen to return inline responses out of order and without their keys,
+// googleapis/python-genai#1909 and #2008).
 // The calls go through an HttpTransport (backends/http/ has libcurl's), so that all of
 // this is tested against a loopback server. The runner's side (what to submit, when to
 // poll, where results go) is runner/batch_runner.h.
@@ -36,8 +44,11 @@ struct HttpExchange {
 };
 struct HttpAnswer {
   int status = 0;
+  std::vector<std::string> headers;  // "Name: value", of the final response
   std::string body;
 };
+// The value of `answer`'s header `name` (any case), or "" when it has none.
+std::string HeaderValue(const HttpAnswer& answer, std::string_view name);
 
 // The seam between the batch APIs and the network. Thread-safety: one thread.
 class HttpTransport {
@@ -54,7 +65,7 @@ struct BatchLimits {
   int64_t max_bytes = 0;  // of the batch's input: the file, or the create call's body
 };
 // OpenAI: 50,000 requests and 200 MB an input file; Anthropic: 100,000 requests and
-// 256 MB a create call; Gemini: 20 MB a create call of inline requests.
+// 256 MB a create call; Gemini: 2 GB an input file.
 BatchLimits BatchLimitsOf(Provider provider);
 
 // The custom id of the request for sample `index`'s `repeat` (run --repeats) whose body
@@ -78,7 +89,7 @@ std::optional<int64_t> CustomIdIndex(std::string_view custom_id);
 //   openai:    a line of the input file: {"custom_id", "method": "POST",
 //              "url": "/v1/chat/completions", "body"}
 //   anthropic: {"custom_id", "params": body}
-//   gemini:    {"request": body, "metadata": {"key": custom_id}}
+//   gemini:    a line of the input file: {"key": custom_id, "request": body}
 struct BatchEntry {
   std::string custom_id;
   std::string json;
@@ -107,7 +118,7 @@ struct BatchStatus {
   int64_t failed = 0;  // failed, expired or cancelled
   std::string detail;  // why it failed, for a person
   // Where its results are: openai's files, anthropic's results_url, gemini's whole
-  // operation (its responses come inline).
+  // operation (naming its responses file, or holding an older batch's inline responses).
   std::string output_file, error_file, results_url;
   std::string operation;
 };
@@ -118,16 +129,47 @@ struct BatchItemResult {
   ModelResult result;  // an answer, or the request's error (retryable when expired)
 };
 
+// What a batch said of its requests. A response that names no request (a Gemini
+// response without its key) is counted, never guessed at: its request is asked again.
+struct BatchResults {
+  std::vector<BatchItemResult> items;
+  int64_t unkeyed = 0;
+};
+
 // A line of an OpenAI batch output or error file, which vLLM's run-batch writes too:
-// {"id", "custom_id", "response": {"status_code", "body"}, "error"}. Errors: a line that
-// is not such an object (the message says what is missing).
-StatusOr<BatchItemResult> ParseOpenAiBatchLine(std::string_view line);
+// {"id", "custom_id", "response": {"status_code", "body"}, "error"}. Every error shape
+// keeps its words: OpenAI's {"code", "message"} (an expired or cancelled request:
+// retryable) and its HTTP errors in the response body; vLLM's error as a string (an
+// exception, with status_code 400) or as an ErrorResponse ({"error": {"message",
+// "type", "code"}}, or the older flat {"object": "error", "message", "type", "code"}),
+// whose response has the status but no body. An error with an HTTP status is retryable
+// as online (408, 429, 5xx). Messages start with `source` ("openai batch", or
+// "offline batch" for a local engine's file). Errors: a line that is not such an
+// object (the message says what is missing).
+StatusOr<BatchItemResult> ParseOpenAiBatchLine(std::string_view line,
+                                               std::string_view source = "openai batch");
 // A line of an Anthropic batch's results: {"custom_id", "result": {"type", ...}}.
 StatusOr<BatchItemResult> ParseAnthropicBatchLine(std::string_view line);
-// The responses of a Gemini batch operation (its inline responses), each mapped to the
-// custom id in its metadata or, without one, to `custom_ids` in input order.
-StatusOr<std::vector<BatchItemResult>> ParseGeminiBatchOutput(
-    std::string_view operation, const std::vector<std::string>& custom_ids);
+// The inline responses of a Gemini batch operation, found under the operation's
+// `response` or its `metadata.output` (where the SDK reads them), each mapped by the key
+// in its metadata; one without a key is counted in `unkeyed`. No responses: none.
+// Errors: the operation is not JSON, a response is neither an answer nor an error.
+StatusOr<BatchResults> ParseGeminiBatchOutput(std::string_view operation);
+// The name of a Gemini batch operation's responses file ("files/..."), under
+// `response.responsesFile` or `metadata.output.responsesFile`; "" when it has none.
+std::string GeminiResponsesFile(std::string_view operation);
+// A Gemini responses file: JSONL of {"key", "response"} or {"key", "error"}. Errors: a
+// line that is neither (names the line).
+StatusOr<BatchResults> ParseGeminiResponsesFile(std::string_view text);
+// A Gemini request's `error`, a google.rpc.Status {"code", "message"} (`code` 0 when it
+// had none) whose code is a google.rpc.Code (googleapis/google/rpc/code.proto, the
+// `JobError` of google-genai's types.py), as a result: INVALID_ARGUMENT,
+// FAILED_PRECONDITION, OUT_OF_RANGE, PERMISSION_DENIED, UNAUTHENTICATED, NOT_FOUND,
+// ALREADY_EXISTS and UNIMPLEMENTED are the request's own fault (kFatal, not asked
+// again); RESOURCE_EXHAUSTED, UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, ABORTED,
+// UNKNOWN, CANCELLED and DATA_LOSS (and a code this build does not know) are kRetryable.
+// http_status is the code's HTTP mapping. A code of 100 to 599 is taken as an HTTP status.
+ModelResult GeminiItemError(int64_t code, std::string_view message);
 
 // One provider's batch API. Thread-safety: one thread.
 class BatchApi {
@@ -154,9 +196,8 @@ class BatchApi {
                                                  int64_t since_ms,
                                                  const std::vector<std::string>& known);
   StatusOr<BatchStatus> Get(std::string_view id);
-  // The results of an ended batch. `custom_ids`: its entries' ids in input order.
-  StatusOr<std::vector<BatchItemResult>> Results(const BatchStatus& status,
-                                                 const std::vector<std::string>& custom_ids);
+  // The results of an ended batch, each naming its request.
+  StatusOr<BatchResults> Results(const BatchStatus& status);
   Status Cancel(std::string_view id);
 
  private:
@@ -164,6 +205,11 @@ class BatchApi {
   // says; other statuses kInvalidArgument with the provider's message.
   StatusOr<std::string> Call(std::string_view what, std::string method, std::string url,
                              std::string body, std::vector<std::string> extra_headers = {});
+  // Call's, with the whole answer.
+  StatusOr<HttpAnswer> CallForAnswer(std::string_view what, std::string method, std::string url,
+                                     std::string body, std::vector<std::string> extra_headers);
+  // Gemini: uploads `jsonl` through the Files API; returns its name ("files/...").
+  StatusOr<std::string> UploadGeminiFile(std::string_view key, std::string jsonl);
   std::vector<std::string> Headers() const;
   std::string Url(std::string_view path) const;
 

@@ -51,6 +51,12 @@ int RunImport(const ImportOptions& opt) {
                          imported->skipped, imported->samples_answered, imported->samples)
                  .c_str(),
              stdout);
+  if (!imported->top_errors.empty()) {
+    std::string common;
+    for (const auto& [error, n] : imported->top_errors) common += fmt::format("\n  {} x {}", n, error);
+    PrintNote(fmt::format("{} error(s) stored; the run's most frequent error(s):{}", imported->errored,
+                          common));
+  }
   if (imported->samples_answered < imported->samples) {
     PrintNote(fmt::format("{} sample(s) still unanswered: the same 'run' command without "
                           "--offline asks them online (or with --offline FILE writes them again)",

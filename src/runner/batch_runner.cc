@@ -435,8 +435,11 @@ class Driver {
       b.state = "failed";
       b.detail = st.detail.empty() ? st.state : st.detail;
       RETURN_IF_ERROR(Update(b));
-      Note(fmt::format("batch {} ({}): failed ({}); its {} samples are submitted again", b.seq,
-                       b.batch_id, b.detail, b.requests));
+      Note(fmt::format("batch {} ({}): failed ({}); its {} samples are {}", b.seq, b.batch_id,
+                       b.detail, b.requests,
+                       o_.no_resubmit          ? "left for the online client"
+                       : stats_.budget_reached ? "not submitted again (the budget is reached)"
+                                               : "submitted again"));
       return true;
     }
     RETURN_IF_ERROR(Collect(b, st));
@@ -447,32 +450,46 @@ class Driver {
   Status Collect(ProviderBatch& b, const BatchStatus& st) {
     ASSIGN_OR_RETURN(const std::vector<ProviderBatchItem> items, store_->ProviderBatchItems(b.seq));
     std::unordered_map<std::string, Slot> by_id;
-    std::vector<std::string> ids;
-    for (const ProviderBatchItem& i : items) {
-      by_id.emplace(i.custom_id, Slot{i.index, i.repeat});
-      ids.push_back(i.custom_id);
-    }
-    ASSIGN_OR_RETURN(const std::vector<BatchItemResult> results, api_->Results(st, ids));
+    for (const ProviderBatchItem& i : items) by_id.emplace(i.custom_id, Slot{i.index, i.repeat});
+    // Each result names its request; one that names none is no one's answer.
+    ASSIGN_OR_RETURN(const BatchResults results, api_->Results(st));
     ASSIGN_OR_RETURN(const std::vector<Slot> answered_list, store_->AnsweredOfProviderBatch(b.seq));
     const std::set<Slot> answered(answered_list.begin(), answered_list.end());
     std::set<Slot> seen;
     int64_t ok = 0, failed = 0;
+    // What becomes of the failed requests, for the note: asked again, refused (not asked
+    // again: the first refusal's words), or retryable but not asked again by this call.
+    int64_t again = 0, refused = 0, left = 0, foreign = 0;
+    std::string refusal;
+    const auto classify = [&](const Slot& slot, ErrorKind error, const std::string& message) {
+      if (error == ErrorKind::kFatal) given_up_.insert(slot);
+      if (o_.no_resubmit) {
+        ++left;  // the online client asks every unanswered sample, refused ones too
+      } else if (error == ErrorKind::kFatal) {
+        if (refused++ == 0) refusal = message;
+      } else if (stats_.budget_reached || submissions_[slot] >= o_.max_submissions) {
+        ++left;
+      } else {
+        ++again;
+      }
+    };
     std::vector<std::pair<Slot, StoredResponse>> to_cache;
     RETURN_IF_ERROR(store_->Begin());
     const auto body = [&]() -> Status {
-      for (const BatchItemResult& r : results) {
+      for (const BatchItemResult& r : results.items) {
         const auto it = by_id.find(r.custom_id);
         if (it == by_id.end() || !seen.insert(it->second).second) {
           ++stats_.foreign;
+          ++foreign;
           continue;
         }
         StoredResponse response = ToStoredResponse(r.result);
         response.batch = true;
         if (!response.ok) {
           ++failed;
-          if (r.result.error == ErrorKind::kFatal) given_up_.insert(it->second);
           // An answer stored already is kept.
           if (answered.contains(it->second)) continue;
+          classify(it->second, r.result.error, response.error);
           ++stats_.errored;
         } else {
           ++ok;
@@ -481,15 +498,21 @@ class Driver {
         }
         RETURN_IF_ERROR(store_->PutResponse(it->second.index, response, it->second.repeat));
       }
-      // Requests the batch said nothing of: asked again.
+      // Requests the batch said nothing of (or with no key to tell): asked again.
+      const std::string unkeyed =
+          results.unkeyed > 0
+              ? fmt::format("; {} response(s) named no request and were not stored",
+                            results.unkeyed)
+              : "";
       for (const ProviderBatchItem& i : items) {
         const Slot slot{i.index, i.repeat};
         if (seen.contains(slot) || answered.contains(slot)) continue;
         ++failed;
         ++stats_.errored;
+        classify(slot, ErrorKind::kRetryable, "");
         StoredResponse missing;
-        missing.error = fmt::format("{} batch {}: no result for this request ({})", provider_,
-                                    b.batch_id, st.state);
+        missing.error = fmt::format("{} batch {}: no result that names this request ({}{})",
+                                    provider_, b.batch_id, st.state, unkeyed);
         missing.finish = "unknown";
         missing.batch = true;
         RETURN_IF_ERROR(store_->PutResponse(i.index, missing, i.repeat));
@@ -506,8 +529,25 @@ class Driver {
     }
     RETURN_IF_ERROR(store_->Commit());
     ++stats_.collected;
+    std::string fate;
+    if (again > 0) fate += fmt::format("; {} asked again", again);
+    if (left > 0) {
+      fate += fmt::format("; {} not asked again in a batch ({})", left,
+                          o_.no_resubmit         ? "left for the online client"
+                          : stats_.budget_reached ? "the budget is reached"
+                                                  : fmt::format("submitted {} times", o_.max_submissions));
+    }
+    if (refused > 0) {
+      fate += fmt::format("; {} refused by the provider, not asked again ({})", refused, refusal);
+    }
+    if (results.unkeyed > 0) {
+      fate += fmt::format("; {} response(s) named no request (no key): not stored, as no answer is "
+                          "taken without proof of its sample",
+                          results.unkeyed);
+    }
+    if (foreign > 0) fate += fmt::format("; {} result(s) for requests not in this batch, ignored", foreign);
     Note(fmt::format("batch {} ({}): {}; {} answered, {} failed or expired{}", b.seq, b.batch_id,
-                     st.state, ok, failed, failed > 0 ? " (asked again)" : ""));
+                     st.state, ok, failed, fate));
     if (!to_cache.empty()) RETURN_IF_ERROR(FillCache(to_cache));
     return Status::Ok();
   }
@@ -647,7 +687,8 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     const auto where = [&] { return fmt::format("{}:{}", path, number); };
-    StatusOr<BatchItemResult> r = ParseOpenAiBatchLine(line);
+    // A local engine's file: its errors are not OpenAI's.
+    StatusOr<BatchItemResult> r = ParseOpenAiBatchLine(line, "offline batch");
     if (!r.ok()) {
       return Status::InvalidArgument(fmt::format(
           "{}: not a batch output line ({}); expected {{\"custom_id\", \"response\": "
@@ -712,6 +753,11 @@ StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& pat
     }
   }
   RETURN_IF_ERROR(store->Commit());
+  // Grouped as the run's note groups them (texts that differ only in their numbers,
+  // "you requested 5000 tokens", are one).
+  if (stats.errored > 0) {
+    ASSIGN_OR_RETURN(stats.top_errors, store->TopErrors(3));
+  }
   return stats;
 }
 

@@ -9,10 +9,13 @@
 // the store knowing every batch it may have submitted: the next RunBatches polls those
 // and never submits their samples again. A batch whose submission had no clear answer
 // (a network error, a 5xx after the provider took it) is looked up by its name before
-// anything is submitted again. Ended batches' results are mapped back by custom id and
-// stored as run stores answers (scored afterwards by Runner::ScoreUnscored, as every
-// answer is); requests that failed or expired are stored as errors, which makes them
-// pending again, and are submitted again in a later batch.
+// anything is submitted again. Ended batches' results are mapped back by custom id
+// (Gemini's key), never by position, and stored as run stores answers (scored afterwards
+// by Runner::ScoreUnscored, as every answer is); requests that failed or expired, or
+// whose result named no request, are stored as errors, which makes them pending again,
+// and are submitted again in a later batch, unless the provider refused them. Each
+// collected batch's note says what became of its failures: asked again, refused (in the
+// provider's words), or not asked again by this call (and why).
 #ifndef STRUCTTEST_RUNNER_BATCH_RUNNER_H_
 #define STRUCTTEST_RUNNER_BATCH_RUNNER_H_
 
@@ -111,6 +114,8 @@ struct ImportStats {
   int64_t answered = 0;   // answers stored
   int64_t errored = 0;    // request errors stored (the sample stays pending)
   int64_t skipped = 0;    // results for samples answered already (kept as they were)
+  // When errors were stored: the run's most frequent errors (RunStore::TopErrors(3)).
+  std::vector<std::pair<std::string, int64_t>> top_errors;
 };
 // `import`: stores the results in `path` (an OpenAI batch output file: vLLM's
 // run-batch output) in one transaction. Every line is checked first: nothing is stored

@@ -363,6 +363,7 @@ StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& 
   result.answered = imported->answered;
   result.errored = imported->errored;
   result.skipped = imported->skipped;
+  result.top_errors = imported->top_errors;
   ASSIGN_OR_RETURN(result.scored, ScoreStoredRun(store.get(), scoring, options));
   ASSIGN_OR_RETURN(const RunCounts counts, store->Counts());
   result.samples = counts.samples;

@@ -14,6 +14,20 @@ size_t AppendBody(char* data, size_t size, size_t nmemb, void* user) {
   return size * nmemb;
 }
 
+// Keeps the header lines of the last response (a status line starts over: a redirect's
+// or an interim response's headers are not the answer's).
+size_t AppendHeader(char* data, size_t size, size_t nmemb, void* user) {
+  auto* headers = static_cast<std::vector<std::string>*>(user);
+  std::string line(data, size * nmemb);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  if (line.starts_with("HTTP/")) {
+    headers->clear();
+  } else if (!line.empty()) {
+    headers->push_back(std::move(line));
+  }
+  return size * nmemb;
+}
+
 class CurlHttpTransport : public HttpTransport {
  public:
   explicit CurlHttpTransport(HttpClientOptions options) : options_(std::move(options)) {}
@@ -37,6 +51,8 @@ class CurlHttpTransport : public HttpTransport {
     }
     Curl().easy_setopt(e, CURLOPT_WRITEFUNCTION, AppendBody);
     Curl().easy_setopt(e, CURLOPT_WRITEDATA, &answer.body);
+    Curl().easy_setopt(e, CURLOPT_HEADERFUNCTION, AppendHeader);
+    Curl().easy_setopt(e, CURLOPT_HEADERDATA, &answer.headers);
     Curl().easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
     Curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     Curl().easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
