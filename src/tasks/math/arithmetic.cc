@@ -1303,10 +1303,11 @@ void VerbalOps(const std::vector<Token>& toks, std::vector<Q>* computed) {
 struct UnitPair {
   int64_t factor;
   std::string_view small[3], large[3];
+  bool both_ways;  // else only the answer in the small unit (70 for a result of 0.7)
 };
 constexpr UnitPair kAnswerConversions[] = {
-    {100, {"cent", "cents", ""}, {"dollar", "dollars", "$"}},
-    {100, {"percent", "%", "percentage"}, {"rate", "fraction", "of"}},
+    {100, {"cent", "cents", ""}, {"dollar", "dollars", "$"}, true},
+    {100, {"percent", "%", "percentage"}, {"rate", "fraction", "of"}, false},
 };
 
 // Does `text` (lower case) have one of `words` as a word ("%" and "$" as characters)?
@@ -1700,7 +1701,8 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
     if (!MentionsAny(text, u.small) || !MentionsAny(text, u.large)) continue;
     auto smaller = Div(f, Int(u.factor));
     auto larger = Mul(f, Int(u.factor));
-    if ((smaller && results.Has(*smaller, decimals + 3)) || (larger && results.Has(*larger, 0))) {
+    if ((smaller && results.Has(*smaller, decimals + 2)) ||
+        (u.both_ways && larger && results.Has(*larger, 0))) {
       return problem;
     }
   }
