@@ -1330,6 +1330,15 @@ bool MentionsAny(std::string_view text, const std::string_view (&words)[3]) {
 WorkProblem Check(std::string_view reasoning, std::string_view question,
                   std::string_view final_answer) {
   WorkProblem problem;
+  // Work too long to read is not taken on trust: padding would hide it.
+  if (reasoning.size() > kMaxWorkBytes) {
+    problem.rule = WorkProblem::Rule::kGrounded;
+    problem.detail = fmt::format(
+        "the reasoning is {} bytes, more than the {} whose work is read (the longest real "
+        "answer of the dev corpus has 3,256)",
+        reasoning.size(), kMaxWorkBytes);
+    return problem;
+  }
   // "30 + 60 = \boxed{90}", "... which equals \boxed{3}": the reasoning ends in a
   // computation whose value is the final answer; read it with the answer in place.
   std::string completed;
@@ -1394,7 +1403,12 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   while (ls <= reasoning.size() && judged < kMaxStatements) {
     size_t le = reasoning.find('\n', ls);
     if (le == kNpos) le = reasoning.size();
-    const std::string_view line = reasoning.substr(ls, le - ls);
+    std::string_view line = reasoning.substr(ls, le - ls);
+    // A line is read up to kMaxLineBytes, cut at a space (not inside a number).
+    if (line.size() > kMaxLineBytes) {
+      size_t cut = line.rfind(' ', kMaxLineBytes);
+      line = line.substr(0, cut == kNpos ? 0 : cut);
+    }
     ls = le + 1;
     if (PyStrip(line).empty()) {
       if (le >= reasoning.size()) break;

@@ -26,6 +26,11 @@
 
 namespace structtest::math_internal {
 
+// The longest reasoning whose work is read (10 times the longest real answer of the dev
+// corpus, 3,256 bytes); a longer one fails `grounded`, as work that cannot be checked.
+inline constexpr size_t kMaxWorkBytes = 32 * 1024;
+// The part of a line that is read (4 times the longest line of a real answer, 453).
+inline constexpr size_t kMaxLineBytes = 2048;
 // Statements judged per response; past it the rest is not read.
 inline constexpr size_t kMaxStatements = 400;
 // Words that may stand between a number and the operator after it as what the number

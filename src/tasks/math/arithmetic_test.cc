@@ -72,16 +72,23 @@ TEST(MathWorkTest, WhatCannotBeReadIsNotJudged) {
 }
 
 TEST(MathWorkTest, HostileInputStaysBounded) {
-  // bounded work: every line, paren and brace scan is capped (kMaxStatements, look-aheads)
+  // Longer than kMaxWorkBytes: not read, and not taken on trust.
   std::string big;
-  for (int i = 0; i < 200000; ++i) big += "((\\text{";
-  EXPECT_NE(RuleOf(big), "?");
+  while (big.size() < 2 * 1024 * 1024) big += "((\\frac{1}{2} = ";
+  const WorkProblem w = CheckWork(big, kEggs, "18");
+  EXPECT_EQ(w.rule, WorkProblem::Rule::kGrounded);
+  EXPECT_NE(w.detail.find("more than the 32768 whose work is read"), std::string::npos) << w.detail;
+  // Up to it, read; past kMaxStatements statements the rest is not judged.
   std::string many;
-  for (int i = 0; i < 20000; ++i) many += "1 + 1 = 2\n";
+  while (many.size() + 10 <= kMaxWorkBytes) many += "1 + 1 = 2\n";
   EXPECT_EQ(RuleOf(many, "2", "1 and 1"), "none");
-  const std::string nul("16 - 3\0 - 4 = 9", 15);
-  EXPECT_NE(RuleOf(nul), "?");
-  EXPECT_NE(RuleOf("16 - 3 - 4 = 9 \xFF\xFE eggs; 9 * 2 = 18"), "?");
+  // A line past kMaxLineBytes is read up to a space before it: no number is cut in two.
+  std::string long_line;
+  while (long_line.size() < kMaxLineBytes - 8) long_line += "a ";
+  EXPECT_EQ(RuleOf(long_line + "1 + 19 = 20\n1 + 1 = 2", "2", "1 and 19"), "none");
+  // NUL bytes and invalid UTF-8 are characters like any other.
+  EXPECT_EQ(RuleOf(std::string("16 - 3 - 4 = 9\0 eggs\n9 * 2 = 18", 31)), "none");
+  EXPECT_EQ(RuleOf("16 - 3 - 4 = 9 \xFF\xFE eggs; 9 * 2 = 18"), "none");
 }
 
 }  // namespace
