@@ -72,15 +72,15 @@ Status ServeClient::Connect() {
 
 StatusOr<HttpReply> ServeClient::Post(std::string_view path, std::string_view body) {
   std::string request = fmt::format(
-      "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: "
+      "POST {} HTTP/1.1\r\nHost: {}\r\n{}Content-Type: application/json\r\nContent-Length: "
       "{}\r\n\r\n",
-      path, host_, body.size());
+      path, host_, headers_, body.size());
   request += body;
   return Exchange(request, /*retry=*/true);
 }
 
 StatusOr<HttpReply> ServeClient::Get(std::string_view path) {
-  return Exchange(fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\n\r\n", path, host_),
+  return Exchange(fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\n{}\r\n", path, host_, headers_),
                   /*retry=*/true);
 }
 
@@ -170,12 +170,18 @@ StatusOr<HttpReply> ServeClient::Read(std::string_view request, bool reused, boo
   return reply;
 }
 
-ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::string>& args) {
+ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::string>& args,
+                           const std::vector<std::string>& env) {
   std::vector<std::string> argv = {binary, "serve", "--port", "0"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (std::string& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  std::vector<std::string> child_env = env;
+  for (char** e = environ; *e != nullptr; ++e) child_env.emplace_back(*e);
+  std::vector<char*> cenv;
+  for (std::string& e : child_env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) {
     err_ = fmt::format("pipe: {}", std::strerror(errno));
@@ -188,7 +194,7 @@ ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::str
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(err[1], 2);
-    execve(cargv[0], cargv.data(), environ);
+    execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
   if (pid_ < 0) err_ = fmt::format("fork: {}", std::strerror(errno));
@@ -205,14 +211,17 @@ ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::str
     eof_ = true;
     cv_.notify_all();
   });
-  const std::string marker = "serving on http://";
+  // "serving on http://HOST:PORT", https:// too, or [V6] for HOST.
+  const std::string marker = "serving on http";
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::seconds(30),
-               [&] { return eof_ || err_.find(marker) != std::string::npos; });
+  const auto whole_line = [&] {
+    const size_t at = err_.find(marker);
+    return at != std::string::npos && err_.find('\n', at) != std::string::npos;
+  };
+  cv_.wait_for(lock, std::chrono::seconds(30), [&] { return eof_ || whole_line(); });
+  if (!whole_line()) return;
   const size_t at = err_.find(marker);
-  if (at == std::string::npos) return;
-  // http://HOST:PORT or http://[V6]:PORT
-  const size_t colon = err_.find_first_of(" (\n", at + marker.size());
+  const size_t colon = err_.find_first_of(" (\n", err_.find("://", at) + 3);
   const size_t port_at = err_.rfind(':', colon);
   if (port_at != std::string::npos) port_ = std::atoi(err_.c_str() + port_at + 1);
 }

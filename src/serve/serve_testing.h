@@ -35,6 +35,9 @@ class ServeClient {
   ServeClient(const ServeClient&) = delete;
   ServeClient& operator=(const ServeClient&) = delete;
 
+  // A header line ("Authorization: Bearer x") sent with every Post and Get from now on.
+  void AddHeader(std::string line) { headers_ += line + "\r\n"; }
+
   // POST `path` with `body` (Content-Length framing), on the open connection or a new
   // one; reconnects once when a kept-alive connection turns out closed before any reply
   // byte came back.
@@ -57,6 +60,7 @@ class ServeClient {
 
   std::string host_;
   int port_;
+  std::string headers_;  // AddHeader's lines, each ending "\r\n"
   int fd_ = -1;
 };
 
@@ -65,8 +69,10 @@ class ServeClient {
 // test killed on a timeout leaves no server behind.
 class ServeProcess {
  public:
-  // Starts it and waits (up to 30 s) for the line that names its port.
-  ServeProcess(const std::string& binary, const std::vector<std::string>& args);
+  // Starts it, with `env` ("NAME=value") added to this process's environment, and
+  // waits (up to 30 s) for the line that names its port.
+  ServeProcess(const std::string& binary, const std::vector<std::string>& args,
+               const std::vector<std::string>& env = {});
   // Kills it (SIGKILL) when it is still running.
   ~ServeProcess();
   ServeProcess(const ServeProcess&) = delete;
