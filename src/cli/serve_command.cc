@@ -65,16 +65,17 @@ int RunServe(ScoringServerOptions options) {
   }
   const std::string host =
       options.host.find(':') == std::string::npos ? options.host : "[" + options.host + "]";
-  PrintNote(fmt::format("serving on {}://{}:{} (POST /v1/score{}, GET /healthz; {} scoring "
-                        "threads); SIGTERM stops it",
-                        (*server)->https() ? "https" : "http", host, (*server)->port(),
-                        (*server)->authenticated() ? " with the bearer token" : "",
-                        (*server)->threads()));
+  // Before the line that says it serves, which tells a waiting parent it has started.
   if (!(*server)->authenticated() && options.allow_unauthenticated) {
     PrintWarning(fmt::format("{}: no token (--allow-unauthenticated): anyone who reaches the "
                              "port may have records scored",
                              host));
   }
+  PrintNote(fmt::format("serving on {}://{}:{} (POST /v1/score{}, GET /healthz; {} scoring "
+                        "threads); SIGTERM stops it",
+                        (*server)->https() ? "https" : "http", host, (*server)->port(),
+                        (*server)->authenticated() ? " with the bearer token" : "",
+                        (*server)->threads()));
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
