@@ -930,6 +930,14 @@ TEST(ServeCliTest, HttpsWithASelfSignedCertificateAndAToken) {
       "-addext subjectAltName=IP:127.0.0.1 -keyout '{}' -out '{}' >/dev/null 2>&1",
       key, cert);
   ASSERT_EQ(std::system(make_cert.c_str()), 0) << make_cert;
+  // Another self-signed certificate, which does not vouch for the server's.
+  const std::string other_key_cert = dir.path() + "/other-cert.pem";
+  ASSERT_EQ(std::system(fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
+                                    "/CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout "
+                                    "'{}/other-key.pem' -out '{}' >/dev/null 2>&1",
+                                    dir.path(), other_key_cert)
+                            .c_str()),
+            0);
   const std::string token = "tls-token-6c1d";
   ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--tls-cert", cert, "--tls-key", key,
                                           "--token-file", TokenFile(dir, token)});
@@ -953,6 +961,22 @@ TEST(ServeCliTest, HttpsWithASelfSignedCertificateAndAToken) {
   const std::string untrusted = PythonPost(dir, url, "", token, body);
   EXPECT_EQ(untrusted.substr(0, 6), "error ") << untrusted;
   EXPECT_NE(untrusted.find("CERTIFICATE_VERIFY_FAILED"), std::string::npos) << untrusted;
+  // The tests' own TLS client (bench/serve_bench's), keeping its connection.
+  ServeClient trainer("127.0.0.1", server.port());
+  ASSERT_TRUE(trainer.UseTls(cert).ok());
+  trainer.AddHeader("Authorization: Bearer " + token);
+  for (int i = 0; i < 3; ++i) {
+    auto reply = trainer.Post("/v1/score", body);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->status, 200) << reply->body;
+    EXPECT_EQ(BodyVerdicts(reply->body).size(), 2u);
+  }
+  ServeClient stranger("127.0.0.1", server.port());
+  ASSERT_TRUE(stranger.UseTls(other_key_cert).ok());
+  auto refused = stranger.Get("/healthz");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("TLS handshake: "), std::string::npos)
+      << refused.status().message();
   // Nor does plain HTTP.
   ServeClient plain("127.0.0.1", server.port());
   plain.AddHeader("Authorization: Bearer " + token);
