@@ -2,7 +2,9 @@
 // POST /v1/score {"rules", "records": [{sample..., "response"}, ...]} is answered
 // {"verdicts": [...]} (each the line `structtest score` writes, per-rule checks
 // included), GET /healthz. Stateless, so that it scales out behind a load balancer;
-// bounded in body size, records in flight, connections and time per request.
+// bounded in body size, records in flight, connections and time per request. With a
+// token, only callers that send it are served (401 otherwise); with a certificate and
+// key, over HTTPS.
 #ifndef STRUCTTEST_SERVE_H_
 #define STRUCTTEST_SERVE_H_
 
@@ -28,12 +30,28 @@ struct ScoringServerOptions {
   double timeout_seconds = 30;     // reading a request and scoring it; then 503
   std::string nltk_data;           // the Punkt model's folder; "": $NLTK_DATA's, else built in
   std::string python;              // python3 for the code subtasks; "": as `score` finds it
+  // Who may call: with a token, every request but GET /healthz must carry
+  // "Authorization: Bearer <token>" (401 otherwise, whatever was wrong). Set at most one
+  // of the two: `token_file`, read at start, refused when users other than its owner
+  // may read or write it or when it is empty; or `token` itself. Blanks around the
+  // token are dropped; it is then 1 to 4096 visible ASCII characters. Default: none.
+  std::string token_file;
+  std::string token;
+  // Without a token, a host that is not loopback (127.0.0.0/8, ::1) is refused unless
+  // this is set: for a network known to be closed.
+  bool allow_unauthenticated = false;
+  // PEM files of the certificate (chain) and its private key (no passphrase): both
+  // set, HTTPS; both empty, HTTP.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 class ScoringServer {
  public:
   // Starts serving on its own threads. Errors: options out of range (each named), the
-  // address does not resolve or cannot be bound.
+  // address does not resolve or cannot be bound, a token file or TLS file that cannot
+  // be read or is refused (named, its content never shown), a host that is not loopback
+  // without a token (see allow_unauthenticated).
   static StatusOr<std::unique_ptr<ScoringServer>> Start(const ScoringServerOptions& options);
   ~ScoringServer();  // Stop()
   ScoringServer(const ScoringServer&) = delete;
@@ -41,6 +59,8 @@ class ScoringServer {
 
   int port() const;
   int threads() const;  // scoring threads
+  bool https() const;   // serving over TLS
+  bool authenticated() const;  // requests need the token
   // Stops accepting connections and finishes the requests begun (each within its
   // timeout). Idempotent.
   void Stop();

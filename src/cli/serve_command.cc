@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -16,7 +17,26 @@ namespace structtest::cli {
 
 namespace {
 
-int RunServe(const ScoringServerOptions& options) {
+// The environment variable that may hold the token, for orchestrators that inject
+// secrets that way.
+constexpr char kTokenVariable[] = "STRUCTTEST_SERVE_TOKEN";
+
+int RunServe(ScoringServerOptions options) {
+  // The token of the environment is taken out of it before any thread or child
+  // starts: nothing this process runs afterwards inherits it.
+  if (const char* token = std::getenv(kTokenVariable); token != nullptr) {
+    if (!options.token_file.empty()) {
+      PrintError(fmt::format("--token-file and ${} are both set: use one", kTokenVariable));
+      return kExitFatal;
+    }
+    options.token = token;
+    unsetenv(kTokenVariable);
+    if (options.token.empty()) {
+      PrintError(fmt::format("${}: the token is empty", kTokenVariable));
+      return kExitFatal;
+    }
+  }
+
   // A folder named on the command line is checked before anything is served, as `score`
   // checks it; the checker loads its own copy on first need.
   if (!options.nltk_data.empty() && LoadSentenceSplitter(options.nltk_data) == nullptr) {
@@ -35,14 +55,27 @@ int RunServe(const ScoringServerOptions& options) {
 
   auto server = ScoringServer::Start(options);
   if (!server.ok()) {
-    PrintError(server.status().message());
+    // The field `token` is filled from the environment only: called by its name here.
+    std::string message = server.status().message();
+    if (message.rfind("token: ", 0) == 0) {
+      message = fmt::format("${}{}", kTokenVariable, message.substr(5));
+    }
+    PrintError(message);
     return kExitFatal;
   }
   const std::string host =
       options.host.find(':') == std::string::npos ? options.host : "[" + options.host + "]";
-  PrintNote(fmt::format("serving on http://{}:{} (POST /v1/score, GET /healthz; {} scoring "
+  // Before the line that says it serves, which tells a waiting parent it has started.
+  if (!(*server)->authenticated() && options.allow_unauthenticated) {
+    PrintWarning(fmt::format("{}: no token (--allow-unauthenticated): anyone who reaches the "
+                             "port may have records scored",
+                             host));
+  }
+  PrintNote(fmt::format("serving on {}://{}:{} (POST /v1/score{}, GET /healthz; {} scoring "
                         "threads); SIGTERM stops it",
-                        host, (*server)->port(), (*server)->threads()));
+                        (*server)->https() ? "https" : "http", host, (*server)->port(),
+                        (*server)->authenticated() ? " with the bearer token" : "",
+                        (*server)->threads()));
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -85,6 +118,18 @@ void SetupServe(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.001, 86400.0));
   cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
   cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
+  cmd->add_option("--token-file", opt->token_file,
+                  "file holding the token every request but GET /healthz must send as "
+                  "'Authorization: Bearer TOKEN' (401 otherwise); refused when users other "
+                  "than its owner may read it (chmod 600). $STRUCTTEST_SERVE_TOKEN may hold "
+                  "the token instead");
+  cmd->add_flag("--allow-unauthenticated", opt->allow_unauthenticated,
+                "serve an address that is not loopback without a token (refused otherwise): "
+                "for a network known to be closed");
+  cmd->add_option("--tls-cert", opt->tls_cert_file,
+                  "PEM certificate (chain): serve HTTPS, with --tls-key");
+  cmd->add_option("--tls-key", opt->tls_key_file,
+                  "PEM private key of --tls-cert, without a passphrase");
   cmd->callback([opt, exit_code]() { *exit_code = RunServe(*opt); });
 }
 

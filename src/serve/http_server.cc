@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <microhttpd.h>
 
+#include "serve/bearer_token.h"
 #include "serve/score_service.h"
 
 namespace structtest {
@@ -73,6 +74,20 @@ StatusOr<int> Listen(const std::string& host, int port) {
   return fd;
 }
 
+// Whether `address` is a loopback one: 127.0.0.0/8, ::1, or 127.x mapped into IPv6.
+bool IsLoopback(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
+    return (ntohl(v4.sin_addr.s_addr) >> 24) == 127;
+  }
+  if (address.ss_family == AF_INET6) {
+    const in6_addr& v6 = reinterpret_cast<const sockaddr_in6&>(address).sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
 }  // namespace
 
 class HttpServer::Impl {
@@ -83,20 +98,38 @@ class HttpServer::Impl {
   Status Start() {
     const unsigned idle = static_cast<unsigned>(
         std::chrono::ceil<std::chrono::seconds>(options_.timeout).count() + kIdleSlackSeconds);
+    // libmicrohttpd keeps these pointers and reads them as it starts: they point into
+    // options_, which lives as long as the daemon.
+    const bool tls = !options_.tls_cert_pem.empty();
+    MHD_OptionItem tls_options[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(options_.tls_cert_pem.c_str())},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(options_.tls_key_pem.c_str())},
+        {MHD_OPTION_END, 0, nullptr},
+    };
+    if (!tls) tls_options[0].option = MHD_OPTION_END;
     daemon_ = MHD_start_daemon(
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-            MHD_USE_ITC | MHD_USE_ERROR_LOG,
+            MHD_USE_ITC | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0),
         0, nullptr, nullptr, &Impl::OnRequest, this,
         MHD_OPTION_EXTERNAL_LOGGER, &Impl::OnLog, this,  // first, or it warns
         MHD_OPTION_LISTEN_SOCKET, listen_fd_,
         MHD_OPTION_CONNECTION_LIMIT, options_.max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, idle,
         MHD_OPTION_NOTIFY_COMPLETED, &Impl::OnCompleted, this,
+        MHD_OPTION_ARRAY, tls_options,
         MHD_OPTION_END);
     if (daemon_ == nullptr) {
       close(listen_fd_);
-      return Status::Unavailable(fmt::format("{}:{}: libmicrohttpd did not start (see above)",
-                                             options_.host, port_));
+      if (tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+        return Status::Unavailable(fmt::format(
+            "{}:{}: this libmicrohttpd was built without TLS: HTTPS needs one built with GnuTLS",
+            options_.host, port_));
+      }
+      return Status::Unavailable(fmt::format(
+          "{}:{}: libmicrohttpd did not start{} (see above)", options_.host, port_,
+          tls ? ": is the certificate PEM, the key a PEM private key without a passphrase, "
+                "and the key the certificate's?"
+              : ""));
     }
     return Status::Ok();
   }
@@ -176,8 +209,20 @@ class HttpServer::Impl {
     }
     *con_cls = request.release();  // OnCompleted deletes it
     Request& r = *static_cast<Request*>(*con_cls);
+    const bool health = url == "/healthz" && (method == "GET" || method == "HEAD");
+    // Who is asking comes before what is asked: a caller without the token learns no
+    // more than that it needs one.
+    if (!options_.token.empty() && !health &&
+        !BearerMatches(MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_AUTHORIZATION),
+                       options_.token)) {
+      r.answered = true;
+      return Reply(connection, 401,
+                   ErrorBody("unauthorized: this server needs the header 'Authorization: "
+                             "Bearer <token>' with the token it was started with"));
+    }
     if (url == "/healthz") {
-      if (method == "GET" || method == "HEAD") {
+      if (health) {
         r.health = true;
         return MHD_YES;
       }
@@ -225,6 +270,10 @@ class HttpServer::Impl {
     if (response == nullptr) return MHD_NO;
     MHD_add_response_header(response, "Content-Type", "application/json");
     if (status == 503) MHD_add_response_header(response, "Retry-After", "1");
+    if (status == 401) {
+      MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                              "Bearer realm=\"structtest serve\"");
+    }
     if (allow != nullptr) MHD_add_response_header(response, "Allow", allow);
     bool stopping;
     {
@@ -287,6 +336,10 @@ class HttpServer::Impl {
 
 StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
                                                          ScoreService* service) {
+  if (options.tls_cert_pem.empty() != options.tls_key_pem.empty()) {
+    return Status::InvalidArgument(
+        "HTTPS needs both a certificate and its key (--tls-cert and --tls-key)");
+  }
   ASSIGN_OR_RETURN(const int fd, Listen(options.host, options.port));
   sockaddr_storage bound{};
   socklen_t size = sizeof bound;
@@ -295,6 +348,15 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions&
     port = ntohs(bound.ss_family == AF_INET6
                      ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                      : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  }
+  if (options.token.empty() && !options.allow_unauthenticated && !IsLoopback(bound)) {
+    close(fd);
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: not a loopback address, and no token is set: anyone who reaches it could "
+        "have records scored, and the programs of code records run here; give a token "
+        "(--token-file FILE, or $STRUCTTEST_SERVE_TOKEN), or pass --allow-unauthenticated "
+        "on a network known to be closed",
+        options.host, options.port));
   }
   auto impl = std::make_unique<Impl>(options, service, fd, port);
   RETURN_IF_ERROR(impl->Start());

@@ -31,12 +31,26 @@ struct HttpServerOptions {
   // scoring both count. A body still arriving then is cut off (the connection is
   // closed); scoring not done then is answered 503.
   std::chrono::milliseconds timeout{30000};
+  // When set, every request but GET (or HEAD) /healthz must carry "Authorization:
+  // Bearer <token>"; one without it, or with another token, is answered 401 before its
+  // body is read, the same reply whatever was wrong. Default: none. REQUIRES: a valid
+  // token (CleanToken in bearer_token.h).
+  std::string token;
+  // Without a token, an address that is not loopback (127.0.0.0/8, ::1) is refused,
+  // unless this is set.
+  bool allow_unauthenticated = false;
+  // PEM certificate (chain) and private key: both set, HTTPS (GnuTLS, through
+  // libmicrohttpd); both empty, plain HTTP.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
 };
 
 class HttpServer {
  public:
   // Binds `options.host:options.port` and starts serving on libmicrohttpd's threads.
-  // Errors: the address does not resolve or cannot be bound (in use, no permission).
+  // Errors: the address does not resolve or cannot be bound (in use, no permission); it
+  // is not loopback and there is no token (nor allow_unauthenticated); only one of the
+  // certificate and the key is given, or libmicrohttpd refuses them.
   // REQUIRES: `service` outlives the server.
   static StatusOr<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options,
                                                       ScoreService* service);

@@ -5,8 +5,10 @@
 // The records are generated (every subtask, every built-in responder's answer: passes
 // and fails, code records through python3), so nothing here needs ../shared.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -21,6 +23,7 @@
 
 #include "core/jsonl.h"
 #include "core/rng.h"
+#include "serve/bearer_token.h"
 #include "serve/score_service.h"
 #include "serve/serve_testing.h"
 #include "structtest/checker.h"
@@ -614,11 +617,396 @@ TEST(ScoringServerTest, ServesTheCheckersVerdictsAndRefusesBadOptions) {
            {{.threads = -1}, "threads -1: expected 1 to 1024"},
            {{.timeout_seconds = 0}, "timeout 0 s: expected 0.001 to 86400"},
            {{.max_in_flight = 0}, "each must be at least 1"},
-           {{.host = "192.0.2.1"}, "192.0.2.1"}}) {
+           {{.host = "192.0.2.1"}, "192.0.2.1"},
+           {{.host = "0.0.0.0"}, "0.0.0.0:0: not a loopback address, and no token is set"},
+           {{.token_file = "/x", .token = "y"}, "token and token_file: set one, not both"},
+           {{.token = " \n"}, "token: the token is empty"},
+           {{.tls_cert_file = "/x"}, "HTTPS needs both a certificate and its key"}}) {
     auto refused = ScoringServer::Start(bad);
     ASSERT_FALSE(refused.ok()) << says;
     EXPECT_NE(refused.status().message().find(says), std::string::npos)
         << refused.status().message();
+  }
+}
+
+// ---- Who may call: the bearer token, the loopback default, HTTPS ----
+
+// A token file in `dir` holding `token` (and a newline), with `mode`.
+std::string TokenFile(const TempDir& dir, const std::string& token, mode_t mode = 0600,
+                      const std::string& name = "token") {
+  const std::string path = dir.path() + "/" + name;
+  WriteFileOrDie(path, token + "\n");
+  EXPECT_EQ(chmod(path.c_str(), mode), 0) << path;
+  return path;
+}
+
+// `structtest serve ARGS` run to its end (it is expected to refuse to start): its exit
+// code and everything it wrote. `env` ("NAME=value ...") goes before the command.
+std::pair<int, std::string> RunServe(const std::string& args, const std::string& env = "") {
+  TempDir dir;
+  const std::string cmd = fmt::format("{} timeout 30 '{}' serve {} >'{}/out' 2>&1 </dev/null",
+                                      env, STRUCTTEST_BINARY, args, dir.path());
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFileOrDie(dir.path() + "/out")};
+}
+
+TEST(BearerTokenTest, TokenFilesTheirOwnerAloneMayOpenAreRead) {
+  TempDir dir;
+  auto good = ReadTokenFile(TokenFile(dir, "  s3cret-Token_42 \r"));
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  EXPECT_EQ(*good, "s3cret-Token_42");
+  EXPECT_TRUE(ReadTokenFile(TokenFile(dir, "t", 0400, "read-only")).ok());
+  const struct {
+    std::string content;
+    mode_t mode;
+    std::string says;
+  } refused[] = {
+      {"s3cret", 0644, "mode 0644 lets users other than its owner read or write it; `chmod 600 "},
+      {"s3cret", 0640, "mode 0640"},
+      {"s3cret", 0604, "mode 0604"},
+      {"s3cret", 0620, "mode 0620"},
+      {"", 0600, "the file is empty"},
+      {" \n\n", 0600, "the file is empty"},
+      {"s3cret other", 0600, "the token holds a space"},
+      {"s3cr\x01t", 0600, "control"},
+      {"s3cr\xc3\xa9t", 0600, "non-ASCII"},
+      {std::string(5000, 'a'), 0600, "5001 bytes; a token file holds one token of at most 4096"},
+  };
+  int i = 0;
+  for (const auto& r : refused) {
+    const std::string path = TokenFile(dir, r.content, r.mode, fmt::format("t{}", i++));
+    auto read = ReadTokenFile(path);
+    ASSERT_FALSE(read.ok()) << path;
+    const std::string message = read.status().message();
+    EXPECT_EQ(message.rfind("token file " + path + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find(r.says), std::string::npos) << message;
+    EXPECT_EQ(message.find("s3cr"), std::string::npos) << message;  // the token is not shown
+  }
+  auto missing = ReadTokenFile(dir.path() + "/none");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "token file " + dir.path() + "/none: No such file or directory");
+  auto folder = ReadTokenFile(dir.path());
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("not a regular file"), std::string::npos);
+  ASSERT_EQ(mkfifo((dir.path() + "/fifo").c_str(), 0600), 0);
+  auto fifo = ReadTokenFile(dir.path() + "/fifo");  // refused at once, not waited on
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.status().message().find("not a regular file"), std::string::npos);
+}
+
+TEST(BearerTokenTest, OnlyTheBearerSchemeWithTheWholeTokenMatches) {
+  const std::string token = "abc123";
+  for (const char* yes : {"Bearer abc123", "bearer abc123", "BEARER  abc123 ", " Bearer\tabc123"}) {
+    EXPECT_TRUE(BearerMatches(yes, token)) << yes;
+  }
+  for (const char* no : {"", "Bearer", "Bearer ", "Bearer abc12", "Bearer abc1234",
+                         "Bearer abc124", "Bearer xbc123", "Bearer ABC123", "Bearerabc123",
+                         "Basic abc123", "abc123", "Bearer abc123abc123", "Token abc123",
+                         "Bearer abc 123"}) {
+    EXPECT_FALSE(BearerMatches(no, token)) << no;
+  }
+  EXPECT_FALSE(BearerMatches(nullptr, token));
+}
+
+TEST(ServeCliTest, WithATokenEveryRequestButHealthzNeedsItAndItIsNeverShown) {
+  TempDir dir;
+  const std::string token = "tok-7f3a9c2e41b85d06";
+  const std::string path = TokenFile(dir, token);
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--token-file", path});
+  ASSERT_GT(server.port(), 0) << server.err();
+  EXPECT_NE(server.err().find("(POST /v1/score with the bearer token, GET /healthz"),
+            std::string::npos)
+      << server.err();
+  const std::string body = Body("paper", {MathRecord()});
+  std::string seen;  // every reply's headers and body
+  const auto record = [&](const StatusOr<HttpReply>& reply) {
+    if (reply.ok()) seen += reply->headers + "\n" + reply->body + "\n";
+  };
+
+  ServeClient anyone("127.0.0.1", server.port());
+  auto health = anyone.Get("/healthz");
+  record(health);
+  ASSERT_TRUE(health.ok()) << health.status().message();
+  EXPECT_EQ(health->status, 200) << health->body;
+
+  // No token, a wrong one, one a character short or long, another scheme, the right
+  // token on a path that does not exist: each 401, the same reply.
+  std::string first_refusal;
+  for (const std::string& header :
+       {std::string(""), std::string("Authorization: Bearer wrong"),
+        "Authorization: Bearer " + token.substr(0, token.size() - 1),
+        "Authorization: Bearer " + token + "0", "Authorization: Bearer x" + token.substr(1),
+        "Authorization: Basic " + token, "Authorization: " + token}) {
+    ServeClient client("127.0.0.1", server.port());
+    if (!header.empty()) client.AddHeader(header);
+    auto reply = client.Post("/v1/score", body);
+    record(reply);
+    ASSERT_TRUE(reply.ok()) << header << ": " << reply.status().message();
+    EXPECT_EQ(reply->status, 401) << header << ": " << reply->body;
+    EXPECT_EQ(reply->Header("WWW-Authenticate"), "Bearer realm=\"structtest serve\"");
+    EXPECT_EQ(reply->Header("Content-Type"), "application/json");
+    EXPECT_EQ(ErrorOf(reply->body),
+              "unauthorized: this server needs the header 'Authorization: Bearer <token>' "
+              "with the token it was started with");
+    if (first_refusal.empty()) first_refusal = reply->body;
+    EXPECT_EQ(reply->body, first_refusal) << header;
+    auto elsewhere = client.Get("/v2/score");
+    record(elsewhere);
+    ASSERT_TRUE(elsewhere.ok());
+    EXPECT_EQ(elsewhere->status, 401) << header << ": " << elsewhere->body;
+  }
+
+  // The right token: scored, on a connection kept open.
+  ServeClient trainer("127.0.0.1", server.port());
+  trainer.AddHeader("Authorization: Bearer " + token);
+  for (int i = 0; i < 3; ++i) {
+    auto reply = trainer.Post("/v1/score", body);
+    record(reply);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->status, 200) << reply->body;
+    EXPECT_EQ(BodyVerdicts(reply->body).size(), 1u) << reply->body;
+    EXPECT_EQ(reply->Header("Connection"), "");
+  }
+  auto missing = trainer.Get("/v2/score");
+  record(missing);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->status, 404);
+  // A body of a refused request is not read: a large one is answered at once.
+  auto big = anyone.SendRaw(fmt::format("POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                                        "{}\r\n\r\n",
+                                        64 << 20));
+  record(big);
+  ASSERT_TRUE(big.ok()) << big.status().message();
+  EXPECT_EQ(big->status, 401);
+
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  // grep: neither what the server wrote nor any reply holds the token.
+  WriteFileOrDie(dir.path() + "/seen", server.err() + seen);
+  EXPECT_NE(std::system(fmt::format("grep -q -F -e '{}' '{}/seen'", token, dir.path()).c_str()),
+            0)
+      << server.err() << seen;
+  EXPECT_NE(std::system(fmt::format("grep -q -F -e '{}' '{}/seen'", token.substr(4, 8),
+                                    dir.path())
+                            .c_str()),
+            0);
+  EXPECT_NE(seen.find("unauthorized"), std::string::npos);  // what was grepped is there
+}
+
+TEST(ServeCliTest, TheTokenMayComeFromTheEnvironment) {
+  const std::string token = "env-token-51e0";
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1"},
+                      {"STRUCTTEST_SERVE_TOKEN=" + token});
+  ASSERT_GT(server.port(), 0) << server.err();
+  ServeClient client("127.0.0.1", server.port());
+  auto refused = client.Post("/v1/score", Body("paper", {MathRecord()}));
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->status, 401);
+  client.AddHeader("Authorization: Bearer " + token);
+  auto scored = client.Post("/v1/score", Body("paper", {MathRecord()}));
+  ASSERT_TRUE(scored.ok());
+  EXPECT_EQ(scored->status, 200) << scored->body;
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0);
+  EXPECT_EQ(server.err().find(token), std::string::npos) << server.err();
+
+  TempDir dir;
+  const std::string path = TokenFile(dir, "other");
+  for (const auto& [env, args, says] : std::vector<std::array<std::string, 3>>{
+           {"STRUCTTEST_SERVE_TOKEN=" + token, "--port 0 --token-file " + path,
+            "error: --token-file and $STRUCTTEST_SERVE_TOKEN are both set: use one"},
+           {"STRUCTTEST_SERVE_TOKEN=", "--port 0", "error: $STRUCTTEST_SERVE_TOKEN: the token is empty"},
+           {"STRUCTTEST_SERVE_TOKEN='a b'", "--port 0",
+            "error: $STRUCTTEST_SERVE_TOKEN: the token holds a space"}}) {
+    const auto [code, out] = RunServe(args, env);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find(says), std::string::npos) << out;
+    EXPECT_EQ(out.find(token), std::string::npos) << out;
+  }
+}
+
+TEST(ServeCliTest, ATokenFileOthersMayReadOrAnEmptyOneIsRefused) {
+  TempDir dir;
+  const std::string token = "tok-3b9d0f";
+  const std::string open = TokenFile(dir, token, 0644, "open");
+  const std::string group = TokenFile(dir, token, 0640, "group");
+  const std::string empty = TokenFile(dir, "", 0600, "empty");
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--port 0 --token-file " + open,
+            "error: token file " + open + ": mode 0644 lets users other than its owner read or "
+            "write it; `chmod 600 " + open + "`"},
+           {"--port 0 --token-file " + group, "error: token file " + group + ": mode 0640"},
+           {"--port 0 --token-file " + empty,
+            "error: token file " + empty + ": the file is empty"},
+           {"--port 0 --token-file " + dir.path() + "/none",
+            "error: token file " + dir.path() + "/none: No such file or directory"}}) {
+    const auto [code, out] = RunServe(args);
+    EXPECT_EQ(code, 2) << args << "\n" << out;
+    EXPECT_NE(out.find(says), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(out.find(token), std::string::npos) << out;
+    EXPECT_EQ(out.find("serving on"), std::string::npos) << out;
+  }
+}
+
+TEST(ServeCliTest, ANonLoopbackAddressNeedsATokenOrTheFlagThatAllowsIt) {
+  const auto [code, out] = RunServe("--port 0 --host 0.0.0.0");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("error: 0.0.0.0:0: not a loopback address, and no token is set"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("--token-file"), std::string::npos) << out;
+  EXPECT_NE(out.find("--allow-unauthenticated"), std::string::npos) << out;
+  EXPECT_EQ(out.find("serving on"), std::string::npos) << out;
+
+  // Loopback, by address or by name, stays open without a token.
+  for (const char* host : {"127.0.0.1", "127.0.0.2", "localhost"}) {
+    ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--host", host});
+    EXPECT_GT(server.port(), 0) << host << ": " << server.err();
+  }
+  {
+    ServeProcess server(STRUCTTEST_BINARY,
+                        {"--threads", "1", "--host", "0.0.0.0", "--allow-unauthenticated"});
+    ASSERT_GT(server.port(), 0) << server.err();
+    EXPECT_NE(server.err().find("warning: 0.0.0.0: no token (--allow-unauthenticated)"),
+              std::string::npos)
+        << server.err();
+    ServeClient client("127.0.0.1", server.port());
+    auto reply = client.Post("/v1/score", Body("paper", {MathRecord()}));
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->status, 200);
+  }
+  TempDir dir;
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--host", "0.0.0.0", "--token-file",
+                                          TokenFile(dir, "t0ken")});
+  ASSERT_GT(server.port(), 0) << server.err();
+  EXPECT_EQ(server.err().find("warning"), std::string::npos) << server.err();
+  ServeClient client("127.0.0.1", server.port());
+  client.AddHeader("Authorization: Bearer t0ken");
+  auto reply = client.Post("/v1/score", Body("paper", {MathRecord()}));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->status, 200);
+}
+
+// python3's urllib, as a trainer calls: POST `body` to `url` with `token` (none when
+// empty), trusting `cafile` (the system's roots when empty). "STATUS\nBODY", or
+// "error REASON" when no HTTP reply came.
+std::string PythonPost(const TempDir& dir, const std::string& url, const std::string& cafile,
+                       const std::string& token, const std::string& body) {
+  WriteFileOrDie(dir.path() + "/client.py", R"PY(
+import json, ssl, sys, urllib.error, urllib.request
+url, cafile, token, body = sys.argv[1], sys.argv[2], sys.argv[3], open(sys.argv[4], "rb").read()
+context = ssl.create_default_context(cafile=cafile or None)
+headers = {"Content-Type": "application/json"}
+if token:
+    headers["Authorization"] = "Bearer " + token
+try:
+    with urllib.request.urlopen(urllib.request.Request(url, data=body, headers=headers),
+                                timeout=60, context=context) as reply:
+        print(reply.status)
+        sys.stdout.write(reply.read().decode())
+except urllib.error.HTTPError as refused:
+    print(refused.code)
+    sys.stdout.write(refused.read().decode())
+except (urllib.error.URLError, OSError) as e:
+    print("error", getattr(e, "reason", e))
+)PY");
+  WriteFileOrDie(dir.path() + "/body.json", body);
+  const std::string cmd =
+      fmt::format("python3 '{0}/client.py' '{1}' '{2}' '{3}' '{0}/body.json' >'{0}/reply' 2>&1",
+                  dir.path(), url, cafile, token);
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return ReadFileOrDie(dir.path() + "/reply");
+}
+
+TEST(ServeCliTest, HttpsWithASelfSignedCertificateAndAToken) {
+  if (std::system("command -v openssl >/dev/null && command -v python3 >/dev/null") != 0) {
+    GTEST_SKIP() << "openssl or python3 is not installed: HTTPS is not tested";
+  }
+  TempDir dir;
+  const std::string cert = dir.path() + "/cert.pem", key = dir.path() + "/key.pem";
+  const std::string make_cert = fmt::format(
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+      "-addext subjectAltName=IP:127.0.0.1 -keyout '{}' -out '{}' >/dev/null 2>&1",
+      key, cert);
+  ASSERT_EQ(std::system(make_cert.c_str()), 0) << make_cert;
+  // Another self-signed certificate, which does not vouch for the server's.
+  const std::string other_key_cert = dir.path() + "/other-cert.pem";
+  ASSERT_EQ(std::system(fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
+                                    "/CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout "
+                                    "'{}/other-key.pem' -out '{}' >/dev/null 2>&1",
+                                    dir.path(), other_key_cert)
+                            .c_str()),
+            0);
+  const std::string token = "tls-token-6c1d";
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--tls-cert", cert, "--tls-key", key,
+                                          "--token-file", TokenFile(dir, token)});
+  ASSERT_GT(server.port(), 0) << server.err();
+  EXPECT_NE(server.err().find("serving on https://127.0.0.1:"), std::string::npos)
+      << server.err();
+  const std::string url = fmt::format("https://127.0.0.1:{}/v1/score", server.port());
+  const std::string body = Body("strict", {MathRecord(), MathRecord(R"("response":"no")")});
+
+  const std::string scored = PythonPost(dir, url, cert, token, body);
+  ASSERT_EQ(scored.substr(0, 4), "200\n") << scored;
+  const auto verdicts = BodyVerdicts(scored.substr(4));
+  ASSERT_EQ(verdicts.size(), 2u) << scored;
+  for (const std::string& verdict : verdicts) {
+    EXPECT_NE(verdict.find("\"pass\":false"), std::string::npos) << verdict;
+  }
+
+  const std::string wrong = PythonPost(dir, url, cert, "tls-token-6c1e", body);
+  EXPECT_EQ(wrong.substr(0, 4), "401\n") << wrong;
+  // A client that does not trust the certificate does not get through.
+  const std::string untrusted = PythonPost(dir, url, "", token, body);
+  EXPECT_EQ(untrusted.substr(0, 6), "error ") << untrusted;
+  EXPECT_NE(untrusted.find("CERTIFICATE_VERIFY_FAILED"), std::string::npos) << untrusted;
+  // The tests' own TLS client (bench/serve_bench's), keeping its connection.
+  ServeClient trainer("127.0.0.1", server.port());
+  ASSERT_TRUE(trainer.UseTls(cert).ok());
+  trainer.AddHeader("Authorization: Bearer " + token);
+  for (int i = 0; i < 3; ++i) {
+    auto reply = trainer.Post("/v1/score", body);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->status, 200) << reply->body;
+    EXPECT_EQ(BodyVerdicts(reply->body).size(), 2u);
+  }
+  ServeClient stranger("127.0.0.1", server.port());
+  ASSERT_TRUE(stranger.UseTls(other_key_cert).ok());
+  auto refused = stranger.Get("/healthz");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("TLS handshake: "), std::string::npos)
+      << refused.status().message();
+  // Nor does plain HTTP.
+  ServeClient plain("127.0.0.1", server.port());
+  plain.AddHeader("Authorization: Bearer " + token);
+  auto reply = plain.Post("/v1/score", body);
+  EXPECT_TRUE(!reply.ok() || reply->status != 200);
+
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  EXPECT_EQ(server.err().find(token), std::string::npos) << server.err();
+
+  // TLS files that will not do: refused at start, named.
+  WriteFileOrDie(dir.path() + "/junk.pem", "not a certificate\n");
+  const std::string other_key = dir.path() + "/other.pem";
+  ASSERT_EQ(std::system(fmt::format("openssl genpkey -algorithm RSA -out '{}' >/dev/null 2>&1",
+                                    other_key)
+                            .c_str()),
+            0);
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--port 0 --tls-cert " + cert,
+            "error: HTTPS needs both a certificate and its key (tls_cert_file and tls_key_file)"},
+           {"--port 0 --tls-key " + key, "error: HTTPS needs both a certificate and its key"},
+           {"--port 0 --tls-cert " + dir.path() + "/junk.pem --tls-key " + key,
+            "error: TLS certificate " + dir.path() + "/junk.pem: not a PEM file"},
+           {"--port 0 --tls-cert " + cert + " --tls-key " + dir.path() + "/none.pem",
+            "error: TLS key " + dir.path() + "/none.pem: No such file or directory"},
+           {"--port 0 --tls-cert " + cert + " --tls-key " + other_key,
+            "libmicrohttpd did not start: is the certificate PEM"}}) {
+    const auto [code, out] = RunServe(args);
+    EXPECT_EQ(code, 2) << args << "\n" << out;
+    EXPECT_NE(out.find(says), std::string::npos) << args << "\n" << out;
   }
 }
 

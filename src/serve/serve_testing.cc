@@ -18,10 +18,48 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <gnutls/gnutls.h>
 
 extern char** environ;
 
 namespace structtest {
+
+struct ServeClient::Tls {
+  gnutls_certificate_credentials_t credentials = nullptr;
+  gnutls_session_t session = nullptr;  // of the open connection
+  ~Tls() {
+    if (session != nullptr) gnutls_deinit(session);
+    if (credentials != nullptr) gnutls_certificate_free_credentials(credentials);
+  }
+};
+
+namespace {
+
+// GnuTLS writes with send(2) through this, so that a server that hung up makes the
+// write fail instead of raising SIGPIPE.
+ssize_t PushNoSignal(gnutls_transport_ptr_t fd, const void* data, size_t size) {
+  return send(static_cast<int>(reinterpret_cast<intptr_t>(fd)), data, size, MSG_NOSIGNAL);
+}
+
+}  // namespace
+
+ServeClient::ServeClient(std::string host, int port) : host_(std::move(host)), port_(port) {}
+
+Status ServeClient::UseTls(const std::string& ca_file) {
+  auto tls = std::make_unique<Tls>();
+  if (int rc = gnutls_certificate_allocate_credentials(&tls->credentials); rc < 0) {
+    return Status::Internal(fmt::format("gnutls: {}", gnutls_strerror(rc)));
+  }
+  const int n = gnutls_certificate_set_x509_trust_file(tls->credentials, ca_file.c_str(),
+                                                      GNUTLS_X509_FMT_PEM);
+  if (n <= 0) {
+    return Status::InvalidArgument(fmt::format("{}: no certificate ({})", ca_file,
+                                               n < 0 ? gnutls_strerror(n) : "none found"));
+  }
+  Close();
+  tls_ = std::move(tls);
+  return Status::Ok();
+}
 
 std::string HttpReply::Header(std::string_view name) const {
   size_t start = 0;
@@ -43,6 +81,10 @@ std::string HttpReply::Header(std::string_view name) const {
 ServeClient::~ServeClient() { Close(); }
 
 void ServeClient::Close() {
+  if (tls_ != nullptr && tls_->session != nullptr) {
+    gnutls_deinit(tls_->session);
+    tls_->session = nullptr;
+  }
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
 }
@@ -67,20 +109,52 @@ Status ServeClient::Connect() {
   if (fd_ < 0) return Status::Unavailable(fmt::format("{}:{}: {}", host_, port_, error));
   const int one = 1;
   setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (tls_ == nullptr) return Status::Ok();
+  gnutls_session_t& session = tls_->session;
+  int rc = gnutls_init(&session, GNUTLS_CLIENT);
+  if (rc >= 0) rc = gnutls_set_default_priority(session);
+  if (rc >= 0) rc = gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, tls_->credentials);
+  if (rc >= 0) {
+    gnutls_session_set_verify_cert(session, host_.c_str(), 0);
+    gnutls_transport_set_int(session, fd_);
+    gnutls_transport_set_push_function(session, &PushNoSignal);
+    do {
+      rc = gnutls_handshake(session);
+    } while (rc < 0 && gnutls_error_is_fatal(rc) == 0);
+  }
+  if (rc < 0) {
+    Close();
+    return Status::Unavailable(
+        fmt::format("{}:{}: TLS handshake: {}", host_, port_, gnutls_strerror(rc)));
+  }
   return Status::Ok();
+}
+
+ssize_t ServeClient::Receive(char* buf, size_t size) {
+  if (tls_ == nullptr) return recv(fd_, buf, size, 0);
+  for (;;) {
+    const ssize_t n = gnutls_record_recv(tls_->session, buf, size);
+    if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED) continue;
+    if (n == GNUTLS_E_PREMATURE_TERMINATION) return 0;  // closed without close_notify
+    if (n < 0) {
+      errno = ECONNRESET;
+      return -1;
+    }
+    return n;
+  }
 }
 
 StatusOr<HttpReply> ServeClient::Post(std::string_view path, std::string_view body) {
   std::string request = fmt::format(
-      "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: "
+      "POST {} HTTP/1.1\r\nHost: {}\r\n{}Content-Type: application/json\r\nContent-Length: "
       "{}\r\n\r\n",
-      path, host_, body.size());
+      path, host_, headers_, body.size());
   request += body;
   return Exchange(request, /*retry=*/true);
 }
 
 StatusOr<HttpReply> ServeClient::Get(std::string_view path) {
-  return Exchange(fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\n\r\n", path, host_),
+  return Exchange(fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\n{}\r\n", path, host_, headers_),
                   /*retry=*/true);
 }
 
@@ -113,7 +187,13 @@ StatusOr<HttpReply> ServeClient::Exchange(std::string_view request, bool retry) 
 // an error until no reply can be read.
 void ServeClient::Send(std::string_view bytes) {
   for (size_t sent = 0; sent < bytes.size();) {
-    const ssize_t n = send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    ssize_t n;
+    if (tls_ != nullptr) {
+      n = gnutls_record_send(tls_->session, bytes.data() + sent, bytes.size() - sent);
+      if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED) continue;
+    } else {
+      n = send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    }
     if (n <= 0) return;
     sent += static_cast<size_t>(n);
   }
@@ -141,7 +221,7 @@ StatusOr<HttpReply> ServeClient::Read(std::string_view request, bool reused, boo
         in.size() >= header_end + 4 + body_size) {
       break;
     }
-    const ssize_t n = recv(fd_, buf, sizeof buf, 0);
+    const ssize_t n = Receive(buf, sizeof buf);
     if (n > 0) {
       in.append(buf, static_cast<size_t>(n));
       continue;
@@ -170,12 +250,18 @@ StatusOr<HttpReply> ServeClient::Read(std::string_view request, bool reused, boo
   return reply;
 }
 
-ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::string>& args) {
+ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::string>& args,
+                           const std::vector<std::string>& env) {
   std::vector<std::string> argv = {binary, "serve", "--port", "0"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (std::string& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  std::vector<std::string> child_env = env;
+  for (char** e = environ; *e != nullptr; ++e) child_env.emplace_back(*e);
+  std::vector<char*> cenv;
+  for (std::string& e : child_env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) {
     err_ = fmt::format("pipe: {}", std::strerror(errno));
@@ -188,7 +274,7 @@ ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::str
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(err[1], 2);
-    execve(cargv[0], cargv.data(), environ);
+    execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
   if (pid_ < 0) err_ = fmt::format("fork: {}", std::strerror(errno));
@@ -205,14 +291,17 @@ ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::str
     eof_ = true;
     cv_.notify_all();
   });
-  const std::string marker = "serving on http://";
+  // "serving on http://HOST:PORT", https:// too, or [V6] for HOST.
+  const std::string marker = "serving on http";
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::seconds(30),
-               [&] { return eof_ || err_.find(marker) != std::string::npos; });
+  const auto whole_line = [&] {
+    const size_t at = err_.find(marker);
+    return at != std::string::npos && err_.find('\n', at) != std::string::npos;
+  };
+  cv_.wait_for(lock, std::chrono::seconds(30), [&] { return eof_ || whole_line(); });
+  if (!whole_line()) return;
   const size_t at = err_.find(marker);
-  if (at == std::string::npos) return;
-  // http://HOST:PORT or http://[V6]:PORT
-  const size_t colon = err_.find_first_of(" (\n", at + marker.size());
+  const size_t colon = err_.find_first_of(" (\n", err_.find("://", at) + 3);
   const size_t port_at = err_.rfind(':', colon);
   if (port_at != std::string::npos) port_ = std::atoi(err_.c_str() + port_at + 1);
 }

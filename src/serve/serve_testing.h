@@ -2,7 +2,7 @@
 // a child on an ephemeral port (ServeProcess), and a minimal blocking HTTP/1.1 client
 // over one keep-alive connection (ServeClient) that sends any bytes, hostile framing
 // included, and reads one reply framed by Content-Length or by the end of the
-// connection.
+// connection; over TLS (GnuTLS) when asked.
 #ifndef STRUCTTEST_SERVE_SERVE_TESTING_H_
 #define STRUCTTEST_SERVE_SERVE_TESTING_H_
 
@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -30,10 +31,19 @@ struct HttpReply {
 
 class ServeClient {
  public:
-  ServeClient(std::string host, int port) : host_(std::move(host)), port_(port) {}
+  ServeClient(std::string host, int port);
   ~ServeClient();
   ServeClient(const ServeClient&) = delete;
   ServeClient& operator=(const ServeClient&) = delete;
+
+  // Connections from now on speak TLS, trusting the PEM certificates of `ca_file` and
+  // checking that the server's certificate is for the host (a name, or an IP address
+  // in its subjectAltName). Errors: `ca_file` holds no certificate. A handshake that
+  // fails makes the request fail, saying why.
+  Status UseTls(const std::string& ca_file);
+
+  // A header line ("Authorization: Bearer x") sent with every Post and Get from now on.
+  void AddHeader(std::string line) { headers_ += line + "\r\n"; }
 
   // POST `path` with `body` (Content-Length framing), on the open connection or a new
   // one; reconnects once when a kept-alive connection turns out closed before any reply
@@ -54,9 +64,13 @@ class ServeClient {
   StatusOr<HttpReply> Read(std::string_view request, bool reused, bool retry);
   Status Connect();
   void Close();
+  ssize_t Receive(char* buf, size_t size);
 
+  struct Tls;  // GnuTLS's credentials and the connection's session
   std::string host_;
   int port_;
+  std::unique_ptr<Tls> tls_;
+  std::string headers_;  // AddHeader's lines, each ending "\r\n"
   int fd_ = -1;
 };
 
@@ -65,8 +79,10 @@ class ServeClient {
 // test killed on a timeout leaves no server behind.
 class ServeProcess {
  public:
-  // Starts it and waits (up to 30 s) for the line that names its port.
-  ServeProcess(const std::string& binary, const std::vector<std::string>& args);
+  // Starts it, with `env` ("NAME=value") added to this process's environment, and
+  // waits (up to 30 s) for the line that names its port.
+  ServeProcess(const std::string& binary, const std::vector<std::string>& args,
+               const std::vector<std::string>& env = {});
   // Kills it (SIGKILL) when it is still running.
   ~ServeProcess();
   ServeProcess(const ServeProcess&) = delete;
@@ -74,6 +90,7 @@ class ServeProcess {
 
   // 0 when it did not start serving (err() says why).
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   void Signal(int sig);
   // Waits for it to end: its exit code, or 128 + the signal that ended it.
   int Wait();

@@ -1,9 +1,12 @@
-"""`structtest serve`'s example in README.md ("Python and RL"), run against the real
-binary ($STRUCTTEST_BINARY) on an ephemeral port."""
+"""`structtest serve`'s examples in README.md ("Python and RL"), run against the real
+binary ($STRUCTTEST_BINARY) on an ephemeral port: over HTTP on loopback, and over HTTPS
+with a token (a certificate openssl makes for 127.0.0.1)."""
 import os
 import re
+import shutil
 import signal
 import subprocess
+import urllib.error
 
 import pytest
 
@@ -11,12 +14,13 @@ BINARY = os.environ.get("STRUCTTEST_BINARY", "")
 README = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
 
 
-def serve_example():
+def serve_example(n=0):
+    """The n-th Python block of the README's serve section."""
     text = open(README, encoding="utf-8").read()
     section = text[text.index("### `structtest serve`"):]
     section = section[:section.index("\n## ")]
-    block = section[section.index("```python\n") + len("```python\n"):]
-    return block[:block.index("```")]
+    blocks = section.split("```python\n")[1:]
+    return blocks[n][:blocks[n].index("```")]
 
 
 @pytest.mark.skipif(not os.path.exists(BINARY),
@@ -36,3 +40,43 @@ def test_the_readme_serve_example_runs():
         server.send_signal(signal.SIGTERM)
         _, err = server.communicate(timeout=30)
     assert server.returncode == 0, err
+
+
+@pytest.mark.skipif(not os.path.exists(BINARY),
+                    reason="STRUCTTEST_BINARY does not name the structtest binary")
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_the_readme_https_example_runs_with_a_token(tmp_path, monkeypatch):
+    example = serve_example(1)
+    assert "https://verifier.example:8443/v1/score" in example
+    cert, key, token_file = tmp_path / "cert.pem", tmp_path / "key.pem", tmp_path / "token"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    token = "readme-token-0b7e"
+    token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
+    server = subprocess.Popen([BINARY, "serve", "--port", "0", "--threads", "2",
+                               "--token-file", str(token_file), "--tls-cert", str(cert),
+                               "--tls-key", str(key)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()
+        port = re.search(r"serving on https://127\.0\.0\.1:(\d+)", line)
+        assert port, line
+        example = example.replace("verifier.example:8443", "127.0.0.1:" + port.group(1))
+        example = example.replace('"verifier-cert.pem"', repr(str(cert)))
+        monkeypatch.setenv("STRUCTTEST_SERVE_TOKEN", token)
+        scope = {}
+        exec(compile(example, "README.md (structtest serve over HTTPS)", "exec"), scope)
+        assert len(scope["rewards"]) == len(scope["records"]) > 0
+        assert 1.0 in scope["rewards"]
+        # The same call with another token is refused.
+        monkeypatch.setenv("STRUCTTEST_SERVE_TOKEN", token + "x")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            exec(compile(example, "README.md (wrong token)", "exec"), {})
+        assert refused.value.code == 401
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=30)
+    assert server.returncode == 0, err
+    assert token not in line + err
