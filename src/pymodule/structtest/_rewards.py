@@ -82,8 +82,10 @@ def _rule_names(rules):
 class TrlReward:
     """A reward function for TRL's GRPOTrainer (reward_funcs=[...]), made by trl_reward().
     A class, not a closure, so that it pickles: TRL's async GRPO pickles reward_funcs for
-    its rollout process. Its __name__ (structtest_strict, structtest_strict_partial,
-    structtest_paper, ...) is the name TRL logs its rewards under."""
+    its rollout process. Its __name__ is the name TRL logs its rewards under:
+    structtest_<rules>, then _partial with partial credit and _<column> for a column
+    other than "sample" (structtest_strict, structtest_strict_partial, structtest_paper,
+    ...), or `name`."""
 
     def __init__(self, rules="strict", column="sample", threads=0, partial=False, name=None):
         _check_rules(rules)
