@@ -8,198 +8,59 @@ or strict rules, and use the verdicts as rewards.
 
 A sample is the dict `structtest generate` writes (one JSONL line); scoring takes the
 same dicts, so samples from a file (json.loads of each line) work alike. The checks run
-in C++ (structtest._core); score_batch releases the GIL and uses every core.
+in C++ (structtest._core); score_batch releases the GIL and uses every core. The rewards
+(reward, trl_reward, verl_compute_score, verl_compute_score_batch) are in _rewards.py.
+
+This file may also be executed on its own, under a name of the caller's choosing: verl
+loads custom_reward_function.path with spec_from_file_location, as "custom_module" (and
+registered in sys.modules) before its commit 852f5fdf7, under a generated name (and not
+registered) since. A relative import would fail there, or load the C++ extension a
+second time under another name; so such a load imports the package under its own name
+from this folder and takes its names.
 """
-import json
 import os
-
-# The code subtasks run Python programs in structtest's sandbox, whose worker script
-# sits in this folder.
-os.environ.setdefault(
-    "STRUCTTEST_WORKER", os.path.join(os.path.dirname(os.path.abspath(__file__)), "structtest_worker.py"))
-
-from . import _core  # noqa: E402
+import sys
 
 __all__ = ["Verdict", "generate", "score", "score_batch", "subtasks", "split_thinking",
-           "reward", "trl_reward", "verl_compute_score"]
-
-RULE_SETS = ("paper", "strict")
+           "reward", "trl_reward", "TrlReward", "verl_compute_score", "verl_compute_score_batch"]
 
 
-# One response's verdict (passed, reason, rules_version, rules, score, format, accuracy):
-# a C++ class, whose rules become Python tuples only when read.
-Verdict = _core.Verdict
+def _imported_as_the_package():
+    folder = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
+    module = sys.modules.get(__name__)
+    return (__name__.rpartition(".")[2] == folder and module is not None
+            and module.__dict__ is globals())
 
 
-def _check_rules(rules):
-    if not isinstance(rules, str):
-        raise TypeError("rules: expected 'paper' or 'strict', got {}".format(type(rules).__name__))
-    if rules not in RULE_SETS:
-        raise ValueError("rules={!r}: expected 'paper' or 'strict'".format(rules))
+def _the_package():
+    """The package this file belongs to, imported under its folder's name (once: a
+    package of that name imported from another folder is an ImportError, not a second
+    copy)."""
+    import importlib.util
+    here = os.path.abspath(__file__)
+    folder = os.path.dirname(here)
+    name = os.path.basename(folder)
+    package = sys.modules.get(name)
+    if package is not None:
+        theirs = getattr(package, "__file__", None) or ""
+        if os.path.realpath(theirs) != os.path.realpath(here):
+            raise ImportError("{}: the module {!r} is already imported from {}".format(
+                here, name, theirs or "somewhere else"))
+        return package
+    spec = importlib.util.spec_from_file_location(name, here, submodule_search_locations=[folder])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    try:
+        spec.loader.exec_module(package)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return package
 
 
-def _sample_text(sample, where):
-    """The sample as JSON text; TypeError when it is neither a dict nor JSON text."""
-    if isinstance(sample, dict):
-        try:
-            return json.dumps(sample, ensure_ascii=False)
-        except (TypeError, ValueError) as e:
-            raise TypeError("{}: the sample holds a value JSON cannot carry ({})".format(where, e))
-    if isinstance(sample, (str, bytes)):
-        text = sample.decode("utf-8", "replace") if isinstance(sample, bytes) else sample
-        try:
-            if not isinstance(json.loads(text), dict):
-                raise ValueError
-        except ValueError:
-            raise ValueError("{}: the sample is text but not a JSON object".format(where))
-        return text
-    raise TypeError("{}: expected a sample dict (as structtest generate writes), got {}".format(
-        where, type(sample).__name__))
-
-
-def _response_text(response, where):
-    if isinstance(response, str):
-        return response
-    raise TypeError("{}: expected the response as str, got {}".format(where, type(response).__name__))
-
-
-def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None, split="eval"):
-    """The samples `structtest generate` writes with the same options, as dicts, in the
-    same order (same seed, same bytes). tasks: subtask or domain names (None: all);
-    limit: at most this many samples per subtask; split: "eval" or "train" (training
-    prompts whose source items no eval suite of any seed holds)."""
-    if not isinstance(split, str):
-        raise TypeError("split: expected 'eval' or 'train', got {}".format(type(split).__name__))
-    if isinstance(tasks, str):
-        tasks = [t for t in tasks.split(",") if t]
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
-        raise ValueError("seed={!r}: expected a whole number from 0 to 2**64-1".format(seed))
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise ValueError("limit={!r}: expected a positive number of samples".format(limit))
-    return [json.loads(line)
-            for line in _core.generate(suite, seed, float(size), list(tasks or []), limit, split)]
-
-
-def _verdicts(samples, responses, rules, threads, what, indexed=True):
-    """The verdicts of the pairs; errors name the sample as "<what> <index>" (indexed)
-    or "<what>"."""
-    def name(i):
-        return "{} {}".format(what, i) if indexed else what
-
-    _check_rules(rules)
-    samples = samples if type(samples) is list else list(samples)
-    if not all(type(r) is str for r in responses):
-        responses = [_response_text(r, "response {}".format(i)) for i, r in enumerate(responses)]
-    result = None
-    if all(type(s) is dict for s in samples):
-        # The C++ side reads plain dicts itself (None: one that JSON cannot carry).
-        result = _core.score_batch(samples, responses, rules, threads)
-    if result is None:
-        texts = [_sample_text(s, name(i)) for i, s in enumerate(samples)]
-        result = _core.score_batch(texts, responses, rules, threads)
-    verdicts, bad, error = result
-    if bad >= 0:
-        raise ValueError("{}: {}".format(name(bad), error))
-    return verdicts
-
-
-def score(sample, response, rules="paper"):
-    """The Verdict of `response` for `sample` under `rules` ("paper" or "strict"). The
-    response is scored as given: split a reasoning model's <think> block off first
-    (split_thinking), as `structtest run` does. ValueError: the sample cannot be scored
-    (its message names the field)."""
-    return _verdicts([sample], [_response_text(response, "response")], rules, 1, "sample",
-                     indexed=False)[0]
-
-
-def score_batch(samples, responses, rules="paper", threads=0):
-    """score() of each (sample, response) pair, on up to `threads` threads (0: every
-    core), without holding the GIL. The calling thread reads the records (it must hold
-    the GIL for that); the others join in once scoring takes longer than reading, so
-    records that score in a microsecond or two (math) stay on one thread, where handing
-    them over would cost more than it saves. Raises on the first record that cannot be
-    scored, naming its index."""
-    samples, responses = list(samples), list(responses)
-    if len(samples) != len(responses):
-        raise ValueError("{} samples but {} responses: one response per sample".format(
-            len(samples), len(responses)))
-    if not isinstance(threads, int) or threads < 0:
-        raise ValueError("threads={!r}: expected 0 (every core) or more".format(threads))
-    return _verdicts(samples, responses, rules, threads, "sample")
-
-
-def subtasks():
-    """The registry: one dict per subtask (domain, name, split, description, params,
-    paper_version, strict_version, counts_sentences, runs_python, and paper_rules and
-    strict_rules: the names of the rules its verdicts list, in order)."""
-    return _core.subtasks()
-
-
-def split_thinking(text):
-    """(answer, reasoning): a leading <think>...</think> block (or one whose opening tag
-    the chat template wrote) split off the answer, as `structtest run` does."""
-    return _core.split_thinking(_response_text(text, "text"))
-
-
-# --- rewards ---------------------------------------------------------------------------
-# Every adapter scores the answer after the reasoning (split_thinking) under strict by
-# default: strict closes the loopholes a policy finds, the paper rules do not. The reward
-# is binary (1.0 or 0.0) by default: a sample passes only when every rule holds.
-# partial=True gives Verdict.score instead (rules passed / rules listed), which a policy
-# can farm: the built-in loophole answers, which do none of the tasks, earn 0.5-0.8 of it
-# on most subtasks under strict (README, "Python and RL").
-
-def _reward_value(verdict, partial):
-    return verdict.score if partial else (1.0 if verdict.passed else 0.0)
-
-
-def _completion_text(completion, where):
-    # TRL's conversational format: a list of messages, the answer the last one's content.
-    if isinstance(completion, list):
-        if not completion or not isinstance(completion[-1], dict) or "content" not in completion[-1]:
-            raise TypeError("{}: expected a str or a list of messages with 'content'".format(where))
-        completion = completion[-1]["content"]
-    return split_thinking(_response_text(completion, where))[0]
-
-
-def reward(sample, completion, rules="strict", partial=False):
-    """1.0 when `completion` (its answer after any <think> block) passes `sample`'s rules,
-    else 0.0; with partial=True, the share of the rules it passes."""
-    _check_partial(partial)
-    return _reward_value(score(sample, _completion_text(completion, "completion"), rules), partial)
-
-
-def _check_partial(partial):
-    if not isinstance(partial, bool):
-        raise TypeError("partial: expected True or False, got {}".format(type(partial).__name__))
-
-
-def trl_reward(rules="strict", column="sample", threads=0, partial=False):
-    """A reward function for TRL's GRPOTrainer (reward_funcs=[...]): it is called as
-    f(completions, **kwargs) with the dataset's columns in kwargs, one value per
-    completion; `column` holds each prompt's structtest sample (a dict or its JSON text)."""
-    _check_rules(rules)
-    _check_partial(partial)
-
-    def structtest_reward(completions, **kwargs):
-        if column not in kwargs:
-            raise KeyError("the dataset has no column {!r} with the structtest samples "
-                           "(columns passed: {})".format(column, ", ".join(sorted(kwargs)) or "none"))
-        samples = kwargs[column]
-        answers = [_completion_text(c, "completion {}".format(i)) for i, c in enumerate(completions)]
-        if len(samples) != len(answers):
-            raise ValueError("{} completions but {} values of column {!r}".format(
-                len(answers), len(samples), column))
-        return [_reward_value(v, partial)
-                for v in _verdicts(samples, answers, rules, threads, "sample")]
-
-    structtest_reward.__name__ = "structtest_{}".format(rules)
-    return structtest_reward
-
-
-def verl_compute_score(data_source, solution_str, ground_truth, extra_info=None, rules="strict",
-                       partial=False, **kwargs):
-    """verl's custom reward function (custom_reward_function.name=verl_compute_score):
-    `ground_truth` is the structtest sample (a dict or its JSON text, as stored in the
-    dataset's reward_model.ground_truth), `solution_str` the decoded response."""
-    return reward(ground_truth, _response_text(solution_str, "solution_str"), rules, partial)
+if _imported_as_the_package():
+    from ._scoring import Verdict, generate, score, score_batch, subtasks, split_thinking  # noqa: F401
+    from ._rewards import (reward, trl_reward, TrlReward, verl_compute_score,  # noqa: F401
+                           verl_compute_score_batch)
+else:
+    globals().update({_name: getattr(_the_package(), _name) for _name in __all__})

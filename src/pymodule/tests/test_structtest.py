@@ -301,6 +301,7 @@ def test_reward_splits_the_reasoning_and_uses_strict(samples):
 
 
 def test_trl_reward_takes_what_grpo_trainer_passes(samples):
+    # More in test_rl_trainers.py, which replays TRL's own calls.
     f = structtest.trl_reward()
     # GRPOTrainer: completions, plus prompts, completion_ids and every dataset column.
     batch = samples[:4]
@@ -310,18 +311,24 @@ def test_trl_reward_takes_what_grpo_trainer_passes(samples):
     assert rewards == [1.0, 1.0, 0.0, 1.0]
     conversational = [[{"role": "assistant", "content": c}] for c in completions]
     assert f(conversational, sample=batch) == rewards
-    with pytest.raises(KeyError, match="no column 'sample'"):
+    with pytest.raises(KeyError, match="neither a column 'sample'"):
         f(completions, prompts=[])
     with pytest.raises(ValueError, match="4 completions but 3"):
         f(completions, sample=batch[:3])
 
 
 def test_verl_compute_score_takes_verls_keywords(samples):
+    # More in test_rl_trainers.py, which replays verl's own calls.
     s = samples[1]
     kwargs = dict(data_source="structtest", ground_truth=json.dumps(s), extra_info={"index": 0})
-    assert structtest.verl_compute_score(solution_str=answer(s), **kwargs) == 1.0
-    assert structtest.verl_compute_score(solution_str="nothing", **kwargs) == 0.0
-    assert structtest.verl_compute_score("structtest", answer(s), s) == 1.0
+    assert structtest.verl_compute_score(solution_str=answer(s), **kwargs) == \
+        {"score": 1.0, "acc": 1.0, "failed_rule": ""}
+    wrong = structtest.verl_compute_score(solution_str="nothing", **kwargs)
+    assert wrong["score"] == wrong["acc"] == 0.0
+    assert wrong["failed_rule"] == structtest.score(s, "nothing", rules="strict").reason.split(":")[0]
+    assert structtest.verl_compute_score("structtest", answer(s), s)["score"] == 1.0
+    assert structtest.verl_compute_score_batch(["structtest"] * 2, ["nothing", answer(s)], [s, s]) == \
+        [wrong, {"score": 1.0, "acc": 1.0, "failed_rule": ""}]
 
 
 def test_subtasks_is_the_registry():
@@ -351,7 +358,7 @@ def test_rules_and_partial_credit(samples):
     assert structtest.reward(s, last, partial=True) == bare.score
     f = structtest.trl_reward(partial=True)
     assert f([last, answer(s)], sample=[s, s]) == [bare.score, 1.0]
-    assert structtest.verl_compute_score("structtest", last, s, partial=True) == bare.score
+    assert structtest.verl_compute_score("structtest", last, s, partial=True)["score"] == bare.score
     with pytest.raises(TypeError, match="partial"):
         structtest.reward(s, last, partial="yes")
 
