@@ -124,6 +124,24 @@ std::optional<int64_t> ParseRfc3339(std::string_view text) {
   return static_cast<int64_t>(timegm(&tm)) * 1000;
 }
 
+// The lines of a JSONL results file, numbered from 1 (a '\r' before the '\n' dropped,
+// blank lines skipped, still counted), each given to `on_line` until one fails.
+Status ForEachJsonlLine(std::string_view text,
+                        const std::function<Status(std::string_view, size_t)>& on_line) {
+  size_t number = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    RETURN_IF_ERROR(on_line(line, number));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 BatchLimits BatchLimitsOf(Provider provider) {
@@ -460,15 +478,7 @@ std::string GeminiResponsesFile(std::string_view operation) {
 
 StatusOr<BatchResults> ParseGeminiResponsesFile(std::string_view text) {
   BatchResults out;
-  size_t number = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+  RETURN_IF_ERROR(ForEachJsonlLine(text, [&](std::string_view line, size_t number) -> Status {
     const json item = Parse(line);
     if (!item.is_object()) {
       return Status::InvalidArgument(fmt::format("line {}: not a JSON object", number));
@@ -479,10 +489,11 @@ StatusOr<BatchResults> ParseGeminiResponsesFile(std::string_view text) {
     if (key.empty()) key = Str(item.value("metadata", json::object()), "key");
     if (key.empty()) {
       ++out.unkeyed;
-      continue;
+      return Status::Ok();
     }
     out.items.push_back(BatchItemResult{std::move(key), std::move(result)});
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 
@@ -829,15 +840,7 @@ StatusOr<BatchResults> BatchApi::Results(const BatchStatus& status) {
   const auto read_lines = [&](std::string_view text, std::string_view what,
                               const std::function<StatusOr<BatchItemResult>(std::string_view)>& parse)
       -> Status {
-    size_t number = 0;
-    for (size_t pos = 0; pos < text.size();) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string_view::npos) end = text.size();
-      std::string_view line = text.substr(pos, end - pos);
-      pos = end + 1;
-      ++number;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    return ForEachJsonlLine(text, [&](std::string_view line, size_t number) -> Status {
       StatusOr<BatchItemResult> r = parse(line);
       if (!r.ok()) {
         // A result file cut short or garbled: fetched again at the next poll.
@@ -846,8 +849,8 @@ StatusOr<BatchResults> BatchApi::Results(const BatchStatus& status) {
                                                r.status().message()));
       }
       out.items.push_back(*std::move(r));
-    }
-    return Status::Ok();
+      return Status::Ok();
+    });
   };
   switch (provider_) {
     case Provider::kOpenAi:

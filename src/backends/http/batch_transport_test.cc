@@ -109,14 +109,17 @@ TEST(BatchTransportTest, GeminiAnswersComeBackByKeyFromTheResponsesFile) {
     ASSERT_EQ(ended->phase, BatchPhase::kEnded) << ended->state;
     auto results = api.Results(*ended);
     ASSERT_TRUE(results.ok()) << results.status().message();
+    // Each answer is its own request's.
+    const auto expect_own_answers = [&](const BatchResults& got) {
+      for (const BatchItemResult& r : got.items) {
+        const auto at_id = std::find(ids.begin(), ids.end(), r.custom_id);
+        ASSERT_NE(at_id, ids.end());
+        EXPECT_EQ(r.result.response.text, "re: q" + std::to_string(at_id - ids.begin()));
+      }
+    };
     EXPECT_EQ(results->unkeyed, 2);  // the 3rd and the 6th
     ASSERT_EQ(results->items.size(), 4u);
-    for (const BatchItemResult& r : results->items) {
-      const auto at_id = std::find(ids.begin(), ids.end(), r.custom_id);
-      ASSERT_NE(at_id, ids.end());
-      // Each answer is its own request's.
-      EXPECT_EQ(r.result.response.text, "re: q" + std::to_string(at_id - ids.begin()));
-    }
+    expect_own_answers(*results);
     EXPECT_EQ(server.gemini_file_batches(), 1);
 
     // A batch of inline requests, as an earlier version submitted them: the issue's
@@ -143,11 +146,7 @@ TEST(BatchTransportTest, GeminiAnswersComeBackByKeyFromTheResponsesFile) {
     ASSERT_TRUE(inline_results.ok()) << inline_results.status().message();
     EXPECT_EQ(inline_results->unkeyed, 2);
     ASSERT_EQ(inline_results->items.size(), 4u);
-    for (const BatchItemResult& r : inline_results->items) {
-      const auto at_id = std::find(ids.begin(), ids.end(), r.custom_id);
-      ASSERT_NE(at_id, ids.end());
-      EXPECT_EQ(r.result.response.text, "re: q" + std::to_string(at_id - ids.begin()));
-    }
+    expect_own_answers(*inline_results);
     EXPECT_EQ(server.gemini_inline_batches(), 1);
   }
 }

@@ -102,15 +102,20 @@ def batch_reward_manager(compute_score, rows, responses, reward_fn_key="data_sou
                            ground_truths=ground_truths, extra_infos=extras, **reward_kwargs)
     rewards, reward_extra_info = [], defaultdict(list)
     for i in range(len(rows)):
-        score = scores[i]
-        if isinstance(score, dict):
-            reward = score["score"]
-            for key, value in score.items():
-                reward_extra_info[key].append(value)
-        else:
-            reward = score
-        rewards.append(reward)
+        _read_score(scores[i], rewards, reward_extra_info)
     return rewards, dict(reward_extra_info)
+
+
+def _read_score(score, rewards, reward_extra_info):
+    """How both reward managers read a score: a dict's "score" is the reward and every key
+    goes to reward_extra_info; anything else is the reward itself."""
+    if isinstance(score, dict):
+        reward = score["score"]
+        for key, value in score.items():
+            reward_extra_info[key].append(value)
+    else:
+        reward = score
+    rewards.append(reward)
 
 
 def naive_reward_manager(compute_score, rows, responses, reward_fn_key="data_source"):
@@ -124,11 +129,5 @@ def naive_reward_manager(compute_score, rows, responses, reward_fn_key="data_sou
         extra_info["rollout_reward_scores"] = {}
         score = compute_score(data_source=row[reward_fn_key], solution_str=response,
                               ground_truth=row["reward_model"]["ground_truth"], extra_info=extra_info)
-        if isinstance(score, dict):
-            reward = score["score"]
-            for key, value in score.items():
-                reward_extra_info[key].append(value)
-        else:
-            reward = score
-        rewards.append(reward)
+        _read_score(score, rewards, reward_extra_info)
     return rewards, dict(reward_extra_info)
