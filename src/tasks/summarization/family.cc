@@ -487,31 +487,31 @@ constexpr RuleSpec kPaperIndented[] = {{"points-and-subpoints", 0}};
 constexpr RuleSpec kStrictLength[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"prose", 1}, {"sentence-count", 2},
-    {"item-content", 3}, {"items-distinct", 4}, {"about-document", 5}};
+    {"item-content", 3}, {"items-distinct", 4}, {"about-document", 5}, {"language", 6}};
 constexpr RuleSpec kStrictBullets[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"only-list", 1}, {"flat-list", 2}, {"point-count", 3}, {"symbol-elsewhere", 4},
-    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}};
+    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}, {"language", 8}};
 constexpr RuleSpec kStrictNumbered[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"only-list", 1}, {"flat-list", 2}, {"numbering", 3}, {"point-count", 4},
-    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}};
+    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}, {"language", 8}};
 constexpr RuleSpec kStrictQuestions[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"questions-once", 1}, {"questions", 2}, {"only-answers", 3}, {"answer-content", 4},
-    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}};
+    {"item-content", 5}, {"items-distinct", 6}, {"about-document", 7}, {"language", 8}};
 constexpr RuleSpec kStrictBulletsLength[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"only-list", 1}, {"flat-list", 2}, {"point-count", 3}, {"symbol-elsewhere", 4}, {"point-sentences", 5},
-    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}};
+    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}, {"language", 9}};
 constexpr RuleSpec kStrictNumberedLength[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"only-list", 1}, {"flat-list", 2}, {"numbering", 3}, {"point-count", 4}, {"point-sentences", 5},
-    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}};
+    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}, {"language", 9}};
 constexpr RuleSpec kStrictIndented[] = {
     {"summary-tags", 0}, {"valid-text", 0}, {"summary-empty", 0},
     {"only-list", 1}, {"indentation", 2}, {"point-count", 3}, {"subpoint-count", 4}, {"symbol-elsewhere", 5},
-    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}};
+    {"item-content", 6}, {"items-distinct", 7}, {"about-document", 8}, {"language", 9}};
 
 constexpr SubtaskSpec kSubtasks[] = {
     {"length", Split::kEasy, "a summary of exactly N sentences", "n_sentences",

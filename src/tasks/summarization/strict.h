@@ -16,7 +16,7 @@
 namespace structtest::summarization_internal {
 
 // The strict checkers' rules version: changes whenever a strict verdict may change.
-inline constexpr std::string_view kStrictRulesVersion = "strict-2";
+inline constexpr std::string_view kStrictRulesVersion = "strict-3";
 
 // The instruction of the generated `length` prompt that asks for prose. The strict
 // `prose` rule applies when the sample's prompt carries it (records without a prompt,
