@@ -611,8 +611,13 @@ std::string ContentProblem(const Unit& u) {
 struct DocumentWords {
   bool present = false;
   std::unordered_set<std::string> stems;  // of its content words and numbers; membership only
-  std::unordered_set<uint64_t> pairs;     // PairKey of each two adjacent words (lower-cased)
-  std::unordered_set<std::string> forms;  // WordForm of each word
+  std::string_view text;                 // the document (valid while the sample is)
+  // Built on first use (few summaries need them): PairKey of each two adjacent words
+  // (lower-cased), and the WordForm of each word.
+  mutable std::optional<std::vector<uint64_t>> pairs;  // sorted
+  mutable std::optional<std::unordered_set<std::string>> forms;
+  const std::vector<uint64_t>& Pairs() const;
+  const std::unordered_set<std::string>& Forms() const;
 };
 
 // A word without one inflection ("-s", "-es", "-ies", "-ed", "-ing", "-ly"), to tell a
@@ -631,9 +636,8 @@ std::string WordForm(std::string_view w) {
 
 // A key for two adjacent lower-cased words (a hash: a collision only makes a pair of the
 // summary count as the document's, the lenient side).
-uint64_t PairKey(std::string_view a, std::string_view b) {
-  const uint64_t ha = std::hash<std::string_view>{}(a);
-  const uint64_t hb = std::hash<std::string_view>{}(b);
+// `ha`, `hb`: the words' std::hash.
+uint64_t PairKey(uint64_t ha, uint64_t hb) {
   return ha * 0x9E3779B97F4A7C15ULL ^ (hb + 0x7F4A7C159E3779B9ULL + (ha << 6) + (ha >> 2));
 }
 
@@ -664,15 +668,36 @@ DocumentWords GetDocument(const Sample& sample) {
   }
   // Content words only: "everyone" in a summary is not about a document that says "every".
   if (d.present) {
-    std::string previous;
+    d.text = text;
     ForEachWord(text, [&](const std::string& w) {
       if (IsContentWord(w) || IsNumberWord(w)) d.stems.insert(Stem(w));
-      if (!previous.empty()) d.pairs.insert(PairKey(previous, w));
-      d.forms.insert(WordForm(w));
-      previous = w;
     });
   }
   return d;
+}
+
+const std::vector<uint64_t>& DocumentWords::Pairs() const {
+  if (!pairs) {
+    pairs.emplace();
+    uint64_t previous = 0;
+    bool first = true;
+    ForEachWord(text, [&](const std::string& w) {
+      const uint64_t hash = std::hash<std::string_view>{}(w);
+      if (!first) pairs->push_back(PairKey(previous, hash));
+      previous = hash;
+      first = false;
+    });
+    std::sort(pairs->begin(), pairs->end());
+  }
+  return *pairs;
+}
+
+const std::unordered_set<std::string>& DocumentWords::Forms() const {
+  if (!forms) {
+    forms.emplace();
+    ForEachWord(text, [&](const std::string& w) { forms->insert(WordForm(w)); });
+  }
+  return *forms;
 }
 
 // A word that labels or counts an item rather than saying something: a number of one
@@ -738,7 +763,7 @@ std::string NearRepeat(const std::vector<Unit>& units,
   if (shared_content < kMinSharedContent) return "";
   const std::string_view x = a[at], y = b[at];
   const auto from_elsewhere = [&](std::string_view w) {
-    return IsContentWord(w) && !doc.forms.contains(WordForm(w));
+    return IsContentWord(w) && !doc.Forms().contains(WordForm(w));
   };
   const bool says_nothing =
       (IsArticle(x) && IsArticle(y)) ||
@@ -990,59 +1015,56 @@ WordClass ClassOf(std::string_view raw, std::string_view lower, bool inside) {
 // sentence: one sentence is too short to tell an odd phrase from a shuffle.
 std::string LanguageProblem(const std::vector<Unit>& units, const DocumentWords& doc) {
   const auto& violation = ViolationTable();
-  size_t words = 0, function = 0, transitions = 0, violations = 0, pairs = 0, in_document = 0;
+  size_t words = 0, function = 0, transitions = 0, violations = 0;
   // Odd orders that real English has now and then (hyphenated words arrive in pieces:
   // "the in-store", "for over 35 years", "had had"), evidence only beside a low share of
   // the document's pairs: an article, a possessive or a preposition before a preposition,
   // or a word twice in a row.
   size_t odd = 0;
+  std::vector<uint64_t> keys;  // PairKey of each word pair of the summary (with a document)
   std::string odd_example;
   std::string example;  // the first violation: "'the of' in sentence 2"
   for (const Unit& u : units) {
-    std::vector<std::pair<std::string_view, std::string>> ws;
-    ForEachRawWord(u.text, [&](std::string_view raw, const std::string& lower) {
-      ws.emplace_back(raw, lower);
-    });
-    words += ws.size();
+    // One pass over the unit's words; its order counts are kept when it has 3 words.
+    size_t n = 0, unit_violations = 0, unit_odd = 0;
+    std::string unit_example, unit_odd_example;
     WordClass previous = WordClass::kStart;
     std::string_view previous_word = "(start)";
-    const bool judged = ws.size() >= 3;
-    for (size_t i = 0; i <= ws.size(); ++i) {
-      const WordClass c = i == ws.size() ? WordClass::kEnd
-                                         : ClassOf(ws[i].first, ws[i].second, i > 0);
-      if (i < ws.size()) {
-        function += IsFunctionClass(c);
-        if (i > 0) {
-          ++pairs;
-          in_document += doc.pairs.contains(PairKey(ws[i - 1].second, ws[i].second));
-        }
+    uint64_t previous_hash = 0;
+    const auto step = [&](WordClass c, std::string_view raw, uint64_t hash) {
+      const bool end = c == WordClass::kEnd;
+      const bool odd_here =
+          !end && ((c == WordClass::kPreposition &&
+                    (previous == WordClass::kArticle || previous == WordClass::kPossessive ||
+                     previous == WordClass::kPreposition || previous == WordClass::kOf)) ||
+                   (n > 1 && c != WordClass::kNumber && hash == previous_hash));
+      if (odd_here && ++unit_odd == 1) {
+        unit_odd_example = fmt::format("'{} {}' in {}", previous_word, raw, u.name);
       }
-      if (judged) {
-        ++transitions;
-        const bool odd_here =
-            i < ws.size() &&
-            ((c == WordClass::kPreposition &&
-              (previous == WordClass::kArticle || previous == WordClass::kPossessive ||
-               previous == WordClass::kPreposition || previous == WordClass::kOf)) ||
-             (i > 0 && c != WordClass::kNumber && ws[i].second == ws[i - 1].second));
-        if (odd_here) {
-          ++odd;
-          if (odd_example.empty()) {
-            odd_example = fmt::format("'{} {}' in {}", previous_word, ws[i].first, u.name);
-          }
-        }
-        if (violation[static_cast<size_t>(previous)][static_cast<size_t>(c)]) {
-          ++violations;
-          if (example.empty()) {
-            example = fmt::format("'{} {}' in {}", previous_word,
-                                  i == ws.size() ? "(end)" : std::string_view(ws[i].first),
-                                  u.name);
-          }
-        }
+      if (violation[static_cast<size_t>(previous)][static_cast<size_t>(c)] &&
+          ++unit_violations == 1) {
+        unit_example = fmt::format("'{} {}' in {}", previous_word, end ? "(end)" : raw, u.name);
       }
       previous = c;
-      if (i < ws.size()) previous_word = ws[i].first;
-    }
+      previous_word = raw;
+    };
+    ForEachRawWord(u.text, [&](std::string_view raw, const std::string& lower) {
+      const uint64_t hash = std::hash<std::string_view>{}(lower);
+      const WordClass c = ClassOf(raw, lower, n > 0);
+      ++n;
+      function += IsFunctionClass(c);
+      if (doc.present && n > 1) keys.push_back(PairKey(previous_hash, hash));
+      step(c, raw, hash);
+      previous_hash = hash;
+    });
+    step(WordClass::kEnd, "", 0);
+    words += n;
+    if (n < 3) continue;
+    transitions += n + 1;
+    violations += unit_violations;
+    odd += unit_odd;
+    if (example.empty()) example = std::move(unit_example);
+    if (odd_example.empty()) odd_example = std::move(unit_odd_example);
   }
   if (violations >= 2 && static_cast<double>(violations) > kMaxDisorder * transitions) {
     return fmt::format("language: {} of {} word pairs of the summary are in an order English "
@@ -1057,9 +1079,15 @@ std::string LanguageProblem(const std::vector<Unit>& units, const DocumentWords&
                        function, Plural(words, "word"), 100.0 * function / words,
                        100 * kMinFunctionShare);
   }
-  if (doc.present && pairs >= kMinPairsForDocument) {
+  const size_t pairs = keys.size();
+  if (doc.present && pairs >= kMinPairsForDocument && violations + odd > 0) {
+    const std::vector<uint64_t>& document_pairs = doc.Pairs();
+    const size_t in_document = static_cast<size_t>(
+        std::count_if(keys.begin(), keys.end(), [&](uint64_t k) {
+          return std::binary_search(document_pairs.begin(), document_pairs.end(), k);
+        }));
     const double share = static_cast<double>(in_document) / pairs;
-    if (share < kLowDocumentPairs && violations + odd > 0) {
+    if (share < kLowDocumentPairs) {
       return fmt::format(
           "language: only {} of the summary's {} word pairs stand next to each other in the "
           "document ({:.0f}%), and {} is in an order English {}: the document's words out "
