@@ -208,10 +208,16 @@ class HttpServer::Impl {
       }
       const ServiceReply reply =
           request.endpoint == Endpoint::kScore
-              ? self.service_->Score(request.body, request.deadline)
+              ? self.service_->Score(request.body, request.deadline, request.args)
               : self.service_->Reward(request.endpoint, request.body, request.args,
                                       request.deadline);
       std::string().swap(request.body);
+      // A trainer does not show why its reward request failed (aiohttp's error names the
+      // status only), so the server says it.
+      if (request.endpoint != Endpoint::kScore && reply.status != 200) {
+        self.Log(fmt::format("POST {}: {} {}", EndpointPath(request.endpoint), reply.status,
+                             std::string_view(reply.body).substr(0, 1000)));
+      }
       return self.Reply(connection, reply.status, reply.body, nullptr, reply.rules);
     } catch (const std::exception& e) {
       return self.Reply(connection, 500, ErrorBody(fmt::format("internal error: {}", e.what())));
@@ -330,26 +336,30 @@ class HttpServer::Impl {
     if (--self.active_ == 0) self.idle_cv_.notify_all();
   }
 
-  // libmicrohttpd's messages, one a second at most: a client can cause one a
-  // connection (each past the limit is one), and stderr must not be flooded.
+  // libmicrohttpd's messages.
   static void OnLog(void* cls, const char* format, va_list ap) {
-    Impl& self = *static_cast<Impl*>(cls);
     char message[512];
     std::vsnprintf(message, sizeof message, format, ap);
-    std::string_view text(message);
+    static_cast<Impl*>(cls)->Log(message);
+  }
+
+  // A line on stderr, one a second at most: a client can cause one a connection (each
+  // past the limit is one, each refused reward request another), and stderr must not be
+  // flooded.
+  void Log(std::string_view text) {
     while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    std::lock_guard<std::mutex> lock(self.log_mu_);
+    std::lock_guard<std::mutex> lock(log_mu_);
     const auto now = Clock::now();
-    if (now - self.last_log_ < std::chrono::seconds(1)) {
-      ++self.logs_dropped_;
+    if (now - last_log_ < std::chrono::seconds(1)) {
+      ++logs_dropped_;
       return;
     }
-    self.last_log_ = now;
+    last_log_ = now;
     std::string line = fmt::format("structtest: serve: {}", text);
-    if (self.logs_dropped_ > 0) {
-      line += fmt::format(" ({} more messages dropped)", self.logs_dropped_);
+    if (logs_dropped_ > 0) {
+      line += fmt::format(" ({} more messages dropped)", logs_dropped_);
     }
-    self.logs_dropped_ = 0;
+    logs_dropped_ = 0;
     std::fputs((line + "\n").c_str(), stderr);
   }
 

@@ -54,7 +54,11 @@ ScoreService::~ScoreService() {
   for (std::thread& t : threads_) t.join();
 }
 
-ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadline) {
+ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadline,
+                                 const QueryArgs& args) {
+  if (auto params = ParseRewardParams(Endpoint::kScore, args, {}); !params.ok()) {
+    return Error(400, params.status().message());
+  }
   if (NestedTooDeep(body)) {
     return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxJsonDepth));
   }

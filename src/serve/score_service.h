@@ -74,11 +74,13 @@ class ScoreService {
   //   400 {"error": ...} when the body is not JSON (or nested deeper than 64 levels),
   //       not an object of "rules" and "records", or a record is not one `score` reads
   //       (RecordsFromJsonText) or names an unknown subtask: the message names the
-  //       record ("records[3]: missing field 'response'") or the key;
+  //       record ("records[3]: missing field 'response'") or the key; and for any URL
+  //       query `args` (the body holds the options);
   //   413 more records than max_in_flight;
   //   503 `deadline` passed before every record was scored (waiting for room counts).
   // Records already being scored when the deadline passes finish in the background.
-  ServiceReply Score(std::string_view body, Clock::time_point deadline);
+  ServiceReply Score(std::string_view body, Clock::time_point deadline,
+                     const QueryArgs& args = {});
 
   // The reply to POST at a trainer's reward endpoint (kOpenRlhf or kSlime) with `body`
   // and the URL's query `args` (ParseRewardParams):

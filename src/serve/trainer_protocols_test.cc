@@ -361,6 +361,12 @@ TEST_F(RewardServiceTest, RefusalsAre400NamingTheItemAndStateTheRules) {
   EXPECT_EQ(reply.status, 400);
   EXPECT_EQ(ErrorOf(reply.body), "URL parameter 'rule': unknown (/slime/reward takes rules, "
                                  "partial, details)");
+  // /v1/score's options are in its body.
+  reply = service_->Score("{\"records\":[]}", ScoreService::Clock::now() + 10s,
+                          {{"rules", "paper"}});
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(ErrorOf(reply.body),
+            "URL parameter 'rules': /v1/score takes none (the body holds \"rules\")");
   // Over --max-in-flight: 413, as /v1/score.
   ScoreServiceOptions small;
   small.threads = 1;
@@ -387,7 +393,10 @@ TEST_F(RewardServiceTest, ARecordTheCheckerCannotScoreIs500NotAZeroReward) {
   const std::vector<nlohmann::json> code = Samples({"replace_variables"});
   ASSERT_EQ(code.size(), 1u);
   ASSERT_EQ(code[0]["domain"], "code");
-  const nlohmann::json body = {{"query", nlohmann::json::array({"Qx"})}, {"prompts", nlohmann::json::array({"Q"})}, {"labels", nlohmann::json::array({code[0]})}};
+  // The right answer: its check runs it.
+  const nlohmann::json body = {{"query", nlohmann::json::array({"Q" + Oracle(code[0])})},
+                               {"prompts", nlohmann::json::array({"Q"})},
+                               {"labels", nlohmann::json::array({code[0]})}};
   const ServiceReply reply =
       service.Reward(Endpoint::kOpenRlhf, body.dump(), {}, ScoreService::Clock::now() + 30s);
   EXPECT_EQ(reply.status, 500) << reply.body;

@@ -143,21 +143,26 @@ def test_openrlhf_options_ride_in_the_url(server, samples):
     assert structtest.reward(sample, bare) == 0.0
 
 
-def test_openrlhf_without_a_label_key_is_refused_naming_the_item(server, samples):
+def test_openrlhf_without_a_label_key_is_refused_naming_the_item(samples):
     """Without --data.label_key OpenRLHF sends "" as every label: 400, naming the label and
-    the flag. (OpenRLHF logs a failed reward at info level and trains on no reward: the
-    message is for whoever reads that log.)"""
-    tokenizer = replay_openrlhf.StandInTokenizer()
-    prompt, label = replay_openrlhf.preprocess_data({"input": "Say hi."}, input_key="input")
-    assert label == ""
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        replay_openrlhf.single_turn_execute(prompt, label, "hi", tokenizer,
-                                            [server.base + "/get_reward"])
-    assert refused.value.code == 400
-    assert refused.value.headers["Structtest-Rules"] == "strict"
-    assert json.load(refused.value)["error"] == (
-        "labels[0]: empty: the label must hold the structtest sample, a JSON object or its JSON "
-        "text (OpenRLHF: --data.label_key; slime: --label-key)")
+    the flag. OpenRLHF logs a failed reward at info level, with aiohttp's error, which
+    names the status only, and trains on no reward: the server says why on its stderr."""
+    server = Server()
+    try:
+        tokenizer = replay_openrlhf.StandInTokenizer()
+        prompt, label = replay_openrlhf.preprocess_data({"input": "Say hi."}, input_key="input")
+        assert label == ""
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            replay_openrlhf.single_turn_execute(prompt, label, "hi", tokenizer,
+                                                [server.base + "/get_reward"])
+        assert refused.value.code == 400
+        assert refused.value.headers["Structtest-Rules"] == "strict"
+        error = ("labels[0]: empty: the label must hold the structtest sample, a JSON object or "
+                 "its JSON text (OpenRLHF: --data.label_key; slime: --label-key)")
+        assert json.load(refused.value)["error"] == error
+    finally:
+        err = server.stop()
+    assert 'structtest: serve: POST /get_reward: 400 {"error":"' + error + '"}' in err, err
 
 
 def test_openrlhf_batches_are_scored_in_order_and_errors_name_the_item(server, samples):
