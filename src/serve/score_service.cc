@@ -114,13 +114,16 @@ ServiceReply ScoreService::Reward(Endpoint endpoint, std::string_view body, cons
     return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxJsonDepth),
                  rules);
   }
-  nlohmann::json request;
-  if (!ParseJsonLikeNlohmann(body, &request)) {
-    return Error(400, "not JSON: " + DescribeInvalidJson(body), rules);
-  }
   auto batch = std::make_shared<Batch>();
   batch->rules = params->rules;
-  if (endpoint == Endpoint::kOpenRlhf) {
+  std::optional<std::vector<ScoredRecord>> fast;
+  if (endpoint == Endpoint::kOpenRlhf) fast = OpenRlhfRecordsFast(body, options_.end_tokens);
+  nlohmann::json request;
+  if (fast) {
+    batch->records = std::move(*fast);
+  } else if (!ParseJsonLikeNlohmann(body, &request)) {
+    return Error(400, "not JSON: " + DescribeInvalidJson(body), rules);
+  } else if (endpoint == Endpoint::kOpenRlhf) {
     auto records = OpenRlhfRecords(request, options_.end_tokens);
     if (!records.ok()) return Error(400, records.status().message(), rules);
     batch->records = std::move(*records);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_dom.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"
 #include "tasks/registry.h"
@@ -149,6 +150,18 @@ StatusOr<Sample> SampleFromLabel(const nlohmann::json& label) {
       return Status::InvalidArgument(
           fmt::format("its JSON text nests arrays and objects deeper than {} levels", kMaxJsonDepth));
     }
+    // Most labels are a sample's JSON text, which holds no null: read at once (the fast
+    // path of `score`), the text that may hold one through nlohmann below.
+    if (text.find("null") == std::string::npos) {
+      bool not_json = false;
+      auto sample = SampleFromJsonText(text, &not_json);
+      if (sample.ok()) {
+        if (Status s = FindSubtask(sample->domain, sample->subtask).status(); !s.ok()) {
+          return Status::InvalidArgument("not a structtest sample: " + s.message());
+        }
+        return sample;
+      }
+    }
     if (!ParseJsonLikeNlohmann(text, &parsed)) {
       return Status::InvalidArgument(
           fmt::format("a string that is not JSON ({}): {}", DescribeInvalidJson(text), kLabelHelp));
@@ -217,6 +230,34 @@ StatusOr<std::vector<ScoredRecord>> OpenRlhfRecords(const nlohmann::json& body,
       return Status::InvalidArgument(
           fmt::format("query[{}]: {}", i, response.status().message()));
     }
+    records[i].sample = std::move(*sample);
+    records[i].response.text = AnswerOf(*response, end_tokens);
+  }
+  return records;
+}
+
+std::optional<std::vector<ScoredRecord>> OpenRlhfRecordsFast(
+    std::string_view body, std::span<const std::string> end_tokens) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (!ParseDom(parser, body, &root)) return std::nullopt;
+  simdjson::dom::array lists[3];
+  const char* names[3] = {"query", "prompts", "labels"};
+  for (int k = 0; k < 3; ++k) {
+    const auto member = LastMember(root, names[k]);
+    if (!member || member->get_array().get(lists[k]) != simdjson::SUCCESS) return std::nullopt;
+  }
+  const size_t n = lists[0].size();
+  if (lists[1].size() != n || lists[2].size() != n) return std::nullopt;
+  std::vector<ScoredRecord> records(n);
+  auto query = lists[0].begin(), prompt = lists[1].begin(), label = lists[2].begin();
+  for (size_t i = 0; i < n; ++i, ++query, ++prompt, ++label) {
+    const auto q = AsString(*query), p = AsString(*prompt), l = AsString(*label);
+    if (!q || !p || !l || l->find("null") != std::string_view::npos) return std::nullopt;
+    auto sample = SampleFromJsonText(*l);
+    if (!sample.ok() || !FindSubtask(sample->domain, sample->subtask).ok()) return std::nullopt;
+    auto response = ResponseOfQuery(*q, *p);
+    if (!response.ok()) return std::nullopt;
     records[i].sample = std::move(*sample);
     records[i].response.text = AnswerOf(*response, end_tokens);
   }

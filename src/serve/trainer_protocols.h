@@ -12,6 +12,7 @@
 #ifndef STRUCTTEST_SERVE_TRAINER_PROTOCOLS_H_
 #define STRUCTTEST_SERVE_TRAINER_PROTOCOLS_H_
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -84,6 +85,14 @@ StatusOr<Sample> SampleFromLabel(const nlohmann::json& label);
 // 'subtask'", "query[1]: does not begin with prompts[1] ...".
 StatusOr<std::vector<ScoredRecord>> OpenRlhfRecords(const nlohmann::json& body,
                                                     std::span<const std::string> end_tokens);
+
+// OpenRlhfRecords of the body's text, read without building nlohmann values (simdjson,
+// the labels through SampleFromJsonText): the hot path of /get_reward. nullopt when the
+// text is not one it reads, or not all is well (a label that is not a string or holds
+// "null", an item refused): OpenRlhfRecords of the parsed body then gives the records or
+// the error, so both agree.
+std::optional<std::vector<ScoredRecord>> OpenRlhfRecordsFast(
+    std::string_view body, std::span<const std::string> end_tokens);
 
 // A slime request body {"prompt", "response", "label"}: the record (the response through
 // StripEndTokens and SplitThinking; the prompt is not read, as the label holds it).

@@ -235,6 +235,46 @@ TEST(TrainerProtocolsTest, OpenRlhfBodiesThatAreNotOneAreRefusedNamingTheItem) {
   EXPECT_EQ((*records)[1].sample.id, sample["id"]);
 }
 
+// The fast path reads what the nlohmann one reads, and leaves the rest to it.
+TEST(TrainerProtocolsTest, TheFastPathAgreesOrStandsAside) {
+  const std::vector<nlohmann::json> samples = Samples({"math_easy", "bullet_points"});
+  nlohmann::json good = {{"query", {"Q<think>r</think>Result: 4<|im_end|>", "PResult: 5"}},
+                         {"prompts", {"Q", "P"}},
+                         {"labels", {samples[0].dump(), samples[1].dump()}}};
+  auto fast = OpenRlhfRecordsFast(good.dump(), kEndTokens);
+  auto slow = OpenRlhfRecords(good, kEndTokens);
+  ASSERT_TRUE(fast.has_value());
+  ASSERT_TRUE(slow.ok()) << slow.status().message();
+  ASSERT_EQ(fast->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(SampleToJson((*fast)[i].sample), SampleToJson((*slow)[i].sample));
+    EXPECT_EQ((*fast)[i].response.text, (*slow)[i].response.text);
+  }
+  nlohmann::json with_null = samples[0];
+  with_null["params"]["x"] = nullptr;
+  nlohmann::json no_subtask = samples[0];
+  no_subtask.erase("subtask");
+  using A = nlohmann::json;
+  const auto body = [](A queries, A prompts, A labels) {
+    return A{{"query", queries}, {"prompts", prompts}, {"labels", labels}};
+  };
+  for (const nlohmann::json& aside : {
+           body(A::array({"Qa"}), A::array({"Q"}), A::array({samples[0]})),  // an object
+           body(A::array({"Qa"}), A::array({"Q"}), A::array({with_null.dump()})),
+           body(A::array({"Qa"}), A::array({"Q"}), A::array({no_subtask.dump()})),
+           body(A::array({"Xa"}), A::array({"Q"}), A::array({samples[0].dump()})),
+           body(A::array({"Qa", "Qb"}), A::array({"Q"}), A::array({samples[0].dump()})),
+       }) {
+    EXPECT_FALSE(OpenRlhfRecordsFast(aside.dump(), kEndTokens).has_value()) << aside.dump();
+  }
+  // The same bodies, each one good item: read.
+  EXPECT_TRUE(OpenRlhfRecordsFast(
+                  body(A::array({"Qa"}), A::array({"Q"}), A::array({samples[0].dump()})).dump(),
+                  kEndTokens)
+                  .has_value());
+  EXPECT_FALSE(OpenRlhfRecordsFast("{\"query\": [", kEndTokens).has_value());
+}
+
 TEST(TrainerProtocolsTest, SlimeBodiesThatAreNotOneAreRefusedNamingTheMember) {
   const nlohmann::json sample = Samples({"math_easy"}).at(0);
   const std::pair<nlohmann::json, std::string> bad[] = {
