@@ -20,7 +20,11 @@ namespace structtest {
 struct ScoreService::Batch {
   RuleSet rules = kServeDefaultRules;
   std::vector<ScoredRecord> records;
-  // Each belongs to the thread scoring its record: the verdict, or why there is none.
+  // /v1/score's: each record's line, written by the thread scoring it (as `score`
+  // writes it), without the newline. Otherwise each record's verdict, or why there is
+  // none, for the reward endpoints.
+  bool lines_only = false;
+  std::vector<std::string> lines;
   std::vector<Verdict> verdicts;
   std::vector<std::string> errors;
   size_t left = 0;                 // GUARDED_BY(mu_): records not yet scored
@@ -63,6 +67,7 @@ ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadli
     return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxJsonDepth));
   }
   auto batch = std::make_shared<Batch>();
+  batch->lines_only = true;
   nlohmann::json members;
   if (Status s = RecordsFromJsonText(body, "records", &batch->records, &members); !s.ok()) {
     return Error(400, s.message());
@@ -91,13 +96,7 @@ ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadli
   std::string reply = fmt::format("{{\"rules\":\"{}\",\"verdicts\":[", rules);
   for (size_t i = 0; i < batch->records.size(); ++i) {
     if (i > 0) reply += ',';
-    const Sample& sample = batch->records[i].sample;
-    if (batch->errors[i].empty()) {
-      AppendVerdictLine(sample, batch->verdicts[i], &reply);
-    } else {
-      AppendScoreErrorLine(sample, batch->errors[i], batch->rules, &reply);
-    }
-    reply.pop_back();  // the newline
+    reply += batch->lines[i];
   }
   reply += "]}\n";
   return ServiceReply{200, std::move(reply), rules};
@@ -157,8 +156,12 @@ std::optional<ServiceReply> ScoreService::Run(const std::shared_ptr<Batch>& batc
     return Error(413, fmt::format("{} records: at most {} per request (--max-in-flight)", n,
                                   options_.max_in_flight));
   }
-  batch->verdicts.resize(n);
-  batch->errors.resize(n);
+  if (batch->lines_only) {
+    batch->lines.resize(n);
+  } else {
+    batch->verdicts.resize(n);
+    batch->errors.resize(n);
+  }
   batch->left = n;
 
   std::unique_lock<std::mutex> lock(mu_);
@@ -224,7 +227,15 @@ void ScoreService::ScoreRecord(Batch& batch, size_t index) const {
   } catch (const std::exception& e) {
     verdict = Status::Internal(fmt::format("internal error while scoring: {}", e.what()));
   }
-  if (verdict.ok()) {
+  if (batch.lines_only) {
+    std::string& line = batch.lines[index];
+    if (verdict.ok()) {
+      AppendVerdictLine(record.sample, *verdict, &line);
+    } else {
+      AppendScoreErrorLine(record.sample, verdict.status().message(), batch.rules, &line);
+    }
+    line.pop_back();  // the newline
+  } else if (verdict.ok()) {
     batch.verdicts[index] = std::move(*verdict);
   } else {
     batch.errors[index] = verdict.status().message();
