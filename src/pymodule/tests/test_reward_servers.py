@@ -313,3 +313,21 @@ def test_the_readme_openrlhf_and_slime_command_lines_run(server, tmp_path, monke
             rollout.response = text
             rollout.reward = replay_slime.async_rm(args, rollout)
             assert replay_slime.get_reward_value(rollout, args) == structtest.reward(sample, text)
+
+
+# --- serve's flags --------------------------------------------------------------------------------
+
+def test_end_tokens_are_configurable_and_the_default_rules_are_stated(samples):
+    help_text = subprocess.run([BINARY, "serve", "--help"], capture_output=True, text=True).stdout
+    assert ("Every endpoint scores under strict unless the request names other rules, and every "
+            "reply names its rules") in " ".join(help_text.split())
+    sample = next(s for s in samples if s["subtask"] == "math_easy")
+    server = Server("--end-tokens", "<|stop|>,<|halt|>")
+    try:
+        assert "strict rules unless a request names others" in server.line
+        args = replay_slime.args_for(server.base + "/slime/reward")
+        rollout = SimpleNamespace(prompt="Q", response=answer(sample) + "<|halt|><|stop|>",
+                                  label=sample, metadata={}, reward=None)
+        assert replay_slime.async_rm(args, rollout) == 1.0
+    finally:
+        server.stop()
