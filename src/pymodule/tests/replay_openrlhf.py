@@ -5,7 +5,9 @@ OpenRLHF posts with aiohttp (session.post(url, json=payload)); aiohttp is not in
 here, so the post is urllib's with the same body (json.dumps of the payload) and header
 (Content-Type: application/json). Neither torch nor a tokenizer is here: a stand-in
 tokenizer keeps special tokens as single tokens, as Hugging Face tokenizers do, and a check
-stands for torch.tensor([value]) on what OpenRLHF turns into tensors."""
+stands for torch.tensor([value]) on what OpenRLHF turns into tensors. OpenRLHF's own
+reward server at that commit (openrlhf/cli/serve_rm.py, get_reward) replies the same shape:
+{"rewards": [...], "scores": [...], "extra_logs": {name: [...]}}, one value a query."""
 import copy
 import json
 import numbers
