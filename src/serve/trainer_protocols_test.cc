@@ -47,7 +47,7 @@ std::vector<nlohmann::json> Samples(std::vector<std::string> tasks) {
   return samples;
 }
 
-std::string Oracle(const nlohmann::json& sample) {
+std::string OracleAnswer(const nlohmann::json& sample) {
   auto parsed = SampleFromJson(sample);
   EXPECT_TRUE(parsed.ok());
   auto answer = BuiltinRespond("oracle", *parsed);
@@ -55,7 +55,7 @@ std::string Oracle(const nlohmann::json& sample) {
   return answer.ok() ? *answer : "";
 }
 
-std::string ErrorOf(const std::string& body) {
+std::string ReplyError(const std::string& body) {
   const auto j = nlohmann::json::parse(body, nullptr, false);
   return !j.is_discarded() && j.is_object() && j.contains("error") ? j["error"].get<std::string>()
                                                                    : "(no error in " + body + ")";
@@ -325,7 +325,7 @@ TEST_F(RewardServiceTest, OpenRlhfGetsTheCheckersRewardsAndNumbersToLog) {
                  labels = nlohmann::json::array();
   std::vector<std::string> answers;
   for (const nlohmann::json& s : samples) {
-    for (const std::string& answer : {Oracle(s), std::string("I would rather not.")}) {
+    for (const std::string& answer : {OracleAnswer(s), std::string("I would rather not.")}) {
       const std::string prompt = "<|im_start|>user\n" + s["id"].get<std::string>() +
                                  "<|im_end|>\n<|im_start|>assistant\n";
       queries.push_back(prompt + answer + "<|im_end|>");
@@ -359,7 +359,7 @@ TEST_F(RewardServiceTest, OpenRlhfGetsTheCheckersRewardsAndNumbersToLog) {
 
 TEST_F(RewardServiceTest, SlimeGetsANumberOrTheVerdictsDetails) {
   const nlohmann::json sample = Samples({"math_easy"}).at(0);
-  const nlohmann::json right = {{"prompt", "Q"}, {"response", Oracle(sample)}, {"label", sample}};
+  const nlohmann::json right = {{"prompt", "Q"}, {"response", OracleAnswer(sample)}, {"label", sample}};
   const nlohmann::json wrong = {{"prompt", "Q"}, {"response", "Result: -1"}, {"label", sample}};
   ServiceReply reply = Reward(Endpoint::kSlime, right);
   ASSERT_EQ(reply.status, 200) << reply.body;
@@ -390,22 +390,22 @@ TEST_F(RewardServiceTest, RefusalsAre400NamingTheItemAndStateTheRules) {
   ServiceReply reply = service_->Reward(Endpoint::kOpenRlhf, "{\"query\": [", {},
                                         ScoreService::Clock::now() + 10s);
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(ErrorOf(reply.body).substr(0, 10), "not JSON: ");
+  EXPECT_EQ(ReplyError(reply.body).substr(0, 10), "not JSON: ");
   reply = Reward(Endpoint::kOpenRlhf,
                  {{"query", {"Qa", "Qb"}}, {"prompts", {"Q", "Q"}}, {"labels", {sample, 3}}},
                  {{"rules", "paper"}});
   EXPECT_EQ(reply.status, 400);
   EXPECT_EQ(reply.rules, "paper");
-  EXPECT_EQ(ErrorOf(reply.body).substr(0, 21), "labels[1]: a number: ");
+  EXPECT_EQ(ReplyError(reply.body).substr(0, 21), "labels[1]: a number: ");
   reply = Reward(Endpoint::kSlime, {{"response", "4"}, {"label", sample}}, {{"rule", "paper"}});
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(ErrorOf(reply.body), "URL parameter 'rule': unknown (/slime/reward takes rules, "
+  EXPECT_EQ(ReplyError(reply.body), "URL parameter 'rule': unknown (/slime/reward takes rules, "
                                  "partial, details)");
   // /v1/score's options are in its body.
   reply = service_->Score("{\"records\":[]}", ScoreService::Clock::now() + 10s,
                           {{"rules", "paper"}});
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(ErrorOf(reply.body),
+  EXPECT_EQ(ReplyError(reply.body),
             "URL parameter 'rules': /v1/score takes none (the body holds \"rules\")");
   // Over --max-in-flight: 413, as /v1/score.
   ScoreServiceOptions small;
@@ -419,7 +419,7 @@ TEST_F(RewardServiceTest, RefusalsAre400NamingTheItemAndStateTheRules) {
                          .dump(),
                      {}, ScoreService::Clock::now() + 10s);
   EXPECT_EQ(reply.status, 413);
-  EXPECT_EQ(ErrorOf(reply.body), "2 records: at most 1 per request (--max-in-flight)");
+  EXPECT_EQ(ReplyError(reply.body), "2 records: at most 1 per request (--max-in-flight)");
 }
 
 TEST_F(RewardServiceTest, ARecordTheCheckerCannotScoreIs500NotAZeroReward) {
@@ -434,13 +434,13 @@ TEST_F(RewardServiceTest, ARecordTheCheckerCannotScoreIs500NotAZeroReward) {
   ASSERT_EQ(code.size(), 1u);
   ASSERT_EQ(code[0]["domain"], "code");
   // The right answer: its check runs it.
-  const nlohmann::json body = {{"query", nlohmann::json::array({"Q" + Oracle(code[0])})},
+  const nlohmann::json body = {{"query", nlohmann::json::array({"Q" + OracleAnswer(code[0])})},
                                {"prompts", nlohmann::json::array({"Q"})},
                                {"labels", nlohmann::json::array({code[0]})}};
   const ServiceReply reply =
       service.Reward(Endpoint::kOpenRlhf, body.dump(), {}, ScoreService::Clock::now() + 30s);
   EXPECT_EQ(reply.status, 500) << reply.body;
-  EXPECT_EQ(ErrorOf(reply.body).substr(0, 28), "labels[0]: cannot score it: ") << reply.body;
+  EXPECT_EQ(ReplyError(reply.body).substr(0, 28), "labels[0]: cannot score it: ") << reply.body;
 }
 
 }  // namespace
