@@ -82,7 +82,7 @@ StatusOr<Sample> SampleFromLabel(const nlohmann::json& label);
 // a query, the response cut out of the query (ResponseOfQuery, StripEndTokens, then
 // SplitThinking). Members other than these are ignored (the trainer's, not ours to
 // refuse). Errors name the item: "labels[3]: not a structtest sample: missing field
-// 'subtask'", "query[1]: does not begin with prompts[1] ...".
+// 'subtask'", "query[1]: does not begin with its prompt (812 bytes), nor ...".
 StatusOr<std::vector<ScoredRecord>> OpenRlhfRecords(const nlohmann::json& body,
                                                     std::span<const std::string> end_tokens);
 
@@ -94,10 +94,9 @@ StatusOr<std::vector<ScoredRecord>> OpenRlhfRecords(const nlohmann::json& body,
 std::optional<std::vector<ScoredRecord>> OpenRlhfRecordsFast(
     std::string_view body, std::span<const std::string> end_tokens);
 
-// A slime request body {"prompt", "response", "label"}: the record (the response through
-// StripEndTokens and SplitThinking; the prompt is not read, as the label holds it).
-// A record's response.text is the answer scored; its reasoning is left empty.
-// Errors name the member.
+// A slime request body {"prompt", "response", "label"}: the record, its response.text the
+// answer scored (the response through StripEndTokens and SplitThinking). The prompt is
+// not read: the label holds it. Errors name the member.
 StatusOr<ScoredRecord> SlimeRecord(const nlohmann::json& body,
                                    std::span<const std::string> end_tokens);
 
