@@ -9,11 +9,16 @@
 // openssl). --rounds N serves each variant N times, in an order that alternates
 // (A B C, C B A, ...) so that a machine getting busier or quieter favours none, and ends
 // with each variant's median records/s against the first's. A warm-up (python3 workers
-// started, connections and TLS sessions opened) is not measured.
+// started, connections and TLS sessions opened) is not measured. --endpoints chooses what
+// is posted: /v1/score's bodies ("score"), and OpenRLHF's ("get_reward": the same records
+// as OpenRLHF posts them to its remote reward, each a query (a ChatML prompt, the response
+// and <|im_end|>), its prompt and the sample as the label's JSON text; OpenRLHF 3c3be62
+// posts one query a request: --records 1); both score under --rules.
 //
 //   build/bench/serve_bench [--binary build/structtest] [--connections 64]
 //       [--records 32] [--seconds 10] [--threads N (the server's; default its own)]
 //       [--variants plain,token,tls] [--mix both|non-code|all] [--rounds 1]
+//       [--endpoints score,get_reward] [--rules paper|strict]
 //
 // Client and server share the machine: on 2 cores the figures are the pair's.
 // Exit status: 0, or 1 when a reply was not 200 or ../shared is absent.
@@ -35,6 +40,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "bench/corpus.h"
 #include "core/rng.h"
@@ -55,7 +61,60 @@ struct Options {
   std::string variants = "plain,token,tls";
   std::string mix = "both";
   int rounds = 1;
+  std::string endpoints = "score";
+  std::string rules = "paper";
 };
+
+// `text` split at commas.
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    parts.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return parts;
+}
+
+// The bodies of `endpoint` ("score" or "get_reward"), `per_body` records each, under
+// `rules` (/get_reward takes them in its URL).
+std::vector<std::string> Bodies(const std::string& endpoint, const std::vector<std::string>& records,
+                                size_t per_body, const std::string& rules) {
+  std::vector<std::string> bodies;
+  for (size_t at = 0; at + per_body <= records.size() && bodies.size() < 512; at += per_body) {
+    if (endpoint == "score") {
+      std::string body = fmt::format(R"({{"rules":"{}","records":[)", rules);
+      for (size_t i = 0; i < per_body; ++i) body += (i > 0 ? "," : "") + records[at + i];
+      bodies.push_back(body + "]}");
+      continue;
+    }
+    nlohmann::json query = nlohmann::json::array(), prompts = nlohmann::json::array(),
+                   labels = nlohmann::json::array();
+    for (size_t i = 0; i < per_body; ++i) {
+      nlohmann::json sample = nlohmann::json::parse(records[at + i]);
+      const std::string response = sample.value("response", "");
+      sample.erase("response");
+      sample.erase("reasoning");
+      std::string prompt;
+      if (sample.contains("messages") && sample["messages"].is_array()) {
+        for (const auto& m : sample["messages"]) {
+          prompt += fmt::format("<|im_start|>{}\n{}<|im_end|>\n", m.value("role", ""),
+                                m.value("content", ""));
+        }
+      } else {
+        prompt = fmt::format("<|im_start|>user\n{}<|im_end|>\n", sample.value("id", ""));
+      }
+      prompt += "<|im_start|>assistant\n";
+      query.push_back(prompt + response + "<|im_end|>");
+      prompts.push_back(prompt);
+      labels.push_back(sample.dump());
+    }
+    bodies.push_back(
+        nlohmann::json{{"query", query}, {"prompts", prompts}, {"labels", labels}}.dump());
+  }
+  return bodies;
+}
 
 // What a server is started with and its clients send.
 struct Variant {
@@ -150,8 +209,9 @@ struct Result {
   std::string first_error;
 };
 
-Result Measure(const Options& opt, int port, pid_t server, const std::vector<std::string>& bodies,
-               const std::string& token, const std::string& ca_file) {
+Result Measure(const Options& opt, int port, pid_t server, const std::string& path,
+               const std::vector<std::string>& bodies, const std::string& token,
+               const std::string& ca_file) {
   std::atomic<bool> measuring{false}, done{false};
   std::vector<std::vector<double>> latencies(opt.connections);
   std::vector<size_t> errors(opt.connections);
@@ -171,7 +231,7 @@ Result Measure(const Options& opt, int port, pid_t server, const std::vector<std
       for (size_t i = static_cast<size_t>(c); !done; i += static_cast<size_t>(opt.connections)) {
         const bool counted = measuring;
         const auto start = Clock::now();
-        auto reply = client.Post("/v1/score", bodies[i % bodies.size()]);
+        auto reply = client.Post(path, bodies[i % bodies.size()]);
         const double ms =
             std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         if (!reply.ok() || reply->status != 200) {
@@ -238,6 +298,10 @@ int Main(int argc, char** argv) {
       opt.rounds = std::max(1, std::atoi(value.c_str()));
     } else if (flag == "--mix" && (value == "both" || value == "non-code" || value == "all")) {
       opt.mix = value;
+    } else if (flag == "--endpoints") {
+      opt.endpoints = value;
+    } else if (flag == "--rules" && (value == "paper" || value == "strict")) {
+      opt.rules = value;
     } else {
       std::fprintf(stderr, "serve_bench: unknown flag %s\n", flag.c_str());
       return 2;
@@ -277,77 +341,84 @@ int Main(int argc, char** argv) {
   std::vector<bool> mixes;
   if (opt.mix != "all") mixes.push_back(false);
   if (opt.mix != "non-code") mixes.push_back(true);
-  std::printf("%-9s %-7s %5s %8s %10s %10s %8s %8s %8s %8s %11s %6s\n", "mix", "variant",
-              "conns", "recs/req", "requests/s", "records/s", "p50 ms", "p90 ms", "p99 ms",
+  for (const std::string& endpoint : SplitCommas(opt.endpoints)) {
+    if (endpoint != "score" && endpoint != "get_reward") {
+      std::fprintf(stderr, "serve_bench: --endpoints: unknown endpoint '%s' (score, get_reward)\n",
+                   endpoint.c_str());
+      return 2;
+    }
+  }
+  std::printf("%-10s %-9s %-7s %5s %8s %10s %10s %8s %8s %8s %8s %11s %6s\n", "endpoint", "mix",
+              "variant", "conns", "recs/req", "requests/s", "records/s", "p50 ms", "p90 ms", "p99 ms",
               "max ms", "cpu ms/req", "errors");
   int status = 0;
-  for (const bool with_code : mixes) {
-    const std::vector<std::string> records = DevRecords(with_code, 200);
-    std::vector<std::string> bodies;
-    const size_t per_body = static_cast<size_t>(opt.records);
-    for (size_t at = 0; at + per_body <= records.size() && bodies.size() < 512; at += per_body) {
-      std::string body = R"({"rules":"paper","records":[)";
-      for (int i = 0; i < opt.records; ++i) body += (i > 0 ? "," : "") + records[at + i];
-      bodies.push_back(body + "]}");
-    }
-    std::vector<std::vector<double>> rates(variants.size()), cpu(variants.size());
-    for (int round = 0; round < opt.rounds; ++round) {
-      for (size_t k = 0; k < variants.size(); ++k) {
-        const size_t v = round % 2 == 0 ? k : variants.size() - 1 - k;
-        const Variant& variant = variants[v];
-        std::vector<std::string> server_args = args;
-        if (variant.token) {
-          server_args.insert(server_args.end(), {"--token-file", secrets.token_file()});
+  for (const std::string& endpoint : SplitCommas(opt.endpoints)) {
+    const std::string path =
+        endpoint == "score" ? "/v1/score" : fmt::format("/get_reward?rules={}", opt.rules);
+    for (const bool with_code : mixes) {
+      const std::vector<std::string> records = DevRecords(with_code, 200);
+      const std::vector<std::string> bodies =
+          Bodies(endpoint, records, static_cast<size_t>(opt.records), opt.rules);
+      std::vector<std::vector<double>> rates(variants.size()), cpu(variants.size());
+      for (int round = 0; round < opt.rounds; ++round) {
+        for (size_t k = 0; k < variants.size(); ++k) {
+          const size_t v = round % 2 == 0 ? k : variants.size() - 1 - k;
+          const Variant& variant = variants[v];
+          std::vector<std::string> server_args = args;
+          if (variant.token) {
+            server_args.insert(server_args.end(), {"--token-file", secrets.token_file()});
+          }
+          if (variant.tls) {
+            server_args.insert(server_args.end(),
+                               {"--tls-cert", secrets.cert(), "--tls-key", secrets.key()});
+          }
+          ServeProcess server(opt.binary, server_args);
+          if (server.port() == 0) {
+            std::fprintf(stderr, "serve_bench: the server did not start:\n%s",
+                         server.err().c_str());
+            return 1;
+          }
+          const Result r = Measure(opt, server.port(), server.pid(), path, bodies,
+                                   variant.token ? secrets.token() : "",
+                                   variant.tls ? secrets.cert() : "");
+          rates[v].push_back(r.records_per_second);
+          cpu[v].push_back(r.server_cpu_ms_per_request);
+          std::printf("%-10s %-9s %-7s %5d %8d %10.1f %10.0f %8.1f %8.1f %8.1f %8.1f %11.3f %6zu\n",
+                      endpoint.c_str(), with_code ? "all" : "non-code", variant.name.c_str(), opt.connections,
+                      opt.records, r.requests_per_second, r.records_per_second, r.p50_ms,
+                      r.p90_ms, r.p99_ms, r.max_ms, r.server_cpu_ms_per_request, r.errors);
+          std::fflush(stdout);
+          if (r.errors > 0) {
+            std::fprintf(stderr, "serve_bench: %zu replies were not 200; the first: %s\n",
+                         r.errors, r.first_error.substr(0, 300).c_str());
+            status = 1;
+          }
+          server.Signal(SIGTERM);
+          server.Wait();
         }
-        if (variant.tls) {
-          server_args.insert(server_args.end(),
-                             {"--tls-cert", secrets.cert(), "--tls-key", secrets.key()});
+      }
+      if (opt.rounds > 1 || variants.size() > 1) {
+        const auto median = [](std::vector<double> x) {
+          std::sort(x.begin(), x.end());
+          return x.size() % 2 == 1 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
+        };
+        // Each variant's median against the first's: records/s, and the server's CPU time
+        // a request (which the other load of a shared machine disturbs less).
+        for (const auto* figures : {&rates, &cpu}) {
+          const double base = median((*figures)[0]);
+          std::printf("%-10s %-9s median %s of %d round(s):", endpoint.c_str(),
+                      with_code ? "all" : "non-code",
+                      figures == &rates ? "records/s" : "server cpu ms/request", opt.rounds);
+          for (size_t v = 0; v < variants.size(); ++v) {
+            const double m = median((*figures)[v]);
+            std::printf(" %s %.*f (%+.1f%%)%s", variants[v].name.c_str(), figures == &rates ? 0 : 3,
+                        m, base > 0 ? 100 * (m / base - 1) : 0.0,
+                        v + 1 < variants.size() ? "," : "");
+          }
+          std::printf("\n");
         }
-        ServeProcess server(opt.binary, server_args);
-        if (server.port() == 0) {
-          std::fprintf(stderr, "serve_bench: the server did not start:\n%s",
-                       server.err().c_str());
-          return 1;
-        }
-        const Result r = Measure(opt, server.port(), server.pid(), bodies,
-                                 variant.token ? secrets.token() : "",
-                                 variant.tls ? secrets.cert() : "");
-        rates[v].push_back(r.records_per_second);
-        cpu[v].push_back(r.server_cpu_ms_per_request);
-        std::printf("%-9s %-7s %5d %8d %10.1f %10.0f %8.1f %8.1f %8.1f %8.1f %11.3f %6zu\n",
-                    with_code ? "all" : "non-code", variant.name.c_str(), opt.connections,
-                    opt.records, r.requests_per_second, r.records_per_second, r.p50_ms,
-                    r.p90_ms, r.p99_ms, r.max_ms, r.server_cpu_ms_per_request, r.errors);
         std::fflush(stdout);
-        if (r.errors > 0) {
-          std::fprintf(stderr, "serve_bench: %zu replies were not 200; the first: %s\n",
-                       r.errors, r.first_error.substr(0, 300).c_str());
-          status = 1;
-        }
-        server.Signal(SIGTERM);
-        server.Wait();
       }
-    }
-    if (opt.rounds > 1 || variants.size() > 1) {
-      const auto median = [](std::vector<double> x) {
-        std::sort(x.begin(), x.end());
-        return x.size() % 2 == 1 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
-      };
-      // Each variant's median against the first's: records/s, and the server's CPU time
-      // a request (which the other load of a shared machine disturbs less).
-      for (const auto* figures : {&rates, &cpu}) {
-        const double base = median((*figures)[0]);
-        std::printf("%-9s median %s of %d round(s):", with_code ? "all" : "non-code",
-                    figures == &rates ? "records/s" : "server cpu ms/request", opt.rounds);
-        for (size_t v = 0; v < variants.size(); ++v) {
-          const double m = median((*figures)[v]);
-          std::printf(" %s %.*f (%+.1f%%)%s", variants[v].name.c_str(), figures == &rates ? 0 : 3,
-                      m, base > 0 ? 100 * (m / base - 1) : 0.0,
-                      v + 1 < variants.size() ? "," : "");
-        }
-        std::printf("\n");
-      }
-      std::fflush(stdout);
     }
   }
   return status;

@@ -1,7 +1,11 @@
 // The scoring service of `structtest serve`, for a program that serves it itself:
 // POST /v1/score {"rules", "records": [{sample..., "response"}, ...]} is answered
-// {"verdicts": [...]} (each the line `structtest score` writes, per-rule checks
-// included), GET /healthz. Stateless, so that it scales out behind a load balancer;
+// {"rules", "verdicts": [...]} (each the line `structtest score` writes, per-rule checks
+// included); the reward servers of RL trainers are answered as the trainers call them:
+// OpenRLHF's (--reward.remote_url .../get_reward) and slime's (--rm-url .../slime/reward),
+// the structtest sample as each prompt's label; GET /healthz. A request that names no rule
+// set is scored under strict (kServeDefaultRules), and every reply of a scoring endpoint
+// names its rules (the header Structtest-Rules, and a "rules" member of a JSON object). Stateless, so that it scales out behind a load balancer;
 // bounded in body size, records in flight, connections and time per request. With a
 // token, only callers that send it are served (401 otherwise); with a certificate and
 // key, over HTTPS.
@@ -11,10 +15,15 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "structtest/sample.h"
 #include "structtest/status.h"
 
 namespace structtest {
+
+// The rule set of every endpoint when a request names none.
+inline constexpr RuleSet kServeDefaultRules = RuleSet::kStrict;
 
 struct ScoringServerOptions {
   std::string host = "127.0.0.1";  // an address or a name getaddrinfo resolves
@@ -44,6 +53,22 @@ struct ScoringServerOptions {
   // set, HTTPS; both empty, HTTP.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // Tokens removed from the end of a trainer's response (as many as are there) before it
+  // is scored: a response decoded with its special tokens ends with its end-of-turn
+  // token. Empty strings are ignored.
+  std::vector<std::string> end_tokens = {
+      "<|im_end|>",       // ChatML: Qwen, many others
+      "<|endoftext|>",    // Qwen base, GPT-2, Phi
+      "<|eot_id|>",       // Llama 3
+      "<|eom_id|>",       // Llama 3.1 tool calls
+      "<|end_of_text|>",  // Llama 3 base
+      "</s>",             // Llama 2, Mistral
+      "<end_of_turn>",    // Gemma
+      "<eos>",            // Gemma
+      "<|end|>",          // Phi-3
+      "<|return|>",       // gpt-oss
+      "<｜end▁of▁sentence｜>",  // DeepSeek
+  };
 };
 
 class ScoringServer {

@@ -71,11 +71,12 @@ int RunServe(ScoringServerOptions options) {
                              "port may have records scored",
                              host));
   }
-  PrintNote(fmt::format("serving on {}://{}:{} (POST /v1/score{}, GET /healthz; {} scoring "
-                        "threads); SIGTERM stops it",
+  PrintNote(fmt::format("serving on {}://{}:{} (POST /v1/score, /get_reward (OpenRLHF), "
+                        "/slime/reward (slime){}, GET /healthz; {} rules unless a request "
+                        "names others; {} scoring threads); SIGTERM stops it",
                         (*server)->https() ? "https" : "http", host, (*server)->port(),
                         (*server)->authenticated() ? " with the bearer token" : "",
-                        (*server)->threads()));
+                        RuleSetName(kServeDefaultRules), (*server)->threads()));
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -89,10 +90,26 @@ int RunServe(ScoringServerOptions options) {
 
 void SetupServe(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<ScoringServerOptions>();
+  const std::string rules(RuleSetName(kServeDefaultRules));
+  std::string end_tokens;
+  for (const std::string& token : opt->end_tokens) {
+    end_tokens += (end_tokens.empty() ? "" : ",") + token;
+  }
   CLI::App* cmd = app.add_subcommand(
-      "serve", "Score records over HTTP: POST /v1/score {\"rules\", \"records\": [{sample..., "
-               "\"response\"}, ...]} answers {\"verdicts\": [...]}, each the line `score` "
-               "writes; GET /healthz. Stateless; SIGTERM finishes the requests in flight");
+      "serve",
+      fmt::format(
+          "Score records over HTTP. POST /v1/score {{\"rules\", \"records\": [{{sample..., "
+          "\"response\"}}, ...]}} answers {{\"rules\", \"verdicts\": [...]}}, each verdict "
+          "the line `score` writes. RL trainers' reward servers, the structtest sample as "
+          "each prompt's label: POST /get_reward answers OpenRLHF (--reward.remote_url) "
+          "{{\"rewards\", \"scores\", \"extra_logs\", \"rules\"}}; POST /slime/reward "
+          "answers slime (--rm-type remote_rm --rm-url) with the reward, or with ?details=1 a "
+          "dict of the verdict (--reward-key reward); their URLs take ?rules=paper|strict and "
+          "?partial=1 (the share of rules passed). Every endpoint scores under {} unless the "
+          "request names other rules, and every reply names its rules (header "
+          "Structtest-Rules). GET /healthz. Stateless; SIGTERM finishes the requests in "
+          "flight",
+          rules));
   cmd->add_option("--port", opt->port, "port to listen on (0: any free port, printed)")
       ->required()
       ->check(CLI::Range(0, 65535));
@@ -130,6 +147,12 @@ void SetupServe(CLI::App& app, int* exit_code) {
                   "PEM certificate (chain): serve HTTPS, with --tls-key");
   cmd->add_option("--tls-key", opt->tls_key_file,
                   "PEM private key of --tls-cert, without a passphrase");
+  cmd->add_option("--end-tokens", opt->end_tokens,
+                  fmt::format("comma-separated tokens removed from the end of the responses of "
+                              "/get_reward and /slime/reward (a response decoded with its "
+                              "special tokens ends with one); '' for none (default: {})",
+                              end_tokens))
+      ->delimiter(',');
   cmd->callback([opt, exit_code]() { *exit_code = RunServe(*opt); });
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -21,6 +22,7 @@
 
 #include "serve/bearer_token.h"
 #include "serve/score_service.h"
+#include "serve/trainer_protocols.h"
 
 namespace structtest {
 
@@ -40,7 +42,24 @@ struct Request {
   bool late = false;       // body bytes past the deadline were dropped
   bool answered = false;   // a reply was queued before the body was read
   bool health = false;     // GET /healthz, answered once the (empty) body is in
+  Endpoint endpoint = Endpoint::kScore;  // where a POST goes
+  QueryArgs args;                        // the URL's query, in order
 };
+
+// The scoring endpoint at `url`, if any.
+std::optional<Endpoint> EndpointAt(std::string_view url) {
+  for (Endpoint e : {Endpoint::kScore, Endpoint::kOpenRlhf, Endpoint::kSlime}) {
+    if (url == EndpointPath(e)) return e;
+  }
+  return std::nullopt;
+}
+
+// libmicrohttpd's iterator over the URL's query: appends each (name, value) to a QueryArgs.
+MHD_Result AddQueryArg(void* cls, MHD_ValueKind /*kind*/, const char* name, const char* value) {
+  static_cast<QueryArgs*>(cls)->emplace_back(name == nullptr ? "" : name,
+                                             value == nullptr ? "" : value);
+  return MHD_YES;
+}
 
 // A bound, listening socket for host:port, or the error naming them.
 StatusOr<int> Listen(const std::string& host, int port) {
@@ -187,9 +206,19 @@ class HttpServer::Impl {
                           ErrorBody("timed out: the body was still arriving at the request's "
                                     "deadline (--timeout)"));
       }
-      const ServiceReply reply = self.service_->Score(request.body, request.deadline);
+      const ServiceReply reply =
+          request.endpoint == Endpoint::kScore
+              ? self.service_->Score(request.body, request.deadline, request.args)
+              : self.service_->Reward(request.endpoint, request.body, request.args,
+                                      request.deadline);
       std::string().swap(request.body);
-      return self.Reply(connection, reply.status, reply.body);
+      // A trainer does not show why its reward request failed (aiohttp's error names the
+      // status only), so the server says it.
+      if (request.endpoint != Endpoint::kScore && reply.status != 200) {
+        self.Log(fmt::format("POST {}: {} {}", EndpointPath(request.endpoint), reply.status,
+                             std::string_view(reply.body).substr(0, 1000)));
+      }
+      return self.Reply(connection, reply.status, reply.body, nullptr, reply.rules);
     } catch (const std::exception& e) {
       return self.Reply(connection, 500, ErrorBody(fmt::format("internal error: {}", e.what())));
     }
@@ -229,15 +258,20 @@ class HttpServer::Impl {
       r.answered = true;
       return Reply(connection, 405, ErrorBody("/healthz takes GET"), "GET, HEAD");
     }
-    if (url != "/v1/score") {
+    const std::optional<Endpoint> endpoint = EndpointAt(url);
+    if (!endpoint) {
       r.answered = true;
       return Reply(connection, 404,
-                   ErrorBody(fmt::format("no such path '{}' (POST /v1/score, GET /healthz)", url)));
+                   ErrorBody(fmt::format("no such path '{}' (POST /v1/score, POST /get_reward "
+                                         "(OpenRLHF), POST /slime/reward (slime), GET /healthz)",
+                                         url)));
     }
     if (method != "POST") {
       r.answered = true;
-      return Reply(connection, 405, ErrorBody("/v1/score takes POST"), "POST");
+      return Reply(connection, 405, ErrorBody(fmt::format("{} takes POST", url)), "POST");
     }
+    r.endpoint = *endpoint;
+    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &AddQueryArg, &r.args);
     if (const char* encoding =
             MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Encoding");
         encoding != nullptr && std::string_view(encoding) != "identity") {
@@ -263,8 +297,10 @@ class HttpServer::Impl {
     return ErrorBody(fmt::format("body over {} bytes (--max-body)", max_body));
   }
 
+  // `rules`, when set, goes in the header Structtest-Rules: the rule set that scored the
+  // request, stated even where the body (a bare number) has no room for it.
   MHD_Result Reply(MHD_Connection* connection, int status, const std::string& body,
-                   const char* allow = nullptr) {
+                   const char* allow = nullptr, std::string_view rules = "") {
     MHD_Response* response = MHD_create_response_from_buffer(
         body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
     if (response == nullptr) return MHD_NO;
@@ -275,6 +311,9 @@ class HttpServer::Impl {
                               "Bearer realm=\"structtest serve\"");
     }
     if (allow != nullptr) MHD_add_response_header(response, "Allow", allow);
+    if (!rules.empty()) {
+      MHD_add_response_header(response, "Structtest-Rules", std::string(rules).c_str());
+    }
     bool stopping;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -297,26 +336,30 @@ class HttpServer::Impl {
     if (--self.active_ == 0) self.idle_cv_.notify_all();
   }
 
-  // libmicrohttpd's messages, one a second at most: a client can cause one a
-  // connection (each past the limit is one), and stderr must not be flooded.
+  // libmicrohttpd's messages.
   static void OnLog(void* cls, const char* format, va_list ap) {
-    Impl& self = *static_cast<Impl*>(cls);
     char message[512];
     std::vsnprintf(message, sizeof message, format, ap);
-    std::string_view text(message);
+    static_cast<Impl*>(cls)->Log(message);
+  }
+
+  // A line on stderr, one a second at most: a client can cause one a connection (each
+  // past the limit is one, each refused reward request another), and stderr must not be
+  // flooded.
+  void Log(std::string_view text) {
     while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    std::lock_guard<std::mutex> lock(self.log_mu_);
+    std::lock_guard<std::mutex> lock(log_mu_);
     const auto now = Clock::now();
-    if (now - self.last_log_ < std::chrono::seconds(1)) {
-      ++self.logs_dropped_;
+    if (now - last_log_ < std::chrono::seconds(1)) {
+      ++logs_dropped_;
       return;
     }
-    self.last_log_ = now;
+    last_log_ = now;
     std::string line = fmt::format("structtest: serve: {}", text);
-    if (self.logs_dropped_ > 0) {
-      line += fmt::format(" ({} more messages dropped)", self.logs_dropped_);
+    if (logs_dropped_ > 0) {
+      line += fmt::format(" ({} more messages dropped)", logs_dropped_);
     }
-    self.logs_dropped_ = 0;
+    logs_dropped_ = 0;
     std::fputs((line + "\n").c_str(), stderr);
   }
 

@@ -1,5 +1,6 @@
-// The HTTP side of `structtest serve`: POST /v1/score and GET /healthz over
-// libmicrohttpd, answered by a ScoreService. libmicrohttpd reads and bounds what
+// The HTTP side of `structtest serve`: POST /v1/score, the RL trainers' reward endpoints
+// (POST /get_reward, POST /slime/reward, their options in the URL's query) and GET
+// /healthz over libmicrohttpd, answered by a ScoreService. libmicrohttpd reads and bounds what
 // arrives before a handler sees it (the request line and headers fit in a
 // per-connection memory limit, the number of connections is capped, an idle connection
 // times out, chunked bodies are decoded), which is what a server that strangers' bytes

@@ -10,16 +10,23 @@
 #include "core/record_io.h"
 #include "structtest/checker.h"
 #include "structtest/sample.h"
+#include "structtest/serve.h"
 #include "tasks/registry.h"
 #include "tasks/score_stage.h"
 
 namespace structtest {
 
-// One request's records and, as they are scored, their lines.
+// One request's records and, as they are scored, their verdicts.
 struct ScoreService::Batch {
-  RuleSet rules = RuleSet::kPaper;
+  RuleSet rules = kServeDefaultRules;
   std::vector<ScoredRecord> records;
-  std::vector<std::string> lines;  // lines[i] belongs to the thread scoring record i
+  // /v1/score's: each record's line, written by the thread scoring it (as `score`
+  // writes it), without the newline. Otherwise each record's verdict, or why there is
+  // none, for the reward endpoints.
+  bool lines_only = false;
+  std::vector<std::string> lines;
+  std::vector<Verdict> verdicts;
+  std::vector<std::string> errors;
   size_t left = 0;                 // GUARDED_BY(mu_): records not yet scored
   bool abandoned = false;          // GUARDED_BY(mu_): the request gave up waiting
   std::condition_variable done;    // left reached 0
@@ -27,37 +34,8 @@ struct ScoreService::Batch {
 
 namespace {
 
-// A sample's params and context are a few levels deep; nlohmann parses any depth
-// without recursion, but copies and destroys values recursively, so a body nested
-// deeper than this is refused before it is parsed.
-constexpr size_t kMaxDepth = 64;
-
-ServiceReply Error(int status, std::string_view message) {
-  return ServiceReply{status, ErrorBody(message)};
-}
-
-// Whether arrays and objects in `text` nest deeper than kMaxDepth (brackets inside
-// strings do not count).
-bool NestedTooDeep(std::string_view text) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) return true;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return false;
+ServiceReply Error(int status, std::string_view message, std::string_view rules = "") {
+  return ServiceReply{status, ErrorBody(message), rules};
 }
 
 }  // namespace
@@ -80,11 +58,16 @@ ScoreService::~ScoreService() {
   for (std::thread& t : threads_) t.join();
 }
 
-ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadline) {
+ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadline,
+                                 const QueryArgs& args) {
+  if (auto params = ParseRewardParams(Endpoint::kScore, args, {}); !params.ok()) {
+    return Error(400, params.status().message());
+  }
   if (NestedTooDeep(body)) {
-    return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxDepth));
+    return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxJsonDepth));
   }
   auto batch = std::make_shared<Batch>();
+  batch->lines_only = true;
   nlohmann::json members;
   if (Status s = RecordsFromJsonText(body, "records", &batch->records, &members); !s.ok()) {
     return Error(400, s.message());
@@ -101,18 +84,84 @@ ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadli
     if (!rules.ok()) return Error(400, "rules: " + rules.status().message());
     batch->rules = *rules;
   }
+  const std::string_view rules = RuleSetName(batch->rules);
+  for (size_t i = 0; i < batch->records.size(); ++i) {
+    const Sample& sample = batch->records[i].sample;
+    if (Status s = FindSubtask(sample.domain, sample.subtask).status(); !s.ok()) {
+      return Error(400, fmt::format("records[{}]: {}", i, s.message()), rules);
+    }
+  }
+  if (auto refused = Run(batch, deadline)) return *std::move(refused);
+
+  std::string reply = fmt::format("{{\"rules\":\"{}\",\"verdicts\":[", rules);
+  for (size_t i = 0; i < batch->records.size(); ++i) {
+    if (i > 0) reply += ',';
+    reply += batch->lines[i];
+  }
+  reply += "]}\n";
+  return ServiceReply{200, std::move(reply), rules};
+}
+
+ServiceReply ScoreService::Reward(Endpoint endpoint, std::string_view body, const QueryArgs& args,
+                                  Clock::time_point deadline) {
+  RewardParams defaults;
+  defaults.rules = kServeDefaultRules;
+  auto params = ParseRewardParams(endpoint, args, defaults);
+  if (!params.ok()) return Error(400, params.status().message());
+  const std::string_view rules = RuleSetName(params->rules);
+  if (NestedTooDeep(body)) {
+    return Error(400, fmt::format("arrays and objects nested deeper than {} levels", kMaxJsonDepth),
+                 rules);
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->rules = params->rules;
+  std::optional<std::vector<ScoredRecord>> fast;
+  if (endpoint == Endpoint::kOpenRlhf) fast = OpenRlhfRecordsFast(body, options_.end_tokens);
+  nlohmann::json request;
+  if (fast) {
+    batch->records = std::move(*fast);
+  } else if (!ParseJsonLikeNlohmann(body, &request)) {
+    return Error(400, "not JSON: " + DescribeInvalidJson(body), rules);
+  } else if (endpoint == Endpoint::kOpenRlhf) {
+    auto records = OpenRlhfRecords(request, options_.end_tokens);
+    if (!records.ok()) return Error(400, records.status().message(), rules);
+    batch->records = std::move(*records);
+  } else {
+    auto record = SlimeRecord(request, options_.end_tokens);
+    if (!record.ok()) return Error(400, record.status().message(), rules);
+    batch->records.push_back(std::move(*record));
+  }
+  request = nullptr;
+  if (auto refused = Run(batch, deadline)) {
+    refused->rules = rules;
+    return *std::move(refused);
+  }
+  for (size_t i = 0; i < batch->errors.size(); ++i) {
+    if (!batch->errors[i].empty()) {
+      return Error(500, endpoint == Endpoint::kOpenRlhf
+                            ? fmt::format("labels[{}]: cannot score it: {}", i, batch->errors[i])
+                            : fmt::format("label: cannot score it: {}", batch->errors[i]),
+                   rules);
+    }
+  }
+  std::string reply = endpoint == Endpoint::kOpenRlhf ? OpenRlhfReply(batch->verdicts, *params)
+                                                      : SlimeReply(batch->verdicts[0], *params);
+  return ServiceReply{200, std::move(reply), rules};
+}
+
+std::optional<ServiceReply> ScoreService::Run(const std::shared_ptr<Batch>& batch,
+                                              Clock::time_point deadline) {
   const size_t n = batch->records.size();
   if (n > options_.max_in_flight) {
     return Error(413, fmt::format("{} records: at most {} per request (--max-in-flight)", n,
                                   options_.max_in_flight));
   }
-  for (size_t i = 0; i < n; ++i) {
-    const Sample& sample = batch->records[i].sample;
-    if (Status s = FindSubtask(sample.domain, sample.subtask).status(); !s.ok()) {
-      return Error(400, fmt::format("records[{}]: {}", i, s.message()));
-    }
+  if (batch->lines_only) {
+    batch->lines.resize(n);
+  } else {
+    batch->verdicts.resize(n);
+    batch->errors.resize(n);
   }
-  batch->lines.resize(n);
   batch->left = n;
 
   std::unique_lock<std::mutex> lock(mu_);
@@ -135,15 +184,7 @@ ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadli
                                   "deadline (--timeout); retry with fewer records or later",
                                   n - batch->left, n));
   }
-  lock.unlock();
-
-  std::string reply = "{\"verdicts\":[";
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0) reply += ',';
-    reply += batch->lines[i];
-  }
-  reply += "]}\n";
-  return ServiceReply{200, std::move(reply)};
+  return std::nullopt;
 }
 
 ServiceReply ScoreService::Health() {
@@ -178,7 +219,6 @@ void ScoreService::WorkerLoop() {
 
 void ScoreService::ScoreRecord(Batch& batch, size_t index) const {
   const ScoredRecord& record = batch.records[index];
-  std::string& line = batch.lines[index];
   StatusOr<Verdict> verdict = Status::Internal("not scored");
   // Checkers do not throw; should one (a bug), the record gets an error, and the
   // server stays up.
@@ -187,12 +227,21 @@ void ScoreService::ScoreRecord(Batch& batch, size_t index) const {
   } catch (const std::exception& e) {
     verdict = Status::Internal(fmt::format("internal error while scoring: {}", e.what()));
   }
-  if (verdict.ok()) {
-    AppendVerdictLine(record.sample, *verdict, &line);
+  if (batch.lines_only) {
+    std::string& line = batch.lines[index];
+    if (verdict.ok()) {
+      AppendVerdictLine(record.sample, *verdict, &line);
+    } else {
+      AppendScoreErrorLine(record.sample, verdict.status().message(), batch.rules, &line);
+    }
+    line.pop_back();  // the newline
+  } else if (verdict.ok()) {
+    batch.verdicts[index] = std::move(*verdict);
   } else {
-    AppendScoreErrorLine(record.sample, verdict.status().message(), batch.rules, &line);
+    batch.errors[index] = verdict.status().message();
+    // An error with no message is still an error.
+    if (batch.errors[index].empty()) batch.errors[index] = "error";
   }
-  line.pop_back();  // the newline
 }
 
 }  // namespace structtest

@@ -96,6 +96,9 @@ StatusOr<std::unique_ptr<ScoringServer>> ScoringServer::Start(
   service_options.threads = threads;
   service_options.max_in_flight = options.max_in_flight;
   service_options.checker = state->checker.get();
+  for (const std::string& token : options.end_tokens) {
+    if (!token.empty()) service_options.end_tokens.push_back(token);
+  }
   state->service = std::make_unique<ScoreService>(service_options);
   http.host = options.host;
   http.port = options.port;

@@ -128,6 +128,8 @@ std::string MathRecord(std::string_view fields) {
 }
 // ... answered with a wrong number, in the asked format or not.
 std::string MathRecord() { return MathRecord(R"("response":"The answer is \\boxed{5}.")"); }
+// The sample of MathRecord, as a trainer's label: a JSON object.
+std::string MathLabel() { return MathRecord(R"("extra":null)"); }
 
 // ----------------------------------------------------------------------------------
 // The service alone.
@@ -192,7 +194,11 @@ TEST_F(ScoreServiceTest, VerdictsComeInOrderAndNulBytesAreText) {
     EXPECT_NE(v.find("\"pass\":false"), std::string::npos) << v;
     EXPECT_NE(v.find("\"rules\":\"strict\""), std::string::npos) << v;
   }
-  EXPECT_EQ(Score("{\"records\":[]}").body, "{\"verdicts\":[]}\n");
+  // A request that names no rules is scored under strict, and the reply says so.
+  EXPECT_EQ(Score("{\"records\":[]}").body, "{\"rules\":\"strict\",\"verdicts\":[]}\n");
+  const ServiceReply unnamed = Score("{\"records\":[" + MathRecord() + "]}");
+  EXPECT_EQ(unnamed.rules, "strict");
+  EXPECT_NE(unnamed.body.find("\"rules\":\"strict\""), std::string::npos) << unnamed.body;
 }
 
 TEST_F(ScoreServiceTest, MoreRecordsThanMayBeInFlightIs413) {
@@ -715,10 +721,17 @@ TEST(ServeCliTest, WithATokenEveryRequestButHealthzNeedsItAndItIsNeverShown) {
   const std::string path = TokenFile(dir, token);
   ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--token-file", path});
   ASSERT_GT(server.port(), 0) << server.err();
-  EXPECT_NE(server.err().find("(POST /v1/score with the bearer token, GET /healthz"),
+  EXPECT_NE(server.err().find("(POST /v1/score, /get_reward (OpenRLHF), /slime/reward (slime) "
+                              "with the bearer token, GET /healthz"),
             std::string::npos)
       << server.err();
   const std::string body = Body("paper", {MathRecord()});
+  // The trainers' reward endpoints, as OpenRLHF and slime post to them.
+  const std::string label = MathLabel();
+  const std::string openrlhf = fmt::format(R"({{"query":["Q: 2+2?A: 4<|im_end|>"],)"
+                                           R"("prompts":["Q: 2+2?"],"labels":[{}]}})",
+                                           label);
+  const std::string slime = fmt::format(R"({{"prompt":"Q","response":"4","label":{}}})", label);
   std::string seen;  // every reply's headers and body
   const auto record = [&](const StatusOr<HttpReply>& reply) {
     if (reply.ok()) seen += reply->headers + "\n" + reply->body + "\n";
@@ -755,6 +768,14 @@ TEST(ServeCliTest, WithATokenEveryRequestButHealthzNeedsItAndItIsNeverShown) {
     record(elsewhere);
     ASSERT_TRUE(elsewhere.ok());
     EXPECT_EQ(elsewhere->status, 401) << header << ": " << elsewhere->body;
+    for (const auto& [path, reward_body] :
+         {std::pair{"/get_reward", openrlhf}, std::pair{"/slime/reward?details=1", slime}}) {
+      auto reward = client.Post(path, reward_body);
+      record(reward);
+      ASSERT_TRUE(reward.ok()) << path << ": " << reward.status().message();
+      EXPECT_EQ(reward->status, 401) << header << " " << path << ": " << reward->body;
+      EXPECT_EQ(reward->body, first_refusal) << header << " " << path;
+    }
   }
 
   // The right token: scored, on a connection kept open.
@@ -767,6 +788,14 @@ TEST(ServeCliTest, WithATokenEveryRequestButHealthzNeedsItAndItIsNeverShown) {
     EXPECT_EQ(reply->status, 200) << reply->body;
     EXPECT_EQ(BodyVerdicts(reply->body).size(), 1u) << reply->body;
     EXPECT_EQ(reply->Header("Connection"), "");
+  }
+  for (const auto& [path, reward_body] :
+       {std::pair{"/get_reward", openrlhf}, std::pair{"/slime/reward", slime}}) {
+    auto reward = trainer.Post(path, reward_body);
+    record(reward);
+    ASSERT_TRUE(reward.ok()) << path << ": " << reward.status().message();
+    EXPECT_EQ(reward->status, 200) << path << ": " << reward->body;
+    EXPECT_EQ(reward->Header("Structtest-Rules"), "strict") << reward->headers;
   }
   auto missing = trainer.Get("/v2/score");
   record(missing);
