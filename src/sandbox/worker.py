@@ -56,6 +56,7 @@ import textwrap
 import time
 import traceback
 import types
+import zlib
 
 PROTOCOL = 2
 
@@ -613,6 +614,16 @@ def _run_here(code, text, k):
         sys.stdout.flush()
     except BaseException as e:
         status = {"ok": False, "error": _describe(e)}
+    if status["ok"]:
+        # What the run printed, as a digest: strict tells apart two inputs that are one
+        # test (an input and the same input with lines added that change nothing it
+        # prints).
+        try:
+            with open("stdout-%d.txt" % k, "rb") as f:
+                data = f.read()
+            status["out"] = "%d:%08x" % (len(data), zlib.crc32(data))
+        except BaseException:
+            pass
     return status
 
 
@@ -951,6 +962,7 @@ class _PrintAligner:
         self.ans_lines = ans_lines
         self.printed = {}  # id(source statement) -> names printed right after it
         self.inserted = 0
+        self.prints = []  # the inserted prints (answer statements), in answer order
 
     def header_equal(self, s, a):
         if type(s) is not type(a):
@@ -1012,6 +1024,7 @@ class _PrintAligner:
                                 % (a.lineno, _show(_line_text(self.ans_lines, a))))
             if names is not False:
                 self.inserted += 1
+                self.prints.append(a)
                 if anchor is not None:
                     self.printed.setdefault(id(anchor), []).extend(names)
                 continue
@@ -1063,6 +1076,176 @@ def _line_parses_alone(lines, n):
         return False
 
 
+# What an inserted print may call (strict-3): the built-in functions that compute a
+# value from their arguments and change nothing, and the methods of the built-in types
+# (str, list, tuple, dict, set, re.Match) that read. A print is asked to show a value;
+# anything else it calls could change what the program does (exit(), a list's pop(),
+# the program's own functions), and := rebinds a name.
+_READ_BUILTINS = frozenset((
+    "abs", "all", "any", "ascii", "bin", "bool", "bytes", "chr", "dict", "divmod",
+    "enumerate", "float", "format", "frozenset", "hash", "hex", "id", "int", "isinstance",
+    "issubclass", "len", "list", "max", "min", "oct", "ord", "pow", "range", "repr",
+    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip",
+    "map", "filter", "complex"))
+_READ_METHODS = frozenset((
+    # str
+    "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find",
+    "format", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit",
+    "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
+    "join", "ljust", "lower", "lstrip", "partition", "removeprefix", "removesuffix",
+    "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split",
+    "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill", "decode",
+    # list, tuple, dict, set
+    "copy", "get", "items", "keys", "values", "difference", "intersection", "isdisjoint",
+    "issubset", "issuperset", "symmetric_difference", "union",
+    # re.Match
+    "group", "groups", "groupdict", "span", "start", "end"))
+
+
+def _print_changes(expr, program_names):
+    """What in an inserted print's expression does more than read (a reason), or None.
+    `program_names`: every name the program binds (its own `len` is not the built-in)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.NamedExpr):
+            return "it assigns %s" % _show(ast.unparse(node))
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return "it %s" % ("awaits" if isinstance(node, ast.Await) else "yields")
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            # a built-in that is no reading function, called or passed (key=exit)
+            if (node.id not in program_names and node.id not in _READ_BUILTINS and
+                    callable(getattr(builtins, node.id, None)) and
+                    not isinstance(getattr(builtins, node.id), type)):
+                return "it uses %s, which does more than compute a value" % _show(node.id)
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id in _READ_BUILTINS and f.id not in program_names:
+                continue
+            if isinstance(f, ast.Attribute) and f.attr in _READ_METHODS:
+                continue
+            return "it calls %s" % _show(ast.unparse(f))
+    return None
+
+
+class _Scope:
+    """A function, class or module of the answer: where each name it binds is first
+    bound ((line, column)), and the names it declares global or nonlocal."""
+
+    def __init__(self, node, parent):
+        self.node, self.parent = node, parent
+        self.first = {}
+        self.outer = set()
+
+    def bind(self, name, node):
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if name not in self.first or at < self.first[name]:
+            self.first[name] = at
+
+
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _scopes(tree):
+    """{id(statement): its _Scope} for every statement of `tree`, and every name bound
+    anywhere in it."""
+    of, names = {}, set()
+
+    def collect(node, scope):
+        # the bindings of `node` that belong to `scope` (nested scopes bind their own)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                of[id(child)] = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                scope.bind(child.name, child)
+                names.add(child.name)
+                for d in child.decorator_list:
+                    collect_expr(d, scope)
+                inner = _Scope(child, scope)
+                if not isinstance(child, ast.ClassDef):
+                    a = child.args
+                    for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
+                        if arg is not None:
+                            inner.bind(arg.arg, child)
+                            names.add(arg.arg)
+                collect(child, inner)
+                continue
+            if isinstance(child, ast.Lambda) or isinstance(child, _COMPREHENSIONS):
+                continue  # their names are their own
+            if isinstance(child, (ast.Global, ast.Nonlocal)):
+                scope.outer.update(child.names)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                for alias in child.names:
+                    name = (alias.asname or alias.name).split(".")[0]
+                    scope.bind(name, child)
+                    names.add(name)
+            elif isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+                scope.bind(child.id, child)
+                names.add(child.id)
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                scope.bind(child.name, child)
+                names.add(child.name)
+            elif isinstance(child, (ast.MatchAs, ast.MatchStar)) and child.name:
+                scope.bind(child.name, child)
+                names.add(child.name)
+            elif isinstance(child, ast.MatchMapping) and child.rest:
+                scope.bind(child.rest, child)
+                names.add(child.rest)
+            collect(child, scope)
+
+    def collect_expr(node, scope):
+        collect(ast.Expression(body=node), scope)
+
+    module = _Scope(tree, None)
+    collect(tree, module)
+    return of, names
+
+
+def _has_value(scope, name, at):
+    """Whether `name`, read at `at` ((line, column)) in `scope`, has a value there by the
+    order of the source: a name the scope binds must be bound before; another must be
+    bound by an enclosing function or the module (anywhere: they run first), or be a
+    built-in."""
+    if name in scope.outer:
+        return True
+    if name in scope.first:
+        return scope.first[name] < at
+    s = scope.parent
+    while s is not None:
+        if not isinstance(s.node, ast.ClassDef) and name in s.first:
+            return True
+        s = s.parent
+    return hasattr(builtins, name)
+
+
+def _print_problem(tree, prints, ans_lines):
+    """(rule, detail) for the first inserted print that does more than read values the
+    program has at that point, or None."""
+    if not prints:
+        return None
+    of, program_names = _scopes(tree)
+    for p in prints:
+        shown = _show(_line_text(ans_lines, p))
+        for arg in p.value.args[1::2]:
+            why = _print_changes(arg.args[0], program_names)
+            if why is not None:
+                return "print-reads", "answer line %d %s changes the program: %s" % (
+                    p.lineno, shown, why)
+        scope = of.get(id(p))
+        if scope is None:
+            continue
+        own = set()  # names the print's own comprehensions bind
+        for node in ast.walk(p):
+            if isinstance(node, ast.comprehension):
+                own.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        for node in ast.walk(p):
+            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and
+                    node.id not in own and node.id != "print" and
+                    not _has_value(scope, node.id, (p.lineno, p.col_offset))):
+                return "print-bound", "answer line %d %s prints %s before the program " \
+                    "gives it a value" % (p.lineno, shown, _show(node.id))
+    return None
+
+
 def job_strict_add_print(req):
     """add_print_statements: the source with asked-form prints inserted and nothing
     else changed; after every one-line plain assignment a print of its names."""
@@ -1083,6 +1266,12 @@ def job_strict_add_print(req):
         return _verdict(False, m.rule, m.detail)
     except RecursionError:
         return _verdict(False, "answer-parses", "the code is nested too deeply to compare")
+    try:
+        problem = _print_problem(answer, aligner.prints, ans_lines)
+    except RecursionError:
+        return _verdict(False, "answer-parses", "the code is nested too deeply to compare")
+    if problem is not None:
+        return _verdict(False, problem[0], problem[1])
     parent, following = _statement_links(source)
     required = 0
     for node in ast.walk(source):

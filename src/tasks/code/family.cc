@@ -483,7 +483,7 @@ constexpr RuleSpec kPaperSimulate[] = {{"output-matches", 0}};
 constexpr RuleSpec kStrictAddPrint[] = {
     {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
     {"answer-parses", 1}, {"program-unchanged", 2}, {"print-form", 2},
-    {"print-after-assignment", 3}};
+    {"print-reads", 3}, {"print-bound", 3}, {"print-after-assignment", 4}};
 constexpr RuleSpec kStrictRename[] = {
     {"answer-tags", 0}, {"one-answer", 0}, {"answer-size", 0}, {"answer-empty", 0},
     {"answer-parses", 1}, {"program-renamed", 2}};

@@ -291,6 +291,15 @@ std::string StdinKey(std::string_view item) {
   return out;
 }
 
+// Whether the input of `longer` key (StdinKey) is the input of `shorter` key with more
+// after it: more tokens on its last line, or more lines.
+bool ExtendsInput(std::string_view longer, std::string_view shorter) {
+  if (shorter.empty() || longer.size() <= shorter.size()) return false;
+  const std::string_view stem = shorter.substr(0, shorter.size() - 1);  // without its '\n'
+  return longer.substr(0, stem.size()) == stem &&
+         (longer[stem.size()] == ' ' || longer[stem.size()] == '\n');
+}
+
 // A stdin input as strict feeds it to the program: without the blank lines before it
 // (the line break after <ans> or <SPLIT> is layout, and would be the program's first
 // line), ending in a newline; what follows its last line is kept (a program may read
@@ -381,6 +390,20 @@ StatusOr<Verdict> CheckStdinInputsStrict(const Sample& sample, std::string_view 
   }
   if (static_cast<int64_t>(it->size()) != n) {
     return Fail("input-runs", SandboxProblem(r, "running the program on the inputs"));
+  }
+  // One test given as two: an input, and the same input with more after it (lines, or
+  // tokens on its last line) that change nothing the program prints. A grader sees the
+  // program read the same data twice (strict-3).
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      if (j == k || !ExtendsInput(keys[k], keys[j])) continue;
+      const std::string out_k = JsonString((*it)[k], "out"), out_j = JsonString((*it)[j], "out");
+      if (out_k.empty() || out_k != out_j) continue;
+      return Fail("inputs-distinct",
+                  fmt::format("input {} {} is input {} with more after it, which changes "
+                              "nothing the program prints (the same test)",
+                              k + 1, Quote(PyStrip(inputs[k]), 40), j + 1));
+    }
   }
   return Pass(fmt::format("{} distinct inputs, and the program runs on each", n));
 }

@@ -21,7 +21,7 @@
 namespace structtest {
 
 // The strict rules version of the code family; changes with any rule or constant.
-inline constexpr std::string_view kCodeStrictRulesVersion = "strict-2";
+inline constexpr std::string_view kCodeStrictRulesVersion = "strict-3";
 
 // The largest answer (the text between the tags) a strict code checker looks at: a
 // correct answer to any code subtask is a few kilobytes (the Hard programs have at

@@ -314,8 +314,8 @@ constexpr std::string_view kParams =
 constexpr RuleSpec kPaperRules[] = {{"tag-counts", 0}};
 constexpr RuleSpec kStrictRules[] = {
     {"document", 0},  {"outside-html", 0},    {"one-document", 0}, {"no-other-tags", 0},
-    {"placement", 0}, {"no-other-markup", 0}, {"tag-text", 0},     {"stray-text", 0},
-    {"well-formed", 0}, {"children-count", 1}};
+    {"placement", 0}, {"no-other-markup", 0}, {"comment-end", 0},  {"tag-text", 0},
+    {"stray-text", 0}, {"well-formed", 0}, {"children-count", 1}};
 
 constexpr SubtaskSpec kSubtasks[] = {
     {"html_easy", Split::kEasy,
@@ -335,7 +335,7 @@ constexpr TaskFamily kFamily{
     "nested HTML skeletons with exact tag counts per level",
     "paper-2",
     kSubtasks,
-    "strict-2",
+    "strict-3",
     /*needs_python=*/false,
     &html_internal::ParseHtmlParams,
 };

@@ -98,6 +98,30 @@ std::string_view NonAttributeWord(std::string_view interior) {
   return {};
 }
 
+// Why HTML (the WHATWG tokenizer) ends a comment elsewhere than html.parser, which ends
+// it at the end of `text`: `<!--`, then up to the first `--` followed by optional
+// whitespace and `>`. Empty when both end it there. HTML ends a comment only at `-->`
+// or `--!>`, and reads `<!-->` and `<!--->` as whole, empty comments.
+std::string_view CommentEndsElsewhere(std::string_view text) {
+  if (text.size() < 7 || text.substr(0, 4) != "<!--" || text.back() != '>') return {};
+  const std::string_view inner = text.substr(4, text.size() - 5);  // without '>'
+  const size_t dashes = inner.rfind("--");
+  if (dashes == std::string_view::npos) return {};
+  if (dashes + 2 != inner.size()) {
+    return "HTML does not end a comment at '--' followed by whitespace and '>', so what "
+           "follows it is comment text to a browser";
+  }
+  const std::string_view body = inner.substr(0, dashes);
+  if (body.substr(0, 1) == ">" || body.substr(0, 2) == "->") {
+    return "HTML reads '<!-->' and '<!--->' as whole, empty comments, so what follows is "
+           "markup to a browser";
+  }
+  if (body.find("--!>") != std::string_view::npos) {
+    return "HTML ends a comment at '--!>', so what follows it is markup to a browser";
+  }
+  return {};
+}
+
 // What a reason calls a kind of markup.
 std::string_view MarkupName(MarkupKind kind) {
   switch (kind) {
@@ -286,8 +310,22 @@ class TreeChecker : public TagVisitor {
   // Inside the document only comments are harmless: a doctype, processing instruction,
   // CDATA section or malformed markup there is no part of the asked structure (HTML
   // parses every one of them as an error), and hides what it holds from the reader.
-  void OnMarkup(MarkupKind kind, std::string_view text, size_t) override {
-    if (!problem_.empty() || state_ != State::kIn || kind == MarkupKind::kComment) return;
+  // A comment is harmless only where HTML ends it where html.parser does (strict-3,
+  // anywhere in the response): else the elements counted here are comment text in the
+  // document a browser reads, or what a browser reads as markup was skipped here.
+  void OnMarkup(MarkupKind kind, std::string_view text, size_t pos) override {
+    if (!problem_.empty()) return;
+    if (kind == MarkupKind::kComment) {
+      const std::string_view why = CommentEndsElsewhere(text);
+      if (why.empty() || IsMention(pos)) return;
+      Fail(fmt::format("comment-end: the comment '{}' {}: {}", Excerpt(text),
+                       state_ == State::kIn       ? "in " + Path()
+                       : state_ == State::kBefore ? std::string("before <html>")
+                                                  : std::string("after </html>"),
+                       why));
+      return;
+    }
+    if (state_ != State::kIn) return;
     Fail(fmt::format("no-other-markup: {} '{}' in {}", MarkupName(kind), Excerpt(text), Path()));
   }
 
