@@ -183,57 +183,48 @@ std::string LedIn(std::string_view lead, const std::string& sentence) {
   return std::string(lead) + rest;
 }
 
-// Applies `change` to every sentence of every line.
+// The reference answer with `change` applied to every sentence of every line.
+// REQUIRES: the answer parses (Parse).
 template <typename Change>
-std::optional<RedTeamPair> EverySentence(const Sample& sample, Change change,
-                                         std::string twin) {
-  std::optional<Summary> s = Parse(AnswerOf(sample));
-  if (!s) return std::nullopt;
-  for (SummaryLine& line : s->lines) {
+std::string EverySentence(const Sample& sample, Change change) {
+  Summary s = *Parse(AnswerOf(sample));
+  for (SummaryLine& line : s.lines) {
     std::vector<std::string> sentences = SplitSentences(line.text);
     for (std::string& sentence : sentences) sentence = change(sentence);
     line.text = Join(sentences, " ");
   }
-  return RedTeamPair{Render(*s), std::move(twin)};
+  return Render(s);
+}
+
+// The twin of the families that take the sentences apart: every sentence led in by
+// `lead`, which adds function words and stays English.
+std::string EverySentenceLedIn(const Sample& sample, std::string_view lead) {
+  return EverySentence(sample, [&](const std::string& sentence) { return LedIn(lead, sentence); });
 }
 
 std::optional<RedTeamPair> WordsOutOfOrder(const Sample& sample, uint64_t seed) {
   if (!Parse(AnswerOf(sample))) return std::nullopt;
   Rng rng(seed);
-  return EverySentence(
-      sample,
-      [&](const std::string& sentence) {
-        std::vector<std::string> words = Words(sentence);
-        if (words.size() < 3) return sentence;
-        words[0] = Uncapitalized(words[0]);
-        rng.Shuffle(&words);
-        return AsSentence(std::move(words));
-      },
-      EverySentence(
-          sample,
-          [](const std::string& sentence) {
-            return LedIn("According to the report, ", sentence);
-          },
-          "")->cheat);
+  std::string cheat = EverySentence(sample, [&](const std::string& sentence) {
+    std::vector<std::string> words = Words(sentence);
+    if (words.size() < 3) return sentence;
+    words[0] = Uncapitalized(words[0]);
+    rng.Shuffle(&words);
+    return AsSentence(std::move(words));
+  });
+  return RedTeamPair{std::move(cheat), EverySentenceLedIn(sample, "According to the report, ")};
 }
 
 std::optional<RedTeamPair> WordsStrungTogether(const Sample& sample, uint64_t) {
   if (!Parse(AnswerOf(sample))) return std::nullopt;
-  // The twin leads every sentence in with a clause: more function words, still English.
-  std::string twin = EverySentence(
-      sample,
-      [](const std::string& sentence) { return LedIn("It is reported that ", sentence); },
-      "")->cheat;
-  return EverySentence(
-      sample,
-      [](const std::string& sentence) {
-        std::vector<std::string> kept;
-        for (std::string& w : Words(sentence)) {
-          if (!IsFunctionWord(w)) kept.push_back(std::move(w));
-        }
-        return kept.size() < 2 ? sentence : AsSentence(std::move(kept));
-      },
-      std::move(twin));
+  std::string cheat = EverySentence(sample, [](const std::string& sentence) {
+    std::vector<std::string> kept;
+    for (std::string& w : Words(sentence)) {
+      if (!IsFunctionWord(w)) kept.push_back(std::move(w));
+    }
+    return kept.size() < 2 ? sentence : AsSentence(std::move(kept));
+  });
+  return RedTeamPair{std::move(cheat), EverySentenceLedIn(sample, "It is reported that ")};
 }
 
 // The document: what follows "Document:" in the prompt.
@@ -250,19 +241,12 @@ std::optional<RedTeamPair> DocumentWordsAtRandom(const Sample& sample, uint64_t 
   const std::vector<std::string> pool = Words(DocumentOf(sample));
   if (pool.size() < 50 || !Parse(AnswerOf(sample))) return std::nullopt;
   Rng rng(seed);
-  // The twin: every sentence led in by a sentence adverb.
-  std::string twin = EverySentence(
-      sample,
-      [](const std::string& sentence) { return LedIn("In particular, ", sentence); },
-      "")->cheat;
-  return EverySentence(
-      sample,
-      [&](const std::string& sentence) {
-        std::vector<std::string> words(Words(sentence).size());
-        for (std::string& w : words) w = rng.Pick(pool);
-        return AsSentence(std::move(words));
-      },
-      std::move(twin));
+  std::string cheat = EverySentence(sample, [&](const std::string& sentence) {
+    std::vector<std::string> words(Words(sentence).size());
+    for (std::string& w : words) w = rng.Pick(pool);
+    return AsSentence(std::move(words));
+  });
+  return RedTeamPair{std::move(cheat), EverySentenceLedIn(sample, "In particular, ")};
 }
 
 // The line whose text a repeat replaces, and the earlier line it repeats: the last line
