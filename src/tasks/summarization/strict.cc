@@ -63,7 +63,7 @@ constexpr size_t kMinWordsForShare = 12;
 // With the document: word pairs of the summary that stand next to each other in the
 // document. Against the other models' answers about the same document (a stand-in that
 // understates it), one real summary in a thousand has under 29% of its pairs; the
-// document's words out of their order have 4-13%. Under this share a summary fails when
+// document's words out of their order have 4-23%. Under this share a summary fails when
 // any of its word pairs is in an order English does not use. A low share alone is no
 // failure: a summary of a dialogue or a transcript says in its own words what the
 // document's speakers said in theirs.
