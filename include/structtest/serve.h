@@ -86,6 +86,7 @@ class ScoringServer {
   int threads() const;  // scoring threads
   bool https() const;   // serving over TLS
   bool authenticated() const;  // requests need the token
+  bool loopback() const;       // bound to a loopback address: only this machine reaches it
   // Stops accepting connections and finishes the requests begun (each within its
   // timeout). Idempotent.
   void Stop();

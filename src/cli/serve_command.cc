@@ -65,8 +65,9 @@ int RunServe(ScoringServerOptions options) {
   }
   const std::string host =
       options.host.find(':') == std::string::npos ? options.host : "[" + options.host + "]";
-  // Before the line that says it serves, which tells a waiting parent it has started.
-  if (!(*server)->authenticated() && options.allow_unauthenticated) {
+  // Before the line that says it serves, which tells a waiting parent it has started. On
+  // a loopback address only this machine reaches the port: nothing to warn about.
+  if (!(*server)->authenticated() && options.allow_unauthenticated && !(*server)->loopback()) {
     PrintWarning(fmt::format("{}: no token (--allow-unauthenticated): anyone who reaches the "
                              "port may have records scored",
                              host));

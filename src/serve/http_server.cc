@@ -111,8 +111,13 @@ bool IsLoopback(const sockaddr_storage& address) {
 
 class HttpServer::Impl {
  public:
-  Impl(const HttpServerOptions& options, ScoreService* service, int listen_fd, int port)
-      : options_(options), service_(service), listen_fd_(listen_fd), port_(port) {}
+  Impl(const HttpServerOptions& options, ScoreService* service, int listen_fd, int port,
+       bool loopback)
+      : options_(options),
+        service_(service),
+        listen_fd_(listen_fd),
+        port_(port),
+        loopback_(loopback) {}
 
   Status Start() {
     const unsigned idle = static_cast<unsigned>(
@@ -166,6 +171,7 @@ class HttpServer::Impl {
   }
 
   int port() const { return port_; }
+  bool loopback() const { return loopback_; }
 
  private:
   static MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url,
@@ -367,6 +373,7 @@ class HttpServer::Impl {
   ScoreService* const service_;
   const int listen_fd_;
   const int port_;
+  const bool loopback_;
   MHD_Daemon* daemon_ = nullptr;
   std::mutex mu_;
   std::condition_variable idle_cv_;  // active_ reached 0
@@ -392,7 +399,8 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions&
                      ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                      : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   }
-  if (options.token.empty() && !options.allow_unauthenticated && !IsLoopback(bound)) {
+  const bool loopback = IsLoopback(bound);
+  if (options.token.empty() && !options.allow_unauthenticated && !loopback) {
     close(fd);
     return Status::InvalidArgument(fmt::format(
         "{}:{}: not a loopback address, and no token is set: anyone who reaches it could "
@@ -401,7 +409,7 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions&
         "on a network known to be closed",
         options.host, options.port));
   }
-  auto impl = std::make_unique<Impl>(options, service, fd, port);
+  auto impl = std::make_unique<Impl>(options, service, fd, port, loopback);
   RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
@@ -411,6 +419,8 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpServer::~HttpServer() { Stop(); }
 
 int HttpServer::port() const { return impl_->port(); }
+
+bool HttpServer::loopback() const { return impl_->loopback(); }
 
 void HttpServer::Stop() { impl_->Stop(); }
 

@@ -60,6 +60,8 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   int port() const;
+  // The bound address is a loopback one (127.0.0.0/8, ::1): only this machine reaches it.
+  bool loopback() const;
   // Stops accepting connections, waits for the requests that have begun (each ends by
   // its deadline; a request begun on an open connection meanwhile is answered, with
   // "Connection: close"), then closes every connection. Idempotent.

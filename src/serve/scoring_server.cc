@@ -117,6 +117,8 @@ bool ScoringServer::https() const { return state_->https; }
 
 bool ScoringServer::authenticated() const { return state_->authenticated; }
 
+bool ScoringServer::loopback() const { return state_->http->loopback(); }
+
 void ScoringServer::Stop() { state_->http->Stop(); }
 
 }  // namespace structtest

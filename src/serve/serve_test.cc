@@ -900,6 +900,11 @@ TEST(ServeCliTest, ANonLoopbackAddressNeedsATokenOrTheFlagThatAllowsIt) {
     EXPECT_NE(server.err().find("warning: 0.0.0.0: no token (--allow-unauthenticated)"),
               std::string::npos)
         << server.err();
+    // The same flag on a loopback address warns of nothing: only this machine reaches it.
+    ServeProcess local(STRUCTTEST_BINARY,
+                       {"--threads", "1", "--host", "127.0.0.1", "--allow-unauthenticated"});
+    ASSERT_GT(local.port(), 0) << local.err();
+    EXPECT_EQ(local.err().find("warning"), std::string::npos) << local.err();
     ServeClient client("127.0.0.1", server.port());
     auto reply = client.Post("/v1/score", Body("paper", {MathRecord()}));
     ASSERT_TRUE(reply.ok()) << reply.status().message();
