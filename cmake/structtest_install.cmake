@@ -30,8 +30,11 @@ target_link_options(structtest_shared PRIVATE LINKER:--whole-archive ${structtes
 target_link_libraries(structtest_shared PRIVATE ${structtest_libraries}
                                         INTERFACE nlohmann_json::nlohmann_json)
 # Every symbol the archives need is in them or in a library they name: checked when
-# linking here rather than when a user links against it.
-target_link_options(structtest_shared PRIVATE -Wl,--no-undefined)
+# linking here rather than when a user links against it. (Not in a fuzzing build, whose
+# sanitizer runtimes are linked into executables only.)
+if(NOT STRUCTTEST_FUZZ)
+  target_link_options(structtest_shared PRIVATE -Wl,--no-undefined)
+endif()
 target_include_directories(structtest_shared INTERFACE
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/include>
