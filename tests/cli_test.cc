@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "structtest/checker.h"
+#include "structtest/version.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -1058,6 +1060,55 @@ TEST(CliTest, ARunWithAnswersThatCouldNotBeScoredExitsOne) {
                        "reason(s):\n  1 x "),
             std::string::npos)
       << r.err;
+}
+
+// One version, CMakeLists.txt's project VERSION (semver, in structtest/version.h):
+// `--version` opens with it and lists each family's rules versions; CHANGELOG.md's
+// first entry is it. The Python module's __version__ is compared in test_structtest.py.
+TEST(CliTest, VersionIsTheProjectsWithEachFamilysRulesVersions) {
+  TempDir dir;
+  const CommandResult r = Structtest(dir, "--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string first;
+  std::getline(lines, first);
+  EXPECT_EQ(first, std::string("structtest ") + kVersion);
+  // Semver: MAJOR.MINOR.PATCH, digits without leading zeros, an optional -pre-release.
+  const std::string core = std::string(kVersion).substr(0, std::string(kVersion).find('-'));
+  int parts = 0;
+  for (size_t start = 0; start <= core.size(); ++parts) {
+    const size_t end = std::min(core.find('.', start), core.size());
+    const std::string part = core.substr(start, end - start);
+    EXPECT_TRUE(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+                (part == "0" || part[0] != '0'))
+        << "not semver: " << kVersion;
+    start = end + 1;
+  }
+  EXPECT_EQ(parts, 3) << "not semver: " << kVersion;
+  EXPECT_EQ(fmt::format("{}.{}.{}", STRUCTTEST_VERSION_MAJOR, STRUCTTEST_VERSION_MINOR,
+                        STRUCTTEST_VERSION_PATCH),
+            core);
+  std::map<std::string, std::string> families;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string domain;
+    if (words >> domain) families[domain] = line;
+  }
+  for (const SubtaskInfo& t : Subtasks()) {
+    ASSERT_TRUE(families.count(t.domain)) << t.domain << " missing from:\n" << r.out;
+    const std::string& line = families[t.domain];
+    for (const std::string& v : {t.paper_version, t.strict_version}) {
+      EXPECT_NE(line.find(v.empty() ? "-" : v), std::string::npos) << t.name << ": " << line;
+    }
+  }
+  // CHANGELOG.md starts at this version: its first "## " heading names it.
+  std::istringstream changelog(ReadFileOrDie(std::string(STRUCTTEST_SOURCE_DIR) + "/CHANGELOG.md"));
+  std::string heading;
+  while (std::getline(changelog, heading) && !heading.starts_with("## ")) {
+  }
+  EXPECT_TRUE(heading.starts_with(fmt::format("## {} ", kVersion)) ||
+              heading == fmt::format("## {}", kVersion))
+      << "CHANGELOG.md's first entry is \"" << heading << "\", not version " << kVersion;
 }
 
 }  // namespace

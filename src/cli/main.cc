@@ -15,11 +15,14 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "structtest/checker.h"
 #include "structtest/generate.h"
 #include "structtest/sentences.h"
 #include "structtest/suggest.h"
+#include "structtest/version.h"
 
 namespace structtest::cli {
 
@@ -181,6 +184,35 @@ class WrappingFormatter : public CLI::Formatter {
   size_t width_;
 };
 
+// `structtest --version`: the build's version (structtest/version.h), then each
+// family's rules versions, paper and strict, in the registry's order: what a stored
+// verdict names, so that a reader can tell which checkers this binary would use. A
+// family whose subtasks differ lists each version once, in order ("-": none).
+std::string VersionText() {
+  struct Family {
+    std::string domain;
+    std::vector<std::string> paper, strict;
+  };
+  std::vector<Family> families;
+  auto add = [](std::vector<std::string>& versions, const std::string& v) {
+    const std::string shown = v.empty() ? "-" : v;
+    if (std::find(versions.begin(), versions.end(), shown) == versions.end()) {
+      versions.push_back(shown);
+    }
+  };
+  for (const SubtaskInfo& t : Subtasks()) {
+    if (families.empty() || families.back().domain != t.domain) families.push_back({t.domain});
+    add(families.back().paper, t.paper_version);
+    add(families.back().strict, t.strict_version);
+  }
+  std::string out = fmt::format("structtest {}\nrules versions:", kVersion);
+  for (const Family& f : families) {
+    out += fmt::format("\n  {:<14} paper {:<8} strict {}", f.domain, fmt::join(f.paper, "/"),
+                       fmt::join(f.strict, "/"));
+  }
+  return out;
+}
+
 }  // namespace
 
 }  // namespace structtest::cli
@@ -196,7 +228,7 @@ int main(int argc, char** argv) {
   CLI::App app{"structtest: the StructTest benchmark, scored by deterministic rules",
                "structtest"};
   app.formatter(std::make_shared<WrappingFormatter>());
-  app.set_version_flag("--version", std::string("structtest ") + STRUCTTEST_VERSION);
+  app.set_version_flag("--version", VersionText());
   app.require_subcommand(1);
   int exit_code = kExitOk;
   SetupRun(app, &exit_code);

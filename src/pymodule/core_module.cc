@@ -27,6 +27,7 @@
 #include "structtest/checker.h"
 #include "structtest/generate.h"
 #include "structtest/sample.h"
+#include "structtest/version.h"
 
 namespace py = pybind11;
 
@@ -524,6 +525,7 @@ py::list SubtaskList() {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "structtest's C++ core; use the structtest package, not this module";
+  m.attr("__version__") = structtest::kVersion;
   using structtest::PyVerdict;
   py::class_<PyVerdict>(m, "Verdict", R"(One response's verdict under one rule set.
 

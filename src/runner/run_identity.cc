@@ -11,6 +11,7 @@
 #include "backends/providers.h"
 #include "core/hash.h"
 #include "store/merge.h"
+#include "structtest/version.h"
 #include "tasks/registry.h"
 
 namespace structtest {

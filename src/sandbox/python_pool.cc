@@ -1,5 +1,6 @@
 #include "sandbox/python_pool.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -141,6 +142,19 @@ StatusOr<std::string> FindWorkerScript(const PythonOptions& options) {
          up = up.parent_path()) {
       if (fs::exists(up / "CMakeCache.txt") && usable(up / kScriptName)) {
         return (up / kScriptName).string();
+      }
+    }
+  }
+  // A program linked with an installed libstructtest.so, which sits in PREFIX/lib or
+  // PREFIX/lib/<multiarch>: PREFIX/share/structtest.
+  Dl_info self;
+  if (dladdr(reinterpret_cast<void*>(&FindWorkerScript), &self) != 0 &&
+      self.dli_fname != nullptr) {
+    const fs::path lib = fs::absolute(self.dli_fname, ec).parent_path();
+    if (!ec && lib != exe.parent_path()) {
+      for (const fs::path& prefix : {lib.parent_path(), lib.parent_path().parent_path()}) {
+        const fs::path script = prefix / "share" / "structtest" / kScriptName;
+        if (usable(script)) return script.string();
       }
     }
   }

@@ -52,7 +52,8 @@ struct PythonOptions {
   // The worker script. Empty: $STRUCTTEST_WORKER when set; otherwise
   // structtest_worker.py next to the running binary, then
   // ../share/structtest/structtest_worker.py relative to it, then (for test binaries)
-  // the root of the CMake build tree the binary is in.
+  // the root of the CMake build tree the binary is in, then (for a program linked with
+  // an installed libstructtest.so) share/structtest/ one or two folders above the library.
   std::string worker_script;
   // Worker processes started on demand; also the number of requests served at once.
   int max_workers = 1;

@@ -59,8 +59,9 @@ def _the_package():
 
 
 if _imported_as_the_package():
+    from ._core import __version__  # noqa: F401 (structtest/version.h's, as `structtest --version`)
     from ._scoring import Verdict, generate, score, score_batch, subtasks, split_thinking  # noqa: F401
     from ._rewards import (reward, trl_reward, TrlReward, verl_compute_score,  # noqa: F401
                            verl_compute_score_batch)
 else:
-    globals().update({_name: getattr(_the_package(), _name) for _name in __all__})
+    globals().update({_name: getattr(_the_package(), _name) for _name in __all__ + ["__version__"]})

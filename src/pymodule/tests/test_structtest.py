@@ -4,6 +4,7 @@ otherwise), hostile input, and the reward adapters called as TRL and verl call t
 Run by ctest (python_module_test) with Debian's python3."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -329,6 +330,21 @@ def test_verl_compute_score_takes_verls_keywords(samples):
     assert structtest.verl_compute_score("structtest", answer(s), s)["score"] == 1.0
     assert structtest.verl_compute_score_batch(["structtest"] * 2, ["nothing", answer(s)], [s, s]) == \
         [wrong, {"score": 1.0, "acc": 1.0, "failed_rule": ""}]
+
+
+@needs_binary
+def test_version_is_the_binarys():
+    # One version (CMakeLists.txt's project VERSION): `structtest --version` opens with it,
+    # then lists each family's rules versions, which subtasks() gives per subtask.
+    r = cli("--version")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "structtest " + structtest.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?", structtest.__version__)
+    families = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    for s in structtest.subtasks():
+        paper, strict = families[s["domain"]][1].split("/"), families[s["domain"]][3].split("/")
+        assert (s["paper_version"] or "-") in paper and (s["strict_version"] or "-") in strict, s["name"]
 
 
 def test_subtasks_is_the_registry():
