@@ -1060,6 +1060,50 @@ TEST(CliTest, ARunWithAnswersThatCouldNotBeScoredExitsOne) {
       << r.err;
 }
 
+// Issue 50: a rule listed before the failing one was shown as not checked (strict
+// html_easy: "document: not-checked, outside-html: not-checked, one-document: fail").
+// A verdict lists its rules in the order they were decided: no rule listed before a
+// passed or failed one is "not-checked", and a rule a scan decided is not called
+// unchecked.
+TEST(CliTest, NoRuleListedBeforeADecidedOneIsNotChecked) {
+  TempDir dir;
+  const std::string html_sample =
+      R"("domain": "html", "subtask": "html_easy", "params": {"config": "nested", "ground_truth": {"body": 1, "div": 1, "head": 1, "html": 1, "p": 2, "title": 2}, "mode": "nested", "no_of_tags": {"body": 1, "div": 1, "footer": 0, "h1": 0, "h2": 0, "head": 1, "html": 1, "p": 2, "title": 2}}, "context": {"end_tag": "</html>", "start_tag": "<html>"})";
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(
+      in,
+      "{\"id\": \"two-docs\", " + html_sample +
+          R"(, "response": "<html><head><title></title><title></title></head><body><div><p></p><p></p></div></body></html><html></html>"})" +
+          "\n{\"id\": \"open\", " + html_sample +
+          R"(, "response": "<html><head><title></title><title></title></head><body><div><p></p><p></p></div></body>"})" +
+          "\n" +
+          R"({"id": "nul", "domain": "summarization", "subtask": "length", "params": {"n_sentences": 2}, "context": {"start_tag": "<summary>", "end_tag": "</summary>"}, "response": "<summary>One.\u0000 Two.</summary>"})" +
+          "\n");
+  const CommandResult r =
+      Structtest(dir, "score --input '" + in + "' --output - --rules strict");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> shown;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    std::string list;
+    bool undecided_seen = false;
+    for (const auto& c : j.at("checks")) {
+      const std::string result = c.at("result");
+      list += c.at("name").get<std::string>() + "=" + result + " ";
+      if (result == "not-checked") undecided_seen = true;
+      EXPECT_TRUE(result == "not-checked" || !undecided_seen)
+          << j.at("id") << ": a decided rule after an undecided one: " << list;
+    }
+    shown[j.at("id")] = list;
+  }
+  ASSERT_EQ(shown.size(), 3u) << r.out;
+  EXPECT_EQ(shown["two-docs"].rfind("document=pass one-document=fail outside-html=not-checked ", 0), 0u)
+      << shown["two-docs"];
+  EXPECT_EQ(shown["open"].rfind("document=pass well-formed=fail ", 0), 0u) << shown["open"];
+  EXPECT_EQ(shown["nul"].rfind("valid-text=fail summary-tags=not-checked ", 0), 0u) << shown["nul"];
+}
+
 }  // namespace
 }  // namespace cli_test
 }  // namespace structtest
