@@ -273,7 +273,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "output_usd_per_mtok, date and an optional note "
                   "(looked in before the built-in one, data/prices/prices.csv)");
   cmd->add_option("--max-cost", opt->run.max_cost,
-                  "USD: start no request that would take the run directory's spending past it; "
+                  "USD: start no request whose estimate (the mean usage so far) would take the run "
+                  "directory's spending past it; "
                   "exit 1, and the same command with a higher budget continues");
   cmd->add_option("--max-tokens-total", opt->run.max_tokens_total,
                   "the same budget in tokens, input plus output");

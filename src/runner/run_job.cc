@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -389,10 +390,24 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
     std::string limit;
     if (opt.max_tokens_total) limit += fmt::format("--max-tokens-total {}", *opt.max_tokens_total);
     if (opt.max_cost) limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *opt.max_cost);
+    // The runner starts a request when its estimate fits: the answers that came back
+    // longer than the estimate can have taken the spending past the budget. Say so.
+    const bool exceeded = (opt.max_tokens_total && tokens > *opt.max_tokens_total) ||
+                          (opt.max_cost && cost && *cost > *opt.max_cost);
+    const std::string what =
+        exceeded ? fmt::format("budget exceeded: {} spent in {} is past {} (a request is started "
+                               "when its estimate, the mean usage so far, fits; {})",
+                               spent, store->dir(), limit,
+                               opt.max_tokens > 0
+                                   ? fmt::format("--max-tokens {} bounds each answer", opt.max_tokens)
+                                   : "without --max-tokens an answer's length has no bound, so the "
+                                     "budget is an estimate")
+                 : fmt::format("budget reached: the next request would exceed {}; {} spent in {}",
+                               limit, spent, store->dir());
     Emit(output.note, fmt::format(
-        "budget reached: the next request would exceed {}; {} spent in {}; answered {} of {} "
-        "{} ({:.2f}% coverage); raise the budget and run the same command to continue",
-        limit, spent, store->dir(), out.counts.answered, out.counts.slots,
+        "{}; answered {} of {} {} ({:.2f}% coverage); raise the budget and run the same command "
+        "to continue",
+        what, out.counts.answered, out.counts.slots,
         store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
         out.counts.slots ? 100.0 * out.counts.answered / out.counts.slots : 0.0));
     out.failures = true;
