@@ -502,11 +502,14 @@ TEST(CliTest, ScoreWithoutPythonIsAnErrorPerCodeRecord) {
                                           " --python /nonexistent/python3 -i '" + in + "' -o '" +
                                           out + "'");
     EXPECT_EQ(r.exit_code, 1) << r.err;
+    // Issue 50: the path named is missing, said as such (not "point STRUCTTEST_PYTHON at
+    // one", which the user just did with --python).
     EXPECT_NE(r.err.find("in.jsonl:3: record 'add_print_statements-0' (code/add_print_statements): "
-                         "code subtasks need python3 and none could be started (cannot run "
-                         "/nonexistent/python3"),
+                         "python /nonexistent/python3: no such file (the code subtasks need a "
+                         "python3 interpreter)"),
               std::string::npos)
         << r.err;
+    EXPECT_EQ(r.err.find("STRUCTTEST_PYTHON"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("record(s) could not be scored"), std::string::npos) << r.err;
     if (first_err.empty()) {
       first_err = r.err;
@@ -715,12 +718,34 @@ TEST(CliTest, ARefusedRunLeavesNoRunDirectory) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run"));
 }
 
-TEST(CliTest, ScoringNoRecordsIsNotASuccess) {
+// Issue 50: an empty file printed a table of dashes and exited 1; it is unusable input,
+// which the README gives exit status 2.
+TEST(CliTest, ScoringNoRecordsIsUnusableInput) {
   TempDir dir;
   WriteFileOrDie(dir.path() + "/empty.jsonl", "");
-  const CommandResult r = Structtest(dir, "score -i empty.jsonl");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("empty.jsonl: no records to score"), std::string::npos) << r.err;
+  for (const char* file : {"empty.jsonl"}) {
+    const CommandResult r = Structtest(dir, std::string("score -i ") + file);
+    EXPECT_EQ(r.exit_code, 2) << file;
+    EXPECT_EQ(r.err, fmt::format("structtest: error: {}: no records to score\n", file));
+    EXPECT_EQ(r.out, "") << "no table of dashes";
+  }
+}
+
+// Issue 50: an empty --tasks (an unset shell variable) meant the whole suite.
+TEST(CliTest, AnEmptyTaskListIsRefused) {
+  TempDir dir;
+  for (const char* value : {"''", "' , '"}) {
+    for (const std::string command : {"run --model builtin/oracle --out run", "generate -o s.jsonl"}) {
+      const CommandResult r = Structtest(dir, command + " --tasks " + value);
+      EXPECT_EQ(r.exit_code, 2) << command << " " << value;
+      EXPECT_NE(r.err.find("--tasks"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("names no subtask or domain"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("leave --tasks out to choose the whole suite"), std::string::npos)
+          << r.err;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/s.jsonl"));
 }
 
 // --output writes every format to the file named, not to stdout.
@@ -1102,6 +1127,45 @@ TEST(CliTest, NoRuleListedBeforeADecidedOneIsNotChecked) {
       << shown["two-docs"];
   EXPECT_EQ(shown["open"].rfind("document=pass well-formed=fail ", 0), 0u) << shown["open"];
   EXPECT_EQ(shown["nul"].rfind("valid-text=fail summary-tags=not-checked ", 0), 0u) << shown["nul"];
+}
+
+// Issue 50: a run that failed before asking anything left a run directory with a
+// run.db behind (a missing --samples file, an --offline file in a missing folder), and
+// --out into a folder that was not a run wrote into it silently.
+TEST(CliTest, ARunThatAsksNothingLeavesNoRunDirectoryAndOutMustBeARunOrNew) {
+  TempDir dir;
+  CommandResult r = Structtest(dir, "run --model builtin/oracle --samples nope.jsonl --out run1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nope.jsonl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run1"));
+
+  r = Structtest(dir, "run --model openai/gpt-4o-mini --tasks html --limit 2 --offline "
+                      "missing/folder/batch.jsonl --out run2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("batch.jsonl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run2"));
+
+  // An empty folder the run made its own is left empty again.
+  std::filesystem::create_directory(dir.path() + "/empty");
+  r = Structtest(dir, "run --model builtin/oracle --samples nope.jsonl --out empty");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/empty"));
+
+  std::filesystem::create_directory(dir.path() + "/notes");
+  WriteFileOrDie(dir.path() + "/notes/todo.txt", "mine\n");
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 --out notes");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "structtest: error: notes: exists and is not a run (it holds no run.db): name "
+                   "a new or empty folder, or a run directory\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/notes/run.db"));
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/notes/todo.txt"), "mine\n");
+
+  // A new folder, an empty one and an existing run are taken.
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 --out empty -q");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/empty/run.db"));
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 --out empty -q");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace

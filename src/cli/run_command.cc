@@ -175,7 +175,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "ask these samples (JSONL from 'structtest generate') instead of generating");
   cmd->add_option("--seed", opt->run.suite.seed, "seed of the generated suite (default 0)")
       ->check(SeedValidator());
-  cmd->add_option("--tasks", opt->tasks_text, "comma-separated subtasks or domains (default: all)");
+  cmd->add_option("--tasks", opt->tasks_text, "comma-separated subtasks or domains (default: all)")
+      ->check(TaskListValidator());
   cmd->add_option("--size", opt->run.suite.size, "scale of the paper's sample counts (default 1)");
   cmd->add_option("--limit", opt->limit,
                   "at most N samples of each subtask: the first N of the suite (or of "
