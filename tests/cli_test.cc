@@ -1168,6 +1168,34 @@ TEST(CliTest, ARunThatAsksNothingLeavesNoRunDirectoryAndOutMustBeARunOrNew) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// Issue 50: compare and correlate defaulted to paper for runs scored only under strict,
+// then told the user to rescore (compare) or left the runs out (correlate). They default
+// to the rule set the runs were scored under, as report and export do.
+TEST(CliTest, CompareAndCorrelateDefaultToTheRunsRuleSet) {
+  TempDir dir;
+  for (const char* model : {"oracle", "null", "loophole"}) {
+    const CommandResult r = Structtest(
+        dir, fmt::format("run --model builtin/{} --tasks html --limit 2 --rules strict --out {} -q",
+                         model, model));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  CommandResult r = Structtest(dir, "compare oracle null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rules: strict"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("rescore"), std::string::npos) << r.err;
+  r = Structtest(dir, "compare oracle null --rules paper");
+  EXPECT_EQ(r.exit_code, 2) << "asked for paper, which they were not scored under";
+
+  r = Structtest(dir, "correlate --format json --run o=oracle --run n=null --run l=loophole");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  bool paired = false;
+  for (const auto& p : j.at("pairs")) {
+    if (p.at("x") == "run_html_easy" && p.at("y") == "run_html_hard") paired = p.at("n") == 3;
+  }
+  EXPECT_TRUE(paired) << "the three runs' strict figures are correlated: " << r.out;
+}
+
 }  // namespace
 }  // namespace cli_test
 }  // namespace structtest
