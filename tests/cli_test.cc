@@ -1196,6 +1196,26 @@ TEST(CliTest, CompareAndCorrelateDefaultToTheRunsRuleSet) {
   EXPECT_TRUE(paired) << "the three runs' strict figures are correlated: " << r.out;
 }
 
+// Issue 50: `report --format json --explain` wrote "FAIL ..." lines before the JSON on
+// stdout. The failures are part of the document.
+TEST(CliTest, JsonReportWithExplainIsOneJsonDocument) {
+  TempDir dir;
+  Structtest(dir, "run --model builtin/null --tasks html_easy --limit 2 --out run -q");
+  ASSERT_TRUE(std::filesystem::exists(dir.path() + "/run/run.db"));
+  const CommandResult r = Structtest(dir, "report run --format json --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "not one JSON document: " << r.out;
+  ASSERT_EQ(j.at("explained").size(), 2u) << r.out;
+  EXPECT_EQ(j.at("explained")[0].at("result"), "fail");
+  EXPECT_EQ(j.at("explained")[0].at("subtask"), "html_easy");
+  EXPECT_FALSE(j.at("explained")[0].at("reason").get<std::string>().empty());
+  const CommandResult plain = Structtest(dir, "report run --format json");
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("explained"));
+  const CommandResult text = Structtest(dir, "report run --explain");
+  EXPECT_EQ(text.out.rfind("FAIL ", 0), 0u) << text.out;
+}
+
 }  // namespace
 }  // namespace cli_test
 }  // namespace structtest
