@@ -575,6 +575,8 @@ TEST_F(BatchCliTest, BadBatchFlagsAreRefusedAndADryRunCountsTheBatches) {
        "--batch --offline: pick one"},
       {Args(server, kApis[0], suite, out, {"--batch", "--batch-poll", "0"}), "--batch-poll 0"},
       {Args(server, kApis[0], suite, out, {"--batch-size", "10"}), "--batch-size: it goes with --batch"},
+      // Issue 50: --batch-poll without --batch was silently ignored.
+      {Args(server, kApis[0], suite, out, {"--batch-poll", "5"}), "--batch-poll: it goes with --batch"},
   };
   for (const auto& [args, message] : refused) {
     const Finished r = Exec(dir, args, "refused");

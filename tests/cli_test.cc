@@ -504,11 +504,14 @@ TEST(CliTest, ScoreWithoutPythonIsAnErrorPerCodeRecord) {
                                           " --python /nonexistent/python3 -i '" + in + "' -o '" +
                                           out + "'");
     EXPECT_EQ(r.exit_code, 1) << r.err;
+    // Issue 50: the path named is missing, said as such (not "point STRUCTTEST_PYTHON at
+    // one", which the user just did with --python).
     EXPECT_NE(r.err.find("in.jsonl:3: record 'add_print_statements-0' (code/add_print_statements): "
-                         "code subtasks need python3 and none could be started (cannot run "
-                         "/nonexistent/python3"),
+                         "python /nonexistent/python3: no such file (the code subtasks need a "
+                         "python3 interpreter)"),
               std::string::npos)
         << r.err;
+    EXPECT_EQ(r.err.find("STRUCTTEST_PYTHON"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("record(s) could not be scored"), std::string::npos) << r.err;
     if (first_err.empty()) {
       first_err = r.err;
@@ -717,12 +720,34 @@ TEST(CliTest, ARefusedRunLeavesNoRunDirectory) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run"));
 }
 
-TEST(CliTest, ScoringNoRecordsIsNotASuccess) {
+// Issue 50: an empty file printed a table of dashes and exited 1; it is unusable input,
+// which the README gives exit status 2.
+TEST(CliTest, ScoringNoRecordsIsUnusableInput) {
   TempDir dir;
   WriteFileOrDie(dir.path() + "/empty.jsonl", "");
-  const CommandResult r = Structtest(dir, "score -i empty.jsonl");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("empty.jsonl: no records to score"), std::string::npos) << r.err;
+  for (const char* file : {"empty.jsonl"}) {
+    const CommandResult r = Structtest(dir, std::string("score -i ") + file);
+    EXPECT_EQ(r.exit_code, 2) << file;
+    EXPECT_EQ(r.err, fmt::format("structtest: error: {}: no records to score\n", file));
+    EXPECT_EQ(r.out, "") << "no table of dashes";
+  }
+}
+
+// Issue 50: an empty --tasks (an unset shell variable) meant the whole suite.
+TEST(CliTest, AnEmptyTaskListIsRefused) {
+  TempDir dir;
+  for (const char* value : {"''", "' , '"}) {
+    for (const std::string command : {"run --model builtin/oracle --out run", "generate -o s.jsonl"}) {
+      const CommandResult r = Structtest(dir, command + " --tasks " + value);
+      EXPECT_EQ(r.exit_code, 2) << command << " " << value;
+      EXPECT_NE(r.err.find("--tasks"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("names no subtask or domain"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("leave --tasks out to choose the whole suite"), std::string::npos)
+          << r.err;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/s.jsonl"));
 }
 
 // --output writes every format to the file named, not to stdout.
@@ -1109,6 +1134,137 @@ TEST(CliTest, VersionIsTheProjectsWithEachFamilysRulesVersions) {
   EXPECT_TRUE(heading.starts_with(fmt::format("## {} ", kVersion)) ||
               heading == fmt::format("## {}", kVersion))
       << "CHANGELOG.md's first entry is \"" << heading << "\", not version " << kVersion;
+}
+
+// Issue 50: a rule listed before the failing one was shown as not checked (strict
+// html_easy: "document: not-checked, outside-html: not-checked, one-document: fail").
+// A verdict lists its rules in the order they were decided: no rule listed before a
+// passed or failed one is "not-checked", and a rule a scan decided is not called
+// unchecked.
+TEST(CliTest, NoRuleListedBeforeADecidedOneIsNotChecked) {
+  TempDir dir;
+  const std::string html_sample =
+      R"("domain": "html", "subtask": "html_easy", "params": {"config": "nested", "ground_truth": {"body": 1, "div": 1, "head": 1, "html": 1, "p": 2, "title": 2}, "mode": "nested", "no_of_tags": {"body": 1, "div": 1, "footer": 0, "h1": 0, "h2": 0, "head": 1, "html": 1, "p": 2, "title": 2}}, "context": {"end_tag": "</html>", "start_tag": "<html>"})";
+  const std::string in = dir.path() + "/in.jsonl";
+  WriteFileOrDie(
+      in,
+      "{\"id\": \"two-docs\", " + html_sample +
+          R"(, "response": "<html><head><title></title><title></title></head><body><div><p></p><p></p></div></body></html><html></html>"})" +
+          "\n{\"id\": \"open\", " + html_sample +
+          R"(, "response": "<html><head><title></title><title></title></head><body><div><p></p><p></p></div></body>"})" +
+          "\n" +
+          R"({"id": "nul", "domain": "summarization", "subtask": "length", "params": {"n_sentences": 2}, "context": {"start_tag": "<summary>", "end_tag": "</summary>"}, "response": "<summary>One.\u0000 Two.</summary>"})" +
+          "\n");
+  const CommandResult r =
+      Structtest(dir, "score --input '" + in + "' --output - --rules strict");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> shown;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    std::string list;
+    bool undecided_seen = false;
+    for (const auto& c : j.at("checks")) {
+      const std::string result = c.at("result");
+      list += c.at("name").get<std::string>() + "=" + result + " ";
+      if (result == "not-checked") undecided_seen = true;
+      EXPECT_TRUE(result == "not-checked" || !undecided_seen)
+          << j.at("id") << ": a decided rule after an undecided one: " << list;
+    }
+    shown[j.at("id")] = list;
+  }
+  ASSERT_EQ(shown.size(), 3u) << r.out;
+  EXPECT_EQ(shown["two-docs"].rfind("document=pass one-document=fail outside-html=not-checked ", 0), 0u)
+      << shown["two-docs"];
+  EXPECT_EQ(shown["open"].rfind("document=pass well-formed=fail ", 0), 0u) << shown["open"];
+  EXPECT_EQ(shown["nul"].rfind("valid-text=fail summary-tags=not-checked ", 0), 0u) << shown["nul"];
+}
+
+// Issue 50: a run that failed before asking anything left a run directory with a
+// run.db behind (a missing --samples file, an --offline file in a missing folder), and
+// --out into a folder that was not a run wrote into it silently.
+TEST(CliTest, ARunThatAsksNothingLeavesNoRunDirectoryAndOutMustBeARunOrNew) {
+  TempDir dir;
+  CommandResult r = Structtest(dir, "run --model builtin/oracle --samples nope.jsonl --out run1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nope.jsonl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run1"));
+
+  r = Structtest(dir, "run --model openai/gpt-4o-mini --tasks html --limit 2 --offline "
+                      "missing/folder/batch.jsonl --out run2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("batch.jsonl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/run2"));
+
+  // An empty folder the run made its own is left empty again.
+  std::filesystem::create_directory(dir.path() + "/empty");
+  r = Structtest(dir, "run --model builtin/oracle --samples nope.jsonl --out empty");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/empty"));
+
+  std::filesystem::create_directory(dir.path() + "/notes");
+  WriteFileOrDie(dir.path() + "/notes/todo.txt", "mine\n");
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 --out notes");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "structtest: error: notes: exists and is not a run (it holds no run.db): name "
+                   "a new or empty folder, or a run directory\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/notes/run.db"));
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/notes/todo.txt"), "mine\n");
+
+  // A new folder, an empty one and an existing run are taken.
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 --out empty -q");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/empty/run.db"));
+  r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 --out empty -q");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Issue 50: compare and correlate defaulted to paper for runs scored only under strict,
+// then told the user to rescore (compare) or left the runs out (correlate). They default
+// to the rule set the runs were scored under, as report and export do.
+TEST(CliTest, CompareAndCorrelateDefaultToTheRunsRuleSet) {
+  TempDir dir;
+  for (const char* model : {"oracle", "null", "loophole"}) {
+    const CommandResult r = Structtest(
+        dir, fmt::format("run --model builtin/{} --tasks html --limit 2 --rules strict --out {} -q",
+                         model, model));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  CommandResult r = Structtest(dir, "compare oracle null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rules: strict"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("rescore"), std::string::npos) << r.err;
+  r = Structtest(dir, "compare oracle null --rules paper");
+  EXPECT_EQ(r.exit_code, 2) << "asked for paper, which they were not scored under";
+
+  r = Structtest(dir, "correlate --format json --run o=oracle --run n=null --run l=loophole");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  bool paired = false;
+  for (const auto& p : j.at("pairs")) {
+    if (p.at("x") == "run_html_easy" && p.at("y") == "run_html_hard") paired = p.at("n") == 3;
+  }
+  EXPECT_TRUE(paired) << "the three runs' strict figures are correlated: " << r.out;
+}
+
+// Issue 50: `report --format json --explain` wrote "FAIL ..." lines before the JSON on
+// stdout. The failures are part of the document.
+TEST(CliTest, JsonReportWithExplainIsOneJsonDocument) {
+  TempDir dir;
+  Structtest(dir, "run --model builtin/null --tasks html_easy --limit 2 --out run -q");
+  ASSERT_TRUE(std::filesystem::exists(dir.path() + "/run/run.db"));
+  const CommandResult r = Structtest(dir, "report run --format json --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "not one JSON document: " << r.out;
+  ASSERT_EQ(j.at("explained").size(), 2u) << r.out;
+  EXPECT_EQ(j.at("explained")[0].at("result"), "fail");
+  EXPECT_EQ(j.at("explained")[0].at("subtask"), "html_easy");
+  EXPECT_FALSE(j.at("explained")[0].at("reason").get<std::string>().empty());
+  const CommandResult plain = Structtest(dir, "report run --format json");
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("explained"));
+  const CommandResult text = Structtest(dir, "report run --explain");
+  EXPECT_EQ(text.out.rfind("FAIL ", 0), 0u) << text.out;
 }
 
 }  // namespace

@@ -94,10 +94,11 @@ struct RunSuiteOptions {
   bool dry_run = false;
   // --batch: ask through the provider's batch API (openai, anthropic, gemini); again, the
   // call polls the batches already submitted. --batch-poll seconds before the first
-  // poll; --batch-size at most N requests a batch (0: the provider's limit);
-  // --batch-retry-online asks what failed in a batch online.
+  // poll (default 30); --batch-size at most N requests a batch (0: the provider's limit);
+  // --batch-retry-online asks what failed in a batch online. Each of these three is
+  // refused without batch.
   bool batch = false;
-  double batch_poll = 30;
+  std::optional<double> batch_poll;
   int64_t batch_size = 0;
   bool batch_retry_online = false;
   // --offline FILE: ask nothing; write the unanswered requests of the run (an openai/

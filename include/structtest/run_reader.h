@@ -108,7 +108,9 @@ class RunReader {
 
   // The run's table under `rules` as `structtest report` prints it: `format` "text",
   // "markdown" or "json"; with `explain`, every failing, errored or unscored request
-  // first, with its reason.
+  // with its reason: lines before the table, or in json an "explained" list of
+  // {"id", "domain", "subtask", "result" (fail, error, unscored), "reason"}, so that
+  // the json is one document.
   StatusOr<std::string> Report(RuleSet rules, std::string_view format, bool explain = false);
 
   // Refuses (naming both) an output `path` that is one of the run's own files (writing

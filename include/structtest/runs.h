@@ -18,7 +18,10 @@
 namespace structtest {
 
 struct CompareRunsOptions {
-  RuleSet rules = RuleSet::kPaper;
+  // Whose stored verdicts to compare. Default: the rule set every run was scored under
+  // (paper when each has paper verdicts, else strict when each has strict ones, else
+  // paper), as a run's report defaults to the rule set it was scored under.
+  std::optional<RuleSet> rules;
   std::string format = "text";  // "text", "markdown" or "json"
   bool flips = false;           // also list every sample that passes in one run only
 };
@@ -38,7 +41,9 @@ struct CorrelateRunsOptions {
   // (model, run directory): the run's StructTest figures become that model's columns
   // (a model the table lacks is added).
   std::vector<std::pair<std::string, std::string>> runs;
-  RuleSet rules = RuleSet::kPaper;
+  // Whose stored verdicts the runs give. Default: the rule set every run was scored
+  // under, as for CompareRunsOptions::rules.
+  std::optional<RuleSet> rules;
   std::string format = "text";  // "text", "markdown" or "json"
 };
 

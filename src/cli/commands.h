@@ -50,6 +50,10 @@ bool ApplySampleLimit(const std::optional<std::string>& limit, size_t* out);
 // alone would read "-3" as 2^64 - 3).
 CLI::Validator SeedValidator();
 
+// --tasks' check: the value names at least one subtask or domain; an empty one (an unset
+// shell variable) is refused rather than read as the whole suite.
+CLI::Validator TaskListValidator();
+
 // Adds --score-jobs,-J N to `cmd`, read into *jobs (1 to 1024, checked as the flags are
 // read); *jobs stays as it is when the flag is not given (0: the library's one per core).
 void AddScoreJobsOption(CLI::App* cmd, int* jobs);

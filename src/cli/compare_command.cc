@@ -19,7 +19,7 @@ namespace {
 struct CompareCliOptions {
   std::vector<std::string> runs;
   std::string format = "text";
-  std::string rules = "paper";
+  std::string rules;  // empty: the runs' own (CompareRunsOptions::rules)
   bool flips = false;
 };
 
@@ -28,12 +28,16 @@ int RunCompare(const CompareCliOptions& opt) {
     PrintError(fmt::format("--format {}: expected text, markdown or json", opt.format));
     return kExitFatal;
   }
-  auto rules = ParseRuleSet(opt.rules);
-  if (!rules.ok()) {
-    PrintError(rules.status().message());
-    return kExitFatal;
+  CompareRunsOptions options{std::nullopt, opt.format, opt.flips};
+  if (!opt.rules.empty()) {
+    auto rules = ParseRuleSet(opt.rules);
+    if (!rules.ok()) {
+      PrintError(rules.status().message());
+      return kExitFatal;
+    }
+    options.rules = *rules;
   }
-  auto report = CompareRunsReport(opt.runs, {*rules, opt.format, opt.flips});
+  auto report = CompareRunsReport(opt.runs, options);
   if (!report.ok()) {
     PrintError(report.status().message());
     return kExitFatal;
@@ -52,7 +56,7 @@ void SetupCompare(CLI::App& app, int* exit_code) {
   cmd->add_option("runs", opt->runs, "run directories: RUN_A RUN_B [RUN...] (each against RUN_A)")
       ->required();
   cmd->add_option("--format", opt->format, "text (default), markdown or json");
-  cmd->add_option("--rules", opt->rules, "whose stored verdicts to compare (default paper)");
+  cmd->add_option("--rules", opt->rules, "whose stored verdicts to compare (default: the rule set the runs were scored under; paper when both)");
   cmd->add_flag("--flips", opt->flips, "list every flipped sample with both reasons");
   cmd->callback([opt, exit_code]() { *exit_code = RunCompare(*opt); });
 }

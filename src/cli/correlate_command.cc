@@ -20,7 +20,7 @@ struct CorrelateCliOptions {
   std::string file;
   std::vector<std::string> runs;
   std::string format = "text";
-  std::string rules = "paper";
+  std::string rules;  // empty: the runs' own (CompareRunsOptions::rules)
 };
 
 int RunCorrelate(const CorrelateCliOptions& opt) {
@@ -28,14 +28,16 @@ int RunCorrelate(const CorrelateCliOptions& opt) {
     PrintError(fmt::format("--format {}: expected text, markdown or json", opt.format));
     return kExitFatal;
   }
-  auto rules = ParseRuleSet(opt.rules);
-  if (!rules.ok()) {
-    PrintError(rules.status().message());
-    return kExitFatal;
-  }
   CorrelateRunsOptions options;
+  if (!opt.rules.empty()) {
+    auto rules = ParseRuleSet(opt.rules);
+    if (!rules.ok()) {
+      PrintError(rules.status().message());
+      return kExitFatal;
+    }
+    options.rules = *rules;
+  }
   options.table = opt.file;
-  options.rules = *rules;
   options.format = opt.format;
   for (const std::string& run : opt.runs) {
     const size_t eq = run.find('=');
@@ -66,7 +68,7 @@ void SetupCorrelate(CLI::App& app, int* exit_code) {
                   "MODEL=RUN_DIR: add the run's All, Easy, Hard and domain scores as columns "
                   "for MODEL (repeatable)");
   cmd->add_option("--format", opt->format, "text (default), markdown or json");
-  cmd->add_option("--rules", opt->rules, "whose stored verdicts --run reads (default paper)");
+  cmd->add_option("--rules", opt->rules, "whose stored verdicts --run reads (default: the rule set the runs were scored under; paper when both)");
   cmd->callback([opt, exit_code]() { *exit_code = RunCorrelate(*opt); });
 }
 

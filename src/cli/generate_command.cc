@@ -95,7 +95,8 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
   cmd->add_option("--out,-o", opt->out, "where to write the samples (JSONL; - for stdout)")
       ->required();
   cmd->add_option("--tasks", opt->tasks,
-                  "comma-separated subtasks or domains (default: all); see 'structtest tasks'");
+                  "comma-separated subtasks or domains (default: all); see 'structtest tasks'")
+      ->check(TaskListValidator());
   cmd->add_option("--size", opt->options.size,
                   "scale of the paper's sample counts (default 1: paper size)");
   cmd->add_option("--limit", opt->limit,

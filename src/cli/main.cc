@@ -60,6 +60,17 @@ CLI::Validator SeedValidator() {
       "");
 }
 
+CLI::Validator TaskListValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!SplitList(text).empty()) return "";
+        // An unset shell variable ("--tasks $TASKS") must not become a run of everything.
+        return "names no subtask or domain ('" + text +
+               "'); leave --tasks out to choose the whole suite";
+      },
+      "");
+}
+
 void AddScoreJobsOption(CLI::App* cmd, int* jobs) {
   cmd->add_option("--score-jobs,-J", *jobs,
                   "threads (and python3 workers) scoring the code subtasks, 1 to 1024; the "

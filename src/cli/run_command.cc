@@ -175,7 +175,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "ask these samples (JSONL from 'structtest generate') instead of generating");
   cmd->add_option("--seed", opt->run.suite.seed, "seed of the generated suite (default 0)")
       ->check(SeedValidator());
-  cmd->add_option("--tasks", opt->tasks_text, "comma-separated subtasks or domains (default: all)");
+  cmd->add_option("--tasks", opt->tasks_text, "comma-separated subtasks or domains (default: all)")
+      ->check(TaskListValidator());
   cmd->add_option("--size", opt->run.suite.size, "scale of the paper's sample counts (default 1)");
   cmd->add_option("--limit", opt->limit,
                   "at most N samples of each subtask: the first N of the suite (or of "
@@ -273,7 +274,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
                   "output_usd_per_mtok, date and an optional note "
                   "(looked in before the built-in one, data/prices/prices.csv)");
   cmd->add_option("--max-cost", opt->run.max_cost,
-                  "USD: start no request that would take the run directory's spending past it; "
+                  "USD: start no request whose estimate (the mean usage so far) would take the run "
+                  "directory's spending past it; "
                   "exit 1, and the same command with a higher budget continues");
   cmd->add_option("--max-tokens-total", opt->run.max_tokens_total,
                   "the same budget in tokens, input plus output");

@@ -74,12 +74,13 @@ int RunScore(const ScoreOptions& opt) {
     std::fputs(fmt::format("... and {} more problems\n", printed - kMaxPrintedProblems).c_str(),
                stderr);
   }
+  if (result->scored == 0 && result->errors == 0 && result->bad_lines == 0) {
+    // Nothing to score is unusable input (exit 2), not a table of dashes.
+    PrintError(fmt::format("{}: no records to score", result->input));
+    return kExitFatal;
+  }
   if (explained) std::fputs("\n", table);
   std::fputs(result->table.c_str(), table);
-  if (result->scored == 0 && result->errors == 0 && result->bad_lines == 0) {
-    PrintError(fmt::format("{}: no records to score", result->input));
-    return kExitFailures;
-  }
   if (result->bad_lines > 0 || result->errors > 0) {
     std::fputs(fmt::format("\n{}: {} record(s) scored, {} malformed line(s) skipped, {} "
                            "record(s) could not be scored\n",

@@ -214,21 +214,40 @@ StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, 
     return Status::InvalidArgument(
         fmt::format("report format {}: expected text, markdown or json", format));
   }
-  std::string out;  // the failures first, with --explain
+  // With `explain`, the requests that did not pass: lines before the table, or in JSON
+  // an "explained" list of the document (its stdout stays one JSON value).
+  std::string out;
+  nlohmann::json explained = nlohmann::json::array();
   ASSIGN_OR_RETURN(const Tally tally, TallyRun(*store_, rules, [&](const RunRow& row) {
     if (!explain || !row.response) return;
-    const std::string where =
-        fmt::format("{} {}/{}", row.sample.id, row.sample.domain, row.sample.subtask);
+    std::string_view kind;
+    std::string reason;
     if (!row.response->ok) {
-      out += fmt::format("ERROR {}: {}\n", where, row.response->error);
+      kind = "error";
+      reason = row.response->error;
     } else if (!row.verdict) {
-      out += fmt::format("UNSCORED {}: no verdict under rules {} yet\n", where,
-                         RuleSetName(rules));
+      kind = "unscored";
+      reason = fmt::format("no verdict under rules {} yet", RuleSetName(rules));
     } else if (!row.verdict->error.empty()) {
-      out += fmt::format("UNSCORED {}: {}\n", where, row.verdict->error);
+      kind = "unscored";
+      reason = row.verdict->error;
     } else if (!row.verdict->pass) {
-      out += fmt::format("FAIL {}: {}\n", where, row.verdict->reason);
+      kind = "fail";
+      reason = row.verdict->reason;
+    } else {
+      return;
     }
+    if (format == "json") {
+      explained.push_back({{"id", row.sample.id},
+                           {"domain", row.sample.domain},
+                           {"subtask", row.sample.subtask},
+                           {"result", kind},
+                           {"reason", reason}});
+      return;
+    }
+    out += fmt::format("{} {} {}/{}: {}\n",
+                       kind == "error" ? "ERROR" : kind == "fail" ? "FAIL" : "UNSCORED",
+                       row.sample.id, row.sample.domain, row.sample.subtask, reason);
   }));
   ASSIGN_OR_RETURN(const RunCounts counts, store_->Counts());
   if (!out.empty()) out += "\n";
@@ -238,7 +257,8 @@ StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, 
     j["answered"] = counts.answered;
     j["errored"] = counts.errored;
     j["truncated"] = counts.truncated;
-    return out + j.dump(2) + "\n";
+    if (explain) j["explained"] = std::move(explained);
+    return j.dump(2) + "\n";
   }
   out += format == "markdown" ? RenderMarkdownReport(tally, rules) : RenderTextReport(tally, rules);
   out += fmt::format("\n{}: answered {} of {} {}, {} errored, {} not asked yet\n", store_->dir(),

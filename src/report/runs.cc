@@ -1,10 +1,13 @@
 // structtest/runs.h over report/compare.h, report/correlate.h and store/merge.h.
 #include "structtest/runs.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/compare.h"
 #include "report/correlate.h"
+#include "structtest/run_reader.h"
 #include "store/merge.h"
 
 namespace structtest {
@@ -16,6 +19,25 @@ Status CheckFormat(std::string_view format) {
   return Status::InvalidArgument(fmt::format("format {}: expected text, markdown or json", format));
 }
 
+// The rule set runs default to: the one each was scored under (paper first, as for one
+// run: RunReader::ChooseRuleSet). Runs that do not open, or hold no verdict yet, have
+// no say; what is wrong with them is reported where they are read.
+RuleSet SharedRuleSet(const std::vector<std::string>& run_dirs) {
+  bool all_paper = true, all_strict = true;
+  for (const std::string& dir : run_dirs) {
+    auto reader = RunReader::Open(dir);
+    if (!reader.ok()) continue;
+    auto scored = (*reader)->ScoredRuleSets();
+    if (!scored.ok() || scored->empty()) continue;
+    const auto has = [&](std::string_view name) {
+      return std::find(scored->begin(), scored->end(), name) != scored->end();
+    };
+    all_paper = all_paper && has("paper");
+    all_strict = all_strict && has("strict");
+  }
+  return !all_paper && all_strict ? RuleSet::kStrict : RuleSet::kPaper;
+}
+
 }  // namespace
 
 StatusOr<std::string> CompareRunsReport(const std::vector<std::string>& run_dirs,
@@ -25,16 +47,16 @@ StatusOr<std::string> CompareRunsReport(const std::vector<std::string>& run_dirs
     return Status::InvalidArgument(
         fmt::format("compare: expected two run directories or more, got {}", run_dirs.size()));
   }
+  const RuleSet rules = options.rules.value_or(SharedRuleSet(run_dirs));
   CompareOptions compare;
-  compare.rules = options.rules;
+  compare.rules = rules;
   compare.flips = options.flips;
   ASSIGN_OR_RETURN(const std::vector<Comparison> comparisons, CompareRuns(run_dirs, compare));
   if (options.format == "json") {
-    return RenderCompareJson(comparisons, options.rules, options.flips).dump(2) + "\n";
+    return RenderCompareJson(comparisons, rules, options.flips).dump(2) + "\n";
   }
-  return options.format == "markdown"
-             ? RenderCompareMarkdown(comparisons, options.rules, options.flips)
-             : RenderCompareText(comparisons, options.rules, options.flips);
+  return options.format == "markdown" ? RenderCompareMarkdown(comparisons, rules, options.flips)
+                                      : RenderCompareText(comparisons, rules, options.flips);
 }
 
 StatusOr<std::string> CorrelateRunsReport(const CorrelateRunsOptions& options) {
@@ -42,8 +64,11 @@ StatusOr<std::string> CorrelateRunsReport(const CorrelateRunsOptions& options) {
   ASSIGN_OR_RETURN(ModelTable table, options.table.empty()
                                          ? ParseModelTable(PaperTable4Csv(), kPaperTable4Name)
                                          : LoadModelTable(options.table));
+  std::vector<std::string> dirs;
+  for (const auto& run : options.runs) dirs.push_back(run.second);
+  const RuleSet rules = options.rules.value_or(SharedRuleSet(dirs));
   for (const auto& [model, dir] : options.runs) {
-    RETURN_IF_ERROR(AddRunColumns(&table, model, dir, options.rules));
+    RETURN_IF_ERROR(AddRunColumns(&table, model, dir, rules));
   }
   const std::vector<ColumnPair> pairs = CorrelateColumns(table);
   if (options.format == "json") return RenderCorrelationsJson(table, pairs).dump(2) + "\n";

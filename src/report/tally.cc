@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <span>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -368,15 +369,33 @@ void Tally::Add(const Sample& sample, const Verdict& verdict, int64_t repeat) {
   }
   if (!verdict.checks.empty()) {
     ++t.with_rules;
+    // The table is in the order the subtask declares its rules: a failing verdict lists
+    // its undecided rules last, which is no order for a table.
+    std::span<const RuleSpec> declared;
+    if (auto ref = FindSubtask(sample.domain, sample.subtask); ref.ok()) {
+      if (auto rules = ParseRuleSet(verdict.rules); rules.ok()) {
+        declared = ref->spec->rule_specs(*rules);
+      }
+    }
+    const auto rank = [&](std::string_view name) {
+      size_t k = 0;
+      while (k < declared.size() && declared[k].name != name) ++k;
+      return k;
+    };
     for (size_t i = 0; i < verdict.checks.size(); ++i) {
       const RuleCheck& c = verdict.checks[i];
-      // Verdicts of one subtask list the same rules in the same order: the i-th entry
-      // is nearly always the one.
+      // Verdicts of one subtask list the same rules, mostly in the same order: the i-th
+      // entry is nearly always the one.
       RuleTally* r = i < t.rules.size() && t.rules[i].name == c.name ? &t.rules[i] : nullptr;
       for (size_t k = 0; r == nullptr && k < t.rules.size(); ++k) {
         if (t.rules[k].name == c.name) r = &t.rules[k];
       }
-      if (r == nullptr) r = &t.rules.emplace_back(RuleTally{c.name});
+      if (r == nullptr) {
+        const size_t mine = rank(c.name);
+        auto at = t.rules.begin();
+        while (at != t.rules.end() && rank(at->name) <= mine) ++at;
+        r = &*t.rules.insert(at, RuleTally{c.name});
+      }
       switch (c.result) {
         case RuleCheck::Result::kPass:
           ++r->passed;

@@ -94,8 +94,8 @@ struct SubtaskTally {
   int64_t format_passed = 0;
   int64_t accuracy_passed = 0;
   // Per rule (Verdict::checks), over the scored samples whose verdicts list their rules
-  // (`with_rules`; verdicts stored before they had rules list none), in the order its
-  // verdicts list them.
+  // (`with_rules`; verdicts stored before they had rules list none), in the order the
+  // subtask declares them (structtest tasks --rules).
   int64_t with_rules = 0;
   std::vector<RuleTally> rules;
 

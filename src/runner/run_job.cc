@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -382,17 +383,32 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
   if (out.stats.budget_reached) {
     const int64_t tokens = out.stats.spent_input_tokens + out.stats.spent_output_tokens;
     std::string spent = fmt::format("{} tokens", tokens);
+    std::optional<double> cost;
     if (price) {
-      spent += fmt::format(" (${:.4f})",
-                           price->Cost(out.stats.spent_input_tokens, out.stats.spent_output_tokens));
+      cost = price->Cost(out.stats.spent_input_tokens, out.stats.spent_output_tokens);
+      spent += fmt::format(" (${:.4f})", *cost);
     }
     std::string limit;
     if (opt.max_tokens_total) limit += fmt::format("--max-tokens-total {}", *opt.max_tokens_total);
     if (opt.max_cost) limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *opt.max_cost);
+    // The runner starts a request when its estimate fits: the answers that came back
+    // longer than the estimate can have taken the spending past the budget. Say so.
+    const bool exceeded = (opt.max_tokens_total && tokens > *opt.max_tokens_total) ||
+                          (opt.max_cost && cost && *cost > *opt.max_cost);
+    const std::string what =
+        exceeded ? fmt::format("budget exceeded: {} spent in {} is past {} (a request is started "
+                               "when its estimate, the mean usage so far, fits; {})",
+                               spent, store->dir(), limit,
+                               opt.max_tokens > 0
+                                   ? fmt::format("--max-tokens {} bounds each answer", opt.max_tokens)
+                                   : "without --max-tokens an answer's length has no bound, so the "
+                                     "budget is an estimate")
+                 : fmt::format("budget reached: the next request would exceed {}; {} spent in {}",
+                               limit, spent, store->dir());
     Emit(output.note, fmt::format(
-        "budget reached: the next request would exceed {}; {} spent in {}; answered {} of {} "
-        "{} ({:.2f}% coverage); raise the budget and run the same command to continue",
-        limit, spent, store->dir(), out.counts.answered, out.counts.slots,
+        "{}; answered {} of {} {} ({:.2f}% coverage); raise the budget and run the same command "
+        "to continue",
+        what, out.counts.answered, out.counts.slots,
         store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
         out.counts.slots ? 100.0 * out.counts.answered / out.counts.slots : 0.0));
     out.failures = true;
@@ -460,6 +476,57 @@ StatusOr<std::string> DryRun(RunJobOptions opt, const std::string& endpoint,
   }
   return text;
 }
+
+// The run directory of a run that is about to write one: a run already, or a folder
+// this run makes its own (new, or empty). A folder holding anything else is refused,
+// naming it: the run would write its files among someone else's.
+class RunDir {
+ public:
+  static StatusOr<RunDir> Open(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool existed = fs::exists(dir, ec);
+    const bool is_run = existed && fs::exists(fs::path(dir) / RunStore::kFileName, ec);
+    if (existed && !is_run && (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: exists and is not a run (it holds no {}): name a new or empty folder, or a run "
+          "directory",
+          dir, RunStore::kFileName));
+    }
+    RunDir out;
+    out.dir_ = dir;
+    out.made_ = !existed;
+    out.emptied_ = existed && !is_run;
+    ASSIGN_OR_RETURN(out.store_, RunStore::Open(dir));
+    return out;
+  }
+
+  RunStore* store() const { return store_.get(); }
+
+  // After a run that failed: when it answered nothing and the folder was not a run
+  // before, the folder is left as it was (gone, or empty), so that a mistyped
+  // --samples or an unwritable batch file leaves no run behind. Best effort: the
+  // run's own error is what the user needs to read.
+  void UndoIfUnused() {
+    if (!made_ && !emptied_) return;
+    auto counts = store_->Counts();
+    if (!counts.ok() || counts->answered > 0 || counts->errored > 0) return;
+    store_.reset();
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (made_) {
+      fs::remove_all(dir_, ec);
+      return;
+    }
+    for (const auto& entry : fs::directory_iterator(dir_, ec)) fs::remove_all(entry.path(), ec);
+  }
+
+ private:
+  std::string dir_;
+  bool made_ = false;
+  bool emptied_ = false;
+  std::unique_ptr<RunStore> store_;
+};
 
 }  // namespace
 
@@ -745,8 +812,8 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
     policy.max_attempts = opt.retries + 1;
     policy.seed = opt.suite.seed;
     RetryingModelClient client(std::move(paced), policy);
-    ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store,
-                     RunStore::Open(opt.out.empty() ? DefaultRunDir(opt) : opt.out));
+    ASSIGN_OR_RETURN(RunDir run_dir, RunDir::Open(opt.out.empty() ? DefaultRunDir(opt) : opt.out));
+    RunStore* store = run_dir.store();
     std::unique_ptr<ResponseCache> cache;
     if (!opt.no_cache) {
       auto opened = ResponseCache::Open(opt.cache.empty() ? ResponseCache::DefaultPath() : opt.cache);
@@ -763,10 +830,14 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
       batch_api.emplace(spec->provider, batch_http.base_url, batch_http.api_key, batch_http.headers,
                         batch_transport.get());
     }
-    ASSIGN_OR_RETURN(const Outcome outcome,
-                     RunOne(opt, opt.model, store.get(), cache.get(), &client, "", endpoint, env,
-                            &python, false, opt.price, stop, output, client_report,
-                            batch_api ? &*batch_api : nullptr));
+    StatusOr<Outcome> ran = RunOne(opt, opt.model, store, cache.get(), &client, "", endpoint, env,
+                                   &python, false, opt.price, stop, output, client_report,
+                                   batch_api ? &*batch_api : nullptr);
+    if (!ran.ok()) {
+      run_dir.UndoIfUnused();
+      return ran.status();
+    }
+    const Outcome& outcome = *ran;
     result.interrupted = outcome.interrupted;
     result.failures = outcome.failures;
     return result;
@@ -788,13 +859,22 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
     // One named responder is a run like a model's, in its run directory; all of them
     // (no --model) are a demonstration, kept in memory.
     const bool in_memory = opt.model.empty();
-    ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store,
-                     in_memory ? RunStore::OpenInMemory()
-                               : RunStore::Open(opt.out.empty() ? DefaultRunDir(one) : opt.out));
-    ASSIGN_OR_RETURN(const Outcome outcome,
-                     RunOne(one, one.model, store.get(), nullptr, nullptr, name, "builtin", env,
-                            &python, in_memory, std::nullopt, stop, output, {}, nullptr,
-                            planned.get()));
+    std::optional<RunDir> run_dir;
+    std::unique_ptr<RunStore> memory;
+    if (in_memory) {
+      ASSIGN_OR_RETURN(memory, RunStore::OpenInMemory());
+    } else {
+      ASSIGN_OR_RETURN(run_dir, RunDir::Open(opt.out.empty() ? DefaultRunDir(one) : opt.out));
+    }
+    RunStore* store = in_memory ? memory.get() : run_dir->store();
+    StatusOr<Outcome> ran = RunOne(one, one.model, store, nullptr, nullptr, name, "builtin", env,
+                                   &python, in_memory, std::nullopt, stop, output, {}, nullptr,
+                                   planned.get());
+    if (!ran.ok()) {
+      if (run_dir) run_dir->UndoIfUnused();
+      return ran.status();
+    }
+    const Outcome& outcome = *ran;
     result.failures = result.failures || outcome.failures;
     if (outcome.interrupted) {
       result.interrupted = true;
@@ -805,7 +885,7 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
       RunnerOptions ro;
       ro.rules = other;
       ro.score_jobs = opt.score_jobs;
-      Runner rescore(store.get(), nullptr, env, ro);
+      Runner rescore(store, nullptr, env, ro);
       ASSIGN_OR_RETURN(Tally tally, rescore.ScoreAndTally());
       by_rules.emplace_back(opt.rules == RuleSet::kPaper ? outcome.agg : tally.Compute(),
                             opt.rules == RuleSet::kPaper ? tally.Compute() : outcome.agg);

@@ -56,11 +56,12 @@ Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
 // `endpoints`: the API roots given, --endpoints' included.
 Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec>& spec,
                          size_t endpoints) {
-  if (o.batch || o.batch_retry_online || o.batch_size != 0) {
+  if (o.batch || o.batch_retry_online || o.batch_size != 0 || o.batch_poll) {
     if (!o.batch) {
       return Status::InvalidArgument(
-          fmt::format("{}: it goes with --batch",
-                      o.batch_retry_online ? "--batch-retry-online" : "--batch-size"));
+          fmt::format("{}: it goes with --batch", o.batch_retry_online ? "--batch-retry-online"
+                                                  : o.batch_size != 0  ? "--batch-size"
+                                                                       : "--batch-poll"));
     }
     if (!spec) {
       return Status::InvalidArgument(fmt::format(
@@ -81,10 +82,10 @@ Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec
           "--batch-size {}: expected a number of requests (0: the provider's limit)",
           o.batch_size));
     }
-    if (!(o.batch_poll > 0 && o.batch_poll <= 3600)) {
+    if (o.batch_poll && !(*o.batch_poll > 0 && *o.batch_poll <= 3600)) {
       return Status::InvalidArgument(fmt::format(
           "--batch-poll {}: expected a number of seconds, more than 0, at most 3600",
-          o.batch_poll));
+          *o.batch_poll));
     }
   }
   if (!o.offline.empty()) {
@@ -211,7 +212,7 @@ StatusOr<RunJobOptions> ToRunJobOptions(const RunSuiteOptions& options,
   opt.max_tokens_total = options.max_tokens_total;
   opt.dry_run = options.dry_run;
   opt.batch = options.batch;
-  opt.batch_poll = options.batch_poll;
+  opt.batch_poll = options.batch_poll.value_or(opt.batch_poll);
   opt.batch_size = options.batch_size;
   opt.batch_retry_online = options.batch_retry_online;
   opt.offline = options.offline;

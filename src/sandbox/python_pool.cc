@@ -490,6 +490,20 @@ StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
     if (!chosen) {
       std::string list;
       for (const auto& p : problems) list += (list.empty() ? "" : "; ") + p;
+      if (explicit_choice) {
+        // The interpreter was named: say what is wrong with that one, not where else to
+        // name one. A path that does not exist is the commonest case.
+        const std::string& named = candidates.front();
+        const char* source = options_.python.empty() ? "STRUCTTEST_PYTHON" : "python";
+        std::error_code ec;
+        if (named.find('/') != std::string::npos && !std::filesystem::exists(named, ec)) {
+          return fail(Status::Unavailable(
+              fmt::format("{} {}: no such file (the code subtasks need a python3 interpreter)",
+                          source, named)));
+        }
+        return fail(Status::Unavailable(
+            fmt::format("{} {}: could not be started as python3 ({})", source, named, list)));
+      }
       return fail(Status::Unavailable(fmt::format(
           "code subtasks need python3 and none could be started ({}); install python3 "
           "or point STRUCTTEST_PYTHON at one",

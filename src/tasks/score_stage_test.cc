@@ -204,9 +204,9 @@ TEST(CompleteChecksTest, TheNamedRuleFailsEarlierStagesPassLaterOnesAreNotChecke
   EXPECT_DOUBLE_EQ(v.score(), 0.5);
   Verdict first{false, "text: a NUL byte"};
   CompleteChecks(kRules, &first);
-  EXPECT_EQ(Shown(first), "tags=not-checked text=fail(a NUL byte) count=not-checked "
+  EXPECT_EQ(Shown(first), "text=fail(a NUL byte) tags=not-checked count=not-checked "
                           "content=not-checked ")
-      << "a rule of the same stage is not known to hold";
+      << "a rule of the same stage is not known to hold, and is listed after the decided one";
   EXPECT_EQ(first.score(), 0.0);
 }
 
@@ -230,13 +230,23 @@ TEST(CompleteChecksTest, RecordedRulesAndMathHalvesAreKept) {
 TEST(CompleteChecksTest, AFailNamingNoListedRuleIsAppendedAndFails) {
   Verdict v{false, "surprise: something else"};
   CompleteChecks(kRules, &v);
-  EXPECT_EQ(Shown(v), "tags=not-checked text=not-checked count=not-checked "
-                      "content=not-checked surprise=fail(surprise: something else) ");
+  EXPECT_EQ(Shown(v), "surprise=fail(surprise: something else) tags=not-checked "
+                      "text=not-checked count=not-checked content=not-checked ");
   EXPECT_EQ(v.score(), 0.0);
   Verdict bare{false, "no rule named here"};
   CompleteChecks(kRules, &bare);
   ASSERT_EQ(bare.checks.size(), 5u);
-  EXPECT_EQ(bare.checks.back().name, "unlisted");
+  EXPECT_EQ(bare.checks.front().name, "unlisted");
+}
+
+// A rule listed before the failing one is never "not-checked": the list is in the order
+// the rules were decided, and a recorded later rule comes before the undecided ones.
+TEST(CompleteChecksTest, NoUndecidedRuleIsListedBeforeADecidedOne) {
+  Verdict v{false, "content: off topic"};
+  v.checks = {{"text", RuleCheck::Result::kPass, ""}};
+  constexpr RuleSpec kOneScan[] = {{"tags", 0}, {"text", 0}, {"content", 0}, {"count", 1}};
+  CompleteChecks(kOneScan, &v);
+  EXPECT_EQ(Shown(v), "text=pass content=fail(off topic) tags=not-checked count=not-checked ");
 }
 
 

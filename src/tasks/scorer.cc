@@ -84,8 +84,19 @@ void CompleteChecks(std::span<const RuleSpec> declared, Verdict* v) {
     out[i].result = held ? Result::kPass : Result::kNotChecked;
     if (v->pass && declared.size() == 1) out[i].detail = v->reason;
   }
-  for (RuleCheck& c : unlisted) out.push_back(std::move(c));
-  v->checks = std::move(out);
+  // The list is in the order the rules were decided: a stage's rules are decided
+  // together in one scan, which stopped at the failing one, so the rules it left
+  // undecided (listed before it or after) come after every rule that was decided.
+  std::vector<RuleCheck> checks;
+  checks.reserve(out.size() + unlisted.size());
+  for (RuleCheck& c : out) {
+    if (c.result != Result::kNotChecked) checks.push_back(std::move(c));
+  }
+  for (RuleCheck& c : unlisted) checks.push_back(std::move(c));
+  for (RuleCheck& c : out) {
+    if (c.result == Result::kNotChecked) checks.push_back(std::move(c));
+  }
+  v->checks = std::move(checks);
 }
 
 StatusOr<Verdict> ScoreResponse(const Sample& sample, std::string_view response,

@@ -359,6 +359,9 @@ class TreeChecker : public TagVisitor {
     Verdict v;
     if (!problem_.empty()) {
       v.reason = problem_;
+      // The scan stopped at its first problem, but an <html> element it met before
+      // decides the document rule: it holds.
+      if (state_ != State::kBefore) v.checks.push_back({"document", RuleCheck::Result::kPass, ""});
       return v;
     }
     std::string stopped;
@@ -372,6 +375,7 @@ class TreeChecker : public TagVisitor {
       return v;
     }
     if (state_ == State::kIn) {
+      v.checks.push_back({"document", RuleCheck::Result::kPass, ""});
       v.reason = fmt::format("well-formed: the answer ends with {} still open{}", Path(), stopped);
       return v;
     }
