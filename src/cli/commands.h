@@ -78,6 +78,10 @@ struct ReadRun {
 };
 std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& asked);
 
+// --rules TEXT where leaving it out has a meaning of its own: "" -> nullopt in *rules.
+// False, with the error printed, when TEXT names no rule set.
+bool ParseOptionalRules(const std::string& text, std::optional<RuleSet>* rules);
+
 // "structtest: error: MESSAGE" on stderr.
 void PrintError(std::string_view message);
 void PrintWarning(std::string_view message);

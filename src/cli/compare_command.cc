@@ -29,14 +29,7 @@ int RunCompare(const CompareCliOptions& opt) {
     return kExitFatal;
   }
   CompareRunsOptions options{std::nullopt, opt.format, opt.flips};
-  if (!opt.rules.empty()) {
-    auto rules = ParseRuleSet(opt.rules);
-    if (!rules.ok()) {
-      PrintError(rules.status().message());
-      return kExitFatal;
-    }
-    options.rules = *rules;
-  }
+  if (!ParseOptionalRules(opt.rules, &options.rules)) return kExitFatal;
   auto report = CompareRunsReport(opt.runs, options);
   if (!report.ok()) {
     PrintError(report.status().message());

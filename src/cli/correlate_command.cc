@@ -29,14 +29,7 @@ int RunCorrelate(const CorrelateCliOptions& opt) {
     return kExitFatal;
   }
   CorrelateRunsOptions options;
-  if (!opt.rules.empty()) {
-    auto rules = ParseRuleSet(opt.rules);
-    if (!rules.ok()) {
-      PrintError(rules.status().message());
-      return kExitFatal;
-    }
-    options.rules = *rules;
-  }
+  if (!ParseOptionalRules(opt.rules, &options.rules)) return kExitFatal;
   options.table = opt.file;
   options.format = opt.format;
   for (const std::string& run : opt.runs) {

@@ -121,6 +121,18 @@ bool ApplySampleLimit(const std::optional<std::string>& limit, size_t* out) {
   return true;
 }
 
+bool ParseOptionalRules(const std::string& text, std::optional<RuleSet>* rules) {
+  rules->reset();
+  if (text.empty()) return true;
+  auto parsed = ParseRuleSet(text);
+  if (!parsed.ok()) {
+    PrintError(parsed.status().message());
+    return false;
+  }
+  *rules = *parsed;
+  return true;
+}
+
 void PrintWarning(std::string_view message) {
   std::fputs(fmt::format("structtest: warning: {}\n", message).c_str(), stderr);
 }
