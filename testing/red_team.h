@@ -38,6 +38,10 @@ struct CheatFamily {
   std::optional<RedTeamPair> (*make)(const Sample& sample, uint64_t seed);
 };
 
+// The sample's reference answer (target.answer), what every family starts from; nullopt
+// when the sample carries none.
+std::optional<std::string> ReferenceAnswer(const Sample& sample);
+
 // Every family, domain by domain (each domain's table lives in red_team_<domain>.cc).
 std::vector<CheatFamily> RedTeamFamilies();
 

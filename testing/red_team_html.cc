@@ -36,10 +36,8 @@ std::string InsertAt(std::string_view text, std::string_view at, std::string_vie
 
 std::optional<std::string> Oracle(const Sample& sample) {
   if (sample.domain != "html") return std::nullopt;
-  const auto it = sample.target.find("answer");
-  if (it == sample.target.end() || !it->is_string()) return std::nullopt;
-  std::string answer = it->get<std::string>();
-  if (answer.find("<div>\n") == std::string::npos) return std::nullopt;
+  std::optional<std::string> answer = ReferenceAnswer(sample);
+  if (!answer || answer->find("<div>\n") == std::string::npos) return std::nullopt;
   return answer;
 }
 

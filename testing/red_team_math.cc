@@ -173,12 +173,10 @@ struct Parsed {
 };
 
 std::optional<Parsed> Parse(const Sample& sample) {
-  if (!sample.target.is_object() || !sample.target.contains("answer") ||
-      !sample.target["answer"].is_string() || !sample.context.contains("gold_answer")) {
-    return std::nullopt;
-  }
+  std::optional<std::string> answer = ReferenceAnswer(sample);
+  if (!answer || !sample.context.contains("gold_answer")) return std::nullopt;
   Parsed p;
-  p.answer = sample.target["answer"].get<std::string>();
+  p.answer = *std::move(answer);
   const std::string gold = sample.context["gold_answer"].get<std::string>();
   size_t i = 0;
   bool money = false;

@@ -41,13 +41,6 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 
-// The sample's reference answer ("" when it has none).
-std::string AnswerOf(const Sample& sample) {
-  if (!sample.target.is_object()) return "";
-  const auto it = sample.target.find("answer");
-  return it != sample.target.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::optional<Summary> Parse(std::string_view answer) {
   constexpr std::string_view kStart = "<summary>\n", kEnd = "\n</summary>";
   const size_t b = answer.find(kStart);
@@ -85,6 +78,13 @@ std::optional<Summary> Parse(std::string_view answer) {
   }
   if (s.lines.empty()) return std::nullopt;
   return s;
+}
+
+// The sample's reference answer as a summary; nullopt when it has none or it is not one.
+std::optional<Summary> ParseAnswer(const Sample& sample) {
+  const std::optional<std::string> answer = ReferenceAnswer(sample);
+  if (!answer) return std::nullopt;
+  return Parse(*answer);
 }
 
 std::string Render(const Summary& s) {
@@ -183,11 +183,9 @@ std::string LedIn(std::string_view lead, const std::string& sentence) {
   return std::string(lead) + rest;
 }
 
-// The reference answer with `change` applied to every sentence of every line.
-// REQUIRES: the answer parses (Parse).
+// The answer with `change` applied to every sentence of every line.
 template <typename Change>
-std::string EverySentence(const Sample& sample, Change change) {
-  Summary s = *Parse(AnswerOf(sample));
+std::string EverySentence(Summary s, Change change) {
   for (SummaryLine& line : s.lines) {
     std::vector<std::string> sentences = SplitSentences(line.text);
     for (std::string& sentence : sentences) sentence = change(sentence);
@@ -198,33 +196,35 @@ std::string EverySentence(const Sample& sample, Change change) {
 
 // The twin of the families that take the sentences apart: every sentence led in by
 // `lead`, which adds function words and stays English.
-std::string EverySentenceLedIn(const Sample& sample, std::string_view lead) {
-  return EverySentence(sample, [&](const std::string& sentence) { return LedIn(lead, sentence); });
+std::string EverySentenceLedIn(const Summary& s, std::string_view lead) {
+  return EverySentence(s, [&](const std::string& sentence) { return LedIn(lead, sentence); });
 }
 
 std::optional<RedTeamPair> WordsOutOfOrder(const Sample& sample, uint64_t seed) {
-  if (!Parse(AnswerOf(sample))) return std::nullopt;
+  const std::optional<Summary> s = ParseAnswer(sample);
+  if (!s) return std::nullopt;
   Rng rng(seed);
-  std::string cheat = EverySentence(sample, [&](const std::string& sentence) {
+  std::string cheat = EverySentence(*s, [&](const std::string& sentence) {
     std::vector<std::string> words = Words(sentence);
     if (words.size() < 3) return sentence;
     words[0] = Uncapitalized(words[0]);
     rng.Shuffle(&words);
     return AsSentence(std::move(words));
   });
-  return RedTeamPair{std::move(cheat), EverySentenceLedIn(sample, "According to the report, ")};
+  return RedTeamPair{std::move(cheat), EverySentenceLedIn(*s, "According to the report, ")};
 }
 
 std::optional<RedTeamPair> WordsStrungTogether(const Sample& sample, uint64_t) {
-  if (!Parse(AnswerOf(sample))) return std::nullopt;
-  std::string cheat = EverySentence(sample, [](const std::string& sentence) {
+  const std::optional<Summary> s = ParseAnswer(sample);
+  if (!s) return std::nullopt;
+  std::string cheat = EverySentence(*s, [](const std::string& sentence) {
     std::vector<std::string> kept;
     for (std::string& w : Words(sentence)) {
       if (!IsFunctionWord(w)) kept.push_back(std::move(w));
     }
     return kept.size() < 2 ? sentence : AsSentence(std::move(kept));
   });
-  return RedTeamPair{std::move(cheat), EverySentenceLedIn(sample, "It is reported that ")};
+  return RedTeamPair{std::move(cheat), EverySentenceLedIn(*s, "It is reported that ")};
 }
 
 // The document: what follows "Document:" in the prompt.
@@ -239,14 +239,15 @@ std::string_view DocumentOf(const Sample& sample) {
 
 std::optional<RedTeamPair> DocumentWordsAtRandom(const Sample& sample, uint64_t seed) {
   const std::vector<std::string> pool = Words(DocumentOf(sample));
-  if (pool.size() < 50 || !Parse(AnswerOf(sample))) return std::nullopt;
+  const std::optional<Summary> s = ParseAnswer(sample);
+  if (pool.size() < 50 || !s) return std::nullopt;
   Rng rng(seed);
-  std::string cheat = EverySentence(sample, [&](const std::string& sentence) {
+  std::string cheat = EverySentence(*s, [&](const std::string& sentence) {
     std::vector<std::string> words(Words(sentence).size());
     for (std::string& w : words) w = rng.Pick(pool);
     return AsSentence(std::move(words));
   });
-  return RedTeamPair{std::move(cheat), EverySentenceLedIn(sample, "In particular, ")};
+  return RedTeamPair{std::move(cheat), EverySentenceLedIn(*s, "In particular, ")};
 }
 
 // The line whose text a repeat replaces, and the earlier line it repeats: the last line
@@ -266,7 +267,7 @@ std::optional<std::pair<size_t, size_t>> LastAndFirst(const Summary& s) {
 // Replaces the last item (line, or sentence of a one-line answer) by `repeat(first)`.
 template <typename Repeat>
 std::optional<std::string> RepeatLast(const Sample& sample, Repeat repeat) {
-  std::optional<Summary> s = Parse(AnswerOf(sample));
+  std::optional<Summary> s = ParseAnswer(sample);
   if (!s) return std::nullopt;
   if (s->lines.size() == 1) {
     std::vector<std::string> sentences = SplitSentences(s->lines[0].text);
@@ -300,7 +301,7 @@ std::optional<RedTeamPair> RepeatWithALabel(const Sample& sample, uint64_t seed)
   });
   if (!cheat) return std::nullopt;
   // The twin: every line (or sentence) labelled, none repeating another.
-  std::optional<Summary> s = Parse(AnswerOf(sample));
+  std::optional<Summary> s = ParseAnswer(sample);
   if (s->lines.size() == 1) {
     std::vector<std::string> sentences = SplitSentences(s->lines[0].text);
     for (size_t i = 0; i < sentences.size(); ++i) {
@@ -356,7 +357,7 @@ std::optional<RedTeamPair> RepeatWithAWordChanged(const Sample& sample, uint64_t
       sample, [&](const std::string& text) { return OneWordChanged(text, document, rng); });
   if (!cheat) return std::nullopt;
   // The twin: the same word changed in the first item, which no item repeats.
-  std::optional<Summary> s = Parse(AnswerOf(sample));
+  std::optional<Summary> s = ParseAnswer(sample);
   SummaryLine& first = s->lines[0];
   std::vector<std::string> sentences = SplitSentences(first.text);
   Rng twin_rng(seed);
