@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -915,44 +916,46 @@ constexpr ClassWords kClassWords[] = {
 // that pass the paper's rules, and at least 30 times as often in the same summaries
 // with the words of each sentence shuffled. Sentence starts that questions use ("Is",
 // "Has", "Does", "That is ...") and "But" or "And" at a start are left out.
+using W = WordClass;
 struct OrderViolation {
   WordClass first;
-  std::string_view followers;  // class names, space-separated
+  std::initializer_list<WordClass> followers;
 };
 constexpr OrderViolation kOrderViolations[] = {
-    {WordClass::kStart, "of than"},
-    {WordClass::kArticle,
-     "end article as be conjunction demonstrative do have modal not of possessive "
-     "quantifier wh than that to"},
-    {WordClass::kAs, "end as conjunction have"},
-    {WordClass::kBe, "conjunction demonstrative have modal pronoun wh than"},
-    {WordClass::kCapitalized, "demonstrative"},
-    {WordClass::kConjunction, "end of than"},
-    {WordClass::kDemonstrative, "article"},
-    {WordClass::kDo, "capitalized of"},
-    {WordClass::kHave, "end as conjunction demonstrative modal of wh that"},
-    {WordClass::kModal,
-     "article as capitalized demonstrative ing of possessive preposition pronoun that to"},
-    {WordClass::kNot, "conjunction do modal number pronoun that"},
-    {WordClass::kOf, "end as conjunction do have modal of than that to"},
-    {WordClass::kPossessive,
-     "end article as be conjunction have modal of possessive preposition pronoun wh "
-     "subordinator that to"},
-    {WordClass::kPreposition, "as do have of than"},
-    {WordClass::kPronoun, "demonstrative"},
-    {WordClass::kQuantifier, "article"},
-    {WordClass::kWh, "end as of preposition wh"},
-    {WordClass::kSubordinator, "have"},
-    {WordClass::kThan, "end conjunction of"},
-    {WordClass::kThat, "end conjunction that to"},
-    {WordClass::kTo, "end conjunction modal of preposition subordinator to"},
+    {W::kStart, {W::kOf, W::kThan}},
+    {W::kArticle,
+     {W::kEnd, W::kArticle, W::kAs, W::kBe, W::kConjunction, W::kDemonstrative, W::kDo, W::kHave,
+      W::kModal, W::kNot, W::kOf, W::kPossessive, W::kQuantifier, W::kWh, W::kThan, W::kThat,
+      W::kTo}},
+    {W::kAs, {W::kEnd, W::kAs, W::kConjunction, W::kHave}},
+    {W::kBe,
+     {W::kConjunction, W::kDemonstrative, W::kHave, W::kModal, W::kPronoun, W::kWh, W::kThan}},
+    {W::kCapitalized, {W::kDemonstrative}},
+    {W::kConjunction, {W::kEnd, W::kOf, W::kThan}},
+    {W::kDemonstrative, {W::kArticle}},
+    {W::kDo, {W::kCapitalized, W::kOf}},
+    {W::kHave,
+     {W::kEnd, W::kAs, W::kConjunction, W::kDemonstrative, W::kModal, W::kOf, W::kWh, W::kThat}},
+    {W::kModal,
+     {W::kArticle, W::kAs, W::kCapitalized, W::kDemonstrative, W::kIng, W::kOf, W::kPossessive,
+      W::kPreposition, W::kPronoun, W::kThat, W::kTo}},
+    {W::kNot, {W::kConjunction, W::kDo, W::kModal, W::kNumber, W::kPronoun, W::kThat}},
+    {W::kOf,
+     {W::kEnd, W::kAs, W::kConjunction, W::kDo, W::kHave, W::kModal, W::kOf, W::kThan, W::kThat,
+      W::kTo}},
+    {W::kPossessive,
+     {W::kEnd, W::kArticle, W::kAs, W::kBe, W::kConjunction, W::kHave, W::kModal, W::kOf,
+      W::kPossessive, W::kPreposition, W::kPronoun, W::kWh, W::kSubordinator, W::kThat, W::kTo}},
+    {W::kPreposition, {W::kAs, W::kDo, W::kHave, W::kOf, W::kThan}},
+    {W::kPronoun, {W::kDemonstrative}},
+    {W::kQuantifier, {W::kArticle}},
+    {W::kWh, {W::kEnd, W::kAs, W::kOf, W::kPreposition, W::kWh}},
+    {W::kSubordinator, {W::kHave}},
+    {W::kThan, {W::kEnd, W::kConjunction, W::kOf}},
+    {W::kThat, {W::kEnd, W::kConjunction, W::kThat, W::kTo}},
+    {W::kTo,
+     {W::kEnd, W::kConjunction, W::kModal, W::kOf, W::kPreposition, W::kSubordinator, W::kTo}},
 };
-
-constexpr std::string_view kClassNames[] = {
-    "other", "number", "article", "possessive", "quantifier", "of", "demonstrative",
-    "preposition", "conjunction", "subordinator", "be", "have", "do", "modal", "pronoun",
-    "wh", "to", "not", "that", "than", "as", "ly", "ing", "ed", "capitalized", "start", "end"};
-static_assert(std::size(kClassNames) == static_cast<size_t>(WordClass::kCount));
 
 constexpr size_t kClasses = static_cast<size_t>(WordClass::kCount);
 
@@ -961,10 +964,8 @@ const std::array<std::array<bool, kClasses>, kClasses>& ViolationTable() {
   static const auto table = [] {
     std::array<std::array<bool, kClasses>, kClasses> t{};
     for (const OrderViolation& v : kOrderViolations) {
-      for (std::string_view name : SplitChar(v.followers, ' ')) {
-        const auto it = std::find(std::begin(kClassNames), std::end(kClassNames), name);
-        t[static_cast<size_t>(v.first)][static_cast<size_t>(it - std::begin(kClassNames))] =
-            true;
+      for (WordClass second : v.followers) {
+        t[static_cast<size_t>(v.first)][static_cast<size_t>(second)] = true;
       }
     }
     return t;
