@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/pytext.h"
@@ -35,6 +38,16 @@ std::optional<Q> MakeQ(__int128 n, __int128 d) {
   if (d < 0) {
     n = -n;
     d = -d;
+  }
+  if (d == 1) {
+    if (n > INT64_MAX || n < -INT64_MAX) return std::nullopt;
+    return Q{static_cast<int64_t>(n), 1};
+  }
+  if (n >= -INT64_MAX && n <= INT64_MAX && d <= INT64_MAX) {
+    // the common case in 64 bits, where a division is one instruction
+    const uint64_t g = std::gcd(static_cast<uint64_t>(n < 0 ? -n : n), static_cast<uint64_t>(d));
+    return Q{static_cast<int64_t>(n) / static_cast<int64_t>(g),
+             static_cast<int64_t>(d) / static_cast<int64_t>(g)};
   }
   __int128 a = n < 0 ? -n : n, b = d;
   while (b != 0) {
@@ -116,27 +129,31 @@ bool ParseNumber(std::string_view s, Q* value, int* decimals) {
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-bool WordIs(std::string_view w, std::string_view lower) {
-  if (w.size() != lower.size()) return false;
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (Lower(w[i]) != lower[i]) return false;
-  }
-  return true;
-}
-
-template <size_t N>
-bool WordIn(std::string_view w, const std::string_view (&list)[N]) {
-  return std::any_of(std::begin(list), std::end(list), [&](std::string_view x) { return WordIs(w, x); });
-}
+// The words the reader gives a meaning, each looked up once per token (Lookup) rather
+// than compared against lists wherever the token is looked at.
+enum class Lex : uint8_t {
+  kOther, kOf, kBy, kPer, kWhich, kMultiplied, kDivided, kTwice, kDouble, kTriple, kThrice,
+  kDivide, kDividing, kMultiply, kMultiplying, kSubtract, kSubtracting, kAdd, kAdding, kFrom,
+  kAnd, kTo, kGet, kGets, kObtain, kAre, kBe
+};
+constexpr std::pair<std::string_view, Lex> kNamedWords[] = {
+    {"of", Lex::kOf},         {"by", Lex::kBy},
+    {"per", Lex::kPer},       {"which", Lex::kWhich},
+    {"multiplied", Lex::kMultiplied}, {"divided", Lex::kDivided},
+    {"twice", Lex::kTwice},   {"double", Lex::kDouble},
+    {"triple", Lex::kTriple}, {"thrice", Lex::kThrice},
+    {"divide", Lex::kDivide}, {"dividing", Lex::kDividing},
+    {"multiply", Lex::kMultiply}, {"multiplying", Lex::kMultiplying},
+    {"subtract", Lex::kSubtract}, {"subtracting", Lex::kSubtracting},
+    {"add", Lex::kAdd},       {"adding", Lex::kAdding},
+    {"from", Lex::kFrom},     {"and", Lex::kAnd},
+    {"to", Lex::kTo},         {"get", Lex::kGet},
+    {"gets", Lex::kGets},     {"obtain", Lex::kObtain},
+    {"are", Lex::kAre},       {"be", Lex::kBe}};
 
 // Words that join two numbers as an operation ("5 times 3", "3 x 4", "8 plus 2").
-char OperatorWord(std::string_view w) {
-  if (WordIs(w, "x") || WordIs(w, "times")) return '*';
-  if (WordIs(w, "plus")) return '+';
-  if (WordIs(w, "minus")) return '-';
-  if (WordIs(w, "over")) return '/';
-  return 0;
-}
+constexpr std::pair<std::string_view, char> kOperatorWords[] = {
+    {"x", '*'}, {"times", '*'}, {"plus", '+'}, {"minus", '-'}, {"over", '/'}};
 
 // Words that state a result between two numbers ("half of 80 is 40").
 constexpr std::string_view kResultWords[] = {"is", "equals", "gives", "makes", "leaves"};
@@ -149,46 +166,148 @@ constexpr std::string_view kNotUnits[] = {"of",     "by",   "per", "and", "or", 
 
 // The values number words stand for in a problem: "half" 1/2, "twice" 2, "dozen" 12,
 // "third" 1/3 (and its 3), ...
-struct ImpliedWord {
-  std::string_view word;
-  int64_t n, d;
+struct ImpliedValue {
+  int64_t n = 0, d = 0;  // d == 0: none
 };
-constexpr ImpliedWord kImplied[] = {
-    {"half", 1, 2},     {"halves", 1, 2},   {"twice", 2, 1},   {"double", 2, 1},
-    {"doubled", 2, 1},  {"triple", 3, 1},   {"tripled", 3, 1}, {"thrice", 3, 1},
-    {"quarter", 1, 4},  {"quarters", 1, 4}, {"dozen", 12, 1},  {"dozens", 12, 1},
-    {"third", 1, 3},    {"thirds", 1, 3},   {"fourth", 1, 4},  {"fourths", 1, 4},
-    {"fifth", 1, 5},    {"fifths", 1, 5},   {"sixth", 1, 6},   {"seventh", 1, 7},
-    {"eighth", 1, 8},   {"ninth", 1, 9},    {"tenth", 1, 10},  {"pair", 2, 1},
-    {"pairs", 2, 1},    {"once", 1, 1},     {"percent", 1, 100}, {"score", 20, 1}};
+constexpr std::pair<std::string_view, ImpliedValue> kImplied[] = {
+    {"half", {1, 2}},     {"halves", {1, 2}},   {"twice", {2, 1}},   {"double", {2, 1}},
+    {"doubled", {2, 1}},  {"triple", {3, 1}},   {"tripled", {3, 1}}, {"thrice", {3, 1}},
+    {"quarter", {1, 4}},  {"quarters", {1, 4}}, {"dozen", {12, 1}},  {"dozens", {12, 1}},
+    {"third", {1, 3}},    {"thirds", {1, 3}},   {"fourth", {1, 4}},  {"fourths", {1, 4}},
+    {"fifth", {1, 5}},    {"fifths", {1, 5}},   {"sixth", {1, 6}},   {"seventh", {1, 7}},
+    {"eighth", {1, 8}},   {"ninth", {1, 9}},    {"tenth", {1, 10}},  {"pair", {2, 1}},
+    {"pairs", {2, 1}},    {"once", {1, 1}},     {"percent", {1, 100}}, {"score", {20, 1}}};
 
-const ImpliedWord* Implied(std::string_view w) {
-  for (const ImpliedWord& i : kImplied) {
-    if (WordIs(w, i.word)) return &i;
+constexpr std::pair<std::string_view, int64_t> kNumberWords[] = {
+    {"zero", 0},       {"one", 1},        {"two", 2},        {"three", 3},
+    {"four", 4},       {"five", 5},       {"six", 6},        {"seven", 7},
+    {"eight", 8},      {"nine", 9},       {"ten", 10},       {"eleven", 11},
+    {"twelve", 12},    {"thirteen", 13},  {"fourteen", 14},  {"fifteen", 15},
+    {"sixteen", 16},   {"seventeen", 17}, {"eighteen", 18},  {"nineteen", 19},
+    {"twenty", 20},    {"thirty", 30},    {"forty", 40},     {"fifty", 50},
+    {"sixty", 60},     {"seventy", 70},   {"eighty", 80},    {"ninety", 90}};
+
+constexpr std::pair<std::string_view, int64_t> kScaleWords[] = {
+    {"hundred", 100}, {"thousand", 1000}, {"million", 1000000}};
+
+// The table below holds every word of the lists, lower case, of at most 11 letters.
+template <typename List>
+constexpr bool Fits(const List& list, size_t longest) {
+  for (const auto& entry : list) {
+    std::string_view w;
+    if constexpr (std::is_same_v<std::decay_t<decltype(entry)>, std::string_view>) {
+      w = entry;
+    } else {
+      w = entry.first;
+    }
+    if (w.empty() || w.size() > longest) return false;
+    for (char c : w) {
+      if (c < 'a' || c > 'z') return false;
+    }
   }
-  return nullptr;
+  return true;
+}
+constexpr size_t kListedWords = std::size(kNamedWords) + std::size(kOperatorWords) +
+                                std::size(kResultWords) + std::size(kNotUnits) +
+                                std::size(kImplied) + std::size(kNumberWords) +
+                                std::size(kScaleWords);
+
+// What a word means to the reader: every list above that has it.
+struct WordInfo {
+  std::string_view word;  // lower case
+  Lex lex = Lex::kOther;
+  char op = 0;            // an operator word
+  bool result = false;    // a result word
+  bool not_unit = false;  // never a number's unit
+  int64_t number = -1;    // a number word's value
+  int64_t scale = -1;     // "hundred", "thousand", "million"
+  ImpliedValue implied;   // a word of kImplied
+};
+
+// The words above in an open-addressing table keyed by their lower-case spelling.
+class WordTable {
+ public:
+  static constexpr size_t kLongest = 11;  // "multiplying", "subtracting"
+
+  WordTable() {
+    for (const auto& [w, lex] : kNamedWords) Entry(w)->lex = lex;
+    for (const auto& [w, op] : kOperatorWords) Entry(w)->op = op;
+    for (std::string_view w : kResultWords) Entry(w)->result = true;
+    for (std::string_view w : kNotUnits) Entry(w)->not_unit = true;
+    for (const auto& [w, v] : kImplied) Entry(w)->implied = v;
+    for (const auto& [w, v] : kNumberWords) Entry(w)->number = v;
+    for (const auto& [w, v] : kScaleWords) Entry(w)->scale = v;
+  }
+
+  // The meaning of `w` (any case), or nullptr when it has none. Most words of a text
+  // have none, and their slot is empty: the hash reads only the length and the first
+  // and last letters.
+  const WordInfo* Find(std::string_view w) const {
+    if (w.empty() || w.size() > kLongest) return nullptr;
+    for (size_t slot = Hash(w);; slot = (slot + 1) % kSlots) {
+      const int16_t at = slots_[slot];
+      if (at < 0) return nullptr;
+      const std::string_view word = infos_[at].word;
+      if (word.size() == w.size() &&
+          std::equal(word.begin(), word.end(), w.begin(), [](char lower, char c) {
+            return lower == Lower(c);
+          })) {
+        return &infos_[at];
+      }
+    }
+  }
+
+ private:
+  static constexpr size_t kSlots = 512;  // at least twice the words: probes stay short
+  static constexpr size_t kMaxWords = kListedWords;  // an upper bound (words repeat)
+  static_assert(2 * kMaxWords <= kSlots);
+  static_assert(Fits(kNamedWords, kLongest) && Fits(kOperatorWords, kLongest) &&
+                Fits(kResultWords, kLongest) && Fits(kNotUnits, kLongest) &&
+                Fits(kImplied, kLongest) && Fits(kNumberWords, kLongest) &&
+                Fits(kScaleWords, kLongest));
+
+  static size_t Hash(std::string_view w) {
+    const uint32_t first = static_cast<unsigned char>(Lower(w.front()));
+    const uint32_t last = static_cast<unsigned char>(Lower(w.back()));
+    const uint32_t h = (static_cast<uint32_t>(w.size()) * 0x9E3779B1u) ^ (first * 0x85EBCA6Bu) ^
+                       (last * 0xC2B2AE35u);
+    return (h >> 16) % kSlots;
+  }
+
+  WordInfo* Entry(std::string_view w) {
+    for (size_t slot = Hash(w);; slot = (slot + 1) % kSlots) {
+      if (slots_[slot] < 0) {
+        // at most kMaxWords new words: the lists have that many
+        slots_[slot] = static_cast<int16_t>(count_);
+        infos_[count_].word = w;
+        return &infos_[count_++];
+      }
+      if (infos_[slots_[slot]].word == w) return &infos_[slots_[slot]];
+    }
+  }
+
+  std::array<int16_t, kSlots> slots_ = [] {
+    std::array<int16_t, kSlots> s{};
+    s.fill(-1);
+    return s;
+  }();
+  std::array<WordInfo, kMaxWords> infos_{};
+  size_t count_ = 0;
+};
+
+const WordInfo* Lookup(std::string_view w) {
+  static const WordTable table;
+  return table.Find(w);
 }
 
-int64_t NumberWord(std::string_view w) {
-  static constexpr std::pair<std::string_view, int64_t> kWords[] = {
-      {"zero", 0},       {"one", 1},        {"two", 2},        {"three", 3},
-      {"four", 4},       {"five", 5},       {"six", 6},        {"seven", 7},
-      {"eight", 8},      {"nine", 9},       {"ten", 10},       {"eleven", 11},
-      {"twelve", 12},    {"thirteen", 13},  {"fourteen", 14},  {"fifteen", 15},
-      {"sixteen", 16},   {"seventeen", 17}, {"eighteen", 18},  {"nineteen", 19},
-      {"twenty", 20},    {"thirty", 30},    {"forty", 40},     {"fifty", 50},
-      {"sixty", 60},     {"seventy", 70},   {"eighty", 80},    {"ninety", 90}};
-  for (const auto& [word, value] : kWords) {
-    if (WordIs(w, word)) return value;
-  }
-  return -1;
-}
-
-int64_t ScaleWord(std::string_view w) {
-  if (WordIs(w, "hundred")) return 100;
-  if (WordIs(w, "thousand")) return 1000;
-  if (WordIs(w, "million")) return 1000000;
-  return -1;
+bool Is(const WordInfo* w, Lex lex) { return w != nullptr && w->lex == lex; }
+char OperatorWord(const WordInfo* w) { return w != nullptr ? w->op : 0; }
+bool IsResultWord(const WordInfo* w) { return w != nullptr && w->result; }
+bool IsNotUnit(const WordInfo* w) { return w != nullptr && w->not_unit; }
+int64_t NumberWord(const WordInfo* w) { return w != nullptr ? w->number : -1; }
+int64_t ScaleWord(const WordInfo* w) { return w != nullptr ? w->scale : -1; }
+const ImpliedValue* Implied(const WordInfo* w) {
+  return w != nullptr && w->implied.d != 0 ? &w->implied : nullptr;
 }
 
 // Constants a solution may compute with besides the problem's numbers: units of time,
@@ -208,18 +327,21 @@ constexpr int64_t kConversions[] = {60, 24, 7, 12, 100, 1000, 16, 3, 8, 4, 2, 52
 
 struct Item {
   enum Kind : uint8_t { kNum, kOp, kEq, kLParen, kRParen, kWord, kPunct };
+  // (largest members first: items are copied in bulk)
+  Q value;                 // kNum
+  std::string_view text;   // kWord: the word
+  std::string_view units[2];
+  const WordInfo* word = nullptr;  // kWord: what it means to the reader, if anything
+  int decimals = 0;        // kNum: as written (plus 2 for a percentage)
+  uint8_t unit_count = 0;
   Kind kind = kPunct;
   char op = 0;             // kOp: + - * / ^
-  Q value;                 // kNum
-  int decimals = 0;        // kNum: as written (plus 2 for a percentage)
   bool percent = false;    // kNum: "25%" (value 1/4)
   bool algebra = false;    // kNum: "2x", "/ x", or a number inside prose ("3 women wearing 4")
-  std::string_view text;   // kWord: the word
   bool word_number = false;  // kNum: "half", "twice" read as a number
   bool coefficient = false;  // kNum: "19c", "2x": an algebra coefficient
   bool lenient = false;      // kEq: ", which is": a value that may not be this one's
-  std::string_view units[2];
-  int unit_count = 0;
+  bool hyphenated = false;   // kWord: "one-third"
 };
 
 bool IsBulletLine(std::string_view line, size_t* skip) {
@@ -371,8 +493,52 @@ struct Token {
   Kind kind;
   char op = 0;
   std::string_view text;
+  const WordInfo* word = nullptr;  // kWord: what it means to the reader, if anything
   bool glued = false;  // no space before it
+  bool hyphenated = false;  // kWord: "twenty-five", "roll-ups"
 };
+
+// The first byte of a token, for Tokenize's dispatch. Operators and signs spelled with
+// more than one byte (UTF-8, LaTeX) start with kSlow bytes.
+enum class Lead : uint8_t { kOther, kSpace, kDigit, kDot, kLetter, kEquals, kOp, kOpen, kClose,
+                            kPercent, kDollar, kSlow };
+constexpr std::array<Lead, 256> kLead = [] {
+  std::array<Lead, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    Lead l = Lead::kOther;
+    if (c == ' ' || c == '\t') l = Lead::kSpace;
+    else if (c >= '0' && c <= '9') l = Lead::kDigit;
+    else if (c == '.') l = Lead::kDot;
+    else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) l = Lead::kLetter;
+    else if (c == '=') l = Lead::kEquals;
+    else if (c == '+' || c == '-' || c == '*' || c == '/' || c == '^') l = Lead::kOp;
+    else if (c == '(' || c == '[' || c == '{') l = Lead::kOpen;
+    else if (c == ')' || c == ']' || c == '}') l = Lead::kClose;
+    else if (c == '%') l = Lead::kPercent;
+    else if (c == '$') l = Lead::kDollar;
+    else if (c == '\\' || c >= 0x80) l = Lead::kSlow;
+    t[c] = l;
+  }
+  return t;
+}();
+
+// The digits of a number at s[i]: "12", "1,250" (',' then exactly three digits, only
+// after 1-3 digits), "3.75", ".5". Returns its end.
+size_t NumberEnd(std::string_view s, size_t i) {
+  size_t k = i;
+  while (k < s.size() && IsAsciiDigit(s[k])) ++k;
+  if (k - i <= 3) {
+    while (k + 3 < s.size() && s[k] == ',' && IsAsciiDigit(s[k + 1]) && IsAsciiDigit(s[k + 2]) &&
+           IsAsciiDigit(s[k + 3]) && (k + 4 == s.size() || !IsAsciiDigit(s[k + 4]))) {
+      k += 4;
+    }
+  }
+  if (k + 1 < s.size() && s[k] == '.' && IsAsciiDigit(s[k + 1])) {
+    ++k;
+    while (k < s.size() && IsAsciiDigit(s[k])) ++k;
+  }
+  return k;
+}
 
 void Tokenize(std::string_view s, std::vector<Token>* out) {
   out->clear();
@@ -380,75 +546,100 @@ void Tokenize(std::string_view s, std::vector<Token>* out) {
   size_t prev_end = kNpos;
   while (i < s.size()) {
     const char c = s[i];
-    if (c == ' ' || c == '\t') {
+    const Lead lead = kLead[static_cast<unsigned char>(c)];
+    if (lead == Lead::kSpace) {
       ++i;
       continue;
     }
-    Token t;
+    Token& t = out->emplace_back();
     t.glued = i == prev_end;
     const size_t begin = i;
-    char op = 0;
     size_t len;
-    if (IsAsciiDigit(c) || (c == '.' && i + 1 < s.size() && IsAsciiDigit(s[i + 1]))) {
-      size_t k = i;
-      while (k < s.size() && IsAsciiDigit(s[k])) ++k;
-      // thousands separators: ',' then exactly three digits, only after 1-3 digits
-      if (k - i <= 3) {
-        size_t g = k;
-        while (g + 3 < s.size() + 0 && s[g] == ',' && IsAsciiDigit(s[g + 1]) &&
-               IsAsciiDigit(s[g + 2]) && IsAsciiDigit(s[g + 3]) &&
-               (g + 4 == s.size() || !IsAsciiDigit(s[g + 4]))) {
-          g += 4;
+    switch (lead) {
+      case Lead::kDigit:
+        t.kind = Token::kNum;
+        i = NumberEnd(s, i);
+        break;
+      case Lead::kLetter: {
+        size_t k = i;
+        while (true) {
+          while (k < s.size() && IsLetter(s[k])) ++k;
+          // hyphenated and possessive words are one word: "roll-ups", "Jim's"
+          if (k + 1 < s.size() && (s[k] == '-' || s[k] == '\'') && IsLetter(s[k + 1])) {
+            t.hyphenated = t.hyphenated || s[k] == '-';
+            ++k;
+            continue;
+          }
+          break;
         }
-        k = g;
+        t.kind = Token::kWord;
+        t.word = Lookup(s.substr(i, k - i));
+        i = k;
+        break;
       }
-      if (k + 1 < s.size() && s[k] == '.' && IsAsciiDigit(s[k + 1])) {
-        ++k;
-        while (k < s.size() && IsAsciiDigit(s[k])) ++k;
-      }
-      t.kind = Token::kNum;
-      i = k;
-    } else if ((len = EqualsAt(s, i)) > 0) {
-      t.kind = Token::kEq;
-      i += len;
-    } else if ((len = OperatorAt(s, i, &op)) > 0) {
-      t.kind = Token::kOp;
-      t.op = op;
-      i += len;
-    } else if (c == '(' || c == '[' || c == '{') {
-      t.kind = Token::kLParen;
-      ++i;
-    } else if (c == ')' || c == ']' || c == '}') {
-      t.kind = Token::kRParen;
-      ++i;
-    } else if (c == '%') {
-      t.kind = Token::kPct;
-      ++i;
-    } else if (IsLetter(c)) {
-      size_t k = i;
-      while (true) {
-        while (k < s.size() && IsLetter(s[k])) ++k;
-        // hyphenated and possessive words are one word: "roll-ups", "Jim's"
-        if (k + 1 < s.size() && (s[k] == '-' || s[k] == '\'') && IsLetter(s[k + 1])) {
-          ++k;
-          continue;
+      case Lead::kEquals:
+        t.kind = Token::kEq;
+        ++i;
+        break;
+      case Lead::kOp:
+        t.kind = Token::kOp;
+        t.op = c;
+        ++i;
+        break;
+      case Lead::kOpen:
+        t.kind = Token::kLParen;
+        ++i;
+        break;
+      case Lead::kClose:
+        t.kind = Token::kRParen;
+        ++i;
+        break;
+      case Lead::kPercent:
+        t.kind = Token::kPct;
+        ++i;
+        break;
+      case Lead::kDollar:
+        t.kind = Token::kCur;
+        ++i;
+        break;
+      case Lead::kDot:
+        if (i + 1 < s.size() && IsAsciiDigit(s[i + 1])) {
+          t.kind = Token::kNum;
+          i = NumberEnd(s, i);
+        } else {
+          t.kind = Token::kOther;
+          ++i;
+        }
+        break;
+      case Lead::kSlow: {
+        char op = 0;
+        const std::string_view rest = s.substr(i);
+        if ((len = EqualsAt(s, i)) > 0) {
+          t.kind = Token::kEq;
+          i += len;
+        } else if ((len = OperatorAt(s, i, &op)) > 0) {
+          t.kind = Token::kOp;
+          t.op = op;
+          i += len;
+        } else if (rest.starts_with("\u20AC") || rest.starts_with("\u00A3")) {
+          t.kind = Token::kCur;
+          i += rest.starts_with("\u20AC") ? 3 : 2;
+        } else {
+          t.kind = Token::kOther;
+          size_t l = 1;
+          if (static_cast<unsigned char>(c) >= 0x80) DecodeUtf8(s, i, &l);
+          i += l;
         }
         break;
       }
-      t.kind = Token::kWord;
-      i = k;
-    } else if (c == '$' || s.substr(i).starts_with("\u20AC") || s.substr(i).starts_with("\u00A3")) {
-      t.kind = Token::kCur;
-      i += c == '$' ? 1 : (s.substr(i).starts_with("\u20AC") ? 3 : 2);
-    } else {
-      t.kind = Token::kOther;
-      size_t l = 1;
-      if (static_cast<unsigned char>(c) >= 0x80) DecodeUtf8(s, i, &l);
-      i += l;
+      case Lead::kSpace:
+      case Lead::kOther:
+        t.kind = Token::kOther;
+        ++i;
+        break;
     }
     t.text = s.substr(begin, i - begin);
     prev_end = i;
-    out->push_back(t);
   }
 }
 
@@ -483,10 +674,10 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector
         }
         while (j < toks.size() && it.unit_count < 2 && !it.algebra) {
           const Token& u = toks[j];
-          if (u.kind == Token::kWord && !WordIn(u.text, kNotUnits)) {
+          if (u.kind == Token::kWord && !IsNotUnit(u.word)) {
             it.units[it.unit_count++] = u.text;
             ++j;
-          } else if (((u.kind == Token::kWord && WordIs(u.text, "per")) ||
+          } else if (((u.kind == Token::kWord && Is(u.word, Lex::kPer)) ||
                       (u.kind == Token::kOp && u.op == '/')) &&
                      j + 1 < toks.size() && toks[j + 1].kind == Token::kWord) {
             if (SingleLetter(toks[j + 1].text)) it.algebra = true;  // "96 / x"
@@ -586,6 +777,8 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector
       case Token::kWord:
         it.kind = Item::kWord;
         it.text = t.text;
+        it.word = t.word;
+        it.hyphenated = t.hyphenated;
         break;
       case Token::kCur:
         ++i;
@@ -617,23 +810,23 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector
                                  (res.size() >= 3 && IsOp(res[res.size() - 2], '/'));
       size_t m = k;
       while (m < out->size() && m - k < kMaxDescriptionWords + 1 &&
-             (*out)[m].kind == Item::kWord && OperatorWord((*out)[m].text) == 0 &&
-             !WordIn((*out)[m].text, kResultWords) && !WordIs((*out)[m].text, "multiplied") &&
-             !WordIs((*out)[m].text, "divided") && !WordIs((*out)[m].text, "which") &&
-             !(of_multiplies && WordIs((*out)[m].text, "of")) && !SingleLetter((*out)[m].text)) {
+             (*out)[m].kind == Item::kWord && OperatorWord((*out)[m].word) == 0 &&
+             !IsResultWord((*out)[m].word) && !Is((*out)[m].word, Lex::kMultiplied) &&
+             !Is((*out)[m].word, Lex::kDivided) && !Is((*out)[m].word, Lex::kWhich) &&
+             !(of_multiplies && Is((*out)[m].word, Lex::kOf)) && !SingleLetter((*out)[m].text)) {
         ++m;
       }
       if (m > k && m - k <= kMaxDescriptionWords && m + 1 < out->size()) {
         const Item& after = (*out)[m];
         const Item& then = (*out)[m + 1];
         const bool joins = after.kind == Item::kOp || after.kind == Item::kEq ||
-                           (after.kind == Item::kWord && (OperatorWord(after.text) != 0 ||
-                                                          WordIn(after.text, kResultWords)));
+                           (after.kind == Item::kWord && (OperatorWord(after.word) != 0 ||
+                                                          IsResultWord(after.word)));
         // "1 bolt of white fiber, which equals 3"
         const bool which = after.kind == Item::kPunct && after.text == "," &&
-                           then.kind == Item::kWord && WordIs(then.text, "which") &&
+                           then.kind == Item::kWord && Is(then.word, Lex::kWhich) &&
                            m + 2 < out->size() && (*out)[m + 2].kind == Item::kWord &&
-                           WordIn((*out)[m + 2].text, kResultWords);
+                           IsResultWord((*out)[m + 2].word);
         if (joins && (then.kind == Item::kNum || then.kind == Item::kLParen)) {
           k = m - 1;
           continue;
@@ -650,11 +843,11 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector
       }
     }
     // "one-third of 3 = 1", "two thirds of 9": a number word and a fraction word
-    if (const size_t dash = it.text.find('-'); dash != kNpos) {
-      const int64_t hv = NumberWord(it.text.substr(0, dash));
-      const ImpliedWord* imp = Implied(it.text.substr(dash + 1));
+    if (const size_t dash = it.hyphenated ? it.text.find('-') : kNpos; dash != kNpos) {
+      const int64_t hv = NumberWord(Lookup(it.text.substr(0, dash)));
+      const ImpliedValue* imp = Implied(Lookup(it.text.substr(dash + 1)));
       if (hv > 0 && imp != nullptr && imp->n < imp->d && k + 2 < out->size() &&
-          (*out)[k + 1].kind == Item::kWord && WordIs((*out)[k + 1].text, "of") &&
+          (*out)[k + 1].kind == Item::kWord && Is((*out)[k + 1].word, Lex::kOf) &&
           (*out)[k + 2].kind == Item::kNum) {
         if (auto q = MakeQ(static_cast<__int128>(hv) * imp->n, imp->d)) {
           Item rep;
@@ -670,27 +863,27 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector
     const bool prev_value = prev && (prev->kind == Item::kNum || prev->kind == Item::kRParen);
     const bool next_value = next && (next->kind == Item::kNum || next->kind == Item::kLParen);
     Item rep;
-    if (const char op = OperatorWord(it.text); op != 0 && prev_value && next_value) {
+    if (const char op = OperatorWord(it.word); op != 0 && prev_value && next_value) {
       rep.kind = Item::kOp;
       rep.op = op;
       res.push_back(rep);
       continue;
     }
-    if ((WordIs(it.text, "multiplied") || WordIs(it.text, "divided")) && prev_value && next &&
-        next->kind == Item::kWord && WordIs(next->text, "by")) {
+    if ((Is(it.word, Lex::kMultiplied) || Is(it.word, Lex::kDivided)) && prev_value && next &&
+        next->kind == Item::kWord && Is(next->word, Lex::kBy)) {
       rep.kind = Item::kOp;
-      rep.op = WordIs(it.text, "multiplied") ? '*' : '/';
+      rep.op = Is(it.word, Lex::kMultiplied) ? '*' : '/';
       res.push_back(rep);
       ++k;
       continue;
     }
-    if (WordIn(it.text, kResultWords) && prev && prev->kind == Item::kNum && next &&
+    if (IsResultWord(it.word) && prev && prev->kind == Item::kNum && next &&
         next->kind == Item::kNum) {
       rep.kind = Item::kEq;
       res.push_back(rep);
       continue;
     }
-    if (WordIs(it.text, "of") && prev && prev->kind == Item::kNum && next &&
+    if (Is(it.word, Lex::kOf) && prev && prev->kind == Item::kNum && next &&
         next->kind == Item::kNum &&
         (prev->percent || prev->word_number ||
          (res.size() >= 3 && IsOp(res[res.size() - 2], '/')))) {
@@ -699,20 +892,20 @@ void ToItems(const std::vector<Token>& toks, std::vector<Item>* out, std::vector
       res.push_back(rep);
       continue;
     }
-    if (const ImpliedWord* imp = Implied(it.text); imp != nullptr && next) {
+    if (const ImpliedValue* imp = Implied(it.word); imp != nullptr && next) {
       // "half of 80", "twice 9"
       const bool fraction_of = imp->n < imp->d && next->kind == Item::kWord &&
-                               WordIs(next->text, "of") && k + 2 < out->size() &&
+                               Is(next->word, Lex::kOf) && k + 2 < out->size() &&
                                (*out)[k + 2].kind == Item::kNum;
       const bool times = imp->d == 1 && imp->n > 1 && next->kind == Item::kNum &&
-                         (WordIs(it.text, "twice") || WordIs(it.text, "double") ||
-                          WordIs(it.text, "triple") || WordIs(it.text, "thrice"));
+                         (Is(it.word, Lex::kTwice) || Is(it.word, Lex::kDouble) ||
+                          Is(it.word, Lex::kTriple) || Is(it.word, Lex::kThrice));
       if (fraction_of || times) {
         rep.kind = Item::kNum;
         rep.value = Q{imp->n, imp->d};
         if (fraction_of && !res.empty() && res.back().kind == Item::kWord) {
           // "two thirds of 9", "a third of 9"
-          const int64_t hv = NumberWord(res.back().text);
+          const int64_t hv = NumberWord(res.back().word);
           if (hv > 0) {
             if (auto q = MakeQ(static_cast<__int128>(hv) * imp->n, imp->d)) rep.value = *q;
             res.pop_back();
@@ -1075,19 +1268,21 @@ void ProblemNumbers(std::string_view question, Known* known) {
     // A hyphenated word: "twenty-five", "two-thirds", "one-eighth".
     std::string_view w = t.text;
     std::string_view head = w, tail;
-    if (const size_t dash = w.find('-'); dash != kNpos) {
+    if (const size_t dash = t.hyphenated ? w.find('-') : kNpos; dash != kNpos) {
       head = w.substr(0, dash);
       tail = w.substr(dash + 1);
     }
-    const int64_t hv = NumberWord(head);
+    const WordInfo* head_word = tail.empty() ? t.word : Lookup(head);
+    const WordInfo* tail_word = tail.empty() ? nullptr : Lookup(tail);
+    const int64_t hv = NumberWord(head_word);
     if (!tail.empty()) {
-      const int64_t tv = NumberWord(tail);
+      const int64_t tv = NumberWord(tail_word);
       if (hv >= 0 && tv >= 0) {
         words_total = std::max<int64_t>(words_total, 0) + hv + tv;
         continue;
       }
     }
-    if (const ImpliedWord* imp = Implied(tail.empty() ? head : tail)) {
+    if (const ImpliedValue* imp = Implied(tail.empty() ? head_word : tail_word)) {
       flush_words();
       found.push_back(Q{imp->n, imp->d});
       if (imp->n == 1) found.push_back(Int(imp->d));
@@ -1100,7 +1295,7 @@ void ProblemNumbers(std::string_view question, Known* known) {
       words_total = std::max<int64_t>(words_total, 0) + hv;
       continue;
     }
-    if (const int64_t sc = ScaleWord(w); sc > 0) {
+    if (const int64_t sc = ScaleWord(t.word); sc > 0) {
       found.push_back(Int(sc));
       if (words_total >= 0) {
         words_total *= sc;
@@ -1187,16 +1382,17 @@ struct Evaluated {
   std::vector<Q> operands, intermediates;
 };
 
-Evaluated Evaluate(const std::vector<Item>& items, const Segment& s) {
-  Evaluated e;
-  if (!s.readable || s.end <= s.begin) return e;
+// Evaluates segment `s` into `e`, reusing its lists' memory.
+void Evaluate(const std::vector<Item>& items, const Segment& s, Evaluated* e) {
+  e->ok = false;
+  e->operands.clear();
+  e->intermediates.clear();
+  if (!s.readable || s.end <= s.begin) return;
   Evaluator ev(items, s.begin, s.end);
-  auto v = ev.Run(&e.operands, &e.intermediates);
-  if (v) {
-    e.ok = true;
-    e.value = *v;
+  if (auto v = ev.Run(&e->operands, &e->intermediates)) {
+    e->ok = true;
+    e->value = *v;
   }
-  return e;
 }
 
 bool IsNumberSegment(const std::vector<Item>& items, const Segment& s) {
@@ -1241,12 +1437,12 @@ void VerbalOps(const std::vector<Token>& toks, std::vector<Q>* computed) {
   };
   for (size_t i = 0; i < toks.size(); ++i) {
     if (toks[i].kind != Token::kWord) continue;
-    const std::string_view w = toks[i].text;
+    const WordInfo* w = toks[i].word;
     char op = 0;
-    if (WordIs(w, "divide") || WordIs(w, "dividing")) op = '/';
-    if (WordIs(w, "multiply") || WordIs(w, "multiplying")) op = '*';
-    if (WordIs(w, "subtract") || WordIs(w, "subtracting")) op = '-';
-    if (WordIs(w, "add") || WordIs(w, "adding")) op = '+';
+    if (Is(w, Lex::kDivide) || Is(w, Lex::kDividing)) op = '/';
+    if (Is(w, Lex::kMultiply) || Is(w, Lex::kMultiplying)) op = '*';
+    if (Is(w, Lex::kSubtract) || Is(w, Lex::kSubtracting)) op = '-';
+    if (Is(w, Lex::kAdd) || Is(w, Lex::kAdding)) op = '+';
     if (op == 0) continue;
     Q a, b;
     size_t at_a, at_b;
@@ -1257,10 +1453,10 @@ void VerbalOps(const std::vector<Token>& toks, std::vector<Q>* computed) {
     for (size_t n = 0; j < toks.size() && n <= kMaxVerbalGap && !ends_clause(toks[j]); ++j, ++n) {
       if (toks[j].kind == Token::kNum) break;
       if (toks[j].kind != Token::kWord) continue;
-      const std::string_view p = toks[j].text;
-      if ((op == '/' || op == '*') ? WordIs(p, "by")
-          : op == '-'              ? WordIs(p, "from")
-                                   : (WordIs(p, "and") || WordIs(p, "to"))) {
+      const WordInfo* p = toks[j].word;
+      if ((op == '/' || op == '*') ? Is(p, Lex::kBy)
+          : op == '-'              ? Is(p, Lex::kFrom)
+                                   : (Is(p, Lex::kAnd) || Is(p, Lex::kTo))) {
         joined = true;
         break;
       }
@@ -1277,8 +1473,8 @@ void VerbalOps(const std::vector<Token>& toks, std::vector<Q>* computed) {
     for (size_t n = 0; k < toks.size() && n <= kMaxDescriptionWords + 3; ++k, ++n) {
       const Token& t = toks[k];
       if (t.kind == Token::kEq ||
-          (t.kind == Token::kWord && (WordIn(t.text, kResultWords) || WordIs(t.text, "get") ||
-                                      WordIs(t.text, "gets") || WordIs(t.text, "obtain")))) {
+          (t.kind == Token::kWord && (IsResultWord(t.word) || Is(t.word, Lex::kGet) ||
+                                      Is(t.word, Lex::kGets) || Is(t.word, Lex::kObtain)))) {
         result_word = true;
         break;
       }
@@ -1348,8 +1544,9 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
     size_t b = e;
     while (b > 0 && IsLetter(reasoning[b - 1])) --b;
     const std::string_view last_word = reasoning.substr(b, e - b);
-    if ((e > 0 && reasoning[e - 1] == '=') || WordIn(last_word, kResultWords) ||
-        WordIs(last_word, "are") || WordIs(last_word, "get") || WordIs(last_word, "be")) {
+    const WordInfo* last = Lookup(last_word);
+    if ((e > 0 && reasoning[e - 1] == '=') || IsResultWord(last) || Is(last, Lex::kAre) ||
+        Is(last, Lex::kGet) || Is(last, Lex::kBe)) {
       completed.reserve(e + final_answer.size() + 1);
       completed.append(reasoning.substr(0, e)).append(" ").append(final_answer);
       reasoning = completed;
@@ -1358,10 +1555,24 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   // known: what may be computed with; results: what the reasoning computed or stated
   // as a computation's value; base: the problem's numbers and the results, which
   // may also be used in other units.
-  Known results, problem_numbers;
-  ProblemNumbers(question, &problem_numbers);
-  Known known = problem_numbers, base = problem_numbers;
-  for (const Q& c : kConstants) known.Add(c);
+  //
+  // The problem's numbers are read when the first operands are checked (most answers
+  // never get there). `known` and `base` begin with them: they are put in front of what
+  // was added before, as if they had been there from the start.
+  Known results, known, base;
+  bool problem_read = false;
+  const auto read_problem = [&]() {
+    if (problem_read) return;
+    problem_read = true;
+    Known with_problem;
+    ProblemNumbers(question, &with_problem);
+    Known new_base = with_problem;
+    for (const Q& c : kConstants) with_problem.Add(c);
+    for (const Q& v : known.values()) with_problem.Add(v);
+    for (const Q& v : base.values()) new_base.Add(v);
+    known = std::move(with_problem);
+    base = std::move(new_base);
+  };
   Known stated;  // numbers written on earlier lines
   size_t judged = 0;
   bool any_result = false;
@@ -1377,6 +1588,10 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
 
   LineState st;
   std::vector<Q> verbal;
+  // The values of a chain's segments (`vals`), or of a lone segment (`single`); their
+  // lists keep their memory from one statement to the next.
+  std::vector<Evaluated> vals;
+  Evaluated single;
   size_t mental_checks = 0;
   // A number stated in prose and computed with: worked out in the head from known values
   // ("Adrian will be 66" for 63 + 3), also in two steps where the step between is
@@ -1490,7 +1705,8 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
       for (size_t k = 0; k + 1 < segs.size(); ++k) only_last = only_last && segs[k].end == segs[k].begin && !segs[k].readable;
       if (segs.size() == 1 || only_last) {
         const Segment& s = segs.back();
-        const Evaluated e = Evaluate(items, s);
+        Evaluated& e = single;
+        Evaluate(items, s, &e);
         if (!e.ok) continue;
         if (s.HasOp(items)) {
           for (const Q& q : e.intermediates) known.Add(q);
@@ -1541,8 +1757,8 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
         }
         continue;
       }
-      std::vector<Evaluated> vals(segs.size());
-      for (size_t k = 0; k < segs.size(); ++k) vals[k] = Evaluate(items, segs[k]);
+      if (vals.size() < segs.size()) vals.resize(segs.size());
+      for (size_t k = 0; k < segs.size(); ++k) Evaluate(items, segs[k], &vals[k]);
       for (size_t a = 0; a + 1 < segs.size() && judged < kMaxStatements; ++a) {
         const size_t b = a + 1;
         if (!vals[a].ok || !vals[b].ok) continue;
@@ -1597,6 +1813,7 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
         }
         // The numbers computed with: the problem's, constants, earlier results.
         auto check_operands = [&](const Evaluated& e, const Segment& s, bool skip_first) -> bool {
+          read_problem();
           size_t idx = 0;
           for (const Q& o : e.operands) {
             if (skip_first && idx++ == 0) continue;

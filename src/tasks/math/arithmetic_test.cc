@@ -36,6 +36,24 @@ TEST(MathWorkTest, StatementsThatHoldPass) {
   EXPECT_EQ(RuleOf("Eggs left = 16 - 3 - 4\nEggs left = 9\nMoney = 9 * 2 = 18"), "none");
 }
 
+// Words are read in any case, and a word's meaning is the whole word's: "Twice" and
+// "HALF OF" compute, "Halfway" and "twicer" do not.
+TEST(MathWorkTest, WordsAreReadInAnyCaseAndWhole) {
+  EXPECT_EQ(RuleOf("TWICE 9 = 18", "18"), "none");
+  EXPECT_EQ(RuleOf("Twice 9 = 19", "19"), "arithmetic");
+  EXPECT_EQ(RuleOf("HALF OF 36 IS 18", "18"), "none");
+  EXPECT_EQ(RuleOf("Half of 36 is 17", "17"), "arithmetic");
+  EXPECT_EQ(RuleOf("9 TIMES 2 = 18", "18"), "none");
+  EXPECT_EQ(RuleOf("9 Times 2 = 17", "17"), "arithmetic");
+  // not operator words: nothing is computed, so nothing fails
+  EXPECT_EQ(RuleOf("twicer 9 = 19", "19"), "none");
+  EXPECT_EQ(RuleOf("9 timesx 2 = 17", "17"), "none");
+  // a number word of the problem, hyphenated, in capitals
+  EXPECT_EQ(RuleOf("It costs 25 * 2 = 50", "50", "He buys TWENTY-FIVE pens at $2 each."), "none");
+  EXPECT_EQ(RuleOf("It costs 26 * 2 = 52", "52", "He buys TWENTY-FIVE pens at $2 each."),
+            "grounded");
+}
+
 TEST(MathWorkTest, AStatementThatDoesNotHoldFails) {
   const WorkProblem w = CheckWork("16 - 3 - 4 = 10 eggs.\n10 * 2 = 18", kEggs, "18");
   EXPECT_EQ(w.rule, WorkProblem::Rule::kArithmetic);

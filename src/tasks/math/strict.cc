@@ -645,6 +645,8 @@ bool IsEnumeration(std::string_view s, size_t begin, size_t end) {
 size_t OperatorAt(std::string_view s, size_t i) {
   const char c = s[i];
   if (c == '=' || c == '+' || c == '-' || c == '*' || c == '/' || c == '^') return 1;
+  // the others start with a byte past ASCII or a backslash
+  if (static_cast<unsigned char>(c) < 0x80 && c != '\\') return 0;
   const std::string_view rest = s.substr(i);
   for (std::string_view op : {"\u00D7", "\u00F7", "\u2212", "\\times", "\\cdot", "\\div"}) {
     if (rest.starts_with(op)) return op.size();
@@ -665,6 +667,9 @@ bool HasArithmetic(std::string_view s) {
     return k;
   };
   for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    // most bytes are letters, digits and spaces, which start no operator
+    if (c < 0x80 && (IsAsciiAlnum(c) || c == ' ')) continue;
     const size_t len = OperatorAt(s, i);
     if (len == 0) continue;
     const size_t before = skip_back(i);
