@@ -129,12 +129,22 @@ def wilson_cc_by_bisection(k, n, z=Z95):
 
 
 def design_effect(clusters):
-    """clusters: lists of 0/1 unit outcomes."""
+    """clusters: lists of 0/1 unit outcomes. At p = 0 or 1 (clusters larger than one),
+    the ratio with an all-pass and an all-fail pseudo-cluster of the mean size added,
+    times (C + 2) / (C + 1), as for repeats (repeats_oracle.py)."""
     units = [x for c in clusters for x in c]
     n = len(units)
     p = sum(units) / n
-    if p in (0.0, 1.0) or all(len(c) == 1 for c in clusters):
+    if all(len(c) == 1 for c in clusters):
         return 1.0
+    if p in (0.0, 1.0):
+        c = len(clusters)
+        size = Fraction(n, c)
+        q = (sum(units) + size) / (n + 2 * size)
+        total = (size - size * q) ** 2 + (size * q) ** 2
+        for cl in clusters:
+            total += (sum(cl) - len(cl) * q) ** 2
+        return max(1.0, float(total / ((n + 2 * size) * q * (1 - q)) * (c + 2) / (c + 1)))
     var_clustered = sum(sum(x - p for x in c) ** 2 for c in clusters) / n ** 2
     var_independent = p * (1 - p) / n
     return max(1.0, var_clustered / var_independent)
@@ -382,6 +392,11 @@ def main():
         [[1, 1], [0, 0], [1, 1], [0, 0], [1, 0]],
         [[1, 1, 1, 1]] * 5 + [[0, 0, 0, 0]] * 5,
         [[1, 0], [0, 1], [1, 0], [0, 1]],  # negatively correlated: clamped at 1
+        # all alike: the width of about as many samples as clusters (10 questions of
+        # 1,319 samples), not of every sample; one sample a cluster: independent
+        [[1] * 132] * 9 + [[1] * 131],
+        [[0, 0, 0]] * 4,
+        [[1]] * 7,
     ]:
         deff = design_effect(clusters)
         n = sum(len(c) for c in clusters)

@@ -297,38 +297,49 @@ Interval ContinuityCorrectedWilson(double k, double n, double z) {
   return {low, high};
 }
 
-double DesignEffect(const Stratum& stratum, Run run) {
+namespace {
+
+// The Kish ratio of the clustered variance with two pseudo-clusters of the mean cluster
+// size added, one passing throughout and one failing, times the CR1 factor (stats.h).
+double PseudoClusterEffect(const Stratum& stratum, Run run) {
   const double n = static_cast<double>(stratum.Units());
+  const double passed = static_cast<double>(Passed(stratum, run));
+  double clusters = 0;
+  for (const ClusterKind& k : stratum.kinds) clusters += static_cast<double>(k.count);
+  const double size = n / clusters;
+  const double p = (passed + size) / (n + 2 * size);
+  double sum = size * (1 - p) * size * (1 - p) + size * p * size * p;
+  for (const ClusterKind& k : stratum.kinds) {
+    const double kp = static_cast<double>(run == Run::kA ? k.pass_a : k.pass_b);
+    const double d = kp - static_cast<double>(k.units) * p;
+    sum += static_cast<double>(k.count) * d * d;
+  }
+  const double deff = sum / ((n + 2 * size) * p * (1 - p)) * (clusters + 2) / (clusters + 1);
+  return std::max(1.0, deff);
+}
+
+}  // namespace
+
+double DesignEffect(const Stratum& stratum, Run run) {
+  const int64_t n = stratum.Units();
   const int64_t passed = Passed(stratum, run);
   if (n == 0) return 1.0;
-  if (stratum.repeated) {
-    // The clustered variance with two pseudo-clusters of the mean size, one passing
-    // throughout and one failing (stats.h), and the CR1 factor.
-    double clusters = 0;
-    for (const ClusterKind& k : stratum.kinds) clusters += static_cast<double>(k.count);
-    const double size = n / clusters;
-    const double p = (static_cast<double>(passed) + size) / (n + 2 * size);
-    double sum = size * (1 - p) * size * (1 - p) + size * p * size * p;
-    for (const ClusterKind& k : stratum.kinds) {
-      const double kp = static_cast<double>(run == Run::kA ? k.pass_a : k.pass_b);
-      const double d = kp - static_cast<double>(k.units) * p;
-      sum += static_cast<double>(k.count) * d * d;
-    }
-    const double deff = sum / ((n + 2 * size) * p * (1 - p)) * (clusters + 2) / (clusters + 1);
-    return std::max(1.0, deff);
-  }
-  if (passed == 0 || passed == stratum.Units()) return 1.0;
+  if (stratum.repeated) return PseudoClusterEffect(stratum, run);
   const bool singletons = std::all_of(stratum.kinds.begin(), stratum.kinds.end(),
                                       [](const ClusterKind& k) { return k.units == 1; });
   if (singletons) return 1.0;
-  const double p = static_cast<double>(passed) / n;
+  // All alike: the clustered variance is 0 and says nothing of how alike a cluster's
+  // samples are; the pseudo-clusters give the interval the width of about as many
+  // samples as there are clusters, not of N independent ones.
+  if (passed == 0 || passed == n) return PseudoClusterEffect(stratum, run);
+  const double p = static_cast<double>(passed) / static_cast<double>(n);
   double sum = 0;
   for (const ClusterKind& k : stratum.kinds) {
     const double kp = static_cast<double>(run == Run::kA ? k.pass_a : k.pass_b);
     const double d = kp - static_cast<double>(k.units) * p;
     sum += static_cast<double>(k.count) * d * d;
   }
-  return std::max(1.0, sum / (n * p * (1 - p)));
+  return std::max(1.0, sum / (static_cast<double>(n) * p * (1 - p)));
 }
 
 double PassAtK(int64_t n, int64_t c, int64_t k) {

@@ -103,10 +103,11 @@ enum class Run { kA, kB };
 // The design effect of a run's proportion (Kish): its variance under cluster sampling,
 // sum over clusters of (k_c - n_c p)^2 / N^2 (Miller 2024's clustered standard error),
 // over its variance p(1-p)/N under independent sampling. Never below 1; exactly 1 when
-// every cluster is one unit or p is 0 or 1 (but in a `repeated` stratum).
+// every cluster is one unit (and the stratum is not `repeated`).
 //
 // A repeated stratum's (its C clusters hold a sample's repeats, or a source item's
-// samples' repeats) is the Kish ratio of its clustered variance with two pseudo-clusters
+// samples' repeats), and that of clusters at p = 0 or 1 (where the clustered variance
+// is 0 and 1,319 samples of 10 questions would count as 1,319), is the Kish ratio of its clustered variance with two pseudo-clusters
 // of the mean cluster size added, one passing throughout and one failing throughout
 // (p = (passes + size) / (N + 2 size)), times the CR1 factor (C + 2) / (C + 1). The
 // plain clustered variance is too small where few clusters carry most of the spread:

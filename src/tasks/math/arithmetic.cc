@@ -563,7 +563,7 @@ void Tokenize(std::string_view s, std::vector<Token>* out) {
       case Lead::kLetter: {
         size_t k = i;
         while (true) {
-          while (k < s.size() && IsLetter(s[k])) ++k;
+          while (k < s.size() && kLead[static_cast<unsigned char>(s[k])] == Lead::kLetter) ++k;
           // hyphenated and possessive words are one word: "roll-ups", "Jim's"
           if (k + 1 < s.size() && (s[k] == '-' || s[k] == '\'') && IsLetter(s[k + 1])) {
             t.hyphenated = t.hyphenated || s[k] == '-';
