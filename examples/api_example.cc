@@ -1,4 +1,4 @@
-// The C++ API in one program (README, "C++ API"): generate a few samples, score an
+// The C++ API in one program (docs/cpp-api.md): generate a few samples, score an
 // answer to each under both rule sets, then run a built-in responder on a suite into a
 // run directory and read its table back. It includes nothing but include/structtest/
 // and links structtest_api. Usage: api_example DIR (an empty folder for the run).

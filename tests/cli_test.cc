@@ -721,7 +721,7 @@ TEST(CliTest, ARefusedRunLeavesNoRunDirectory) {
 }
 
 // Issue 50: an empty file printed a table of dashes and exited 1; it is unusable input,
-// which the README gives exit status 2.
+// which docs/running.md gives exit status 2.
 TEST(CliTest, ScoringNoRecordsIsUnusableInput) {
   TempDir dir;
   WriteFileOrDie(dir.path() + "/empty.jsonl", "");
@@ -952,7 +952,7 @@ TEST(CliTest, AnEmptyOrForeignRunDbIsNotARunStore) {
   EXPECT_EQ(ReadFileOrDie(dir.path() + "/junk/run.db"), std::string(4096, 'x'));
 }
 
-// ---- the README's promises, each through the real binary (issue 30)
+// ---- the documentation's promises (docs/running.md), each through the real binary (issue 30)
 
 // A run directory is one run: the same command resumes it, and every setting that
 // defines the run, changed, is refused naming it, with the stored run kept.

@@ -87,7 +87,7 @@ def single_turn_execute(prompt, label, response_text, hf_tokenizer, reward_endpo
     there), the whole decoded with its special tokens as the query, and the reward fetched
     for the one query; the output's reward, scores and extra_logs as it reads them.
     `response_text` stands for the engine's generation; `headers` for a token (OpenRLHF
-    sends none: see the README for serving it behind a proxy that adds one)."""
+    sends none: see docs/python-and-rl.md for serving it behind a proxy that adds one)."""
     prompt_token_ids = hf_tokenizer.encode(prompt)
     if max_tokens is None:
         max_tokens = max(1, max_length - len(prompt_token_ids))

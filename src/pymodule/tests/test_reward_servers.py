@@ -4,8 +4,8 @@ openrlhf/utils/agent.py and the files it names) and replay_slime.py (slime
 624b824a898ab0ec1fcb4d373004c7f3852bf515, slime/rollout/rm_hub/__init__.py and the files it
 names) post exactly the JSON the trainers post, with urllib, to the real binary
 ($STRUCTTEST_BINARY) on an ephemeral port. The rewards must equal structtest.reward's for
-the same sample and answer. The README's OpenRLHF and slime command lines are run the same
-way."""
+the same sample and answer. The OpenRLHF and slime command lines of docs/python-and-rl.md
+are run the same way."""
 import json
 import os
 import re
@@ -20,7 +20,7 @@ import pytest
 import replay_openrlhf
 import replay_slime
 import structtest
-from test_rl_trainers import arrow_rows, readme_blocks
+from test_rl_trainers import PAGE, arrow_rows, doc_block
 
 BINARY = os.environ.get("STRUCTTEST_BINARY", "")
 pytestmark = pytest.mark.skipif(not os.path.exists(BINARY),
@@ -259,10 +259,10 @@ def test_with_a_token_the_reward_endpoints_need_it(samples):
     assert token not in server.line + err
 
 
-# --- the README ----------------------------------------------------------------------------------
+# --- docs/python-and-rl.md ----------------------------------------------------------------------
 
 def command_flags(command, after):
-    """The flags of the README command line that runs `after`: {flag: value, or True}."""
+    """The flags of the documented command line that runs `after`: {flag: value, or True}."""
     words = shlex.split(command.replace("\\\n", " "))
     words = words[words.index(after) + 1:]
     flags = {}
@@ -273,14 +273,14 @@ def command_flags(command, after):
     return flags
 
 
-def test_the_readme_openrlhf_and_slime_command_lines_run(server, tmp_path, monkeypatch):
-    data = next(b for b in readme_blocks("python") if "structtest_rl.jsonl" in b)
-    openrlhf = next(b for b in readme_blocks("sh") if "openrlhf.cli.train_ppo_ray" in b)
-    slime = next(b for b in readme_blocks("sh") if "--rm-type remote_rm" in b)
-    serve = next(b for b in readme_blocks("sh") if "structtest serve --port 8000" in b)
+def test_the_openrlhf_and_slime_command_lines_run(server, tmp_path, monkeypatch):
+    data = doc_block("python", "structtest_rl.jsonl")
+    openrlhf = doc_block("sh", "openrlhf.cli.train_ppo_ray")
+    slime = doc_block("sh", "--rm-type remote_rm")
+    serve = doc_block("sh", "structtest serve --port 8000")
     assert "build/structtest serve --port 8000" in serve
     monkeypatch.chdir(tmp_path)
-    exec(compile(data, "README.md (OpenRLHF and slime data)", "exec"), {})
+    exec(compile(data, PAGE + " (OpenRLHF and slime data)", "exec"), {})
     local = server.base.replace("http://", "")
     tokenizer = replay_openrlhf.StandInTokenizer()
 

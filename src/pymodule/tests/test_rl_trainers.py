@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+import docs_text
 import structtest
 import replay_trl
 import replay_verl
@@ -107,7 +108,7 @@ def verl_in_a_child(loader, path, name, rows, responses, kwargs=None, pythonpath
 
 
 @pytest.mark.parametrize("loader, path, pythonpath", [
-    ("current", PACKAGE_INIT, False),              # the README's custom_reward_function.path
+    ("current", PACKAGE_INIT, False),              # the docs' custom_reward_function.path
     ("current", "file://" + PACKAGE_INIT, False),
     ("current", "pkg://structtest", True),
     ("before-852f5fdf7", PACKAGE_INIT, False),
@@ -350,24 +351,18 @@ def test_async_grpo_pickles_the_rewards_into_its_rollout_child(samples):
         replay_trl.async_worker_start_check({"reward_funcs": [lambda completions, **kw: [0.0]]})
 
 
-# --- the README -----------------------------------------------------------------------------
+# --- docs/python-and-rl.md ---------------------------------------------------------------
 
-def readme_blocks(language):
-    readme = os.path.join(HERE, "..", "..", "..", "README.md")
-    text = open(readme, encoding="utf-8").read()
-    section = text[text.index("## Python and RL"):]
-    section = section[:section.index("\n## ", 1)]
-    fence = "```{}\n".format(language)
-    blocks = []
-    while fence in section:
-        section = section[section.index(fence) + len(fence):]
-        blocks.append(section[:section.index("```")])
-        section = section[section.index("```") + 3:]
-    return blocks
+PAGE = "docs/python-and-rl.md"
+
+
+def doc_block(language, containing):
+    """The first ```LANGUAGE block of docs/python-and-rl.md that contains CONTAINING."""
+    return docs_text.block(docs_text.page(PAGE), language, containing, PAGE)
 
 
 class StandInDataset:
-    """datasets.Dataset as far as the README uses it: from_list (with Arrow's union of
+    """datasets.Dataset as far as docs/python-and-rl.md uses it: from_list (with Arrow's union of
     the keys of dict columns), rename_column, len and rows by index."""
 
     def __init__(self, rows):
@@ -419,9 +414,9 @@ class StandInGRPOTrainer:
         replay_trl.async_worker_start_check({"reward_funcs": self.rewards.reward_funcs})
 
 
-def test_the_readme_grpo_script_runs(monkeypatch, tmp_path):
+def test_the_grpo_script_runs(monkeypatch, tmp_path):
     import types
-    script = next(b for b in readme_blocks("python") if "trainer.train()" in b)
+    script = doc_block("python", "trainer.train()")
     trl = types.ModuleType("trl")
     trl.GRPOConfig, trl.GRPOTrainer = StandInGRPOConfig, StandInGRPOTrainer
     datasets = types.ModuleType("datasets")
@@ -430,7 +425,7 @@ def test_the_readme_grpo_script_runs(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "datasets", datasets)
     monkeypatch.chdir(tmp_path)
     scope = {}
-    exec(compile(script, "README.md (GRPO with TRL)", "exec"), scope)
+    exec(compile(script, PAGE + " (GRPO with TRL)", "exec"), scope)
     trainer = scope["trainer"]
     assert trainer.rewards.reward_func_names == ["structtest_strict", "structtest_paper"]
     assert {row["subtask"] for row in trainer.inputs} == {t["name"] for t in structtest.subtasks()}
@@ -441,11 +436,11 @@ def test_the_readme_grpo_script_runs(monkeypatch, tmp_path):
     assert len(trainer.rewards.extra["structtest_paper/failed_rule"]) == len(trainer.inputs)
 
 
-def test_the_readme_verl_set_up_runs(monkeypatch, tmp_path):
-    data = next(b for b in readme_blocks("python") if "reward_model" in b)
-    command = next(b for b in readme_blocks("sh") if "verl.trainer.main_ppo" in b)
+def test_the_verl_set_up_runs(monkeypatch, tmp_path):
+    data = doc_block("python", "reward_model")
+    command = doc_block("sh", "verl.trainer.main_ppo")
     monkeypatch.chdir(tmp_path)
-    exec(compile(data, "README.md (verl)", "exec"), {})
+    exec(compile(data, PAGE + " (verl)", "exec"), {})
     # The command line's overrides, $PWD the checkout, build/ the folder this structtest
     # was built in.
     build = os.path.dirname(os.path.dirname(os.path.dirname(PACKAGE_INIT)))

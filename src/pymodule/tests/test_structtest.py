@@ -5,11 +5,13 @@ Run by ctest (python_module_test) with Debian's python3."""
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
 import pytest
 
+import docs_text
 import structtest
 
 BINARY = os.environ.get("STRUCTTEST_BINARY", "")
@@ -400,12 +402,45 @@ def test_a_missing_sandbox_worker_is_an_error_of_the_code_samples_only(samples):
     assert lines[1] == "True"
 
 
-def test_the_readme_example_runs():
-    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
-    text = open(readme, encoding="utf-8").read()
-    section = text[text.index("## Python and RL"):]
-    section = section[:section.index("\n## ", 1)]
-    block = section[section.index("```python\n") + len("```python\n"):]
-    block = block[:block.index("```")]
+def test_the_python_and_rl_example_runs():
+    block = docs_text.block(docs_text.page("docs/python-and-rl.md"), "python", "trl_reward",
+                            "docs/python-and-rl.md")
     assert "trl_reward" in block and "verl_compute_score" in block and "reward(" in block
-    exec(compile(block, "README.md (Python and RL)", "exec"), {})
+    exec(compile(block, "docs/python-and-rl.md (Python and RL)", "exec"), {})
+
+
+def test_the_readme_python_quick_start_runs():
+    section = docs_text.section("README.md", "### Python")
+    block = docs_text.block(section, "python", "structtest.reward", "README.md (### Python)")
+    exec(compile(block, "README.md (quick start, Python)", "exec"), {})
+
+
+def run_documented_command(line, cwd):
+    """Runs one `build/structtest ...` line of the docs (VAR=value words first allowed,
+    # comments dropped) with this build's binary and the checkout's examples/."""
+    words = shlex.split(line, comments=True)
+    env = dict(os.environ)
+    while words and re.match(r"^[A-Z_]+=", words[0]):
+        name, _, value = words.pop(0).partition("=")
+        env[name] = value
+    assert words[0] == "build/structtest", line
+    words = [BINARY] + [os.path.join(docs_text.ROOT, w) if w.startswith("examples/") else w
+                        for w in words[1:]]
+    return subprocess.run(words, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+@needs_binary
+def test_the_readme_quick_start_commands_run(tmp_path):
+    """Every command of the README's quick start that needs no model server runs and
+    exits 0, in the order given (a run, then its report)."""
+    ran = 0
+    for heading in ("### The built-in suite", "### A model behind", "### Scoring a file"):
+        section = docs_text.section("README.md", heading)
+        for block in docs_text.blocks(section, "sh"):
+            for line in block.splitlines():
+                if not line.strip() or "--base-url http://localhost" in line:
+                    continue  # a model server of your own
+                r = run_documented_command(line, tmp_path)
+                assert r.returncode == 0, "README.md: {}\n{}".format(line, r.stderr)
+                ran += 1
+    assert ran >= 6, "README.md: the quick start has {} command(s) left to run".format(ran)
