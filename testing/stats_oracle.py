@@ -184,10 +184,8 @@ def average_ranks(v):
 
 
 def fisher(r, n, z=Z95):
-    if n < 4:
+    if n < 4 or abs(r) == 1:
         return None
-    if abs(r) == 1:
-        return [r, r]
     f = math.atanh(r)
     se = 1 / math.sqrt(n - 3)
     return [math.tanh(f - z * se), math.tanh(f + z * se)]
@@ -424,7 +422,8 @@ def main():
         r = statistics.correlation(x, y)
         rho = statistics.correlation(average_ranks(x), average_ranks(y))
         out["correlation"].append({"x": x, "y": y, "pearson": r, "pearson_ci": fisher(r, len(x)),
-                                   "spearman": rho})
+                                   "spearman": rho,
+                                   "spearman_has_ci": len(x) >= 5 and abs(rho) != 1})
 
     # Table 4: the paper's figures, every pair of columns.
     with open(os.path.join(ROOT, "data", "paper", "table4_correlation.csv")) as f:

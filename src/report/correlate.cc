@@ -91,8 +91,9 @@ size_t TooFew(const std::vector<ColumnPair>& pairs) {
 std::string PairNotes(const std::vector<ColumnPair>& pairs) {
   std::string out = fmt::format(
       "Pearson's r with a Fisher z 95% CI; Spearman's rho with a percentile bootstrap 95% CI "
-      "({} replicates resampling the models, seed {}); n: models with both figures",
-      kBootstrapReplicates, kBootstrapSeed);
+      "({} replicates resampling the models, seed {}); n: models with both figures; "
+      "'-': no interval, where r or rho is 1 or -1, or n is below 4 (Fisher) or {} (bootstrap)",
+      kBootstrapReplicates, kBootstrapSeed, kMinBootstrapPairs);
   if (const size_t few = TooFew(pairs); few > 0) {
     out += fmt::format("; {} pair(s) left out: fewer than 3 models with both figures, or a "
                        "constant column",

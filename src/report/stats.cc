@@ -461,14 +461,11 @@ std::optional<Correlation> Pearson(std::span<const double> x, std::span<const do
   Correlation c;
   c.n = static_cast<int64_t>(x.size());
   c.value = PearsonOf(x, y);
-  if (c.n >= 4) {
-    if (std::abs(c.value) == 1) {
-      c.ci = Interval{c.value, c.value};
-    } else {
-      const double fz = std::atanh(c.value);
-      const double se = 1 / std::sqrt(static_cast<double>(c.n) - 3);
-      c.ci = Interval{std::tanh(fz - z * se), std::tanh(fz + z * se)};
-    }
+  // At |r| = 1 Fisher's z is infinite: no interval rather than one of no width.
+  if (c.n >= 4 && std::abs(c.value) < 1) {
+    const double fz = std::atanh(c.value);
+    const double se = 1 / std::sqrt(static_cast<double>(c.n) - 3);
+    c.ci = Interval{std::tanh(fz - z * se), std::tanh(fz + z * se)};
   }
   return c;
 }
@@ -496,6 +493,9 @@ std::optional<Correlation> Spearman(std::span<const double> x, std::span<const d
   Correlation c;
   c.n = static_cast<int64_t>(x.size());
   c.value = PearsonOf(AverageRanks(x), AverageRanks(y));
+  // Every resample of a perfect ranking is perfect too, and a handful of models has
+  // only a few resamples: either interval would claim a certainty the data lack.
+  if (c.n < kMinBootstrapPairs || std::abs(c.value) == 1) return c;
   Rng rng = Rng(options.seed).Fork(stream);
   std::vector<double> values, rx(x.size()), ry(y.size());
   for (int r = 0; r < options.replicates; ++r) {

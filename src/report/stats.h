@@ -200,10 +200,16 @@ double McNemarExactP(int64_t a_only, int64_t b_only);
 // Holm's step-down adjustment of p-values for the family given, in the given order.
 std::vector<double> HolmAdjust(std::span<const double> p);
 
+// Spearman's bootstrap interval needs this many pairs: with fewer, the resamples take a
+// handful of values (at 3 pairs, rho is -1, -0.5, 0.5 or 1) and the percentiles are
+// those values, an interval of no width or with the estimate at one end.
+inline constexpr int64_t kMinBootstrapPairs = 5;
+
 struct Correlation {
   int64_t n = 0;
   double value = 0;
-  // Pearson: Fisher's z interval (needs n >= 4); Spearman: percentile bootstrap.
+  // Pearson: Fisher's z interval (needs n >= 4 and |r| < 1); Spearman: percentile
+  // bootstrap (needs n >= kMinBootstrapPairs and |rho| < 1). nullopt otherwise.
   std::optional<Interval> ci;
   int replicates_used = 0;  // Spearman: replicates whose ranks were not all tied
 };
