@@ -790,7 +790,14 @@ TEST(CliTest, ReadersDefaultToTheRunsRuleSetAndSuggestAWorkingRescore) {
   r = Structtest(dir, "report run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("rules: strict"), std::string::npos) << r.out;
-  for (const char* command : {"report run --rules paper", "export run --rules paper"}) {
+  // The HTML page too: strict by default, refused under paper (a page of dashes).
+  r = Structtest(dir, "report run --format html --output strict.html");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(::structtest::testing::HtmlPageData(ReadFileOrDie(dir.path() + "/strict.html"))
+                .find(R"("rules":"strict")"),
+            std::string::npos);
+  for (const char* command : {"report run --rules paper", "export run --rules paper",
+                              "report run --rules paper --format html --output paper.html"}) {
     r = Structtest(dir, command);
     EXPECT_EQ(r.exit_code, 2) << command;
     EXPECT_NE(r.err.find("run: no verdicts under rules paper (it was scored under strict); score "

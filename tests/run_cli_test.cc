@@ -259,6 +259,16 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   EXPECT_EQ(no_output.exit_code, 2);
   EXPECT_NE(no_output.err.find("structtest: error: --format html: needs --output FILE"),
             std::string::npos) << no_output.err;
+  // A page under a rule set the run was never scored under would be all dashes: refused,
+  // as the text report refuses it, and nothing is written.
+  const std::string strict_page = dir.path() + "/strict.html";
+  const Finished unscored =
+      Exec(dir, {"report", run, "--format", "html", "--rules", "strict", "--output", strict_page},
+           "html-unscored");
+  EXPECT_EQ(unscored.exit_code, 2);
+  EXPECT_NE(unscored.err.find("no verdicts under rules strict (it was scored under paper)"),
+            std::string::npos) << unscored.err;
+  EXPECT_FALSE(std::filesystem::exists(strict_page));
   const Finished two = Exec(dir, {"report", run, run, "--format", "json"}, "json-two");
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.err.find("structtest: error: --format json: takes one run"), std::string::npos)

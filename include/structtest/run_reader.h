@@ -146,8 +146,10 @@ StatusOr<RuleSet> ChooseStoredRuleSet(const std::vector<std::string>& scored,
                                       std::string_view asked, std::string_view dir);
 
 // One self-contained HTML page of the runs in `run_dirs` (`structtest report --format
-// html`), written to `path` once it is whole.
-Status WriteRunsPage(const std::vector<std::string>& run_dirs, RuleSet rules,
+// html`), written to `path` once it is whole, under `rules` ("paper" or "strict"), which
+// every run must hold verdicts under; "" is the rule set the runs were scored under (as
+// ChooseRuleSet picks it), an error when they differ.
+Status WriteRunsPage(const std::vector<std::string>& run_dirs, std::string_view rules,
                      const std::string& path);
 
 // A request of the run as `structtest export` writes it: the sample, "status"

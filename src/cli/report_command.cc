@@ -26,12 +26,12 @@ struct ReportOptions {
   bool explain = false;
 };
 
-int RunHtmlReport(const ReportOptions& opt, RuleSet rules) {
+int RunHtmlReport(const ReportOptions& opt) {
   if (opt.output.empty()) {
     PrintError("--format html: needs --output FILE (the page is several megabytes)");
     return kExitFatal;
   }
-  if (const Status written = WriteRunsPage(opt.runs, rules, opt.output); !written.ok()) {
+  if (const Status written = WriteRunsPage(opt.runs, opt.rules, opt.output); !written.ok()) {
     PrintError(written.message());
     return kExitFatal;
   }
@@ -44,14 +44,7 @@ int RunReport(ReportOptions opt) {
     PrintError(fmt::format("--format {}: expected text, markdown, json or html", opt.format));
     return kExitFatal;
   }
-  if (opt.format == "html") {
-    auto rules = ParseRuleSet(opt.rules.empty() ? "paper" : opt.rules);
-    if (!rules.ok()) {
-      PrintError(rules.status().message());
-      return kExitFatal;
-    }
-    return RunHtmlReport(opt, *rules);
-  }
+  if (opt.format == "html") return RunHtmlReport(opt);
   if (opt.runs.size() != 1) {
     PrintError(fmt::format("--format {}: takes one run (html shows several; 'structtest "
                            "compare' compares them)",

@@ -271,9 +271,25 @@ StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, 
   return out;
 }
 
-Status WriteRunsPage(const std::vector<std::string>& run_dirs, RuleSet rules,
+Status WriteRunsPage(const std::vector<std::string>& run_dirs, std::string_view rules,
                      const std::string& path) {
-  return WriteHtmlReport(run_dirs, rules, path);
+  // Every run must hold verdicts under the rule set shown (a page of dashes would say
+  // nothing); without one asked, the rule set each was scored under, which must agree.
+  std::optional<RuleSet> shown;
+  std::string first_dir;
+  for (const std::string& dir : run_dirs) {
+    ASSIGN_OR_RETURN(const std::unique_ptr<RunReader> reader, RunReader::Open(dir));
+    ASSIGN_OR_RETURN(const RuleSet chosen, reader->ChooseRuleSet(rules));
+    if (shown && *shown != chosen) {
+      return Status::InvalidArgument(fmt::format(
+          "{} and {} were scored under different rules ({} and {}): choose one with "
+          "--rules, after rescoring the other run with 'structtest rescore RUN_DIR --rules ...'",
+          first_dir, dir, RuleSetName(*shown), RuleSetName(chosen)));
+    }
+    if (!shown) first_dir = dir;
+    shown = chosen;
+  }
+  return WriteHtmlReport(run_dirs, shown.value_or(RuleSet::kPaper), path);
 }
 
 StatusOr<RunResults> RunReader::Results(RuleSet rules) {
