@@ -262,6 +262,22 @@ TEST(CliTest, GenerateIsDeterministicAndExplainsBadArguments) {
   r = Structtest(dir, "generate --size 0 --out '" + a + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
+  // A data file smaller than the paper's counts is used again from its start: said.
+  std::string problems;
+  for (int i = 2; i < 4; ++i) {
+    const nlohmann::json problem = {
+        {"question", fmt::format("Ann has {} apples and buys 3 more. How many?", i)},
+        {"answer", fmt::format("{} + 3 = <<{}+3={}>>{}\n#### {}", i, i, i + 3, i + 3, i + 3)}};
+    problems += problem.dump() + "\n";
+  }
+  WriteFileOrDie(dir.path() + "/two.jsonl", problems);
+  r = Structtest(dir, "generate --suite paper --tasks math_easy --size 0.01 --gsm8k two.jsonl "
+                      "--out '" + a + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--gsm8k two.jsonl: 2 problems for up to 13 samples of a subtask: each "
+                       "is used by about 7 samples"),
+            std::string::npos)
+      << r.err;
 }
 
 // generate --split train: the same subtasks, every sample and source item marked train,

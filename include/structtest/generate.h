@@ -62,6 +62,10 @@ class SuiteGenerator {
 
   // Subtasks left out because this build cannot generate them yet.
   const std::vector<std::string>& skipped() const;
+  // Sentences about the sources to show the user: a data file with fewer items than a
+  // subtask's samples, whose items are used again ("--gsm8k F: 10 problems for up to
+  // 1319 samples of a subtask: ...").
+  const std::vector<std::string>& notes() const;
 
   // Calls `each` with every sample of the suite (of the shard), in order; a non-ok
   // Status from it stops and is returned. Returns how many samples each subtask gave.

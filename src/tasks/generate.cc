@@ -45,6 +45,7 @@ StatusOr<std::unique_ptr<SuiteGenerator>> SuiteGenerator::Open(const GenerateOpt
 SuiteGenerator::~SuiteGenerator() = default;
 
 const std::vector<std::string>& SuiteGenerator::skipped() const { return suite_->skipped(); }
+const std::vector<std::string>& SuiteGenerator::notes() const { return suite_->notes(); }
 
 StatusOr<std::vector<GeneratedSubtask>> SuiteGenerator::Generate(
     const std::function<Status(const Sample&)>& each) {

@@ -82,6 +82,9 @@ class Suite {
   const std::vector<PlannedSubtask>& subtasks() const { return subtasks_; }
   // Subtasks left out because this build cannot generate them, for a warning.
   const std::vector<std::string>& skipped() const { return skipped_; }
+  // What the user should know of the suite's sources, a sentence each: a data file with
+  // fewer items than a subtask's samples, used again from its start.
+  const std::vector<std::string>& notes() const { return notes_; }
   size_t total() const;
 
   // Program runs made in the sandbox while planning (built-in code programs), for
@@ -98,6 +101,7 @@ class Suite {
   const SentenceSplitter* sentences_ = nullptr;
   std::vector<PlannedSubtask> subtasks_;
   std::vector<std::string> skipped_;
+  std::vector<std::string> notes_;
   std::vector<Document> documents_;
   std::vector<MathProblem> math_problems_;
   std::unique_ptr<ProgramStore> functions_;
