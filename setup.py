@@ -18,8 +18,8 @@ Environment:
                              built for this Python's ABI (EXT_SUFFIX): checked.
   CXX                        the compiler of a fresh build (default: clang++ if found)
   CMAKE_BUILD_PARALLEL_LEVEL jobs of a fresh build (default: one per core)
-A fresh build goes into build/pip-<python>-<version>-<hash of its path>/cmake and is reused by the next pip
-install from the same checkout with the same Python.
+A fresh build (Release, without tests) goes into build/pip-<python tag>/cmake, reused by
+the next pip install from this checkout with the same Python.
 """
 import hashlib
 import os

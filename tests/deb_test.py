@@ -4,7 +4,7 @@ temporary folder gives a binary that runs from there (its sandbox worker found i
 ../share/structtest beside it, the Punkt model compiled in) and a Python module that
 Debian's python3 imports and scores with from a folder outside the source tree.
 scripts/package packages this build as it is (--build-dir), so that the test costs
-seconds; on its own it makes a Release build in build/package/.
+a minute, not a build's ten; on its own it makes a Release build in build/package/.
 Everything goes into a temporary folder, removed when the test passes.
 Usage: python3 deb_test.py SOURCE_DIR BUILD_DIR VERSION
 Exit 0 passed, 1 failed, 77 skipped (no dpkg-deb or dpkg-shlibdeps)."""

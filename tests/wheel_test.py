@@ -9,8 +9,8 @@ CLI):
      build's (the same x.y): another Python of another x.y needs a build of its own,
      which a plain `pip install .` makes (minutes: not run here, said as skipped).
 setup.py takes the module and the binary from this build (STRUCTTEST_BUILD_DIR) instead
-of building them again, so that the test costs seconds; a plain `pip install .` builds
-from scratch in build/pip-*/.
+of building them again, so that the test costs a minute, not a build's ten; a plain
+`pip install .` builds from scratch in build/pip-*/.
 Everything goes into a temporary folder, removed when the test passes.
 Usage: python3 wheel_test.py SOURCE_DIR BUILD_DIR VERSION
 Exit 0 passed, 1 failed, 77 skipped (no venv or pip for Debian's python3)."""
@@ -19,8 +19,8 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import sysconfig
+import tempfile
 import time
 
 SOURCE, BUILD, VERSION = sys.argv[1:4]
