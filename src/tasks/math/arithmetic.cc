@@ -1039,7 +1039,7 @@ class Evaluator {
 };
 
 // Chains of segments joined by '=': "a + b = c = d". A word, a punctuation mark or two
-// numbers side by side end a chain.
+// numbers side by side end a chain; a chain of nothing (between two words) is not kept.
 // A chain is `count` segments from `first` in the line's segment list (one flat list, so
 // reading a line allocates nothing once the lists have grown).
 struct Chain {
@@ -1066,8 +1066,14 @@ void ToChains(const std::vector<Item>& items, std::vector<Segment>* segments,
     open = false;
   };
   auto close_chain = [&]() {
+    const bool empty = !open && chain.count == 0;
     close_segment();
-    chains->push_back(chain);
+    if (empty) {
+      // between two words: a chain of nothing, which Check would only skip
+      segments->pop_back();
+    } else {
+      chains->push_back(chain);
+    }
     chain = Chain{segments->size(), 0};
   };
   for (size_t i = 0; i < items.size(); ++i) {
