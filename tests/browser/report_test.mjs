@@ -128,7 +128,12 @@ async function checkLayout(page, what, subtasks) {
       const sub = row.querySelector('.sub');
       return !sub || sub.getBoundingClientRect().right > row.getBoundingClientRect().right;
     }).length,
+    // a header whose text is wider than its cell runs into the next one
+    headersOver: [...document.querySelectorAll('table.paper th')]
+        .filter((th) => th.scrollWidth > th.clientWidth).map((th) => th.textContent),
   }));
+  check(r.headersOver.length === 0,
+        `${what}: every column name of the paper's tables fits its cell (${JSON.stringify(r.headersOver)})`);
   check(r.window === 1400 && r.width <= r.window,
         `${what}: the page is no wider than the 1400 px window (${r.width})`);
   check(r.cut.length === 0, `${what}: no plot label cut short (${JSON.stringify(r.cut.slice(0, 5))})`);
