@@ -58,11 +58,9 @@ struct PyVerdict {
   std::string reason;
   std::string rules_version;
   std::optional<bool> format, accuracy;
-  std::vector<RuleCheck> checks;  // a rule not checked is not passed
+  std::vector<RuleCheck> checks;
   double score = 0;
 };
-
-constexpr std::string_view kNotCheckedDetail = "not checked (an earlier rule failed)";
 
 PyVerdict FromVerdict(Verdict&& v) {
   PyVerdict out;
@@ -76,50 +74,67 @@ PyVerdict FromVerdict(Verdict&& v) {
   return out;
 }
 
-// (name, passed, detail): a rule not checked is not passed, and its detail says so.
-py::tuple RuleTuple(const RuleCheck& c) {
-  const bool checked = c.result != RuleCheck::Result::kNotChecked;
-  return py::make_tuple(c.name, c.result == RuleCheck::Result::kPass,
-                        checked || !c.detail.empty() ? std::string_view(c.detail)
-                                                     : kNotCheckedDetail);
+// (name, result, detail) as the JSON verdict's checks: result "pass", "fail" or
+// "not-checked".
+py::tuple CheckTuple(const RuleCheck& c) {
+  return py::make_tuple(c.name, RuleResultName(c.result), c.detail);
 }
 
-py::list RuleList(const PyVerdict& v) {
+py::list CheckList(const PyVerdict& v) {
   py::list out(v.checks.size());
-  for (size_t i = 0; i < v.checks.size(); ++i) out[i] = RuleTuple(v.checks[i]);
+  for (size_t i = 0; i < v.checks.size(); ++i) out[i] = CheckTuple(v.checks[i]);
   return out;
 }
 
-// A Verdict made in Python: rules as (name, passed, detail) items.
+// The rule set of a verdict, as the JSON's "rules": its rules version's name ("strict"
+// of "strict-3").
+std::string RuleSetOf(const PyVerdict& v) {
+  return v.rules_version.substr(0, v.rules_version.rfind('-'));
+}
+
+// A Verdict made in Python: checks as (name, result, detail) items.
 PyVerdict MakeVerdict(bool passed, std::string reason, std::string rules_version,
                       std::optional<bool> format, std::optional<bool> accuracy,
-                      const py::iterable& rules, std::optional<double> score) {
+                      const py::iterable& checks, std::optional<double> score) {
   PyVerdict v;
   v.passed = passed;
   v.reason = std::move(reason);
   v.rules_version = std::move(rules_version);
   v.format = format;
   v.accuracy = accuracy;
-  for (const py::handle item : rules) {
-    std::tuple<std::string, bool, std::string> t;
+  for (const py::handle item : checks) {
+    std::tuple<std::string, std::string, std::string> t;
     try {
-      t = py::cast<std::tuple<std::string, bool, std::string>>(item);
+      t = py::cast<std::tuple<std::string, std::string, std::string>>(item);
     } catch (const py::cast_error&) {
-      throw py::type_error(fmt::format("rules: expected (name, passed, detail) items, got {}",
+      throw py::type_error(fmt::format("checks: expected (name, result, detail) items, got {}",
                                        py::repr(item).cast<std::string>()));
     }
-    v.checks.push_back({std::get<0>(t),
-                        std::get<1>(t) ? RuleCheck::Result::kPass : RuleCheck::Result::kFail,
-                        std::get<2>(t)});
+    const std::string& result = std::get<1>(t);
+    RuleCheck::Result r;
+    if (result == "pass") {
+      r = RuleCheck::Result::kPass;
+    } else if (result == "fail") {
+      r = RuleCheck::Result::kFail;
+    } else if (result == "not-checked") {
+      r = RuleCheck::Result::kNotChecked;
+    } else {
+      throw py::value_error(fmt::format(
+          "checks: the result of {} is '{}', not pass, fail or not-checked", std::get<0>(t),
+          result));
+    }
+    v.checks.push_back({std::get<0>(t), r, std::get<2>(t)});
   }
   v.score = score ? *score : (passed ? 1.0 : 0.0);
   return v;
 }
 
-bool SameRules(const PyVerdict& a, const PyVerdict& b) {
+bool SameChecks(const PyVerdict& a, const PyVerdict& b) {
   if (a.checks.size() != b.checks.size()) return false;
   for (size_t i = 0; i < a.checks.size(); ++i) {
-    if (!RuleTuple(a.checks[i]).equal(RuleTuple(b.checks[i]))) return false;
+    const RuleCheck& x = a.checks[i];
+    const RuleCheck& y = b.checks[i];
+    if (x.name != y.name || x.result != y.result || x.detail != y.detail) return false;
   }
   return true;
 }
@@ -529,15 +544,16 @@ PYBIND11_MODULE(_core, m) {
   using structtest::PyVerdict;
   py::class_<PyVerdict>(m, "Verdict", R"(One response's verdict under one rule set.
 
-passed: whether the response follows every rule; reason: why, for a person;
-rules_version: the checker version that decided (e.g. "strict-2"); rules: every rule of
-the subtask as (name, passed, detail), in the order they are checked (a rule the checker
-did not reach after a failed one is not passed, and its detail says so); score: rules
-passed / rules listed (1.0 on a pass), the partial credit; format and accuracy: math
-only, the paper's two halves of a pass (None elsewhere).)")
+passed: whether the response follows every rule; reason: why, for a person; rules: the
+rule set ("paper" or "strict"); rules_version: the checker version that decided (e.g.
+"strict-3"); checks: every rule of the subtask as (name, result, detail), result "pass",
+"fail" or "not-checked" (a rule the checker did not reach after a failed one), the rules
+decided first, as the JSON verdict's "checks"; score: rules passed / rules listed (1.0 on
+a pass), the partial credit; format and accuracy: math only, the paper's two halves of a
+pass (None elsewhere).)")
       .def(py::init(&structtest::MakeVerdict), py::arg("passed"), py::arg("reason"),
            py::arg("rules_version"), py::arg("format") = py::none(),
-           py::arg("accuracy") = py::none(), py::arg("rules") = py::tuple(),
+           py::arg("accuracy") = py::none(), py::arg("checks") = py::tuple(),
            py::arg("score") = py::none())
       .def_readonly("passed", &PyVerdict::passed)
       .def_readonly("reason", &PyVerdict::reason)
@@ -545,7 +561,8 @@ only, the paper's two halves of a pass (None elsewhere).)")
       .def_readonly("format", &PyVerdict::format)
       .def_readonly("accuracy", &PyVerdict::accuracy)
       .def_readonly("score", &PyVerdict::score)
-      .def_property_readonly("rules", &structtest::RuleList)
+      .def_property_readonly("rules", &structtest::RuleSetOf)
+      .def_property_readonly("checks", &structtest::CheckList)
       .def("__bool__", [](const PyVerdict& v) { return v.passed; })
       .def("__eq__",
            [](const PyVerdict& a, const py::object& other) -> py::object {
@@ -554,7 +571,7 @@ only, the paper's two halves of a pass (None elsewhere).)")
              return py::bool_(a.passed == b.passed && a.reason == b.reason &&
                               a.rules_version == b.rules_version && a.format == b.format &&
                               a.accuracy == b.accuracy && a.score == b.score &&
-                              structtest::SameRules(a, b));
+                              structtest::SameChecks(a, b));
            })
       .def("__repr__",
            [](const PyVerdict& v) {
@@ -567,7 +584,7 @@ only, the paper's two halves of a pass (None elsewhere).)")
       .def(py::pickle(
           [](const PyVerdict& v) {
             return py::make_tuple(v.passed, v.reason, v.rules_version, v.format, v.accuracy,
-                                  structtest::RuleList(v), v.score);
+                                  structtest::CheckList(v), v.score);
           },
           [](const py::tuple& t) {
             if (t.size() != 7) throw std::runtime_error("Verdict: a pickled state of 7 fields expected");

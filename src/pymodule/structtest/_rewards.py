@@ -22,12 +22,12 @@ def _reward_value(verdict, partial):
 
 
 def _failed_rule(verdict):
-    """The name of the rule that failed ("" when the verdict passed): the first rule not
-    passed, as the rules after it were not checked."""
+    """The name of the rule that failed ("" when the verdict passed): the first failed
+    check (the rules after it were not checked)."""
     if verdict.passed:
         return ""
-    for name, passed, _ in verdict.rules:
-        if not passed:
+    for name, result, _ in verdict.checks:
+        if result == "fail":
             return name
     return verdict.reason.partition(":")[0]
 
@@ -164,8 +164,8 @@ class TrlReward:
         scored = max(len(verdicts), 1)
         held = dict.fromkeys(_rule_names(self.rules), 0)
         for v in verdicts:
-            for name, passed, _ in v.rules:
-                if passed and name in held:
+            for name, result, _ in v.checks:
+                if result == "pass" and name in held:
                     held[name] += 1
         log_metric(self.__name__ + "/passed", sum(1 for v in verdicts if v.passed) / scored)
         for name, count in held.items():

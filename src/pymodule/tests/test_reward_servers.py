@@ -215,8 +215,8 @@ def test_slime_remote_rm_rewards_are_structtests(server, samples, tmp_path):
             assert rollout.reward["score"] == verdict.score
             assert rollout.reward["rules_version"] == verdict.rules_version
             assert (rollout.reward["failed_rule"] == "") == verdict.passed
-            assert [(c["name"], c["result"] == "pass") for c in rollout.reward["checks"]] == [
-                (name, passed) for name, passed, _ in verdict.rules]
+            assert [(c["name"], c["result"], c["detail"]) for c in rollout.reward["checks"]] == \
+                verdict.checks
 
 
 def test_slime_label_that_is_not_a_sample_is_refused(server, samples):

@@ -131,7 +131,7 @@ def test_verl_loads_and_calls_the_reward_function(samples, loader, path, pythonp
             assert rule == ""
         else:
             v = structtest.score(s, "I don't know.", rules="strict")
-            assert rule == next(n for n, passed, _ in v.rules if not passed) and rule in v.reason
+            assert rule == next(n for n, result, _ in v.checks if result == "fail") and rule in v.reason
 
 
 def test_verls_reward_kwargs_reach_the_reward_function(samples):
@@ -313,7 +313,7 @@ def test_trl_logs_rule_pass_rates_and_failing_rules(samples):
     scored = len(verdicts)
     assert trainer.metrics["structtest_strict/passed"][0] == 0.5
     for rule in strict_rules:
-        held = sum(1 for v in verdicts for n, p, _ in v.rules if n == rule and p)
+        held = sum(1 for v in verdicts for n, r, _ in v.checks if n == rule and r == "pass")
         assert trainer.metrics["structtest_strict/rules/" + rule][0] == held / scored, rule
     assert 0 < trainer.metrics["structtest_strict/rules/answer-line"][0] < 0.5
     # One failing rule per completion: "" when it passed, None where no sample.

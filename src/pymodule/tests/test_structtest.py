@@ -109,12 +109,10 @@ def test_score_gives_the_verdicts_of_the_cli(tmp_path, samples, rules):
                                   [rec["response"] for rec in records], rules=rules)
     assert len(mine) == len(expected)
     for v, e, rec in zip(mine, expected, records):
-        assert (v.passed, v.reason, v.rules_version) == (e["pass"], e["reason"], e["rules_version"]), rec["id"]
-        assert [(name, passed) for name, passed, _ in v.rules] == \
-            [(c["name"], c["result"] == "pass") for c in e["checks"]], rec["id"]
-        assert [d for _, _, d in v.rules] == \
-            [c["detail"] or ("not checked (an earlier rule failed)" if c["result"] == "not-checked" else "")
-             for c in e["checks"]], rec["id"]
+        assert (v.passed, v.reason, v.rules, v.rules_version) == \
+            (e["pass"], e["reason"], e["rules"], e["rules_version"]), rec["id"]
+        # one vocabulary: the checks as the JSON verdict has them
+        assert v.checks == [(c["name"], c["result"], c["detail"]) for c in e["checks"]], rec["id"]
         assert v.score == e["score"], rec["id"]
         assert v == structtest.score(rec, rec["response"], rules)  # extra keys are ignored
     passed = sum(v.passed for v in mine)
@@ -232,19 +230,23 @@ def test_verdicts_compare_pickle_and_print():
     s = structtest.generate(seed=1, tasks=["numbered_points"], limit=1)[0]
     v = structtest.score(s, "1. one", rules="strict")
     assert not v and v.passed is False and 0 <= v.score < 1
-    assert v.rules and all(isinstance(r, tuple) and len(r) == 3 for r in v.rules)
+    assert v.rules == "strict" and v.rules_version.startswith("strict-")
+    assert v.checks and all(isinstance(c, tuple) and len(c) == 3 for c in v.checks)
+    assert {c[1] for c in v.checks} <= {"pass", "fail", "not-checked"}
     assert pickle.loads(pickle.dumps(v)) == v
-    copy = structtest.Verdict(v.passed, v.reason, v.rules_version, v.format, v.accuracy, v.rules,
+    copy = structtest.Verdict(v.passed, v.reason, v.rules_version, v.format, v.accuracy, v.checks,
                               v.score)
-    assert copy == v and copy.rules == v.rules
-    assert copy != structtest.Verdict(v.passed, v.reason + ".", v.rules_version, rules=v.rules,
+    assert copy == v and copy.checks == v.checks
+    assert copy != structtest.Verdict(v.passed, v.reason + ".", v.rules_version, checks=v.checks,
                                       score=v.score)
+    with pytest.raises(ValueError, match="the result of length is 'True', not pass, fail or not-checked"):
+        structtest.Verdict(False, "no", "strict-3", checks=[("length", "True", "")])
+    with pytest.raises(TypeError, match=r"checks: expected \(name, result, detail\) items"):
+        structtest.Verdict(False, "no", "strict-3", checks=[("length", True)])
     assert v != "a verdict" and structtest.Verdict(True, "ok", "strict-1").score == 1.0
     assert repr(v).startswith("Verdict(passed=False, reason=")
     with pytest.raises(AttributeError):
         v.passed = True
-    with pytest.raises(TypeError, match="rules: expected"):
-        structtest.Verdict(False, "no", "strict-1", rules=[("a", False)])
 
 
 # --- bad input -----------------------------------------------------------------------------
@@ -363,15 +365,17 @@ def test_rules_and_partial_credit(samples):
     s = next(x for x in samples if x["subtask"] == "math_easy")
     rules = next(t for t in structtest.subtasks() if t["name"] == "math_easy")["strict_rules"]
     good = structtest.score(s, answer(s), "strict")
-    assert good.score == 1.0 and [r[0] for r in good.rules] == rules
-    assert all(passed for _, passed, _ in good.rules)
+    assert good.score == 1.0 and [c[0] for c in good.checks] == rules
+    assert all(result == "pass" for _, result, _ in good.checks)
     # The right answer with nothing before it: only `reasoning` (and what follows) fails.
     last = answer(s).strip().splitlines()[-1]
     bare = structtest.score(s, last, "strict")
     assert not bare.passed
-    assert bare.rules[0][1] and not bare.rules[2][1], bare.rules
-    assert bare.rules[2][0] == "reasoning" and bare.reason.startswith("reasoning: ")
-    assert 0 < bare.score < 1 and bare.score == sum(p for _, p, _ in bare.rules) / len(rules)
+    assert bare.checks[0][1] == "pass" and bare.checks[2][1] == "fail", bare.checks
+    assert bare.checks[2][0] == "reasoning" and bare.reason.startswith("reasoning: ")
+    # the rules after the failed one were not checked, and say so
+    assert all(r == "not-checked" for _, r, _ in bare.checks[3:]), bare.checks
+    assert 0 < bare.score < 1 and bare.score == sum(r == "pass" for _, r, _ in bare.checks) / len(rules)
     assert structtest.reward(s, last) == 0.0
     assert structtest.reward(s, last, partial=True) == bare.score
     f = structtest.trl_reward(partial=True)
