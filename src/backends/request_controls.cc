@@ -118,7 +118,7 @@ bool SameHeaderName(std::string_view a, std::string_view b) {
   return Lower(a) == Lower(b);
 }
 
-nlohmann::json RequestSettings(const nlohmann::json& manifest) {
+nlohmann::json RequestSettingsJson(const nlohmann::json& manifest) {
   nlohmann::json out = nlohmann::json::object();
   if (!manifest.is_object()) return out;
   const auto take = [&](std::string_view key) {

@@ -61,7 +61,7 @@ nlohmann::json ControlsJson(const RequestControls& controls,
                             const std::vector<std::string>& header_names = {});
 // The request settings a run's manifest (or identity) holds: its "model", "max_tokens",
 // "temperature" and the keys of ControlsJson it has.
-nlohmann::json RequestSettings(const nlohmann::json& manifest);
+nlohmann::json RequestSettingsJson(const nlohmann::json& manifest);
 // The names of `headers`.
 std::vector<std::string> HeaderNames(const std::vector<HttpHeader>& headers);
 // The keys ControlsJson may write.

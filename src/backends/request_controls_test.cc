@@ -72,7 +72,7 @@ TEST(RequestControlFlagsTest, IdentityHoldsWhatIsSetAndHeaderNamesOnly) {
   manifest["seed"] = 5;  // the suite's, not a request setting
   json settings = manifest;
   settings.erase("seed");
-  EXPECT_EQ(RequestSettings(manifest), settings);
+  EXPECT_EQ(RequestSettingsJson(manifest), settings);
 }
 
 }  // namespace

@@ -97,7 +97,8 @@ Status StoreLoaded(uint64_t seed, PythonPool* python, std::vector<Program> loade
 
 }  // namespace
 
-Status CheckSuiteOptions(const SuiteOptions& options) {
+Status CheckSuiteOptions(const GenerateOptions& options) {
+  ASSIGN_OR_RETURN(const SourceSplit split, ParseSourceSplit(options.split));
   if (options.suite != "default" && options.suite != "paper") {
     return Status::InvalidArgument(
         fmt::format("--suite: unknown suite '{}' (expected 'default' or 'paper')", options.suite));
@@ -107,7 +108,7 @@ Status CheckSuiteOptions(const SuiteOptions& options) {
         fmt::format("--size: {} is not a scale in (0, 1000]", options.size));
   }
   ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
-  if (options.split == SourceSplit::kTrain) {
+  if (split == SourceSplit::kTrain) {
     if (options.suite != "default") {
       return Status::InvalidArgument(fmt::format(
           "--split train: the {} suite has no train split (its items are the paper's test "
@@ -157,10 +158,11 @@ Status CheckSuiteOptions(const SuiteOptions& options) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
+StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
                                              const SentenceSplitter* sentences,
                                              PythonPool* python) {
   RETURN_IF_ERROR(CheckSuiteOptions(options));
+  ASSIGN_OR_RETURN(const SourceSplit split, ParseSourceSplit(options.split));
   ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
 
   std::unique_ptr<Suite> suite(new Suite());
@@ -228,7 +230,7 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
         RETURN_IF_ERROR(BuildFunctionPrograms(
             options.seed, max_functions, python,
             PrepareInto(options.seed, python, suite->functions_.get()), &suite->sandbox_runs_,
-            options.split));
+            split));
       }
     }
     if (max_stdin_programs > 0) {
@@ -241,12 +243,12 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
         RETURN_IF_ERROR(BuildStdinPrograms(
             options.seed, max_stdin_programs, python,
             PrepareInto(options.seed, python, suite->stdin_programs_.get()),
-            &suite->sandbox_runs_, options.split));
+            &suite->sandbox_runs_, split));
       }
     }
   }
   suite->sources_.generated_seed = options.seed;
-  suite->sources_.split = options.split;
+  suite->sources_.split = split;
   suite->sources_.documents = suite->documents_;
   suite->sources_.math_problems = suite->math_problems_;
   suite->sources_.functions = suite->functions_.get();
