@@ -32,7 +32,7 @@ class SentenceSplitter;
 // the scoring settings), so a setting is read where it is used and never copied into a
 // look-alike struct. RunSuite checks them whole before anything is created, and its
 // errors name the field (`request.top_p 2: ...`, `suite.tasks: ...`); the CLI maps
-// those names to its flags (src/cli/run_flags.h) and names the flag instead. The
+// those names to its flags (src/cli/flag_table.cc) and names the flag instead. The
 // comments below name each field's `structtest run` flag.
 
 // What every request carries besides the sample's messages. Unset controls are not
@@ -95,12 +95,12 @@ struct Budget {
 
 // Asking through a provider's batch API, or writing the requests for an offline engine.
 struct BatchSettings {
-  // --batch: ask through the provider's batch API (openai, anthropic, gemini); again, the
-  // call polls the batches already submitted. --batch-poll seconds before the first
-  // poll (default 30); --batch-size at most N requests a batch (0: the provider's limit);
-  // --batch-retry-online asks what failed in a batch online. Each of these three is
-  // refused without batch.
-  bool batch = false;
+  // api (--batch): ask through the provider's batch API (openai, anthropic, gemini);
+  // again, the call polls the batches already submitted. poll_seconds (--batch-poll)
+  // before the first poll (default 30); size (--batch-size) at most N requests a batch
+  // (0: the provider's limit); retry_online (--batch-retry-online) asks what failed in
+  // a batch online. Each of these three is refused without api.
+  bool api = false;
   std::optional<double> poll_seconds;
   int64_t size = 0;
   bool retry_online = false;

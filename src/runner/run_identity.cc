@@ -142,13 +142,13 @@ Status CheckSameRun(std::string_view dir, const nlohmann::json& stored,
   if (key == "repeats") {
     // A run without the key asks each sample once.
     return Status::InvalidArgument(fmt::format(
-        "{}: this directory holds another run (--repeats was {}, now {}); pass another --out "
+        "{}: this directory holds another run (`repeats` was {}, now {}); pass another `out` "
         "or remove the directory",
         dir, stored.value("repeats", nlohmann::json(1)).dump(),
         identity.value("repeats", nlohmann::json(1)).dump()));
   }
   return Status::InvalidArgument(fmt::format(
-      "{}: this directory holds another run ({} was {}{}); pass another --out or remove the "
+      "{}: this directory holds another run ({} was {}{}); pass another `out` or remove the "
       "directory",
       dir, key, old.dump(),
       identity.contains(key) ? ", now " + identity.at(key).dump() : ""));

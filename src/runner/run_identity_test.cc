@@ -45,7 +45,7 @@ TEST(RunIdentityTest, AChangedFlagIsRefusedNamingIt) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(),
             "runs/x: this directory holds another run (max_tokens was 0, now 100); pass another "
-            "--out or remove the directory");
+            "`out` or remove the directory");
 }
 
 TEST(RunIdentityTest, AChangedRepeatsIsRefusedWithTheFlagsValues) {
@@ -55,8 +55,8 @@ TEST(RunIdentityTest, AChangedRepeatsIsRefusedWithTheFlagsValues) {
   const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(),
-            "runs/x: this directory holds another run (--repeats was 1, now 3); pass another "
-            "--out or remove the directory");
+            "runs/x: this directory holds another run (`repeats` was 1, now 3); pass another "
+            "`out` or remove the directory");
 }
 
 TEST(RunIdentityTest, AKeyOnlyTheStoredRunHasIsNamed) {
@@ -141,20 +141,22 @@ TEST(RunJobTest, BadBaseUrlsAndEndpointsFiles) {
   EXPECT_EQ(*urls, (std::vector<std::string>{"http://a/v1", "http://b/v1"}));
   testing::WriteFileOrDie(path, "http://a/v1\nftp://b\n");
   EXPECT_EQ(ReadEndpointsFile(path).status().message(),
-            "--endpoints " + path + ":2: 'ftp://b': expected an http:// or https:// URL");
+            "`transport.endpoints_file` " + path +
+                ":2: 'ftp://b': expected an http:// or https:// URL");
   testing::WriteFileOrDie(path, "# none\n");
   EXPECT_EQ(ReadEndpointsFile(path).status().message(),
-            "--endpoints " + path + ": no URL in the file");
+            "`transport.endpoints_file` " + path + ": no URL in the file");
 }
 
 TEST(RunJobTest, ResolvePriceTakesBothFlagsOrATableOrTheBuiltInOne) {
   EXPECT_EQ(ResolvePrice("openai/x", {1.0, std::nullopt, ""}).status().message(),
-            "--price-in: give both --price-in and --price-out (USD per million tokens)");
+            "`budget.price_in`: give both `budget.price_in` and `budget.price_out` (USD per "
+            "million tokens)");
   auto given = ResolvePrice("openai/x", {1.0, 2.0, ""});
   ASSERT_TRUE(given.ok());
   ASSERT_TRUE(given->has_value());
   EXPECT_EQ((*given)->output_per_mtok, 2.0);
-  EXPECT_EQ((*given)->source, "--price-in/--price-out");
+  EXPECT_EQ((*given)->source, "--price-in/--price-out");  // shown in reports as it was
   auto none = ResolvePrice("openai/no-such-model-anywhere", {});
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());

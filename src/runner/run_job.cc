@@ -255,7 +255,7 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
   if (!out.stats.gave_up.empty()) {
     return Status::Unavailable(fmt::format(
         "stopped: the first {} requests all failed, the last with: {}\nfix the model name, "
-        "--base-url or key and run the same command again (the errors are in {})",
+        "`transport.base_urls` or key and run the same command again (the errors are in {})",
         kGiveUpAfter, out.stats.gave_up, store->dir()));
   }
   if (out.stats.interrupted) {
@@ -460,7 +460,7 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
       "dry run: {} would be sent to {} ({}); nothing was sent\nrequest settings: {}\n\n", from,
       opt.model, endpoint, RequestSettingsJson(identity).dump());
   text += RenderDryRun(plan, price, run.request.max_tokens);
-  if (opt.batch.batch) {
+  if (opt.batch.api) {
     RunnerOptions ro;
     ro.request.every = run.request;
     const BatchRunOptions bo = BatchOptionsFrom(ro, opt.batch);
@@ -579,7 +579,7 @@ Status AddRunSamples(const ResolvedRun& run, const SentenceSplitter* sentences,
       return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
     }
     if (index == 0) {
-      return Status::InvalidArgument(fmt::format("{}: none of its {} samples is of --tasks {}",
+      return Status::InvalidArgument(fmt::format("{}: none of its {} samples is of `tasks` {}",
                                                  opt.samples, read_samples,
                                                  fmt::join(opt.suite.tasks, ",")));
     }
@@ -626,11 +626,12 @@ StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Budg
   if (budget.price_in || budget.price_out) {
     if (!budget.price_in || !budget.price_out) {
       return Status::InvalidArgument(fmt::format(
-          "{}: give both --price-in and --price-out (USD per million tokens)",
-          budget.price_in ? "--price-in" : "--price-out"));
+          "{}: give both `budget.price_in` and `budget.price_out` (USD per million tokens)",
+          budget.price_in ? "`budget.price_in`" : "`budget.price_out`"));
     }
     for (const auto& [flag, v] :
-         {std::pair{"--price-in", *budget.price_in}, {"--price-out", *budget.price_out}}) {
+         {std::pair{"`budget.price_in`", *budget.price_in},
+          {"`budget.price_out`", *budget.price_out}}) {
       if (!(v >= 0) || v > 1e6) {
         return Status::InvalidArgument(
             fmt::format("{} {}: expected USD per million tokens, 0 or more", flag, v));
@@ -647,7 +648,7 @@ StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Budg
     std::ifstream in(budget.prices, std::ios::binary);
     if (!in) {
       return Status::IoError(
-          fmt::format("--prices {}: cannot read: {}", budget.prices, std::strerror(errno)));
+          fmt::format("`budget.prices` {}: cannot read: {}", budget.prices, std::strerror(errno)));
     }
     std::ostringstream text;
     text << in.rdbuf();
@@ -680,7 +681,8 @@ std::string BadBaseUrl(std::string_view url) {
 StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return Status::IoError(fmt::format("--endpoints {}: cannot read: {}", path, std::strerror(errno)));
+    return Status::IoError(fmt::format("`transport.endpoints_file` {}: cannot read: "
+                                       "{}", path, std::strerror(errno)));
   }
   std::vector<std::string> urls;
   std::string line;
@@ -691,12 +693,13 @@ StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
     line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
     if (const std::string why = BadBaseUrl(line); !why.empty()) {
       return Status::InvalidArgument(
-          fmt::format("--endpoints {}:{}: '{}': {}", path, number, line, why));
+          fmt::format("`transport.endpoints_file` {}:{}: '{}': {}", path, number, line, why));
     }
     urls.push_back(line);
   }
   if (urls.empty()) {
-    return Status::InvalidArgument(fmt::format("--endpoints {}: no URL in the file", path));
+    return Status::InvalidArgument(fmt::format("`transport.endpoints_file` {}: no URL in the "
+                                               "file", path));
   }
   return urls;
 }
@@ -740,7 +743,7 @@ StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* se
     }
     if (http.api_key.empty() && transport.base_urls.empty() && opt.batch.offline.empty()) {
       return Status::InvalidArgument(
-          fmt::format("--model {}: {} is not set (the API key of {})", opt.model,
+          fmt::format("`model` {}: {} is not set (the API key of {})", opt.model,
                       ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
     }
     // -j is per endpoint; under -j auto the adaptive limit holds the total and each
@@ -816,14 +819,15 @@ StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* se
       auto opened = ResponseCache::Open(transport.cache.empty() ? ResponseCache::DefaultPath()
                                                                 : transport.cache);
       if (!opened.ok()) {
-        return Status::IoError(fmt::format("response cache: {} (pass --no-cache to run without it)",
+        return Status::IoError(fmt::format("response cache: {} (pass `transport.use_cache=false` "
+                                           "to run without it)",
                                            opened.status().message()));
       }
       cache = std::move(opened).value();
     }
     std::unique_ptr<HttpTransport> batch_transport;
     std::optional<BatchApi> batch_api;
-    if (opt.batch.batch) {
+    if (opt.batch.api) {
       ASSIGN_OR_RETURN(batch_transport, NewCurlHttpTransport(batch_http));
       batch_api.emplace(spec->provider, batch_http.base_url, batch_http.api_key, batch_http.headers,
                         batch_transport.get());

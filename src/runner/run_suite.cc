@@ -30,25 +30,25 @@ Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
   const RequestSettings& r = o.request;
   const Budget& b = o.budget;
   const std::pair<bool, const char*> api_only[] = {
-      {o.dry_run, "--dry-run"},
-      {b.max_cost.has_value(), "--max-cost"},
-      {b.max_tokens_total.has_value(), "--max-tokens-total"},
-      {b.price_in.has_value(), "--price-in"},
-      {b.price_out.has_value(), "--price-out"},
-      {!b.prices.empty(), "--prices"},
-      {r.system.has_value(), "--system"},
-      {r.top_p.has_value(), "--top-p"},
-      {!r.stop.empty(), "--stop"},
-      {r.sampling_seed.has_value(), "--sampling-seed"},
-      {!r.reasoning_effort.empty(), "--reasoning-effort"},
-      {r.thinking_budget.has_value(), "--thinking-budget"},
-      {r.extra_body.has_value(), "--extra-body"},
-      {!r.headers.empty(), "--header"}};
+      {o.dry_run, "`dry_run`"},
+      {b.max_cost.has_value(), "`budget.max_cost`"},
+      {b.max_tokens_total.has_value(), "`budget.max_tokens_total`"},
+      {b.price_in.has_value(), "`budget.price_in`"},
+      {b.price_out.has_value(), "`budget.price_out`"},
+      {!b.prices.empty(), "`budget.prices`"},
+      {r.system.has_value(), "`request.system`"},
+      {r.top_p.has_value(), "`request.top_p`"},
+      {!r.stop.empty(), "`request.stop`"},
+      {r.sampling_seed.has_value(), "`request.sampling_seed`"},
+      {!r.reasoning_effort.empty(), "`request.reasoning_effort`"},
+      {r.thinking_budget.has_value(), "`request.thinking_budget`"},
+      {r.extra_body.has_value(), "`request.extra_body`"},
+      {!r.headers.empty(), "`request.headers`"}};
   for (const auto& [given, flag] : api_only) {
     if (!given) continue;
     return Status::InvalidArgument(fmt::format(
         "{}: the built-in responders send nothing and cost nothing; name a model with "
-        "--model PROVIDER/NAME",
+        "`model` PROVIDER/NAME",
         flag));
   }
   return Status::Ok();
@@ -59,45 +59,48 @@ Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
 Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec>& spec,
                          size_t endpoints) {
   const BatchSettings& b = o.batch;
-  if (b.batch || b.retry_online || b.size != 0 || b.poll_seconds) {
-    if (!b.batch) {
+  if (b.api || b.retry_online || b.size != 0 || b.poll_seconds) {
+    if (!b.api) {
       return Status::InvalidArgument(
-          fmt::format("{}: it goes with --batch", b.retry_online ? "--batch-retry-online"
-                                                  : b.size != 0  ? "--batch-size"
-                                                                 : "--batch-poll"));
+          fmt::format("{}: it goes with `batch.api`", b.retry_online ? "`batch.retry_online`"
+                                                  : b.size != 0  ? "`batch.size`"
+                                                                 : "`batch.poll_seconds`"));
     }
     if (!spec) {
       return Status::InvalidArgument(fmt::format(
-          "--batch: {} has no batch API (the built-in responders answer in process); --batch "
+          "`batch.api`: {} has no batch API (the built-in responders answer in process); "
+          "`batch.api` "
           "takes openai/, anthropic/ and gemini/ models",
           o.model.empty() ? "the built-in responders" : o.model));
     }
     if (!b.offline.empty()) {
-      return Status::InvalidArgument("--batch --offline: pick one (--batch asks the provider's "
-                                     "batch API; --offline writes a file and asks nothing)");
+      return Status::InvalidArgument(
+          "`batch.api` `batch.offline`: pick one (`batch.api` asks the provider's batch API; "
+          "`batch.offline` writes a file and asks nothing)");
     }
     if (endpoints > 1) {
       return Status::InvalidArgument(
-          "--batch: a batch goes to one API; give one --base-url (replicas are for online runs)");
+          "`batch.api`: a batch goes to one API; give one `transport.base_urls` (replicas are for "
+          "online runs)");
     }
     if (b.size < 0) {
       return Status::InvalidArgument(fmt::format(
-          "--batch-size {}: expected a number of requests (0: the provider's limit)", b.size));
+          "`batch.size` {}: expected a number of requests (0: the provider's limit)", b.size));
     }
     if (b.poll_seconds && !(*b.poll_seconds > 0 && *b.poll_seconds <= 3600)) {
       return Status::InvalidArgument(fmt::format(
-          "--batch-poll {}: expected a number of seconds, more than 0, at most 3600",
+          "`batch.poll_seconds` {}: expected a number of seconds, more than 0, at most 3600",
           *b.poll_seconds));
     }
   }
   if (!b.offline.empty()) {
     if (!spec || spec->provider != Provider::kOpenAi) {
       return Status::InvalidArgument(fmt::format(
-          "--offline: it writes an OpenAI batch input file, for openai/ models (an offline "
-          "engine such as vLLM serving NAME); --model {} is not one",
+          "`batch.offline`: it writes an OpenAI batch input file, for openai/ models (an offline "
+          "engine such as vLLM serving NAME); `model` {} is not one",
           o.model.empty() ? "(none)" : o.model));
     }
-    if (o.dry_run) return Status::InvalidArgument("--offline --dry-run: pick one");
+    if (o.dry_run) return Status::InvalidArgument("`batch.offline` `dry_run`: pick one");
   }
   return Status::Ok();
 }
@@ -108,49 +111,54 @@ Status CheckRanges(const RunSuiteOptions& o) {
   const RequestSettings& r = o.request;
   if (o.repeats < 1 || o.repeats > RunStore::kMaxRepeats) {
     return Status::InvalidArgument(
-        fmt::format("--repeats {}: expected a whole number from 1 to {}", o.repeats,
+        fmt::format("`repeats` {}: expected a whole number from 1 to {}", o.repeats,
                     RunStore::kMaxRepeats));
   }
   if (t.auto_concurrency) {
     if (t.max_concurrency < 1 || t.max_concurrency > 4096) {
       return Status::InvalidArgument(
-          fmt::format("--max-j {}: expected 1 to 4096", t.max_concurrency));
+          fmt::format("`transport.max_concurrency` {}: expected 1 to 4096", t.max_concurrency));
     }
   } else if (t.concurrency < 1 || t.concurrency > 4096) {
     return Status::InvalidArgument(
-        fmt::format("--concurrency {}: expected 1 to 4096", t.concurrency));
+        fmt::format("`transport.concurrency` {}: expected 1 to 4096", t.concurrency));
   }
   if (t.retries < 0 || t.retries > 100) {
-    return Status::InvalidArgument(fmt::format("--retries {}: expected 0 to 100", t.retries));
+    return Status::InvalidArgument(
+        fmt::format("`transport.retries` {}: expected 0 to 100", t.retries));
   }
   if (!(t.max_rps >= 0)) {
     return Status::InvalidArgument(
-        fmt::format("--max-rps {}: expected a positive rate (0: no limit)", t.max_rps));
+        fmt::format("`transport.max_rps` {}: expected a positive rate (0: no limit)", t.max_rps));
   }
   if (!(t.timeout_seconds > 0)) {
     return Status::InvalidArgument(
-        fmt::format("--timeout {}: expected a positive number of seconds", t.timeout_seconds));
+        fmt::format("`transport.timeout_seconds` {}: expected a positive number of seconds",
+                    t.timeout_seconds));
   }
   if (r.max_tokens < 0) {
     return Status::InvalidArgument(
-        fmt::format("--max-tokens {}: expected 0 (provider default) or more", r.max_tokens));
+        fmt::format("`request.max_tokens` {}: expected 0 (provider default) or more",
+                    r.max_tokens));
   }
   if (o.budget.max_cost && !(*o.budget.max_cost > 0 && *o.budget.max_cost < 1e12)) {
     return Status::InvalidArgument(
-        fmt::format("--max-cost {}: expected a positive number of USD", *o.budget.max_cost));
+        fmt::format("`budget.max_cost` {}: expected a positive number of USD", *o.budget.max_cost));
   }
   if (o.budget.max_tokens_total && *o.budget.max_tokens_total < 1) {
     return Status::InvalidArgument(fmt::format(
-        "--max-tokens-total {}: expected a positive number of tokens",
+        "`budget.max_tokens_total` {}: expected a positive number of tokens",
         *o.budget.max_tokens_total));
   }
   if (r.temperature && r.no_temperature) {
     return Status::InvalidArgument(fmt::format(
-        "--temperature {} and none: pick one", *r.temperature));
+        "`request.temperature` {} and `request.no_temperature`: pick one", *r.temperature));
   }
   if (!t.use_cache && !t.cache.empty()) {
     return Status::InvalidArgument(fmt::format(
-        "--cache {} --no-cache: pick one (--no-cache neither reads nor fills a cache)", t.cache));
+        "`transport.cache` {} `transport.use_cache=false`: pick one "
+        "(`transport.use_cache=false` neither reads nor fills a cache)",
+        t.cache));
   }
   return Status::Ok();
 }
@@ -158,13 +166,13 @@ Status CheckRanges(const RunSuiteOptions& o) {
 // The request every prompt is sent with, as `r` gives it (not settled: no model name,
 // no default temperature yet): the token limit, the temperature, the controls
 // (--system's file read, --extra-body parsed).
-StatusOr<ModelRequest> RequestOf(const RequestSettings& r) {
+StatusOr<ModelRequest> RequestAsGiven(const RequestSettings& r) {
   ModelRequest every;
   every.max_tokens = r.max_tokens;
   every.temperature = r.temperature;
   RequestControls& c = every.controls;
   if (r.system) {
-    ASSIGN_OR_RETURN(c.system, ReadTextFlag("--system", *r.system));
+    ASSIGN_OR_RETURN(c.system, ReadTextFlag("`request.system`", *r.system));
   }
   c.top_p = r.top_p;
   c.stop = r.stop;
@@ -195,14 +203,15 @@ StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
   Transport& transport = opt.transport;
   if (transport.auto_concurrency) transport.concurrency = transport.max_concurrency;
   ASSIGN_OR_RETURN(opt.scoring.score_jobs, ResolveScoreJobs(opt.scoring.score_jobs));
-  ASSIGN_OR_RETURN(run.request, RequestOf(opt.request));
+  ASSIGN_OR_RETURN(run.request, RequestAsGiven(opt.request));
   for (const std::string& line : opt.request.headers) {
     ASSIGN_OR_RETURN(HttpHeader header, ParseHeaderFlag(line));
     run.headers.push_back(std::move(header));
   }
   for (const std::string& url : transport.base_urls) {
     if (const std::string why = BadBaseUrl(url); !why.empty()) {
-      return Status::InvalidArgument(fmt::format("--base-url {}: {}", PublicEndpoint(url), why));
+      return Status::InvalidArgument(
+          fmt::format("`transport.base_urls` {}: {}", PublicEndpoint(url), why));
     }
   }
   if (!transport.endpoints_file.empty()) {
@@ -228,13 +237,14 @@ StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
         known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
       }
       return Status::InvalidArgument(fmt::format(
-          "--model {}: unknown built-in responder (expected one of {})", opt.model, known));
+          "`model` {}: unknown built-in responder (expected one of {})", opt.model, known));
     }
     if (!transport.base_urls.empty()) {
       return Status::InvalidArgument(fmt::format(
-          "{}: the built-in responders answer in process; pass --model PROVIDER/NAME to ask a "
+          "{}: the built-in responders answer in process; pass `model` PROVIDER/NAME to ask a "
           "server",
-          options.transport.base_urls.empty() ? "--endpoints" : "--base-url"));
+          options.transport.base_urls.empty() ? "`transport.endpoints_file`"
+                                              : "`transport.base_urls`"));
     }
     RETURN_IF_ERROR(CheckApiOnlyOptions(options));
   } else {
@@ -247,14 +257,14 @@ StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
     ASSIGN_OR_RETURN(run.price, ResolvePrice(opt.model, opt.budget));
     if (opt.budget.max_cost && !run.price) {
       return Status::InvalidArgument(fmt::format(
-          "--max-cost {}: no price for {}: pass --price-in and --price-out (USD per million "
-          "tokens) or --prices FILE",
+          "`budget.max_cost` {}: no price for {}: pass `budget.price_in` and "
+          "`budget.price_out` (USD per million tokens) or `budget.prices` FILE",
           *opt.budget.max_cost, opt.model));
     }
   }
   if (opt.model.empty() && !opt.out.empty()) {
     return Status::InvalidArgument(
-        "--out: name the responder with --model (builtin/oracle, ...) to store a run");
+        "`out`: name the responder with `model` (builtin/oracle, ...) to store a run");
   }
   return run;
 }
