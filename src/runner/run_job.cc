@@ -146,6 +146,98 @@ struct ClientReport {
   std::function<std::string()> closing_lines;
 };
 
+// The run's closing text: its title, the table under its rules, the usage and cost
+// (`price`: when a model was asked, what it is costed at), and the coverage line.
+std::string RunText(const ResolvedRun& run, const std::string& label, const RunCounts& counts,
+                    int64_t repeats, const Tally& tally, const std::optional<Price>* price) {
+  const RunSuiteOptions& opt = run.options;
+  std::string text = fmt::format(
+      "== {} on {}{} ({} samples)\n", label,
+      opt.samples.empty() ? fmt::format("suite {} (seed {})", opt.suite.suite, opt.suite.seed)
+                          : opt.samples,
+      run.shard ? ", shard " + run.shard->ToString() : "", counts.samples);
+  text += RenderTextReport(tally, opt.scoring.rules);
+  if (price != nullptr) text += RenderUsageText(tally, *price);
+  const int64_t unscored = tally.errors() - counts.errored;
+  text += fmt::format(
+      "\nanswered {} of {} {} ({:.2f}% coverage), {} errored; accuracy is over the "
+      "answered samples",
+      counts.answered, counts.slots,
+      repeats > 1 ? fmt::format("requests ({} samples x {} repeats)", counts.samples, repeats)
+                  : "samples",
+      counts.slots ? 100.0 * counts.answered / counts.slots : 0.0,
+      counts.errored);
+  if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
+  if (counts.truncated > 0) {
+    text += fmt::format("; {} answer(s) cut off by the token limit (scored as they are; "
+                        "raise --max-tokens)",
+                        counts.truncated);
+  }
+  text += "\n";
+  return text;
+}
+
+// Opens the run in `store` for `run`: a new one gets its samples (a planned suite's,
+// when given) and its manifest in one transaction; a stored one must be the same run
+// (CheckSameRun), or the same suite with a larger limit, which grows it. The stored
+// manifest may keep the temperature (KeepStoredTemperature).
+Status OpenRun(ResolvedRun* run, RunStore* store, const std::string& endpoint,
+               const CheckEnv& env, PythonPool* python, RunStore* planned,
+               const RunJobOutput& output) {
+  ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+  KeepStoredTemperature(stored, run);
+  if (stored && stored->contains(kMergeKey)) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: a merged run ('structtest merge'); run the missing shards into their own "
+        "directories and merge them into it again",
+        store->dir()));
+  }
+  ASSIGN_OR_RETURN(RunCounts before, store->Counts());
+  if (!stored && before.samples == 0 && planned != nullptr) {
+    // A run in memory of a suite generated once for several responders.
+    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(*run, endpoint));
+    RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
+    RETURN_IF_ERROR(store->GrowTo(*planned).status());
+  } else if (!stored && before.samples == 0) {
+    // A new run: the data files are fingerprinted on a thread of their own while the
+    // samples are read and stored, and the manifest is written in the samples'
+    // transaction, so a run directory never holds samples without it.
+    std::future<StatusOr<nlohmann::json>> identity =
+        std::async(std::launch::async, [&] { return RunIdentity(*run, endpoint); });
+    RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store, [&]() -> Status {
+      ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
+      return store->SetManifest(RunManifest(run->options.scoring.rules, id));
+    }));
+  } else {
+    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(*run, endpoint));
+    if (stored && LimitGrows(*stored, identity)) {
+      // The same suite with a larger --limit (or none): its first samples are this
+      // run's, byte for byte; the run grows and asks only the new ones.
+      ASSIGN_OR_RETURN(auto plan, RunStore::OpenInMemory());
+      RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, plan.get()));
+      ASSIGN_OR_RETURN(const int64_t added, store->GrowTo(*plan));
+      RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
+      Emit(output.note, fmt::format("{}: --limit {} grows the run (limit was {}): {} new sample(s)",
+                            store->dir(), identity["limit"].is_null() ? "none" : identity["limit"].dump(),
+                            (*stored)["limit"].dump(), added));
+    } else if (stored) {
+      RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
+    } else {
+      RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
+    }
+    if (before.samples == 0) {
+      RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store));
+    }
+  }
+  if (before.samples > 0 && !run->options.quiet && before.answered < before.slots) {
+    Emit(output.note, fmt::format("{}: resuming: {} of {} {} answered, {} errored earlier", store->dir(),
+                          before.answered, before.slots,
+                          store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
+                          before.errored));
+  }
+  return Status::Ok();
+}
+
 // One run into `store`: fill it when new, answer what is pending, score, write the
 // reports, and tell `output` how it went.
 StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* store,
@@ -157,57 +249,7 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
   const RunSuiteOptions& opt = run.options;
   const RuleSet rules = opt.scoring.rules;
   const std::optional<Price>& price = run.price;
-  ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
-  KeepStoredTemperature(stored, &run);
-  if (stored && stored->contains(kMergeKey)) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: a merged run ('structtest merge'); run the missing shards into their own "
-        "directories and merge them into it again",
-        store->dir()));
-  }
-  ASSIGN_OR_RETURN(RunCounts before, store->Counts());
-  if (!stored && before.samples == 0 && planned != nullptr) {
-    // A run in memory of a suite generated once for several responders.
-    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(run, endpoint));
-    RETURN_IF_ERROR(store->SetManifest(RunManifest(rules, identity)));
-    RETURN_IF_ERROR(store->GrowTo(*planned).status());
-  } else if (!stored && before.samples == 0) {
-    // A new run: the data files are fingerprinted on a thread of their own while the
-    // samples are read and stored, and the manifest is written in the samples'
-    // transaction, so a run directory never holds samples without it.
-    std::future<StatusOr<nlohmann::json>> identity =
-        std::async(std::launch::async, [&] { return RunIdentity(run, endpoint); });
-    RETURN_IF_ERROR(AddRunSamples(run, env.sentences, python, store, [&]() -> Status {
-      ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
-      return store->SetManifest(RunManifest(rules, id));
-    }));
-  } else {
-    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(run, endpoint));
-    if (stored && LimitGrows(*stored, identity)) {
-      // The same suite with a larger --limit (or none): its first samples are this
-      // run's, byte for byte; the run grows and asks only the new ones.
-      ASSIGN_OR_RETURN(auto plan, RunStore::OpenInMemory());
-      RETURN_IF_ERROR(AddRunSamples(run, env.sentences, python, plan.get()));
-      ASSIGN_OR_RETURN(const int64_t added, store->GrowTo(*plan));
-      RETURN_IF_ERROR(store->SetManifest(RunManifest(rules, identity)));
-      Emit(output.note, fmt::format("{}: --limit {} grows the run (limit was {}): {} new sample(s)",
-                            store->dir(), identity["limit"].is_null() ? "none" : identity["limit"].dump(),
-                            (*stored)["limit"].dump(), added));
-    } else if (stored) {
-      RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
-    } else {
-      RETURN_IF_ERROR(store->SetManifest(RunManifest(rules, identity)));
-    }
-    if (before.samples == 0) {
-      RETURN_IF_ERROR(AddRunSamples(run, env.sentences, python, store));
-    }
-  }
-  if (before.samples > 0 && !opt.quiet && before.answered < before.slots) {
-    Emit(output.note, fmt::format("{}: resuming: {} of {} {} answered, {} errored earlier", store->dir(),
-                          before.answered, before.slots,
-                          store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
-                          before.errored));
-  }
+  RETURN_IF_ERROR(OpenRun(&run, store, endpoint, env, python, planned, output));
   RunnerOptions ro;
   ro.scoring = opt.scoring;
   ro.request = {run.request, endpoint, HeaderNames(run.headers)};
@@ -291,32 +333,9 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
     if (client != nullptr) AddUsageJson(tally, price, &report);
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
   }
-  std::string text = fmt::format("== {} on {}{} ({} samples)\n", label,
-                                 opt.samples.empty() ? fmt::format("suite {} (seed {})",
-                                                                   opt.suite.suite, opt.suite.seed)
-                                                     : opt.samples,
-                                 run.shard ? ", shard " + run.shard->ToString() : "",
-                                 out.counts.samples);
-  text += RenderTextReport(tally, rules);
-  if (client != nullptr) text += RenderUsageText(tally, price);
   const int64_t unscored = tally.errors() - out.counts.errored;
-  text += fmt::format(
-      "\nanswered {} of {} {} ({:.2f}% coverage), {} errored; accuracy is over the "
-      "answered samples",
-      out.counts.answered, out.counts.slots,
-      store->repeats() > 1
-          ? fmt::format("requests ({} samples x {} repeats)", out.counts.samples, store->repeats())
-          : "samples",
-      out.counts.slots ? 100.0 * out.counts.answered / out.counts.slots : 0.0,
-      out.counts.errored);
-  if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
-  if (out.counts.truncated > 0) {
-    text += fmt::format("; {} answer(s) cut off by the token limit (scored as they are; "
-                        "raise --max-tokens)",
-                        out.counts.truncated);
-  }
-  text += "\n";
-  Emit(output.out, text);
+  Emit(output.out, RunText(run, label, out.counts, store->repeats(), tally,
+                           client != nullptr ? &price : nullptr));
   if (output.flush) output.flush();
   if (batched) {
     Emit(output.note, fmt::format("batches: {} submitted, {} found at the provider, {} collected; {} "
