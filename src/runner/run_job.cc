@@ -490,6 +490,88 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
   return text;
 }
 
+// `transport` in the curl client's options, for http->base_url's provider: requests in
+// flight, the replicas, the timeouts, TLS.
+void ApplyTransport(const Transport& transport, HttpClientOptions* http) {
+  // -j is per endpoint; under -j auto the adaptive limit holds the total and each
+  // endpoint takes up to --max-j.
+  const size_t replicas = std::max<size_t>(1, transport.base_urls.size());
+  http->max_in_flight = static_cast<size_t>(transport.concurrency) * replicas;
+  if (replicas > 1) http->base_urls = transport.base_urls;
+  http->total_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(transport.timeout_seconds * 1000));
+  http->idle_timeout = std::min(http->idle_timeout, http->total_timeout);
+  http->ca_file = transport.ca_cert;
+  if (transport.http11) http->http_version = HttpClientOptions::HttpVersion::kHttp11;
+}
+
+// A run's client stack, from the inside out: curl (`http`, ApplyTransport's), the
+// endpoint pool over the replicas, -j auto's adaptive limit, the rate limit, retries
+// (their jitter seeded by `seed`). `report` reads the pool and the adaptive limit.
+struct ClientStack {
+  std::unique_ptr<ModelClient> client;  // the outermost: retries
+  ClientReport report;
+};
+
+StatusOr<ClientStack> BuildClientStack(HttpClientOptions http, const Transport& transport,
+                                       uint64_t seed) {
+  const size_t replicas = std::max<size_t>(1, transport.base_urls.size());
+  const size_t per_endpoint = static_cast<size_t>(transport.concurrency);
+  ASSIGN_OR_RETURN(std::unique_ptr<ModelClient> paced, NewCurlModelClient(std::move(http)));
+  ClientStack stack;
+  ClientReport& client_report = stack.report;
+  EndpointPoolClient* pool = nullptr;
+  if (replicas > 1) {
+    EndpointPoolPolicy pool_policy;
+    pool_policy.per_endpoint = per_endpoint;
+    auto owned = std::make_unique<EndpointPoolClient>(std::move(paced), replicas, pool_policy);
+    pool = owned.get();
+    paced = std::move(owned);
+  }
+  AdaptiveConcurrencyClient* adaptive = nullptr;
+  if (transport.auto_concurrency) {
+    AdaptivePolicy adaptive_policy;
+    adaptive_policy.max = per_endpoint * replicas;
+    adaptive_policy.initial = std::min<size_t>(4, adaptive_policy.max);
+    auto owned = std::make_unique<AdaptiveConcurrencyClient>(std::move(paced), adaptive_policy);
+    adaptive = owned.get();
+    paced = std::move(owned);
+    client_report.concurrency_limit = [adaptive] {
+      return static_cast<int64_t>(adaptive->limit());
+    };
+  }
+  if (pool != nullptr || adaptive != nullptr) {
+    const std::vector<std::string> urls = transport.base_urls;
+    client_report.closing_lines = [pool, adaptive, urls] {
+      std::string text;
+      if (adaptive != nullptr) {
+        text += fmt::format("structtest: -j auto: limit {} at the end ({} to {}, {:.1f} on "
+                            "average over time, {} back-off(s))\n",
+                            adaptive->limit(), adaptive->lowest_limit(),
+                            adaptive->highest_limit(), adaptive->TimeWeightedLimit(),
+                            adaptive->decreases());
+      }
+      for (size_t i = 0; pool != nullptr && i < pool->endpoints(); ++i) {
+        const EndpointStats st = pool->Stats(i);
+        text += fmt::format("structtest: endpoint {}: {} requests, {} errors, {} cool-down(s), "
+                            "latency p50 {} ms, p95 {} ms\n",
+                            PublicEndpoint(urls[i]), st.requests, st.errors, st.cooldowns,
+                            st.p50.count(), st.p95.count());
+      }
+      return text;
+    };
+  }
+  if (transport.max_rps > 0) {
+    paced = std::make_unique<RateLimitedModelClient>(std::move(paced), transport.max_rps,
+                                                     per_endpoint * replicas);
+  }
+  RetryPolicy policy;
+  policy.max_attempts = transport.retries + 1;
+  policy.seed = seed;
+  stack.client = std::make_unique<RetryingModelClient>(std::move(paced), policy);
+  return stack;
+}
+
 // The run directory of a run that is about to write one: a run already, or a folder
 // this run makes its own (new, or empty). A folder holding anything else is refused,
 // naming it: the run would write its files among someone else's.
@@ -765,72 +847,15 @@ StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* se
           fmt::format("`model` {}: {} is not set (the API key of {})", opt.model,
                       ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
     }
-    // -j is per endpoint; under -j auto the adaptive limit holds the total and each
-    // endpoint takes up to --max-j.
-    const size_t replicas = std::max<size_t>(1, transport.base_urls.size());
-    const size_t per_endpoint = static_cast<size_t>(transport.concurrency);
-    http.max_in_flight = per_endpoint * replicas;
-    if (replicas > 1) http.base_urls = transport.base_urls;
-    http.total_timeout =
-        std::chrono::milliseconds(static_cast<int64_t>(transport.timeout_seconds * 1000));
-    http.idle_timeout = std::min(http.idle_timeout, http.total_timeout);
-    http.ca_file = transport.ca_cert;
-    if (transport.http11) http.http_version = HttpClientOptions::HttpVersion::kHttp11;
+    ApplyTransport(transport, &http);
     // The cache key's endpoint and the manifest's: the first URL names the deployment.
     // Replicas serve one model, so every answer of the run is cached under it, whichever
     // replica gave it.
     const std::string endpoint =
         fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
     const HttpClientOptions batch_http = http;  // --batch's calls, with the same settings
-    ASSIGN_OR_RETURN(std::unique_ptr<ModelClient> paced, NewCurlModelClient(std::move(http)));
-    ClientReport client_report;
-    EndpointPoolClient* pool = nullptr;
-    if (replicas > 1) {
-      EndpointPoolPolicy pool_policy;
-      pool_policy.per_endpoint = per_endpoint;
-      auto owned = std::make_unique<EndpointPoolClient>(std::move(paced), replicas, pool_policy);
-      pool = owned.get();
-      paced = std::move(owned);
-    }
-    AdaptiveConcurrencyClient* adaptive = nullptr;
-    if (transport.auto_concurrency) {
-      AdaptivePolicy adaptive_policy;
-      adaptive_policy.max = per_endpoint * replicas;
-      adaptive_policy.initial = std::min<size_t>(4, adaptive_policy.max);
-      auto owned = std::make_unique<AdaptiveConcurrencyClient>(std::move(paced), adaptive_policy);
-      adaptive = owned.get();
-      paced = std::move(owned);
-      client_report.concurrency_limit = [adaptive] { return static_cast<int64_t>(adaptive->limit()); };
-    }
-    if (pool != nullptr || adaptive != nullptr) {
-      const std::vector<std::string> urls = transport.base_urls;
-      client_report.closing_lines = [pool, adaptive, urls] {
-        std::string text;
-        if (adaptive != nullptr) {
-          text += fmt::format("structtest: -j auto: limit {} at the end ({} to {}, {:.1f} on "
-                              "average over time, {} back-off(s))\n",
-                              adaptive->limit(), adaptive->lowest_limit(),
-                              adaptive->highest_limit(), adaptive->TimeWeightedLimit(),
-                              adaptive->decreases());
-        }
-        for (size_t i = 0; pool != nullptr && i < pool->endpoints(); ++i) {
-          const EndpointStats st = pool->Stats(i);
-          text += fmt::format("structtest: endpoint {}: {} requests, {} errors, {} cool-down(s), "
-                              "latency p50 {} ms, p95 {} ms\n",
-                              PublicEndpoint(urls[i]), st.requests, st.errors, st.cooldowns,
-                              st.p50.count(), st.p95.count());
-        }
-        return text;
-      };
-    }
-    if (transport.max_rps > 0) {
-      paced = std::make_unique<RateLimitedModelClient>(std::move(paced), transport.max_rps,
-                                                       per_endpoint * replicas);
-    }
-    RetryPolicy policy;
-    policy.max_attempts = transport.retries + 1;
-    policy.seed = opt.suite.seed;
-    RetryingModelClient client(std::move(paced), policy);
+    ASSIGN_OR_RETURN(ClientStack stack, BuildClientStack(std::move(http), transport,
+                                                         opt.suite.seed));
     ASSIGN_OR_RETURN(RunDir run_dir, RunDir::Open(opt.out.empty() ? DefaultRunDir(opt) : opt.out));
     RunStore* store = run_dir.store();
     std::unique_ptr<ResponseCache> cache;
@@ -851,8 +876,8 @@ StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* se
       batch_api.emplace(spec->provider, batch_http.base_url, batch_http.api_key, batch_http.headers,
                         batch_transport.get());
     }
-    StatusOr<Outcome> ran = RunOne(run, opt.model, store, cache.get(), &client, "", endpoint, env,
-                                   &python, false, stop, output, client_report,
+    StatusOr<Outcome> ran = RunOne(run, opt.model, store, cache.get(), stack.client.get(), "",
+                                   endpoint, env, &python, false, stop, output, stack.report,
                                    batch_api ? &*batch_api : nullptr);
     if (!ran.ok()) {
       run_dir.UndoIfUnused();
