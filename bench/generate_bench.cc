@@ -13,7 +13,7 @@ namespace structtest {
 namespace {
 
 std::unique_ptr<Suite> PlanDefault(uint64_t seed) {
-  SuiteOptions options;
+  GenerateOptions options;
   options.seed = seed;
   auto suite = Suite::Plan(options, nullptr);
   return suite.ok() ? std::move(suite).value() : nullptr;

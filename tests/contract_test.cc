@@ -27,7 +27,7 @@ namespace {
 constexpr double kSize = 1.0;  // paper size: the whole default suite takes ~2 s
 
 std::unique_ptr<Suite> PlanOrDie(uint64_t seed) {
-  SuiteOptions options;
+  GenerateOptions options;
   options.seed = seed;
   options.size = kSize;
   auto suite = Suite::Plan(options, nullptr);

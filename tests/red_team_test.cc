@@ -46,7 +46,7 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
   env.sentences = splitter.get();
   env.python = &python;
 
-  SuiteOptions options;
+  GenerateOptions options;
   options.seed = std::stoull(EnvOr("STRUCTTEST_RED_TEAM_SEED", "17"));
   options.size = std::stod(EnvOr("STRUCTTEST_RED_TEAM_SIZE", "0.05"));
   auto suite = Suite::Plan(options, splitter.get());

@@ -26,41 +26,24 @@ namespace structtest {
 
 class SentenceSplitter;
 
-// The options of `structtest run`, a field a flag (named in the comments; errors name
-// the option by its flag). Only what is given as text on the command line is read by
-// the CLI itself (numbers and lists from their text, @FILE values, --endpoints FILE).
-struct RunSuiteOptions {
-  // --model: PROVIDER/NAME (openai/..., anthropic/..., gemini/...; the key from
-  // OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) or builtin/NAME (oracle, null,
-  // echo, skeleton, loophole: answered in process); "": every built-in responder, in
-  // memory, with a closing table comparing them (nothing is stored: no `out`).
-  std::string model;
-  // --base-url: the API roots serving the model (one per replica); empty: the provider's.
-  std::vector<std::string> base_urls;
-  // --endpoints: a file of more of them, one a line ('#' comments and blank lines
-  // skipped), asked after `base_urls`.
-  std::string endpoints_file;
-  GenerateOptions suite;  // its shard splits the run as `run --shard` does
-  // --samples: a samples file (JSONL of `structtest generate`) asked instead of
-  // generating; the suite's tasks and limit still filter it.
-  std::string samples;
-  // --out: the run directory; "": runs/ plus a name made from the model and the suite.
-  std::string out;
-  RuleSet rules = RuleSet::kPaper;
-  int64_t repeats = 1;   // --repeats: each sample asked this many times, 1 to kMaxRepeats
-  int concurrency = 8;   // -j: requests in flight per endpoint, 1 to 4096
-  // -j auto: find the limit per endpoint (start at 4, grow while latency holds, halve
-  // on 429s and timeouts), up to max_concurrency (--max-j, 1 to 4096).
-  bool auto_concurrency = false;
-  int max_concurrency = 256;
-  int max_tokens = 0;    // --max-tokens; 0: the provider's default (4096 for anthropic)
+// The options of a run, in groups by concern; a run's layers each take the group they
+// need by const reference (the request loop the request settings, the client stack the
+// transport, the budget checks the budget, the batch runner the batch settings, scoring
+// the scoring settings), so a setting is read where it is used and never copied into a
+// look-alike struct. RunSuite checks them whole before anything is created, and its
+// errors name the field (`request.top_p 2: ...`, `suite.tasks: ...`); the CLI maps
+// those names to its flags (src/cli/flag_table.cc) and names the flag instead. The
+// comments below name each field's `structtest run` flag.
+
+// What every request carries besides the sample's messages. Unset controls are not
+// sent; a provider that cannot take one is refused before anything is asked.
+struct RequestSettings {
+  int max_tokens = 0;  // --max-tokens; 0: the provider's default (4096 for anthropic)
   // --temperature; nullopt: structtest's default for the model (0, the most
   // reproducible, where the model takes a temperature), or none sent with
   // `no_temperature` (--temperature none: the provider's default applies).
   std::optional<double> temperature;
   bool no_temperature = false;
-  // The request controls; unset ones are not sent. A provider that cannot take one is
-  // refused before anything is asked.
   // --system: a system message before every prompt, as TEXT or @FILE (its contents).
   std::optional<std::string> system;
   std::optional<double> top_p;              // --top-p, more than 0, at most 1
@@ -73,6 +56,21 @@ struct RunSuiteOptions {
   // --header: "Name: value" lines sent with every request (the run stores the names,
   // never the values).
   std::vector<std::string> headers;
+};
+
+// How requests reach the model: the endpoints, how many in flight, retries, limits,
+// TLS and the response cache.
+struct Transport {
+  // --base-url: the API roots serving the model (one per replica); empty: the provider's.
+  std::vector<std::string> base_urls;
+  // --endpoints: a file of more of them, one a line ('#' comments and blank lines
+  // skipped), asked after `base_urls`.
+  std::string endpoints_file;
+  int concurrency = 8;   // -j: requests in flight per endpoint, 1 to 4096
+  // -j auto: find the limit per endpoint (start at 4, grow while latency holds, halve
+  // on 429s and timeouts), up to max_concurrency (--max-j, 1 to 4096).
+  bool auto_concurrency = false;
+  int max_concurrency = 256;
   int retries = 5;       // --retries of a request failing with 429, 5xx or a network error
   double timeout_seconds = 600;  // --timeout: seconds a request may take in all
   double max_rps = 0;    // --max-rps: requests started per second, retries included; 0: no limit
@@ -81,35 +79,68 @@ struct RunSuiteOptions {
   // The response cache (--no-cache: false): requests seen before are not asked.
   bool use_cache = true;
   std::string cache;      // --cache: its file; "": $STRUCTTEST_CACHE, else ~/.cache/structtest
+};
+
+// What the run is costed at, and what it may spend.
+struct Budget {
   // --price-in and --price-out (USD per million tokens, both or neither) and --prices
-  // (a price table CSV looked in before the built-in one): what the run is costed at.
+  // (a price table CSV looked in before the built-in one).
   std::optional<double> price_in, price_out;
   std::string prices;
   // --max-cost (USD) and --max-tokens-total: start no request that would take the run
   // directory's spending past them; the run then ends with `failures`.
   std::optional<double> max_cost;
   std::optional<int64_t> max_tokens_total;
-  // --dry-run: say what the run would send (requests, estimated tokens, the cost range)
-  // and send nothing.
-  bool dry_run = false;
-  // --batch: ask through the provider's batch API (openai, anthropic, gemini); again, the
-  // call polls the batches already submitted. --batch-poll seconds before the first
-  // poll (default 30); --batch-size at most N requests a batch (0: the provider's limit);
-  // --batch-retry-online asks what failed in a batch online. Each of these three is
-  // refused without batch.
-  bool batch = false;
-  std::optional<double> batch_poll;
-  int64_t batch_size = 0;
-  bool batch_retry_online = false;
+};
+
+// Asking through a provider's batch API, or writing the requests for an offline engine.
+struct BatchSettings {
+  // api (--batch): ask through the provider's batch API (openai, anthropic, gemini);
+  // again, the call polls the batches already submitted. poll_seconds (--batch-poll)
+  // before the first poll (default 30); size (--batch-size) at most N requests a batch
+  // (0: the provider's limit); retry_online (--batch-retry-online) asks what failed in
+  // a batch online. Each of these three is refused without api.
+  bool api = false;
+  std::optional<double> poll_seconds;
+  int64_t size = 0;
+  bool retry_online = false;
   // --offline FILE: ask nothing; write the unanswered requests of the run (an openai/
   // model) to FILE as an OpenAI batch input file, for ImportResults to read the answers.
   std::string offline;
+};
+
+// How answers are scored.
+struct ScoringSettings {
+  RuleSet rules = RuleSet::kPaper;  // --rules
   // --nltk-data: the Punkt model's folder; "": $NLTK_DATA's, else the built-in one.
   std::string nltk_data;
   // --python: python3 for the code subtasks; "": found as `score` finds it.
   std::string python;
   // --score-jobs: threads and python3 workers scoring code, 1 to 1024; 0: one per core.
   int score_jobs = 0;
+};
+
+struct RunSuiteOptions {
+  // --model: PROVIDER/NAME (openai/..., anthropic/..., gemini/...; the key from
+  // OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) or builtin/NAME (oracle, null,
+  // echo, skeleton, loophole: answered in process); "": every built-in responder, in
+  // memory, with a closing table comparing them (nothing is stored: no `out`).
+  std::string model;
+  GenerateOptions suite;  // its shard splits the run as `run --shard` does
+  // --samples: a samples file (JSONL of `structtest generate`) asked instead of
+  // generating; the suite's tasks and limit still filter it.
+  std::string samples;
+  // --out: the run directory; "": runs/ plus a name made from the model and the suite.
+  std::string out;
+  int64_t repeats = 1;   // --repeats: each sample asked this many times, 1 to kMaxRepeats
+  RequestSettings request;
+  Transport transport;
+  Budget budget;
+  BatchSettings batch;
+  ScoringSettings scoring;
+  // --dry-run: say what the run would send (requests, estimated tokens, the cost range)
+  // and send nothing.
+  bool dry_run = false;
   bool quiet = false;  // --quiet: fewer notes, no progress
 };
 
@@ -148,7 +179,7 @@ std::vector<std::string> BuiltinResponders();
 
 // Runs `options` to the end, or until `stop` (when given) is set: then no request is
 // started, what came back is stored and the result says `interrupted`. Errors: options
-// that are not valid (each names its flag), a run directory holding another run, data
+// that are not valid (each names its field), a run directory holding another run, data
 // that cannot be read, no API key, a model that fails every request.
 StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::atomic<bool>* stop,
                                   const RunSuiteOutput& output);
@@ -163,13 +194,11 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options,
 // another rule set, or a newer checker's) and `structtest import` (answers of an
 // offline engine).
 struct RescoreOptions {
-  RuleSet rules = RuleSet::kPaper;
-  // The Punkt model: from this folder, else $NLTK_DATA's, else the built-in one;
-  // `sentences`, when given, instead (it must outlive the call).
-  std::string nltk_data;
+  // The rule set, python3 and threads (ScoringSettings'). The Punkt model: from
+  // scoring.nltk_data, else $NLTK_DATA's, else the built-in one; `sentences`, when
+  // given, instead (it must outlive the call).
+  ScoringSettings scoring;
   const SentenceSplitter* sentences = nullptr;
-  std::string python;  // python3 for the code subtasks; "": as `score` finds it
-  int score_jobs = 0;  // threads and python3 workers, 1 to 1024; 0: one per core
 };
 
 struct RescoreResult {
@@ -178,7 +207,7 @@ struct RescoreResult {
 };
 
 // Scores the answers of the run in `dir` that have no verdict of the current checker
-// under options.rules (and failed scorings again), stores the verdicts, and gives the
+// under options.scoring.rules (and failed scorings again), stores the verdicts, and gives the
 // whole run's table. Errors: no run in `dir`, bad options, the sentence model.
 StatusOr<RescoreResult> RescoreRun(const std::string& dir, const RescoreOptions& options);
 

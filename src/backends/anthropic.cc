@@ -18,38 +18,42 @@ StatusOr<HttpRequest> BuildAnthropicRequest(const ModelRequest& r, std::string_v
   const RequestControls& c = r.controls;
   const int max_tokens = r.max_tokens > 0 ? r.max_tokens : kAnthropicDefaultMaxTokens;
   if (c.seed) {
-    return Status::InvalidArgument("--sampling-seed: anthropic takes no sampling seed");
+    return Status::InvalidArgument("`request.sampling_seed`: anthropic takes no sampling seed");
   }
   if (!c.reasoning_effort.empty()) {
     return Status::InvalidArgument(
-        "--reasoning-effort: anthropic takes no reasoning effort (--thinking-budget sets how "
+        "`request.reasoning_effort`: anthropic takes no reasoning effort "
+        "(`request.thinking_budget` sets how "
         "much Claude thinks)");
   }
   if (r.temperature && *r.temperature > 1) {
     return Status::InvalidArgument(
-        fmt::format("--temperature {}: anthropic takes 0 to 1", *r.temperature));
+        fmt::format("`request.temperature` {}: anthropic takes 0 to 1", *r.temperature));
   }
   if (c.thinking_budget) {
     // Extended thinking: budget_tokens of at least 1024, below max_tokens (which counts
     // the thinking), and no sampling changes but a top_p of 0.95 to 1.
     if (*c.thinking_budget < 1024) {
       return Status::InvalidArgument(fmt::format(
-          "--thinking-budget {}: anthropic takes 1024 tokens or more", *c.thinking_budget));
+          "`request.thinking_budget` {}: anthropic takes 1024 tokens or more", *c.thinking_budget));
     }
     if (*c.thinking_budget >= max_tokens) {
       return Status::InvalidArgument(fmt::format(
-          "--thinking-budget {}: anthropic needs --max-tokens above it (the thinking counts "
+          "`request.thinking_budget` {}: anthropic needs `request.max_tokens` above it (the "
+          "thinking counts "
           "toward max_tokens, {} {})",
           *c.thinking_budget, r.max_tokens > 0 ? "given as" : "by default", max_tokens));
     }
     if (r.temperature && *r.temperature != 1) {
       return Status::InvalidArgument(fmt::format(
-          "--temperature {}: anthropic takes none with --thinking-budget (extended thinking)",
+          "`request.temperature` {}: anthropic takes none with `request.thinking_budget` (extended "
+          "thinking)",
           *r.temperature));
     }
     if (c.top_p && *c.top_p < 0.95) {
       return Status::InvalidArgument(fmt::format(
-          "--top-p {}: anthropic takes 0.95 to 1 with --thinking-budget", *c.top_p));
+          "`request.top_p` {}: anthropic takes 0.95 to 1 with "
+          "`request.thinking_budget`", *c.top_p));
     }
   }
   nlohmann::json body = {{"model", r.model}, {"max_tokens", max_tokens}};

@@ -18,23 +18,26 @@ StatusOr<HttpRequest> BuildGeminiRequest(const ModelRequest& r, std::string_view
     constexpr std::string_view kLevels[] = {"minimal", "low", "medium", "high"};
     if (std::find(std::begin(kLevels), std::end(kLevels), c.reasoning_effort) == std::end(kLevels)) {
       return Status::InvalidArgument(fmt::format(
-          "--reasoning-effort {}: gemini takes minimal, low, medium or high (its thinking level)",
+          "`request.reasoning_effort` {}: gemini takes minimal, low, medium or high (its thinking "
+          "level)",
           c.reasoning_effort));
     }
     if (c.thinking_budget) {
       return Status::InvalidArgument(
-          "--reasoning-effort: gemini takes a thinking level or --thinking-budget, not both");
+          "`request.reasoning_effort`: gemini takes a thinking level or `request.thinking_budget`, "
+          "not both");
     }
   }
   if (c.thinking_budget && *c.thinking_budget < -1) {
     return Status::InvalidArgument(fmt::format(
-        "--thinking-budget {}: gemini takes -1 (the model decides), 0 (no thinking) or a "
+        "`request.thinking_budget` {}: gemini takes -1 (the model decides), 0 (no thinking) or a "
         "number of tokens",
         *c.thinking_budget));
   }
   if (c.stop.size() > 5) {
     return Status::InvalidArgument(
-        fmt::format("--stop: gemini takes at most 5 stop sequences, not {}", c.stop.size()));
+        fmt::format("`request.stop`: gemini takes at most 5 stop sequences, not "
+                    "{}", c.stop.size()));
   }
   for (const char c : r.model) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -30,8 +30,9 @@ StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view
   const RequestControls& c = r.controls;
   if (c.thinking_budget) {
     return Status::InvalidArgument(
-        "--thinking-budget: openai takes no thinking budget (--reasoning-effort sets how much "
-        "a reasoning model thinks; --extra-body passes a server's own field)");
+        "`request.thinking_budget`: openai takes no thinking budget (`request.reasoning_effort` "
+        "sets how much "
+        "a reasoning model thinks; `request.extra_body` passes a server's own field)");
   }
   // Every field but the messages, which are most of the body.
   nlohmann::json head = {{"model", r.model}, {"stream", false}};

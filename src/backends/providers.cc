@@ -16,17 +16,26 @@ std::string JoinUrl(std::string_view base, std::string_view path) {
 
 namespace {
 
-// The flag that sets the body field `key` (any provider's spelling), or "".
+// The field of RequestSettings that sets the body field `key` (any provider's
+// spelling), in backticks, or "".
 std::string_view FlagOfField(std::string_view key) {
   static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"max_tokens", "--max-tokens"},        {"max_completion_tokens", "--max-tokens"},
-      {"maxOutputTokens", "--max-tokens"},   {"temperature", "--temperature"},
-      {"top_p", "--top-p"},                  {"topP", "--top-p"},
-      {"stop", "--stop"},                    {"stop_sequences", "--stop"},
-      {"stopSequences", "--stop"},           {"seed", "--sampling-seed"},
-      {"reasoning_effort", "--reasoning-effort"}, {"thinkingLevel", "--reasoning-effort"},
-      {"thinking", "--thinking-budget"},     {"thinkingBudget", "--thinking-budget"},
-      {"system", "--system"},                {"systemInstruction", "--system"}};
+      {"max_tokens", "`request.max_tokens`"},
+      {"max_completion_tokens", "`request.max_tokens`"},
+      {"maxOutputTokens", "`request.max_tokens`"},
+      {"temperature", "`request.temperature`"},
+      {"top_p", "`request.top_p`"},
+      {"topP", "`request.top_p`"},
+      {"stop", "`request.stop`"},
+      {"stop_sequences", "`request.stop`"},
+      {"stopSequences", "`request.stop`"},
+      {"seed", "`request.sampling_seed`"},
+      {"reasoning_effort", "`request.reasoning_effort`"},
+      {"thinkingLevel", "`request.reasoning_effort`"},
+      {"thinking", "`request.thinking_budget`"},
+      {"thinkingBudget", "`request.thinking_budget`"},
+      {"system", "`request.system`"},
+      {"systemInstruction", "`request.system`"}};
   for (const auto& [field, flag] : kFlags) {
     if (field == key) return flag;
   }
@@ -50,7 +59,7 @@ Status MergeAt(const nlohmann::json& extra, nlohmann::json* body, const std::str
     }
     const std::string_view flag = FlagOfField(key);
     return Status::InvalidArgument(fmt::format(
-        "--extra-body: '{}' is in the request already ({})", at,
+        "`request.extra_body`: '{}' is in the request already ({})", at,
         flag.empty() ? std::string("structtest writes it") : fmt::format("set it with {}", flag)));
   }
   return Status::Ok();
@@ -96,30 +105,33 @@ std::string ErrorDetail(std::string_view body) {
 Status CheckControlRanges(const ModelRequest& r) {
   const RequestControls& c = r.controls;
   if (r.temperature && !(*r.temperature >= 0 && *r.temperature <= 2)) {
-    return Status::InvalidArgument(fmt::format("--temperature {}: expected 0 to 2", *r.temperature));
+    return Status::InvalidArgument(fmt::format("`request.temperature` {}: expected 0 to "
+                                               "2", *r.temperature));
   }
   if (c.top_p && !(*c.top_p > 0 && *c.top_p <= 1)) {
     return Status::InvalidArgument(
-        fmt::format("--top-p {}: expected more than 0 and at most 1", *c.top_p));
+        fmt::format("`request.top_p` {}: expected more than 0 and at most 1", *c.top_p));
   }
   for (const std::string& s : c.stop) {
-    if (s.empty()) return Status::InvalidArgument("--stop '': a stop sequence cannot be empty");
+    if (s.empty()) return Status::InvalidArgument("`request.stop` '': a stop sequence cannot be "
+                                                  "empty");
   }
   if (c.seed && (*c.seed < 0 || *c.seed > 2147483647)) {
     return Status::InvalidArgument(
-        fmt::format("--sampling-seed {}: expected 0 to 2147483647", *c.seed));
+        fmt::format("`request.sampling_seed` {}: expected 0 to 2147483647", *c.seed));
   }
   if (!c.reasoning_effort.empty()) {
     constexpr std::string_view kEfforts[] = {"none", "minimal", "low", "medium", "high", "xhigh"};
     if (std::find(std::begin(kEfforts), std::end(kEfforts), c.reasoning_effort) ==
         std::end(kEfforts)) {
       return Status::InvalidArgument(
-          fmt::format("--reasoning-effort {}: expected none, minimal, low, medium, high or xhigh",
+          fmt::format("`request.reasoning_effort` {}: expected none, minimal, low, medium, high or "
+                      "xhigh",
                       c.reasoning_effort));
     }
   }
   if (!c.extra_body.is_null() && !c.extra_body.is_object()) {
-    return Status::InvalidArgument("--extra-body: expected a JSON object");
+    return Status::InvalidArgument("`request.extra_body`: expected a JSON object");
   }
   return Status::Ok();
 }

@@ -350,16 +350,18 @@ std::vector<ControlCase> ControlCases() {
        {{"stop", {"END", "\n\n"}}}, {{"stop_sequences", {"END", "\n\n"}}},
        {{"generationConfig", {{"stopSequences", {"END", "\n\n"}}}}}},
       {"seed", [](ModelRequest* r) { r->controls.seed = 42; },
-       {{"seed", 42}}, "--sampling-seed: anthropic takes no sampling seed",
+       {{"seed", 42}}, "`request.sampling_seed`: anthropic takes no sampling seed",
        {{"generationConfig", {{"seed", 42}}}}},
       {"reasoning effort", [](ModelRequest* r) { r->controls.reasoning_effort = "low"; },
        {{"reasoning_effort", "low"}},
-       "--reasoning-effort: anthropic takes no reasoning effort (--thinking-budget sets how "
+       "`request.reasoning_effort`: anthropic takes no reasoning effort (`request.thinking_budget` "
+       "sets how "
        "much Claude thinks)",
        {{"generationConfig", {{"thinkingConfig", {{"thinkingLevel", "low"}}}}}}},
       {"thinking budget", [](ModelRequest* r) { r->controls.thinking_budget = 2048; },
-       "--thinking-budget: openai takes no thinking budget (--reasoning-effort sets how much a "
-       "reasoning model thinks; --extra-body passes a server's own field)",
+       "`request.thinking_budget`: openai takes no thinking budget (`request.reasoning_effort` "
+       "sets how much a "
+       "reasoning model thinks; `request.extra_body` passes a server's own field)",
        {{"thinking", {{"type", "enabled"}, {"budget_tokens", 2048}}}},
        {{"generationConfig", {{"thinkingConfig", {{"thinkingBudget", 2048}}}}}}},
       {"system", [](ModelRequest* r) { r->controls.system = "Answer in English."; },
@@ -464,20 +466,21 @@ TEST(RequestControlsTest, RangesAreCheckedForEveryProvider) {
     std::function<void(ModelRequest*)> set;
     const char* error;
   } cases[] = {
-      {[](ModelRequest* r) { r->temperature = 2.5; }, "--temperature 2.5: expected 0 to 2"},
-      {[](ModelRequest* r) { r->temperature = -0.1; }, "--temperature -0.1: expected 0 to 2"},
+      {[](ModelRequest* r) { r->temperature = 2.5; }, "`request.temperature` 2.5: expected 0 to 2"},
+      {[](ModelRequest* r) { r->temperature = -0.1; }, "`request.temperature` -0.1: expected 0 to "
+                                                       "2"},
       {[](ModelRequest* r) { r->controls.top_p = 0; },
-       "--top-p 0: expected more than 0 and at most 1"},
+       "`request.top_p` 0: expected more than 0 and at most 1"},
       {[](ModelRequest* r) { r->controls.top_p = 1.5; },
-       "--top-p 1.5: expected more than 0 and at most 1"},
+       "`request.top_p` 1.5: expected more than 0 and at most 1"},
       {[](ModelRequest* r) { r->controls.stop = {"x", ""}; },
-       "--stop '': a stop sequence cannot be empty"},
+       "`request.stop` '': a stop sequence cannot be empty"},
       {[](ModelRequest* r) { r->controls.seed = -1; },
-       "--sampling-seed -1: expected 0 to 2147483647"},
+       "`request.sampling_seed` -1: expected 0 to 2147483647"},
       {[](ModelRequest* r) { r->controls.seed = 2147483648; },
-       "--sampling-seed 2147483648: expected 0 to 2147483647"},
+       "`request.sampling_seed` 2147483648: expected 0 to 2147483647"},
       {[](ModelRequest* r) { r->controls.reasoning_effort = "max"; },
-       "--reasoning-effort max: expected none, minimal, low, medium, high or xhigh"},
+       "`request.reasoning_effort` max: expected none, minimal, low, medium, high or xhigh"},
   };
   for (const auto& c : cases) {
     for (const Provider provider : kProviders) {
@@ -502,32 +505,35 @@ TEST(RequestControlsTest, EachProvidersOwnLimitsAreRefusedNamingIt) {
     const char* error;  // "" when accepted
   } cases[] = {
       {Provider::kAnthropic, [](ModelRequest* r) { r->temperature = 1.5; },
-       "--temperature 1.5: anthropic takes 0 to 1"},
+       "`request.temperature` 1.5: anthropic takes 0 to 1"},
       {Provider::kAnthropic, [](ModelRequest* r) { r->temperature = 1; }, ""},
       {Provider::kAnthropic, [](ModelRequest* r) { r->controls.thinking_budget = 1000; },
-       "--thinking-budget 1000: anthropic takes 1024 tokens or more"},
+       "`request.thinking_budget` 1000: anthropic takes 1024 tokens or more"},
       {Provider::kAnthropic, [](ModelRequest* r) { r->controls.thinking_budget = 5000; },
-       "--thinking-budget 5000: anthropic needs --max-tokens above it (the thinking counts "
+       "`request.thinking_budget` 5000: anthropic needs `request.max_tokens` above it (the "
+       "thinking counts "
        "toward max_tokens, given as 5000)"},
       {Provider::kAnthropic,
        [](ModelRequest* r) {
          r->max_tokens = 0;
          r->controls.thinking_budget = 4096;
        },
-       "--thinking-budget 4096: anthropic needs --max-tokens above it (the thinking counts "
+       "`request.thinking_budget` 4096: anthropic needs `request.max_tokens` above it (the "
+       "thinking counts "
        "toward max_tokens, by default 4096)"},
       {Provider::kAnthropic,
        [](ModelRequest* r) {
          r->controls.thinking_budget = 1024;
          r->temperature = 0;
        },
-       "--temperature 0: anthropic takes none with --thinking-budget (extended thinking)"},
+       "`request.temperature` 0: anthropic takes none with `request.thinking_budget` (extended "
+       "thinking)"},
       {Provider::kAnthropic,
        [](ModelRequest* r) {
          r->controls.thinking_budget = 1024;
          r->controls.top_p = 0.9;
        },
-       "--top-p 0.9: anthropic takes 0.95 to 1 with --thinking-budget"},
+       "`request.top_p` 0.9: anthropic takes 0.95 to 1 with `request.thinking_budget`"},
       {Provider::kAnthropic,
        [](ModelRequest* r) {
          r->controls.thinking_budget = 1024;
@@ -535,20 +541,22 @@ TEST(RequestControlsTest, EachProvidersOwnLimitsAreRefusedNamingIt) {
        },
        ""},
       {Provider::kGemini, [](ModelRequest* r) { r->controls.reasoning_effort = "xhigh"; },
-       "--reasoning-effort xhigh: gemini takes minimal, low, medium or high (its thinking "
+       "`request.reasoning_effort` xhigh: gemini takes minimal, low, medium or high (its thinking "
        "level)"},
       {Provider::kGemini,
        [](ModelRequest* r) {
          r->controls.reasoning_effort = "high";
          r->controls.thinking_budget = 100;
        },
-       "--reasoning-effort: gemini takes a thinking level or --thinking-budget, not both"},
+       "`request.reasoning_effort`: gemini takes a thinking level or `request.thinking_budget`, "
+       "not both"},
       {Provider::kGemini, [](ModelRequest* r) { r->controls.thinking_budget = -2; },
-       "--thinking-budget -2: gemini takes -1 (the model decides), 0 (no thinking) or a number "
+       "`request.thinking_budget` -2: gemini takes -1 (the model decides), 0 (no thinking) or a "
+       "number "
        "of tokens"},
       {Provider::kGemini, [](ModelRequest* r) { r->controls.thinking_budget = 0; }, ""},
       {Provider::kGemini, [](ModelRequest* r) { r->controls.stop = {"1", "2", "3", "4", "5", "6"}; },
-       "--stop: gemini takes at most 5 stop sequences, not 6"},
+       "`request.stop`: gemini takes at most 5 stop sequences, not 6"},
       {Provider::kOpenAi, [](ModelRequest* r) { r->controls.stop = {"1", "2", "3", "4", "5", "6"}; },
        ""},
       {Provider::kOpenAi, [](ModelRequest* r) { r->controls.reasoning_effort = "xhigh"; }, ""},
@@ -577,21 +585,24 @@ TEST(RequestControlsTest, ExtraBodyMergesObjectsAndRefusesWhatTheRequestHas) {
     const char* error;
   } refused[] = {
       {Provider::kOpenAi, {{"temperature", 1}}, [](ModelRequest* r) { r->temperature = 0; },
-       "--extra-body: 'temperature' is in the request already (set it with --temperature)"},
+       "`request.extra_body`: 'temperature' is in the request already (set it with "
+       "`request.temperature`)"},
       {Provider::kOpenAi, {{"messages", json::array()}}, nullptr,
-       "--extra-body: 'messages' is in the request already (structtest writes it)"},
+       "`request.extra_body`: 'messages' is in the request already (structtest writes it)"},
       {Provider::kOpenAi, {{"stream", true}}, nullptr,
-       "--extra-body: 'stream' is in the request already (structtest writes it)"},
+       "`request.extra_body`: 'stream' is in the request already (structtest writes it)"},
       {Provider::kOpenAi, {{"max_tokens", 5}}, nullptr,
-       "--extra-body: 'max_tokens' is in the request already (set it with --max-tokens)"},
+       "`request.extra_body`: 'max_tokens' is in the request already (set it with "
+       "`request.max_tokens`)"},
       {Provider::kAnthropic, {{"system", "x"}}, nullptr,
-       "--extra-body: 'system' is in the request already (set it with --system)"},
+       "`request.extra_body`: 'system' is in the request already (set it with `request.system`)"},
       {Provider::kGemini, {{"generationConfig", {{"temperature", 1}}}},
        [](ModelRequest* r) { r->temperature = 0; },
-       "--extra-body: 'generationConfig.temperature' is in the request already (set it with "
-       "--temperature)"},
+       "`request.extra_body`: 'generationConfig.temperature' is in the request already (set it "
+       "with "
+       "`request.temperature`)"},
       {Provider::kGemini, {{"generationConfig", 3}}, nullptr,
-       "--extra-body: 'generationConfig' is in the request already (structtest writes it)"},
+       "`request.extra_body`: 'generationConfig' is in the request already (structtest writes it)"},
   };
   for (const auto& c : refused) {
     ModelRequest bad = PlainRequest();

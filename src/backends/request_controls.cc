@@ -38,61 +38,62 @@ StatusOr<HttpHeader> ParseHeaderFlag(std::string_view text) {
   const size_t colon = text.find(':');
   // The value is never part of a message: it may be a credential.
   if (colon == std::string_view::npos) {
-    return Status::InvalidArgument("--header: expected 'Name: value' (no ':' in it)");
+    return Status::InvalidArgument("`request.headers`: expected 'Name: value' (no ':' in it)");
   }
   HttpHeader h{std::string(TrimBlanks(text.substr(0, colon))),
                std::string(TrimBlanks(text.substr(colon + 1)))};
   if (h.name.empty() || !std::all_of(h.name.begin(), h.name.end(), IsTokenChar)) {
     return Status::InvalidArgument(fmt::format(
-        "--header '{}: ...': expected a header name (letters, digits and -_.!#$%&'*+^`|~)",
+        "`request.headers` '{}: ...': expected a header name (letters, digits and -_.!#$%&'*+^`|~)",
         h.name));
   }
   if (h.value.find_first_of("\r\n") != std::string::npos || h.value.find('\0') != std::string::npos) {
     return Status::InvalidArgument(
-        fmt::format("--header {}: the value holds a line break", h.name));
+        fmt::format("`request.headers` {}: the value holds a line break", h.name));
   }
   const std::string lower = Lower(h.name);
   for (const char* own : {"content-type", "content-length", "host", "transfer-encoding", "expect"}) {
     if (lower == own) {
       return Status::InvalidArgument(
-          fmt::format("--header {}: structtest writes this header itself", h.name));
+          fmt::format("`request.headers` {}: structtest writes this header itself", h.name));
     }
   }
   return h;
 }
 
-StatusOr<std::string> ReadTextFlag(std::string_view flag, std::string_view value) {
+StatusOr<std::string> ReadTextFlag(std::string_view field, std::string_view value) {
   if (!value.starts_with('@')) {
-    if (value.empty()) return Status::InvalidArgument(fmt::format("{}: empty", flag));
+    if (value.empty()) return Status::InvalidArgument(fmt::format("{}: empty", field));
     return std::string(value);
   }
   const std::string path(value.substr(1));
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Status::IoError(
-        fmt::format("{} @{}: cannot read: {}", flag, path, std::strerror(errno)));
+        fmt::format("{} @{}: cannot read: {}", field, path, std::strerror(errno)));
   }
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) return Status::IoError(fmt::format("{} @{}: cannot read", flag, path));
+  if (in.bad()) return Status::IoError(fmt::format("{} @{}: cannot read", field, path));
   if (text.str().empty()) {
-    return Status::InvalidArgument(fmt::format("{} @{}: the file is empty", flag, path));
+    return Status::InvalidArgument(fmt::format("{} @{}: the file is empty", field, path));
   }
   return text.str();
 }
 
 StatusOr<nlohmann::json> ParseExtraBody(std::string_view value) {
-  ASSIGN_OR_RETURN(const std::string text, ReadTextFlag("--extra-body", value));
+  ASSIGN_OR_RETURN(const std::string text, ReadTextFlag("`request.extra_body`", value));
   try {
     nlohmann::json j = nlohmann::json::parse(text);
     if (!j.is_object()) {
       return Status::InvalidArgument(fmt::format(
-          "--extra-body: expected a JSON object ({{\"key\": value, ...}}), not {}", j.type_name()));
+          "`request.extra_body`: expected a JSON object ({{\"key\": value, ...}}), not "
+          "{}", j.type_name()));
     }
     return j;
   } catch (const nlohmann::json::parse_error& e) {
     return Status::InvalidArgument(
-        fmt::format("--extra-body: not JSON: {}", e.what()));
+        fmt::format("`request.extra_body`: not JSON: {}", e.what()));
   }
 }
 
@@ -118,7 +119,7 @@ bool SameHeaderName(std::string_view a, std::string_view b) {
   return Lower(a) == Lower(b);
 }
 
-nlohmann::json RequestSettings(const nlohmann::json& manifest) {
+nlohmann::json RequestSettingsJson(const nlohmann::json& manifest) {
   nlohmann::json out = nlohmann::json::object();
   if (!manifest.is_object()) return out;
   const auto take = [&](std::string_view key) {

@@ -3,7 +3,8 @@
 // thinking budget and fields merged into every request body, each sent in the provider's
 // own field (providers.h); and extra HTTP headers, which only the transport sees. Here
 // they are read from their flags, checked, and written out for a run's identity and its
-// cache key. Error messages name the `run` flag that set the control.
+// cache key. Error messages name the field of RequestSettings (structtest/run.h) that
+// set the control, in backticks (`request.top_p`); the CLI shows its flag instead.
 #ifndef STRUCTTEST_BACKENDS_REQUEST_CONTROLS_H_
 #define STRUCTTEST_BACKENDS_REQUEST_CONTROLS_H_
 
@@ -45,9 +46,9 @@ StatusOr<HttpHeader> ParseHeaderFlag(std::string_view text);
 // Whether `a` and `b` name the same header (names are case-insensitive).
 bool SameHeaderName(std::string_view a, std::string_view b);
 
-// A flag's TEXT|@FILE value: the contents of FILE after '@', else the text itself.
-// Errors name `flag`: an unreadable or empty file, an empty text.
-StatusOr<std::string> ReadTextFlag(std::string_view flag, std::string_view value);
+// A TEXT|@FILE value: the contents of FILE after '@', else the text itself. Errors
+// name `field` (as given: "`request.system`"): an unreadable or empty file, an empty text.
+StatusOr<std::string> ReadTextFlag(std::string_view field, std::string_view value);
 
 // --extra-body's JSON|@FILE, which must be a JSON object.
 StatusOr<nlohmann::json> ParseExtraBody(std::string_view value);
@@ -61,7 +62,7 @@ nlohmann::json ControlsJson(const RequestControls& controls,
                             const std::vector<std::string>& header_names = {});
 // The request settings a run's manifest (or identity) holds: its "model", "max_tokens",
 // "temperature" and the keys of ControlsJson it has.
-nlohmann::json RequestSettings(const nlohmann::json& manifest);
+nlohmann::json RequestSettingsJson(const nlohmann::json& manifest);
 // The names of `headers`.
 std::vector<std::string> HeaderNames(const std::vector<HttpHeader>& headers);
 // The keys ControlsJson may write.

@@ -19,34 +19,36 @@ TEST(RequestControlFlagsTest, HeadersParseAndBadOnesAreNamed) {
   EXPECT_EQ(h->name, "X-Api-Tenant");
   EXPECT_EQ(h->value, "acme");
   EXPECT_EQ(ParseHeaderFlag("no colon secret").status().message(),
-            "--header: expected 'Name: value' (no ':' in it)");
+            "`request.headers`: expected 'Name: value' (no ':' in it)");
   EXPECT_EQ(ParseHeaderFlag("bad name: v").status().message(),
-            "--header 'bad name: ...': expected a header name (letters, digits and "
+            "`request.headers` 'bad name: ...': expected a header name (letters, digits and "
             "-_.!#$%&'*+^`|~)");
-  EXPECT_EQ(ParseHeaderFlag("X: a\nb").status().message(), "--header X: the value holds a line break");
+  EXPECT_EQ(ParseHeaderFlag("X: a\nb").status().message(),
+            "`request.headers` X: the value holds a line break");
   EXPECT_EQ(ParseHeaderFlag("content-length: 3").status().message(),
-            "--header content-length: structtest writes this header itself");
+            "`request.headers` content-length: structtest writes this header itself");
 }
 
 TEST(RequestControlFlagsTest, TextAndExtraBodyComeFromTheFlagOrAFile) {
   testing::TempDir dir;
   const std::string file = dir.path() + "/system.txt";
   testing::WriteFileOrDie(file, "From a file.\n");
-  EXPECT_EQ(*ReadTextFlag("--system", "plain"), "plain");
-  EXPECT_EQ(*ReadTextFlag("--system", "@" + file), "From a file.\n");
-  EXPECT_EQ(ReadTextFlag("--system", "").status().message(), "--system: empty");
-  EXPECT_EQ(ReadTextFlag("--system", "@" + dir.path() + "/none").status().message(),
-            "--system @" + dir.path() + "/none: cannot read: No such file or directory");
+  EXPECT_EQ(*ReadTextFlag("`request.system`", "plain"), "plain");
+  EXPECT_EQ(*ReadTextFlag("`request.system`", "@" + file), "From a file.\n");
+  EXPECT_EQ(ReadTextFlag("`request.system`", "").status().message(), "`request.system`: empty");
+  EXPECT_EQ(ReadTextFlag("`request.system`", "@" + dir.path() + "/none").status().message(),
+            "`request.system` @" + dir.path() + "/none: cannot read: No such file or directory");
   testing::WriteFileOrDie(file, "");
-  EXPECT_EQ(ReadTextFlag("--system", "@" + file).status().message(),
-            "--system @" + file + ": the file is empty");
+  EXPECT_EQ(ReadTextFlag("`request.system`", "@" + file).status().message(),
+            "`request.system` @" + file + ": the file is empty");
 
   EXPECT_EQ(*ParseExtraBody(R"({"top_k": 20})"), json({{"top_k", 20}}));
   testing::WriteFileOrDie(file, R"({"min_p": 0.05})");
   EXPECT_EQ(*ParseExtraBody("@" + file), json({{"min_p", 0.05}}));
   EXPECT_EQ(ParseExtraBody("[1]").status().message(),
-            "--extra-body: expected a JSON object ({\"key\": value, ...}), not array");
-  EXPECT_NE(ParseExtraBody("{top_k: 1}").status().message().find("--extra-body: not JSON: "),
+            "`request.extra_body`: expected a JSON object ({\"key\": value, ...}), not array");
+  EXPECT_NE(ParseExtraBody("{top_k: 1}").status().message().find(
+                "`request.extra_body`: not JSON: "),
             std::string::npos);
 }
 
@@ -72,7 +74,7 @@ TEST(RequestControlFlagsTest, IdentityHoldsWhatIsSetAndHeaderNamesOnly) {
   manifest["seed"] = 5;  // the suite's, not a request setting
   json settings = manifest;
   settings.erase("seed");
-  EXPECT_EQ(RequestSettings(manifest), settings);
+  EXPECT_EQ(RequestSettingsJson(manifest), settings);
 }
 
 }  // namespace

@@ -38,6 +38,23 @@ void SetupRescore(CLI::App& app, int* exit_code);
 void SetupServe(CLI::App& app, int* exit_code);
 void SetupImport(CLI::App& app, int* exit_code);
 
+// The one table of the library's option fields and the flags that set them
+// (flag_table.cc). The library names a field in its messages in backticks
+// (`transport.concurrency`, `tasks`: the path in RunSuiteOptions, or the field of
+// GenerateOptions or ScoringSettings), so that a Python or C++ caller reads the name it
+// set; the CLI shows its users the flag they typed instead (--concurrency): every error
+// it prints goes through WithFlagNames (PrintError). `run` adds its options under the
+// names the table gives them (FlagNames), so that a flag is spelled in one place.
+//
+// The flag of `field`; REQUIRES: the table has it.
+std::string_view FlagOf(std::string_view field);
+// CLI11's names of the flag of `field` (the flag and its short form, if any);
+// REQUIRES: the table has it.
+std::string FlagNames(std::string_view field);
+// `message` with every `field` in backticks that the table knows replaced by its flag;
+// anything else (a backtick in a server's error text, say) is left as it is.
+std::string WithFlagNames(std::string_view message);
+
 // "a, b,c" -> {"a", "b", "c"}: a comma-separated option value, items trimmed, empty
 // ones dropped.
 std::vector<std::string> SplitList(const std::string& list);

@@ -21,9 +21,9 @@ struct ImportOptions {
   std::string run;
   std::string results;
   std::string rules = "paper";
-  std::string nltk_data;
-  std::string python;
-  int jobs = 0;  // 0: not given (one per core)
+  // --nltk-data, --python and --score-jobs, as the library takes them (its rule set is
+  // read from `rules` when the command runs).
+  ScoringSettings scoring;
 };
 
 int RunImport(const ImportOptions& opt) {
@@ -32,13 +32,12 @@ int RunImport(const ImportOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
+  std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.scoring.nltk_data);
   if (splitter == nullptr) return kExitFatal;
   RescoreOptions options;
-  options.rules = *rules;
+  options.scoring = opt.scoring;
+  options.scoring.rules = *rules;
   options.sentences = splitter.get();
-  options.python = opt.python;
-  options.score_jobs = opt.jobs;
   auto imported = ImportResults(opt.run, opt.results, options);
   if (!imported.ok()) {
     PrintError(imported.status().message());
@@ -79,9 +78,9 @@ void SetupImport(CLI::App& app, int* exit_code) {
                   "body}, error}")
       ->required();
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
-  AddScoreJobsOption(cmd, &opt->jobs);
-  cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
-  cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
+  AddScoreJobsOption(cmd, &opt->scoring.score_jobs);
+  cmd->add_option("--nltk-data", opt->scoring.nltk_data, kNltkDataHelp);
+  cmd->add_option("--python", opt->scoring.python, "python3 for the code subtasks (see 'score')");
   cmd->callback([opt, exit_code]() { *exit_code = RunImport(*opt); });
 }
 

@@ -27,7 +27,7 @@
 namespace structtest::cli {
 
 void PrintError(std::string_view message) {
-  std::fputs(fmt::format("structtest: error: {}\n", message).c_str(), stderr);
+  std::fputs(fmt::format("structtest: error: {}\n", WithFlagNames(message)).c_str(), stderr);
 }
 
 std::vector<std::string> SplitList(const std::string& list) {
@@ -72,7 +72,7 @@ CLI::Validator TaskListValidator() {
 }
 
 void AddScoreJobsOption(CLI::App* cmd, int* jobs) {
-  cmd->add_option("--score-jobs,-J", *jobs,
+  cmd->add_option(FlagNames("score_jobs"), *jobs,
                   "threads (and python3 workers) scoring the code subtasks, 1 to 1024; the "
                   "others are scored on the main thread (default: the number of cores)")
       ->check(CLI::Validator(

@@ -18,9 +18,9 @@ namespace {
 struct RescoreOptions {
   std::string run;
   std::string rules = "paper";
-  std::string nltk_data;
-  std::string python;
-  int jobs = 0;  // 0: not given (one per core)
+  // --nltk-data, --python and --score-jobs, as the library takes them (its rule set is
+  // read from `rules` when the command runs).
+  ScoringSettings scoring;
 };
 
 int RunRescore(const RescoreOptions& opt) {
@@ -29,13 +29,12 @@ int RunRescore(const RescoreOptions& opt) {
     PrintError(rules.status().message());
     return kExitFatal;
   }
-  std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.nltk_data);
+  std::shared_ptr<const SentenceSplitter> splitter = LoadSentenceSplitter(opt.scoring.nltk_data);
   if (splitter == nullptr) return kExitFatal;
   structtest::RescoreOptions options;
-  options.rules = *rules;
+  options.scoring = opt.scoring;
+  options.scoring.rules = *rules;
   options.sentences = splitter.get();
-  options.python = opt.python;
-  options.score_jobs = opt.jobs;
   auto scored = RescoreRun(opt.run, options);
   if (!scored.ok()) {
     PrintError(scored.status().message());
@@ -59,9 +58,9 @@ void SetupRescore(CLI::App& app, int* exit_code) {
                  "model again, and store the verdicts in the run");
   cmd->add_option("RUN_DIR", opt->run, "run directory (the --out of 'structtest run')")->required();
   cmd->add_option("--rules", opt->rules, "rule set: paper (default) or strict");
-  AddScoreJobsOption(cmd, &opt->jobs);
-  cmd->add_option("--nltk-data", opt->nltk_data, kNltkDataHelp);
-  cmd->add_option("--python", opt->python, "python3 for the code subtasks (see 'score')");
+  AddScoreJobsOption(cmd, &opt->scoring.score_jobs);
+  cmd->add_option("--nltk-data", opt->scoring.nltk_data, kNltkDataHelp);
+  cmd->add_option("--python", opt->scoring.python, "python3 for the code subtasks (see 'score')");
   cmd->callback([opt, exit_code]() { *exit_code = RunRescore(*opt); });
 }
 

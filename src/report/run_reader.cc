@@ -60,7 +60,7 @@ StatusOr<RunInfo> RunReader::Info() {
   info.dir = store_->dir();
   info.model = stored.value("model", "");
   info.repeats = store_->repeats();
-  if (!info.model.starts_with("builtin/")) info.request = RequestSettings(stored);
+  if (!info.model.starts_with("builtin/")) info.request = RequestSettingsJson(stored);
   for (const char* suffix : {"", "-wal", "-shm"}) {
     info.files.push_back(info.dir + "/" + std::string(RunStore::kFileName) + suffix);
   }

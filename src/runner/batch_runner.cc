@@ -33,15 +33,9 @@ int64_t NowMs() {
       .count();
 }
 
-ModelRequest RequestFor(const BatchRunOptions& o, const StoredSample& s) {
-  ModelRequest req;
-  req.id = static_cast<uint64_t>(s.index);  // not sent: a batch entry's id is its custom id
-  req.model = o.model;
-  req.messages = s.sample.messages;
-  req.max_tokens = o.max_tokens;
-  req.temperature = o.temperature;
-  req.controls = o.controls;
-  return req;
+// The request of `s` (its id is not sent: a batch entry's id is its custom id).
+ModelRequest RequestOf(const BatchRunOptions& o, const StoredSample& s) {
+  return RequestFor(o.request, s, static_cast<uint64_t>(s.index));
 }
 
 // Calls `fn` for every pending sample (in no open batch when `outside_open`).
@@ -234,7 +228,7 @@ class Driver {
       return {static_cast<double>(c.spent_input_tokens) / c.paid_with_usage,
               static_cast<double>(c.spent_output_tokens) / c.paid_with_usage};
     }
-    return {static_cast<double>(EstimateTokens(prompt_chars)), static_cast<double>(o_.max_tokens)};
+    return {static_cast<double>(EstimateTokens(prompt_chars)), static_cast<double>(o_.request.every.max_tokens)};
   }
 
   // Submits every pending sample in no open batch (cache hits are stored at once).
@@ -246,10 +240,10 @@ class Driver {
       if (submissions_[s.slot()] >= o_.max_submissions || given_up_.contains(s.slot())) {
         return Status::Ok();
       }
-      const ModelRequest req = RequestFor(o_, s);
+      const ModelRequest req = RequestOf(o_, s);
       if (cache_ != nullptr) {
         ASSIGN_OR_RETURN(std::optional<StoredResponse> hit,
-                         cache_->Get(Runner::CacheKey(o_.endpoint, req, o_.header_names, s.repeat)));
+                         cache_->Get(Runner::CacheKey(o_.request.endpoint, req, o_.request.header_names, s.repeat)));
         if (hit) {
           if (!cache_open) {
             RETURN_IF_ERROR(store_->Begin());
@@ -289,7 +283,7 @@ class Driver {
     RETURN_IF_ERROR(walked);
     stats_.cached += cached;
     if (pending.empty()) return Status::Ok();
-    if (o_.budget.any()) RETURN_IF_ERROR(KeepWithinBudget(&pending));
+    if (LimitsSpending(o_.budget)) RETURN_IF_ERROR(KeepWithinBudget(&pending));
     std::vector<size_t> sizes;
     for (const Pending& p : pending) sizes.push_back(p.entry.json.size());
     size_t start = 0;
@@ -306,18 +300,21 @@ class Driver {
   Status KeepWithinBudget(std::vector<Pending>* pending) {
     ASSIGN_OR_RETURN(const RunCounts c, store_->Counts());
     const Budget& b = o_.budget;
+    // No price: every token free, as the online runner counts it.
+    const double in_usd = o_.price ? o_.price->input_per_mtok : 0;
+    const double out_usd = o_.price ? o_.price->output_per_mtok : 0;
     const double online_usd =
-        ((c.spent_input_tokens - c.spent_batch_input_tokens) * b.input_per_mtok +
-         (c.spent_output_tokens - c.spent_batch_output_tokens) * b.output_per_mtok) / 1e6;
+        ((c.spent_input_tokens - c.spent_batch_input_tokens) * in_usd +
+         (c.spent_output_tokens - c.spent_batch_output_tokens) * out_usd) / 1e6;
     const double batch_usd = kBatchPriceShare *
-                             (c.spent_batch_input_tokens * b.input_per_mtok +
-                              c.spent_batch_output_tokens * b.output_per_mtok) / 1e6;
+                             (c.spent_batch_input_tokens * in_usd +
+                              c.spent_batch_output_tokens * out_usd) / 1e6;
     double usd = online_usd + batch_usd;
     double tokens = static_cast<double>(c.spent_input_tokens + c.spent_output_tokens);
     const auto add = [&](int64_t prompt_chars) {
       const auto [in, out] = Estimate(c, prompt_chars);
       tokens += in + out;
-      usd += kBatchPriceShare * (in * b.input_per_mtok + out * b.output_per_mtok) / 1e6;
+      usd += kBatchPriceShare * (in * in_usd + out * out_usd) / 1e6;
     };
     // The requests of the batches in flight, at the estimate (their prompts unknown
     // here: at the mean prompt of the pending ones).
@@ -374,7 +371,7 @@ class Driver {
         backoff = std::min(o_.poll_max, backoff * 2);
         if (Stopped(o_)) break;
       }
-      StatusOr<std::string> made = api_->Submit(b.key, o_.model, entries);
+      StatusOr<std::string> made = api_->Submit(b.key, o_.request.every.model, entries);
       if (made.ok()) {
         id = *made;
         break;
@@ -560,7 +557,8 @@ class Driver {
       if (!row.ok() || !*row) continue;
       StoredSample s{slot.index, (*row)->sample, slot.repeat};
       const Status put = cache_->Put(
-          Runner::CacheKey(o_.endpoint, RequestFor(o_, s), o_.header_names, slot.repeat), response);
+          Runner::CacheKey(o_.request.endpoint, RequestOf(o_, s), o_.request.header_names,
+                           slot.repeat), response);
       if (!put.ok()) {
         (void)cache_->Commit();
         return put;
@@ -581,16 +579,16 @@ class Driver {
 
 }  // namespace
 
-BatchRunOptions BatchOptionsFrom(const RunnerOptions& ro) {
+BatchRunOptions BatchOptionsFrom(const RunnerOptions& ro, const BatchSettings& batch) {
   BatchRunOptions o;
-  o.model = ro.model;
-  o.max_tokens = ro.max_tokens;
-  o.temperature = ro.temperature;
-  o.controls = ro.controls;
-  o.endpoint = ro.endpoint;
-  o.header_names = ro.header_names;
+  o.request = ro.request;
   o.stop = ro.stop;
   o.budget = ro.budget;
+  o.price = ro.price;
+  o.batch_size = batch.size;
+  o.poll_initial = milliseconds(static_cast<int64_t>(batch.poll_seconds.value_or(30) * 1000));
+  o.poll_max = std::max(o.poll_initial, std::min(32 * o.poll_initial, o.poll_max));
+  o.no_resubmit = batch.retry_online;
   return o;
 }
 
@@ -625,7 +623,7 @@ StatusOr<BatchPlan> PlanBatches(RunStore* store, Provider provider, const BatchR
   BatchPlan plan;
   std::vector<size_t> sizes;
   RETURN_IF_ERROR(ForEachPending(store, true, [&](const StoredSample& s) -> Status {
-    const ModelRequest req = RequestFor(options, s);
+    const ModelRequest req = RequestOf(options, s);
     ASSIGN_OR_RETURN(const BatchEntry entry, MakeBatchEntry(provider, s.index, req, s.repeat));
     for (const Message& m : req.messages) plan.prompt_chars += static_cast<int64_t>(m.content.size());
     plan.prompt_chars += static_cast<int64_t>(req.controls.system.size());
@@ -644,7 +642,7 @@ StatusOr<int64_t> WriteOfflineBatch(RunStore* store, const BatchRunOptions& opti
   std::vector<ProviderBatchItem> items;
   RETURN_IF_ERROR(ForEachPending(store, false, [&](const StoredSample& s) -> Status {
     ASSIGN_OR_RETURN(const BatchEntry entry,
-                     MakeBatchEntry(Provider::kOpenAi, s.index, RequestFor(options, s), s.repeat));
+                     MakeBatchEntry(Provider::kOpenAi, s.index, RequestOf(options, s), s.repeat));
     text += entry.json;
     text += '\n';
     items.push_back(ProviderBatchItem{s.index, entry.custom_id, s.repeat});

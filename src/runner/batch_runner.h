@@ -37,14 +37,9 @@
 namespace structtest {
 
 struct BatchRunOptions {
-  // What every request carries besides the sample's messages (as RunnerOptions).
-  std::string model;
-  int max_tokens = 0;
-  std::optional<double> temperature;
-  RequestControls controls;
-  // The response cache key's parts (Runner::CacheKey).
-  std::string endpoint;
-  std::vector<std::string> header_names;
+  // What every request carries besides the sample's messages, and the response cache
+  // key's parts (Runner::CacheKey): the run's, as RunnerOptions has it.
+  RequestTemplate request;
   // At most this many requests a batch, below the provider's own limit (0: its limit).
   int64_t batch_size = 0;
   // The first wait between polls; it doubles while nothing changes, up to poll_max.
@@ -60,11 +55,13 @@ struct BatchRunOptions {
   int max_poll_failures = 8;
   // Stops RunBatches between calls (SIGINT): submitted batches stay at the provider.
   const std::atomic<bool>* stop = nullptr;
-  // Its prices are the online ones; a batch is costed at kBatchPriceShare of them.
-  // A batch is submitted only when the store's spending, the batches in flight and it
-  // stay within the budget, each request estimated at the mean usage of the answers so
-  // far or, before the first, at its prompt (4 characters a token) plus max_tokens.
+  // The spending limits (LimitsSpending) and the online price; a batch is costed at
+  // kBatchPriceShare of it. A batch is submitted only when the store's spending, the
+  // batches in flight and it stay within the budget, each request estimated at the mean
+  // usage of the answers so far or, before the first, at its prompt (4 characters a
+  // token) plus max_tokens.
   Budget budget;
+  std::optional<Price> price;
   // Progress, one line a call ("batch 2 (batch_abc): in_progress, 40 of 100 answered").
   std::function<void(std::string_view)> note;
 };
@@ -82,8 +79,9 @@ struct BatchRunStats {
   bool budget_reached = false;
 };
 
-// The request settings, cache key parts, stop flag and budget of `ro`; the rest default.
-BatchRunOptions BatchOptionsFrom(const RunnerOptions& ro);
+// The request template, stop flag, budget and price of `ro`, the batch settings' size,
+// first poll and online retry of `batch`; the rest default.
+BatchRunOptions BatchOptionsFrom(const RunnerOptions& ro, const BatchSettings& batch);
 
 // Answers the pending samples of `store` through `api`. `cache` may be null.
 StatusOr<BatchRunStats> RunBatches(RunStore* store, ResponseCache* cache, BatchApi* api,

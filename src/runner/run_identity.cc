@@ -25,7 +25,7 @@ std::string PublicEndpoint(std::string url) {
   return url;
 }
 
-std::string DefaultRunDir(const RunJobOptions& opt) {
+std::string DefaultRunDir(const RunSuiteOptions& opt) {
   std::string name = opt.model;
   if (!opt.samples.empty()) {
     name += "_" + std::filesystem::path(opt.samples).stem().string();
@@ -35,7 +35,9 @@ std::string DefaultRunDir(const RunJobOptions& opt) {
     for (const std::string& t : opt.suite.tasks) name += "_" + t;
   }
   if (opt.suite.limit > 0) name += fmt::format("_limit{}", opt.suite.limit);
-  if (opt.shard) name += fmt::format("_shard{}of{}", opt.shard->index, opt.shard->count);
+  if (opt.suite.shard_count > 1) {
+    name += fmt::format("_shard{}of{}", opt.suite.shard_index, opt.suite.shard_count);
+  }
   for (char& c : name) {
     const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                       c == '.' || c == '-' || c == '_';
@@ -58,17 +60,21 @@ StatusOr<std::string> FileFingerprint(const std::string& path) {
   return fmt::format("{} fnv1a:{:016x}", absolute, h);
 }
 
-StatusOr<nlohmann::json> RunIdentity(const RunJobOptions& opt, const std::string& endpoint) {
-  nlohmann::json id = {{"model", opt.model}, {"endpoint", endpoint}, {"max_tokens", opt.max_tokens}};
+StatusOr<nlohmann::json> RunIdentity(const ResolvedRun& run, const std::string& endpoint) {
+  const RunSuiteOptions& opt = run.options;
+  const ModelRequest& request = run.request;
+  nlohmann::json id = {
+      {"model", opt.model}, {"endpoint", endpoint}, {"max_tokens", request.max_tokens}};
   // Only with replicas, so a one-endpoint manifest is what it was before them.
-  if (opt.base_urls.size() > 1) {
+  if (opt.transport.base_urls.size() > 1) {
     nlohmann::json urls = nlohmann::json::array();
-    for (const std::string& url : opt.base_urls) urls.push_back(PublicEndpoint(url));
+    for (const std::string& url : opt.transport.base_urls) urls.push_back(PublicEndpoint(url));
     id["endpoints"] = std::move(urls);
   }
-  id["temperature"] = opt.temperature ? nlohmann::json(*opt.temperature) : nlohmann::json();
+  id["temperature"] =
+      request.temperature ? nlohmann::json(*request.temperature) : nlohmann::json();
   // Only the controls given, so a run without them has the identity it had before them.
-  id.update(ControlsJson(opt.controls, HeaderNames(opt.headers)));
+  id.update(ControlsJson(request.controls, HeaderNames(run.headers)));
   if (!opt.samples.empty()) {
     ASSIGN_OR_RETURN(std::string samples, FileFingerprint(opt.samples));
     id["samples"] = samples;
@@ -91,19 +97,19 @@ StatusOr<nlohmann::json> RunIdentity(const RunJobOptions& opt, const std::string
   // Null without --limit, which is also what a run stored before --limit existed gives.
   id["limit"] = opt.suite.limit > 0 ? nlohmann::json(opt.suite.limit) : nlohmann::json();
   // Only in shard runs, so an unsharded run's manifest is what it was before --shard.
-  if (opt.shard) id["shard"] = opt.shard->ToString();
+  if (run.shard) id["shard"] = run.shard->ToString();
   // Only with --repeats above 1, so a run asking each sample once is what it was before.
   if (opt.repeats > 1) id["repeats"] = opt.repeats;
   return id;
 }
 
-nlohmann::json RunManifest(const RunJobOptions& opt, const nlohmann::json& identity) {
+nlohmann::json RunManifest(RuleSet rules, const nlohmann::json& identity) {
   nlohmann::json m = identity;
   m["structtest_version"] = STRUCTTEST_VERSION;
   nlohmann::json versions = nlohmann::json::object();
   // The checker versions of the rule set this command scores with (a run directory may
   // hold verdicts of both; each verdict names its own).
-  for (const TaskFamily* f : Families()) versions[f->domain] = f->version(opt.rules);
+  for (const TaskFamily* f : Families()) versions[f->domain] = f->version(rules);
   m["rules_versions"] = std::move(versions);
   return m;
 }
@@ -136,22 +142,22 @@ Status CheckSameRun(std::string_view dir, const nlohmann::json& stored,
   if (key == "repeats") {
     // A run without the key asks each sample once.
     return Status::InvalidArgument(fmt::format(
-        "{}: this directory holds another run (--repeats was {}, now {}); pass another --out "
+        "{}: this directory holds another run (`repeats` was {}, now {}); pass another `out` "
         "or remove the directory",
         dir, stored.value("repeats", nlohmann::json(1)).dump(),
         identity.value("repeats", nlohmann::json(1)).dump()));
   }
   return Status::InvalidArgument(fmt::format(
-      "{}: this directory holds another run ({} was {}{}); pass another --out or remove the "
+      "{}: this directory holds another run ({} was {}{}); pass another `out` or remove the "
       "directory",
       dir, key, old.dump(),
       identity.contains(key) ? ", now " + identity.at(key).dump() : ""));
 }
 
-void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, RunJobOptions* opt) {
-  if (opt->temperature_defaulted && stored &&
+void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, ResolvedRun* run) {
+  if (run->temperature_defaulted && stored &&
       stored->value("temperature", nlohmann::json()).is_null()) {
-    opt->temperature.reset();
+    run->request.temperature.reset();
   }
 }
 

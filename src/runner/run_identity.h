@@ -22,7 +22,7 @@ std::string PublicEndpoint(std::string url);
 
 // "runs/" plus a name made from what defines the run (model, suite or samples file,
 // limit, shard), so the same command finds the same directory again.
-std::string DefaultRunDir(const RunJobOptions& opt);
+std::string DefaultRunDir(const RunSuiteOptions& opt);
 
 // "PATH fnv1a:HEX" of a regular file's bytes (the absolute path alone for a folder), so
 // a run directory refuses a data file that changed since the run began.
@@ -31,11 +31,11 @@ StatusOr<std::string> FileFingerprint(const std::string& path);
 // The settings that define a run asked of `endpoint` ("openai http://host/v1"): keys
 // appear only when they are given, so that a run stored before a setting existed keeps
 // its identity. Errors: a data file that cannot be read.
-StatusOr<nlohmann::json> RunIdentity(const RunJobOptions& opt, const std::string& endpoint);
+StatusOr<nlohmann::json> RunIdentity(const ResolvedRun& run, const std::string& endpoint);
 
 // What the run directory stores: `identity` plus the structtest version and the checker
-// versions of opt.rules.
-nlohmann::json RunManifest(const RunJobOptions& opt, const nlohmann::json& identity);
+// versions of `rules`.
+nlohmann::json RunManifest(RuleSet rules, const nlohmann::json& identity);
 
 // The keys that make `identity` another run than the `stored` manifest's: the
 // identity's keys whose value differs (a key the manifest lacks reads as null; for
@@ -53,8 +53,8 @@ Status CheckSameRun(std::string_view dir, const nlohmann::json& stored,
 
 // A run directory made before structtest had a temperature default holds none (null:
 // the provider's default) and keeps it when resumed without --temperature, which the
-// default would make another run: resets opt->temperature then.
-void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, RunJobOptions* opt);
+// default would make another run: resets run->request.temperature then.
+void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, ResolvedRun* run);
 
 // Whether `identity` is the stored run's with a larger limit (or none where it had
 // one): the same suite's first samples, so the run may grow.

@@ -11,25 +11,26 @@
 namespace structtest {
 namespace {
 
-RunJobOptions SuiteRun() {
-  RunJobOptions opt;
-  opt.model = "openai/gpt-4o-mini";
-  opt.suite.seed = 7;
-  opt.suite.limit = 5;
-  opt.temperature = 0.0;
-  return opt;
+ResolvedRun SuiteRun() {
+  ResolvedRun run;
+  run.options.model = "openai/gpt-4o-mini";
+  run.options.suite.seed = 7;
+  run.options.suite.limit = 5;
+  run.request.model = "gpt-4o-mini";
+  run.request.temperature = 0.0;
+  return run;
 }
 
 constexpr const char* kEndpoint = "openai https://api.openai.com/v1";
 
-nlohmann::json IdentityOf(const RunJobOptions& opt, const std::string& endpoint = kEndpoint) {
+nlohmann::json IdentityOf(const ResolvedRun& opt, const std::string& endpoint = kEndpoint) {
   auto id = RunIdentity(opt, endpoint);
   EXPECT_TRUE(id.ok()) << id.status().message();
   return id.ok() ? *id : nlohmann::json();
 }
 
 TEST(RunIdentityTest, TheSameOptionsAreTheSameRun) {
-  const nlohmann::json stored = RunManifest(SuiteRun(), IdentityOf(SuiteRun()));
+  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
   EXPECT_TRUE(DifferingKeys(stored, IdentityOf(SuiteRun())).empty());
   EXPECT_TRUE(CheckSameRun("runs/x", stored, IdentityOf(SuiteRun())).ok());
   EXPECT_TRUE(stored["structtest_version"].is_string());
@@ -37,38 +38,38 @@ TEST(RunIdentityTest, TheSameOptionsAreTheSameRun) {
 }
 
 TEST(RunIdentityTest, AChangedFlagIsRefusedNamingIt) {
-  const nlohmann::json stored = RunManifest(SuiteRun(), IdentityOf(SuiteRun()));
-  RunJobOptions changed = SuiteRun();
-  changed.max_tokens = 100;
+  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
+  ResolvedRun changed = SuiteRun();
+  changed.request.max_tokens = 100;
   const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(),
             "runs/x: this directory holds another run (max_tokens was 0, now 100); pass another "
-            "--out or remove the directory");
+            "`out` or remove the directory");
 }
 
 TEST(RunIdentityTest, AChangedRepeatsIsRefusedWithTheFlagsValues) {
-  const nlohmann::json stored = RunManifest(SuiteRun(), IdentityOf(SuiteRun()));
-  RunJobOptions changed = SuiteRun();
-  changed.repeats = 3;
+  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
+  ResolvedRun changed = SuiteRun();
+  changed.options.repeats = 3;
   const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(),
-            "runs/x: this directory holds another run (--repeats was 1, now 3); pass another "
-            "--out or remove the directory");
+            "runs/x: this directory holds another run (`repeats` was 1, now 3); pass another "
+            "`out` or remove the directory");
 }
 
 TEST(RunIdentityTest, AKeyOnlyTheStoredRunHasIsNamed) {
-  RunJobOptions sharded = SuiteRun();
+  ResolvedRun sharded = SuiteRun();
   sharded.shard = Shard{1, 4};
-  const nlohmann::json stored = RunManifest(sharded, IdentityOf(sharded));
+  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(sharded));
   EXPECT_EQ(DifferingKeys(stored, IdentityOf(SuiteRun())), std::vector<std::string>{"shard"});
 }
 
 TEST(RunIdentityTest, AnotherHostOfTheSameProviderOrOtherReplicasAreTheSameRun) {
-  RunJobOptions replicas = SuiteRun();
+  ResolvedRun replicas = SuiteRun();
   const nlohmann::json stored = IdentityOf(SuiteRun());
-  replicas.base_urls = {"http://a:8000/v1", "http://b:8000/v1"};
+  replicas.options.transport.base_urls = {"http://a:8000/v1", "http://b:8000/v1"};
   EXPECT_TRUE(DifferingKeys(stored, IdentityOf(replicas, "openai http://a:8000/v1")).empty());
   EXPECT_EQ(DifferingKeys(stored, IdentityOf(SuiteRun(), "anthropic https://api.anthropic.com")),
             std::vector<std::string>{"endpoint"});
@@ -76,40 +77,40 @@ TEST(RunIdentityTest, AnotherHostOfTheSameProviderOrOtherReplicasAreTheSameRun) 
 
 TEST(RunIdentityTest, ALargerLimitOrNoneGrowsTheRun) {
   const nlohmann::json stored = IdentityOf(SuiteRun());
-  RunJobOptions grown = SuiteRun();
-  grown.suite.limit = 10;
+  ResolvedRun grown = SuiteRun();
+  grown.options.suite.limit = 10;
   EXPECT_TRUE(LimitGrows(stored, IdentityOf(grown)));
-  grown.suite.limit = 0;  // none
+  grown.options.suite.limit = 0;  // none
   EXPECT_TRUE(LimitGrows(stored, IdentityOf(grown)));
-  grown.suite.limit = 3;
+  grown.options.suite.limit = 3;
   EXPECT_FALSE(LimitGrows(stored, IdentityOf(grown)));
-  grown.suite.limit = 10;
-  grown.suite.seed = 8;  // another suite: not its first samples
+  grown.options.suite.limit = 10;
+  grown.options.suite.seed = 8;  // another suite: not its first samples
   EXPECT_FALSE(LimitGrows(stored, IdentityOf(grown)));
-  RunJobOptions unlimited = SuiteRun();
-  unlimited.suite.limit = 0;
+  ResolvedRun unlimited = SuiteRun();
+  unlimited.options.suite.limit = 0;
   EXPECT_FALSE(LimitGrows(IdentityOf(unlimited), IdentityOf(SuiteRun())));
 }
 
 TEST(RunIdentityTest, AStoredRunWithoutTemperatureKeepsNone) {
-  RunJobOptions opt = SuiteRun();
+  ResolvedRun opt = SuiteRun();
   opt.temperature_defaulted = true;
   KeepStoredTemperature(nlohmann::json{{"temperature", nullptr}}, &opt);
-  EXPECT_FALSE(opt.temperature.has_value());
-  opt.temperature = 0.0;
+  EXPECT_FALSE(opt.request.temperature.has_value());
+  opt.request.temperature = 0.0;
   KeepStoredTemperature(nlohmann::json{{"temperature", 0.0}}, &opt);
-  EXPECT_EQ(opt.temperature, 0.0);
+  EXPECT_EQ(opt.request.temperature, 0.0);
   opt.temperature_defaulted = false;  // given on the command line: it counts
   KeepStoredTemperature(nlohmann::json{{"temperature", nullptr}}, &opt);
-  EXPECT_EQ(opt.temperature, 0.0);
+  EXPECT_EQ(opt.request.temperature, 0.0);
 }
 
 TEST(RunIdentityTest, AChangedDataFileIsAnotherRun) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/samples.jsonl";
   testing::WriteFileOrDie(path, "one\n");
-  RunJobOptions opt = SuiteRun();
-  opt.samples = path;
+  ResolvedRun opt = SuiteRun();
+  opt.options.samples = path;
   const nlohmann::json stored = IdentityOf(opt);
   testing::WriteFileOrDie(path, "two\n");
   EXPECT_EQ(DifferingKeys(stored, IdentityOf(opt)), std::vector<std::string>{"samples"});
@@ -118,9 +119,10 @@ TEST(RunIdentityTest, AChangedDataFileIsAnotherRun) {
 TEST(RunIdentityTest, PublicEndpointAndDefaultRunDirShowNoSecrets) {
   EXPECT_EQ(PublicEndpoint("http://user:pass@host:8000/v1?key=x"), "http://host:8000/v1");
   EXPECT_EQ(PublicEndpoint("https://host/v1#frag"), "https://host/v1");
-  RunJobOptions opt = SuiteRun();
+  RunSuiteOptions opt = SuiteRun().options;
   opt.suite.tasks = {"math"};
-  opt.shard = Shard{2, 4};
+  opt.suite.shard_index = 2;
+  opt.suite.shard_count = 4;
   EXPECT_EQ(DefaultRunDir(opt), "runs/openai-gpt-4o-mini_default_seed7_math_limit5_shard2of4");
 }
 
@@ -139,20 +141,22 @@ TEST(RunJobTest, BadBaseUrlsAndEndpointsFiles) {
   EXPECT_EQ(*urls, (std::vector<std::string>{"http://a/v1", "http://b/v1"}));
   testing::WriteFileOrDie(path, "http://a/v1\nftp://b\n");
   EXPECT_EQ(ReadEndpointsFile(path).status().message(),
-            "--endpoints " + path + ":2: 'ftp://b': expected an http:// or https:// URL");
+            "`transport.endpoints_file` " + path +
+                ":2: 'ftp://b': expected an http:// or https:// URL");
   testing::WriteFileOrDie(path, "# none\n");
   EXPECT_EQ(ReadEndpointsFile(path).status().message(),
-            "--endpoints " + path + ": no URL in the file");
+            "`transport.endpoints_file` " + path + ": no URL in the file");
 }
 
 TEST(RunJobTest, ResolvePriceTakesBothFlagsOrATableOrTheBuiltInOne) {
   EXPECT_EQ(ResolvePrice("openai/x", {1.0, std::nullopt, ""}).status().message(),
-            "--price-in: give both --price-in and --price-out (USD per million tokens)");
+            "`budget.price_in`: give both `budget.price_in` and `budget.price_out` (USD per "
+            "million tokens)");
   auto given = ResolvePrice("openai/x", {1.0, 2.0, ""});
   ASSERT_TRUE(given.ok());
   ASSERT_TRUE(given->has_value());
   EXPECT_EQ((*given)->output_per_mtok, 2.0);
-  EXPECT_EQ((*given)->source, "--price-in/--price-out");
+  EXPECT_EQ((*given)->source, "--price-in/--price-out");  // shown in reports as it was
   auto none = ResolvePrice("openai/no-such-model-anywhere", {});
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());

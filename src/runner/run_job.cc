@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "backends/adaptive_client.h"
@@ -145,18 +146,46 @@ struct ClientReport {
   std::function<std::string()> closing_lines;
 };
 
-// One run into `store`: fill it when new, answer what is pending, score, write the
-// reports, and tell `output` how it went.
-StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* store,
-                         ResponseCache* cache, ModelClient* client, std::string_view builtin,
-                         const std::string& endpoint, const CheckEnv& env, PythonPool* python,
-                         bool in_memory, const std::optional<Price>& price,
-                         const std::atomic<bool>* stop, const RunJobOutput& output,
-                         const ClientReport& client_report = {}, BatchApi* batch_api = nullptr,
-                         RunStore* planned = nullptr) {
-  const RuleSet rules = opt.rules;
+// The run's closing text: its title, the table under its rules, the usage and cost
+// (`price`: when a model was asked, what it is costed at), and the coverage line.
+std::string RunText(const ResolvedRun& run, const std::string& label, const RunCounts& counts,
+                    int64_t repeats, const Tally& tally, const std::optional<Price>* price) {
+  const RunSuiteOptions& opt = run.options;
+  std::string text = fmt::format(
+      "== {} on {}{} ({} samples)\n", label,
+      opt.samples.empty() ? fmt::format("suite {} (seed {})", opt.suite.suite, opt.suite.seed)
+                          : opt.samples,
+      run.shard ? ", shard " + run.shard->ToString() : "", counts.samples);
+  text += RenderTextReport(tally, opt.scoring.rules);
+  if (price != nullptr) text += RenderUsageText(tally, *price);
+  const int64_t unscored = tally.errors() - counts.errored;
+  text += fmt::format(
+      "\nanswered {} of {} {} ({:.2f}% coverage), {} errored; accuracy is over the "
+      "answered samples",
+      counts.answered, counts.slots,
+      repeats > 1 ? fmt::format("requests ({} samples x {} repeats)", counts.samples, repeats)
+                  : "samples",
+      counts.slots ? 100.0 * counts.answered / counts.slots : 0.0,
+      counts.errored);
+  if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
+  if (counts.truncated > 0) {
+    text += fmt::format("; {} answer(s) cut off by the token limit (scored as they are; "
+                        "raise --max-tokens)",
+                        counts.truncated);
+  }
+  text += "\n";
+  return text;
+}
+
+// Opens the run in `store` for `run`: a new one gets its samples (a planned suite's,
+// when given) and its manifest in one transaction; a stored one must be the same run
+// (CheckSameRun), or the same suite with a larger limit, which grows it. The stored
+// manifest may keep the temperature (KeepStoredTemperature).
+Status OpenRun(ResolvedRun* run, RunStore* store, const std::string& endpoint,
+               const CheckEnv& env, PythonPool* python, RunStore* planned,
+               const RunJobOutput& output) {
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
-  KeepStoredTemperature(stored, &opt);
+  KeepStoredTemperature(stored, run);
   if (stored && stored->contains(kMergeKey)) {
     return Status::InvalidArgument(fmt::format(
         "{}: a merged run ('structtest merge'); run the missing shards into their own "
@@ -166,72 +195,80 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
   if (!stored && before.samples == 0 && planned != nullptr) {
     // A run in memory of a suite generated once for several responders.
-    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(opt, endpoint));
-    RETURN_IF_ERROR(store->SetManifest(RunManifest(opt, identity)));
+    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(*run, endpoint));
+    RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
     RETURN_IF_ERROR(store->GrowTo(*planned).status());
   } else if (!stored && before.samples == 0) {
     // A new run: the data files are fingerprinted on a thread of their own while the
     // samples are read and stored, and the manifest is written in the samples'
     // transaction, so a run directory never holds samples without it.
     std::future<StatusOr<nlohmann::json>> identity =
-        std::async(std::launch::async, [&] { return RunIdentity(opt, endpoint); });
-    RETURN_IF_ERROR(AddRunSamples(opt, env.sentences, python, store, [&]() -> Status {
+        std::async(std::launch::async, [&] { return RunIdentity(*run, endpoint); });
+    RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store, [&]() -> Status {
       ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
-      return store->SetManifest(RunManifest(opt, id));
+      return store->SetManifest(RunManifest(run->options.scoring.rules, id));
     }));
   } else {
-    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(opt, endpoint));
+    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(*run, endpoint));
     if (stored && LimitGrows(*stored, identity)) {
       // The same suite with a larger --limit (or none): its first samples are this
       // run's, byte for byte; the run grows and asks only the new ones.
       ASSIGN_OR_RETURN(auto plan, RunStore::OpenInMemory());
-      RETURN_IF_ERROR(AddRunSamples(opt, env.sentences, python, plan.get()));
+      RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, plan.get()));
       ASSIGN_OR_RETURN(const int64_t added, store->GrowTo(*plan));
-      RETURN_IF_ERROR(store->SetManifest(RunManifest(opt, identity)));
+      RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
       Emit(output.note, fmt::format("{}: --limit {} grows the run (limit was {}): {} new sample(s)",
                             store->dir(), identity["limit"].is_null() ? "none" : identity["limit"].dump(),
                             (*stored)["limit"].dump(), added));
     } else if (stored) {
       RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
     } else {
-      RETURN_IF_ERROR(store->SetManifest(RunManifest(opt, identity)));
+      RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
     }
     if (before.samples == 0) {
-      RETURN_IF_ERROR(AddRunSamples(opt, env.sentences, python, store));
+      RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store));
     }
   }
-  if (before.samples > 0 && !opt.quiet && before.answered < before.slots) {
+  if (before.samples > 0 && !run->options.quiet && before.answered < before.slots) {
     Emit(output.note, fmt::format("{}: resuming: {} of {} {} answered, {} errored earlier", store->dir(),
                           before.answered, before.slots,
                           store->repeats() > 1 ? "requests (samples x repeats)" : "samples",
                           before.errored));
   }
+  return Status::Ok();
+}
+
+// One run into `store`: fill it when new, answer what is pending, score, write the
+// reports, and tell `output` how it went.
+StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* store,
+                         ResponseCache* cache, ModelClient* client, std::string_view builtin,
+                         const std::string& endpoint, const CheckEnv& env, PythonPool* python,
+                         bool in_memory, const std::atomic<bool>* stop, const RunJobOutput& output,
+                         const ClientReport& client_report = {}, BatchApi* batch_api = nullptr,
+                         RunStore* planned = nullptr) {
+  const RunSuiteOptions& opt = run.options;
+  const RuleSet rules = opt.scoring.rules;
+  const std::optional<Price>& price = run.price;
+  RETURN_IF_ERROR(OpenRun(&run, store, endpoint, env, python, planned, output));
   RunnerOptions ro;
-  ro.rules = rules;
-  ro.model = client != nullptr ? ParseModelSpec(opt.model)->name : "";
-  ro.max_tokens = opt.max_tokens;
-  ro.temperature = opt.temperature;
-  ro.controls = opt.controls;
-  ro.endpoint = endpoint;
-  ro.header_names = HeaderNames(opt.headers);
+  ro.scoring = opt.scoring;
+  ro.request = {run.request, endpoint, HeaderNames(run.headers)};
   ro.concurrency_limit = client_report.concurrency_limit;
-  ro.max_uncommitted = 2 * opt.concurrency * static_cast<int>(std::max<size_t>(1, opt.base_urls.size()));
-  ro.score_jobs = opt.score_jobs;
+  ro.max_uncommitted = 2 * opt.transport.concurrency *
+                       static_cast<int>(std::max<size_t>(1, opt.transport.base_urls.size()));
   ro.stop = stop;
-  ro.budget.max_cost = opt.max_cost;
-  ro.budget.max_tokens_total = opt.max_tokens_total;
-  if (price) {
-    ro.budget.input_per_mtok = price->input_per_mtok;
-    ro.budget.output_per_mtok = price->output_per_mtok;
-  }
+  ro.budget = opt.budget;
+  ro.price = price;
   Outcome out;
-  if (!opt.offline.empty()) {
-    ASSIGN_OR_RETURN(const int64_t written, WriteOfflineBatch(store, BatchOptionsFrom(ro), opt.offline));
+  const std::string& offline = opt.batch.offline;
+  if (!offline.empty()) {
+    ASSIGN_OR_RETURN(const int64_t written,
+                     WriteOfflineBatch(store, BatchOptionsFrom(ro, opt.batch), offline));
     Emit(output.note, written == 0 ? fmt::format("{}: every sample is answered: nothing to write", store->dir())
                            : fmt::format("{}: {} request(s) written to {}, asked nothing; run them "
                                          "(vllm run-batch -i {} -o RESULTS --model NAME), then "
                                          "'structtest import {} RESULTS'",
-                                         store->dir(), written, opt.offline, opt.offline, store->dir()));
+                                         store->dir(), written, offline, offline, store->dir()));
     return out;
   }
   Runner runner(store, cache, env, ro);
@@ -242,11 +279,7 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
                                                : Progress::Mode::kQuiet);
   std::optional<BatchRunStats> batched;
   if (batch_api != nullptr) {
-    BatchRunOptions bo = BatchOptionsFrom(ro);
-    bo.poll_initial = std::chrono::milliseconds(static_cast<int64_t>(opt.batch_poll * 1000));
-    bo.poll_max = std::max(bo.poll_initial, std::min(32 * bo.poll_initial, bo.poll_max));
-    bo.no_resubmit = opt.batch_retry_online;
-    bo.batch_size = opt.batch_size;
+    BatchRunOptions bo = BatchOptionsFrom(ro, opt.batch);
     if (!opt.quiet) bo.note = [&output](std::string_view line) { Emit(output.note, line); };
     ASSIGN_OR_RETURN(batched, RunBatches(store, cache, batch_api, bo));
     out.stats.interrupted = batched->interrupted;
@@ -255,7 +288,7 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
     out.stats.spent_input_tokens = spent.spent_input_tokens;
     out.stats.spent_output_tokens = spent.spent_output_tokens;
   }
-  if (batch_api == nullptr || (opt.batch_retry_online && !batched->interrupted &&
+  if (batch_api == nullptr || (opt.batch.retry_online && !batched->interrupted &&
                                !batched->budget_reached)) {
     ASSIGN_OR_RETURN(out.stats, client != nullptr ? runner.Run(client, &progress)
                                                   : runner.RunBuiltin(builtin, &progress));
@@ -264,7 +297,7 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
   if (!out.stats.gave_up.empty()) {
     return Status::Unavailable(fmt::format(
         "stopped: the first {} requests all failed, the last with: {}\nfix the model name, "
-        "--base-url or key and run the same command again (the errors are in {})",
+        "`transport.base_urls` or key and run the same command again (the errors are in {})",
         kGiveUpAfter, out.stats.gave_up, store->dir()));
   }
   if (out.stats.interrupted) {
@@ -300,32 +333,9 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
     if (client != nullptr) AddUsageJson(tally, price, &report);
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
   }
-  std::string text = fmt::format("== {} on {}{} ({} samples)\n", label,
-                                 opt.samples.empty() ? fmt::format("suite {} (seed {})",
-                                                                   opt.suite.suite, opt.suite.seed)
-                                                     : opt.samples,
-                                 opt.shard ? ", shard " + opt.shard->ToString() : "",
-                                 out.counts.samples);
-  text += RenderTextReport(tally, rules);
-  if (client != nullptr) text += RenderUsageText(tally, price);
   const int64_t unscored = tally.errors() - out.counts.errored;
-  text += fmt::format(
-      "\nanswered {} of {} {} ({:.2f}% coverage), {} errored; accuracy is over the "
-      "answered samples",
-      out.counts.answered, out.counts.slots,
-      store->repeats() > 1
-          ? fmt::format("requests ({} samples x {} repeats)", out.counts.samples, store->repeats())
-          : "samples",
-      out.counts.slots ? 100.0 * out.counts.answered / out.counts.slots : 0.0,
-      out.counts.errored);
-  if (unscored > 0) text += fmt::format("; {} answered but not scored", unscored);
-  if (out.counts.truncated > 0) {
-    text += fmt::format("; {} answer(s) cut off by the token limit (scored as they are; "
-                        "raise --max-tokens)",
-                        out.counts.truncated);
-  }
-  text += "\n";
-  Emit(output.out, text);
+  Emit(output.out, RunText(run, label, out.counts, store->repeats(), tally,
+                           client != nullptr ? &price : nullptr));
   if (output.flush) output.flush();
   if (batched) {
     Emit(output.note, fmt::format("batches: {} submitted, {} found at the provider, {} collected; {} "
@@ -333,7 +343,7 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
                           batched->submitted, batched->found, batched->collected,
                           batched->answered, batched->errored, batched->cached));
   }
-  if (client != nullptr && (!batched || opt.batch_retry_online)) {
+  if (client != nullptr && (!batched || opt.batch.retry_online)) {
     Emit(output.log, fmt::format("structtest: requests: {} sent, {} errored, {} cached, {:.2f} s, "
                                  "{:.1f} req/s\n",
                                  out.stats.sent, out.stats.errored, out.stats.cached,
@@ -376,7 +386,7 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
     Emit(output.note, fmt::format("stored in {} (report.json, report.html; every answer with 'structtest export {}')",
                           store->dir(), store->dir()));
   }
-  if (ro.budget.any() && out.stats.no_usage > 0) {
+  if (LimitsSpending(ro.budget) && out.stats.no_usage > 0) {
     Emit(output.warning, fmt::format("{} answer(s) reported no token usage: the budget cannot count them",
                              out.stats.no_usage));
   }
@@ -388,19 +398,25 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
       cost = price->Cost(out.stats.spent_input_tokens, out.stats.spent_output_tokens);
       spent += fmt::format(" (${:.4f})", *cost);
     }
+    const Budget& budget = opt.budget;
     std::string limit;
-    if (opt.max_tokens_total) limit += fmt::format("--max-tokens-total {}", *opt.max_tokens_total);
-    if (opt.max_cost) limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *opt.max_cost);
+    if (budget.max_tokens_total) {
+      limit += fmt::format("--max-tokens-total {}", *budget.max_tokens_total);
+    }
+    if (budget.max_cost) {
+      limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *budget.max_cost);
+    }
     // The runner starts a request when its estimate fits: the answers that came back
     // longer than the estimate can have taken the spending past the budget. Say so.
-    const bool exceeded = (opt.max_tokens_total && tokens > *opt.max_tokens_total) ||
-                          (opt.max_cost && cost && *cost > *opt.max_cost);
+    const bool exceeded = (budget.max_tokens_total && tokens > *budget.max_tokens_total) ||
+                          (budget.max_cost && cost && *cost > *budget.max_cost);
     const std::string what =
         exceeded ? fmt::format("budget exceeded: {} spent in {} is past {} (a request is started "
                                "when its estimate, the mean usage so far, fits; {})",
                                spent, store->dir(), limit,
-                               opt.max_tokens > 0
-                                   ? fmt::format("--max-tokens {} bounds each answer", opt.max_tokens)
+                               run.request.max_tokens > 0
+                                   ? fmt::format("--max-tokens {} bounds each answer",
+                                                 run.request.max_tokens)
                                    : "without --max-tokens an answer's length has no bound, so the "
                                      "budget is an estimate")
                  : fmt::format("budget reached: the next request would exceed {}; {} spent in {}",
@@ -420,9 +436,10 @@ StatusOr<Outcome> RunOne(RunJobOptions opt, const std::string& label, RunStore* 
 // `run --dry-run`: the requests the run would send, per subtask, read from the run
 // directory when it holds the run already (what is still to ask), else from the suite
 // built in memory. Sends nothing and creates nothing.
-StatusOr<std::string> DryRun(RunJobOptions opt, const std::string& endpoint,
-                             const SentenceSplitter* sentences, PythonPool* python,
-                             const std::optional<Price>& price) {
+StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
+                             const SentenceSplitter* sentences, PythonPool* python) {
+  const RunSuiteOptions& opt = run.options;
+  const std::optional<Price>& price = run.price;
   const std::string dir = opt.out.empty() ? DefaultRunDir(opt) : opt.out;
   std::unique_ptr<RunStore> store;
   std::optional<nlohmann::json> stored;
@@ -430,15 +447,15 @@ StatusOr<std::string> DryRun(RunJobOptions opt, const std::string& endpoint,
   if (std::filesystem::exists(std::filesystem::path(dir) / RunStore::kFileName)) {
     ASSIGN_OR_RETURN(store, RunStore::OpenReadOnly(dir));
     ASSIGN_OR_RETURN(stored, store->Manifest());
-    KeepStoredTemperature(stored, &opt);
+    KeepStoredTemperature(stored, &run);
     from = fmt::format("the samples of {} not answered yet", dir);
   }
-  ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(opt, endpoint));
+  ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(run, endpoint));
   if (stored) RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
-    RETURN_IF_ERROR(AddRunSamples(opt, sentences, python, store.get()));
-    RETURN_IF_ERROR(store->SetManifest(RunManifest(opt, identity)));  // its repeats
+    RETURN_IF_ERROR(AddRunSamples(run, sentences, python, store.get()));
+    RETURN_IF_ERROR(store->SetManifest(RunManifest(opt.scoring.rules, identity)));  // its repeats
     from = "a new run";
   }
   std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
@@ -452,7 +469,7 @@ StatusOr<std::string> DryRun(RunJobOptions opt, const std::string& endpoint,
       p.domain = s.sample.domain;
       p.subtask = s.sample.subtask;
       ++p.requests;
-      p.prompt_chars += static_cast<int64_t>(opt.controls.system.size());
+      p.prompt_chars += static_cast<int64_t>(run.request.controls.system.size());
       for (const Message& m : s.sample.messages) p.prompt_chars += static_cast<int64_t>(m.content.size());
     }
   }
@@ -460,21 +477,99 @@ StatusOr<std::string> DryRun(RunJobOptions opt, const std::string& endpoint,
   for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
   std::string text = fmt::format(
       "dry run: {} would be sent to {} ({}); nothing was sent\nrequest settings: {}\n\n", from,
-      opt.model, endpoint, RequestSettings(identity).dump());
-  text += RenderDryRun(plan, price, opt.max_tokens);
-  if (opt.batch) {
-    ASSIGN_OR_RETURN(const ModelSpec spec, ParseModelSpec(opt.model));
+      opt.model, endpoint, RequestSettingsJson(identity).dump());
+  text += RenderDryRun(plan, price, run.request.max_tokens);
+  if (opt.batch.api) {
     RunnerOptions ro;
-    ro.model = spec.name;
-    ro.max_tokens = opt.max_tokens;
-    ro.temperature = opt.temperature;
-    ro.controls = opt.controls;
-    BatchRunOptions bo = BatchOptionsFrom(ro);
-    bo.batch_size = opt.batch_size;
-    ASSIGN_OR_RETURN(const BatchPlan batches, PlanBatches(store.get(), spec.provider, bo));
-    text += RenderBatchPlan(batches, spec.provider, price, opt.max_tokens, opt.batch_size);
+    ro.request.every = run.request;
+    const BatchRunOptions bo = BatchOptionsFrom(ro, opt.batch);
+    const Provider provider = run.spec->provider;
+    ASSIGN_OR_RETURN(const BatchPlan batches, PlanBatches(store.get(), provider, bo));
+    text += RenderBatchPlan(batches, provider, price, run.request.max_tokens, opt.batch.size);
   }
   return text;
+}
+
+// `transport` in the curl client's options, for http->base_url's provider: requests in
+// flight, the replicas, the timeouts, TLS.
+void ApplyTransport(const Transport& transport, HttpClientOptions* http) {
+  // -j is per endpoint; under -j auto the adaptive limit holds the total and each
+  // endpoint takes up to --max-j.
+  const size_t replicas = std::max<size_t>(1, transport.base_urls.size());
+  http->max_in_flight = static_cast<size_t>(transport.concurrency) * replicas;
+  if (replicas > 1) http->base_urls = transport.base_urls;
+  http->total_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(transport.timeout_seconds * 1000));
+  http->idle_timeout = std::min(http->idle_timeout, http->total_timeout);
+  http->ca_file = transport.ca_cert;
+  if (transport.http11) http->http_version = HttpClientOptions::HttpVersion::kHttp11;
+}
+
+// A run's client stack, from the inside out: curl (`http`, ApplyTransport's), the
+// endpoint pool over the replicas, -j auto's adaptive limit, the rate limit, retries
+// (their jitter seeded by `seed`). `report` reads the pool and the adaptive limit.
+struct ClientStack {
+  std::unique_ptr<ModelClient> client;  // the outermost: retries
+  ClientReport report;
+};
+
+StatusOr<ClientStack> BuildClientStack(HttpClientOptions http, const Transport& transport,
+                                       uint64_t seed) {
+  const size_t replicas = std::max<size_t>(1, transport.base_urls.size());
+  const size_t per_endpoint = static_cast<size_t>(transport.concurrency);
+  ASSIGN_OR_RETURN(std::unique_ptr<ModelClient> paced, NewCurlModelClient(std::move(http)));
+  ClientStack stack;
+  ClientReport& client_report = stack.report;
+  EndpointPoolClient* pool = nullptr;
+  if (replicas > 1) {
+    EndpointPoolPolicy pool_policy;
+    pool_policy.per_endpoint = per_endpoint;
+    auto owned = std::make_unique<EndpointPoolClient>(std::move(paced), replicas, pool_policy);
+    pool = owned.get();
+    paced = std::move(owned);
+  }
+  AdaptiveConcurrencyClient* adaptive = nullptr;
+  if (transport.auto_concurrency) {
+    AdaptivePolicy adaptive_policy;
+    adaptive_policy.max = per_endpoint * replicas;
+    adaptive_policy.initial = std::min<size_t>(4, adaptive_policy.max);
+    auto owned = std::make_unique<AdaptiveConcurrencyClient>(std::move(paced), adaptive_policy);
+    adaptive = owned.get();
+    paced = std::move(owned);
+    client_report.concurrency_limit = [adaptive] {
+      return static_cast<int64_t>(adaptive->limit());
+    };
+  }
+  if (pool != nullptr || adaptive != nullptr) {
+    const std::vector<std::string> urls = transport.base_urls;
+    client_report.closing_lines = [pool, adaptive, urls] {
+      std::string text;
+      if (adaptive != nullptr) {
+        text += fmt::format("structtest: -j auto: limit {} at the end ({} to {}, {:.1f} on "
+                            "average over time, {} back-off(s))\n",
+                            adaptive->limit(), adaptive->lowest_limit(),
+                            adaptive->highest_limit(), adaptive->TimeWeightedLimit(),
+                            adaptive->decreases());
+      }
+      for (size_t i = 0; pool != nullptr && i < pool->endpoints(); ++i) {
+        const EndpointStats st = pool->Stats(i);
+        text += fmt::format("structtest: endpoint {}: {} requests, {} errors, {} cool-down(s), "
+                            "latency p50 {} ms, p95 {} ms\n",
+                            PublicEndpoint(urls[i]), st.requests, st.errors, st.cooldowns,
+                            st.p50.count(), st.p95.count());
+      }
+      return text;
+    };
+  }
+  if (transport.max_rps > 0) {
+    paced = std::make_unique<RateLimitedModelClient>(std::move(paced), transport.max_rps,
+                                                     per_endpoint * replicas);
+  }
+  RetryPolicy policy;
+  policy.max_attempts = transport.retries + 1;
+  policy.seed = seed;
+  stack.client = std::make_unique<RetryingModelClient>(std::move(paced), policy);
+  return stack;
 }
 
 // The run directory of a run that is about to write one: a run already, or a folder
@@ -530,9 +625,11 @@ class RunDir {
 
 }  // namespace
 
-Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences,
+Status AddRunSamples(const ResolvedRun& run, const SentenceSplitter* sentences,
                      PythonPool* python, RunStore* store,
                      const std::function<Status()>& before_commit) {
+  const RunSuiteOptions& opt = run.options;
+  const std::optional<Shard>& shard = run.shard;
   RETURN_IF_ERROR(store->BeginBulk());
   int64_t index = 0;
   const auto add = [&](const Sample& sample, std::string_view json = {}) {
@@ -572,7 +669,7 @@ Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences
           ++per_subtask[sample->domain + "/" + sample->subtask] > opt.suite.limit) {
         continue;
       }
-      if (opt.shard && !opt.shard->Contains(sample->id)) {
+      if (shard && !shard->Contains(sample->id)) {
         ++index;
         continue;
       }
@@ -583,8 +680,9 @@ Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences
       return Status::InvalidArgument(fmt::format("{}: no samples", opt.samples));
     }
     if (index == 0) {
-      return Status::InvalidArgument(fmt::format("{}: none of its {} samples is of --tasks {}",
-                                                 opt.samples, read_samples, opt.tasks_text));
+      return Status::InvalidArgument(fmt::format("{}: none of its {} samples is of `tasks` {}",
+                                                 opt.samples, read_samples,
+                                                 fmt::join(opt.suite.tasks, ",")));
     }
   } else {
     // The splitter writes the reference answers of loaded documents.
@@ -595,7 +693,7 @@ Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences
         if (!sample.ok()) {
           return sample.status().WithContext(fmt::format("{} sample {}", p.ref.spec->name, i));
         }
-        if (opt.shard && !opt.shard->Contains(sample->id)) {
+        if (shard && !shard->Contains(sample->id)) {
           ++index;
           continue;
         }
@@ -607,22 +705,17 @@ Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences
   return store->Commit();
 }
 
-Status SettleRequestSettings(const ModelSpec* model, bool temperature_given,
-                             RunJobOptions* opt) {
-  if (model != nullptr && !temperature_given) {
-    opt->temperature = DefaultTemperature(*model, opt->controls);
-    opt->temperature_defaulted = true;
+Status SettleRequestSettings(ResolvedRun* run) {
+  const RequestSettings& given = run->options.request;
+  if (run->spec && !given.temperature && !given.no_temperature) {
+    run->request.temperature = DefaultTemperature(*run->spec, run->request.controls);
+    run->temperature_defaulted = true;
   }
-  ModelRequest every;
-  every.model = model != nullptr ? model->name : "";
-  every.max_tokens = opt->max_tokens;
-  every.temperature = opt->temperature;
-  every.controls = opt->controls;
-  return model != nullptr ? CheckRequestSettings(model->provider, every)
-                          : CheckControlRanges(every);
+  return run->spec ? CheckRequestSettings(run->spec->provider, run->request)
+                   : CheckControlRanges(run->request);
 }
 
-bool NeedsSentences(const RunJobOptions& opt) {
+bool NeedsSentences(const RunSuiteOptions& opt) {
   if (!opt.samples.empty()) return true;  // unknown until read: look for the model
   auto refs = ResolveTasks(opt.suite.tasks);
   if (!refs.ok()) return false;
@@ -630,14 +723,16 @@ bool NeedsSentences(const RunJobOptions& opt) {
                      [](const SubtaskRef& ref) { return ref.spec->needs_sentences; });
 }
 
-StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const PriceFlags& flags) {
-  if (flags.input_per_mtok || flags.output_per_mtok) {
-    if (!flags.input_per_mtok || !flags.output_per_mtok) {
+StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Budget& budget) {
+  if (budget.price_in || budget.price_out) {
+    if (!budget.price_in || !budget.price_out) {
       return Status::InvalidArgument(fmt::format(
-          "{}: give both --price-in and --price-out (USD per million tokens)",
-          flags.input_per_mtok ? "--price-in" : "--price-out"));
+          "{}: give both `budget.price_in` and `budget.price_out` (USD per million tokens)",
+          budget.price_in ? "`budget.price_in`" : "`budget.price_out`"));
     }
-    for (const auto& [flag, v] : {std::pair{"--price-in", *flags.input_per_mtok}, {"--price-out", *flags.output_per_mtok}}) {
+    for (const auto& [flag, v] :
+         {std::pair{"`budget.price_in`", *budget.price_in},
+          {"`budget.price_out`", *budget.price_out}}) {
       if (!(v >= 0) || v > 1e6) {
         return Status::InvalidArgument(
             fmt::format("{} {}: expected USD per million tokens, 0 or more", flag, v));
@@ -645,19 +740,20 @@ StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Pric
     }
     Price p;
     p.model = model;
-    p.input_per_mtok = *flags.input_per_mtok;
-    p.output_per_mtok = *flags.output_per_mtok;
+    p.input_per_mtok = *budget.price_in;
+    p.output_per_mtok = *budget.price_out;
     p.source = "--price-in/--price-out";
     return std::optional<Price>(p);
   }
-  if (!flags.table.empty()) {
-    std::ifstream in(flags.table, std::ios::binary);
+  if (!budget.prices.empty()) {
+    std::ifstream in(budget.prices, std::ios::binary);
     if (!in) {
-      return Status::IoError(fmt::format("--prices {}: cannot read: {}", flags.table, std::strerror(errno)));
+      return Status::IoError(
+          fmt::format("`budget.prices` {}: cannot read: {}", budget.prices, std::strerror(errno)));
     }
     std::ostringstream text;
     text << in.rdbuf();
-    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(text.str(), flags.table));
+    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(text.str(), budget.prices));
     if (auto p = FindPrice(table, model)) return p;
   }
   return BuiltinPrice(model);
@@ -686,7 +782,8 @@ std::string BadBaseUrl(std::string_view url) {
 StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return Status::IoError(fmt::format("--endpoints {}: cannot read: {}", path, std::strerror(errno)));
+    return Status::IoError(fmt::format("`transport.endpoints_file` {}: cannot read: "
+                                       "{}", path, std::strerror(errno)));
   }
   std::vector<std::string> urls;
   std::string line;
@@ -697,141 +794,90 @@ StatusOr<std::vector<std::string>> ReadEndpointsFile(const std::string& path) {
     line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
     if (const std::string why = BadBaseUrl(line); !why.empty()) {
       return Status::InvalidArgument(
-          fmt::format("--endpoints {}:{}: '{}': {}", path, number, line, why));
+          fmt::format("`transport.endpoints_file` {}:{}: '{}': {}", path, number, line, why));
     }
     urls.push_back(line);
   }
   if (urls.empty()) {
-    return Status::InvalidArgument(fmt::format("--endpoints {}: no URL in the file", path));
+    return Status::InvalidArgument(fmt::format("`transport.endpoints_file` {}: no URL in the "
+                                               "file", path));
   }
   return urls;
 }
 
-StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* sentences,
+StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* sentences,
                               const std::atomic<bool>* stop, const RunJobOutput& output) {
+  const RunSuiteOptions& opt = run.options;
+  const Transport& transport = opt.transport;
   PythonOptions python_options;
-  python_options.python = opt.python;
-  python_options.max_workers = opt.score_jobs;  // one python3 worker per scoring thread
+  python_options.python = opt.scoring.python;
+  // one python3 worker per scoring thread
+  python_options.max_workers = opt.scoring.score_jobs;
   PythonPool python(python_options);
   CheckEnv env;
   env.sentences = sentences;
   env.python = &python;
 
   // Who answers: a model behind an API, or built-in responders (in process).
-  std::optional<ModelSpec> spec;
+  const std::optional<ModelSpec>& spec = run.spec;
   std::vector<std::string> builtins;
   if (opt.model.empty()) {
     for (std::string_view name : BuiltinResponderNames()) builtins.emplace_back(name);
-  } else if (std::string_view(opt.model).starts_with("builtin/")) {
-    builtins.push_back(opt.model.substr(8));
-  } else {
-    ASSIGN_OR_RETURN(spec, ParseModelSpec(opt.model));
+  } else if (!spec) {
+    builtins.push_back(opt.model.substr(8));  // builtin/NAME
   }
   RunJobResult result;
   if (spec) {
     HttpClientOptions http;
     http.provider = spec->provider;
     http.base_url =
-        opt.base_urls.empty() ? std::string(DefaultBaseUrl(spec->provider)) : opt.base_urls.front();
+        transport.base_urls.empty() ? std::string(DefaultBaseUrl(spec->provider))
+                                    : transport.base_urls.front();
     http.api_key = ApiKeyFromEnvironment(spec->provider);
-    http.headers = opt.headers;
+    http.headers = run.headers;
     if (opt.dry_run) {
       const std::string endpoint =
           fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
-      ASSIGN_OR_RETURN(const std::string text, DryRun(opt, endpoint, sentences, &python, opt.price));
+      ASSIGN_OR_RETURN(const std::string text, DryRun(run, endpoint, sentences, &python));
       Emit(output.out, text);
       return result;
     }
-    if (http.api_key.empty() && opt.base_urls.empty() && opt.offline.empty()) {
+    if (http.api_key.empty() && transport.base_urls.empty() && opt.batch.offline.empty()) {
       return Status::InvalidArgument(
-          fmt::format("--model {}: {} is not set (the API key of {})", opt.model,
+          fmt::format("`model` {}: {} is not set (the API key of {})", opt.model,
                       ApiKeyEnvVar(spec->provider), ProviderName(spec->provider)));
     }
-    // -j is per endpoint; under -j auto the adaptive limit holds the total and each
-    // endpoint takes up to --max-j.
-    const size_t replicas = std::max<size_t>(1, opt.base_urls.size());
-    const size_t per_endpoint = static_cast<size_t>(opt.concurrency);
-    http.max_in_flight = per_endpoint * replicas;
-    if (replicas > 1) http.base_urls = opt.base_urls;
-    http.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout * 1000));
-    http.idle_timeout = std::min(http.idle_timeout, http.total_timeout);
-    http.ca_file = opt.ca_cert;
-    if (opt.http11) http.http_version = HttpClientOptions::HttpVersion::kHttp11;
+    ApplyTransport(transport, &http);
     // The cache key's endpoint and the manifest's: the first URL names the deployment.
     // Replicas serve one model, so every answer of the run is cached under it, whichever
     // replica gave it.
     const std::string endpoint =
         fmt::format("{} {}", ProviderName(spec->provider), PublicEndpoint(http.base_url));
     const HttpClientOptions batch_http = http;  // --batch's calls, with the same settings
-    ASSIGN_OR_RETURN(std::unique_ptr<ModelClient> paced, NewCurlModelClient(std::move(http)));
-    ClientReport client_report;
-    EndpointPoolClient* pool = nullptr;
-    if (replicas > 1) {
-      EndpointPoolPolicy pool_policy;
-      pool_policy.per_endpoint = per_endpoint;
-      auto owned = std::make_unique<EndpointPoolClient>(std::move(paced), replicas, pool_policy);
-      pool = owned.get();
-      paced = std::move(owned);
-    }
-    AdaptiveConcurrencyClient* adaptive = nullptr;
-    if (opt.auto_concurrency) {
-      AdaptivePolicy adaptive_policy;
-      adaptive_policy.max = per_endpoint * replicas;
-      adaptive_policy.initial = std::min<size_t>(4, adaptive_policy.max);
-      auto owned = std::make_unique<AdaptiveConcurrencyClient>(std::move(paced), adaptive_policy);
-      adaptive = owned.get();
-      paced = std::move(owned);
-      client_report.concurrency_limit = [adaptive] { return static_cast<int64_t>(adaptive->limit()); };
-    }
-    if (pool != nullptr || adaptive != nullptr) {
-      const std::vector<std::string> urls = opt.base_urls;
-      client_report.closing_lines = [pool, adaptive, urls] {
-        std::string text;
-        if (adaptive != nullptr) {
-          text += fmt::format("structtest: -j auto: limit {} at the end ({} to {}, {:.1f} on "
-                              "average over time, {} back-off(s))\n",
-                              adaptive->limit(), adaptive->lowest_limit(),
-                              adaptive->highest_limit(), adaptive->TimeWeightedLimit(),
-                              adaptive->decreases());
-        }
-        for (size_t i = 0; pool != nullptr && i < pool->endpoints(); ++i) {
-          const EndpointStats st = pool->Stats(i);
-          text += fmt::format("structtest: endpoint {}: {} requests, {} errors, {} cool-down(s), "
-                              "latency p50 {} ms, p95 {} ms\n",
-                              PublicEndpoint(urls[i]), st.requests, st.errors, st.cooldowns,
-                              st.p50.count(), st.p95.count());
-        }
-        return text;
-      };
-    }
-    if (opt.max_rps > 0) {
-      paced = std::make_unique<RateLimitedModelClient>(std::move(paced), opt.max_rps,
-                                                       per_endpoint * replicas);
-    }
-    RetryPolicy policy;
-    policy.max_attempts = opt.retries + 1;
-    policy.seed = opt.suite.seed;
-    RetryingModelClient client(std::move(paced), policy);
+    ASSIGN_OR_RETURN(ClientStack stack, BuildClientStack(std::move(http), transport,
+                                                         opt.suite.seed));
     ASSIGN_OR_RETURN(RunDir run_dir, RunDir::Open(opt.out.empty() ? DefaultRunDir(opt) : opt.out));
     RunStore* store = run_dir.store();
     std::unique_ptr<ResponseCache> cache;
-    if (!opt.no_cache) {
-      auto opened = ResponseCache::Open(opt.cache.empty() ? ResponseCache::DefaultPath() : opt.cache);
+    if (transport.use_cache) {
+      auto opened = ResponseCache::Open(transport.cache.empty() ? ResponseCache::DefaultPath()
+                                                                : transport.cache);
       if (!opened.ok()) {
-        return Status::IoError(fmt::format("response cache: {} (pass --no-cache to run without it)",
+        return Status::IoError(fmt::format("response cache: {} (pass `transport.use_cache=false` "
+                                           "to run without it)",
                                            opened.status().message()));
       }
       cache = std::move(opened).value();
     }
     std::unique_ptr<HttpTransport> batch_transport;
     std::optional<BatchApi> batch_api;
-    if (opt.batch) {
+    if (opt.batch.api) {
       ASSIGN_OR_RETURN(batch_transport, NewCurlHttpTransport(batch_http));
       batch_api.emplace(spec->provider, batch_http.base_url, batch_http.api_key, batch_http.headers,
                         batch_transport.get());
     }
-    StatusOr<Outcome> ran = RunOne(opt, opt.model, store, cache.get(), &client, "", endpoint, env,
-                                   &python, false, opt.price, stop, output, client_report,
+    StatusOr<Outcome> ran = RunOne(run, opt.model, store, cache.get(), stack.client.get(), "",
+                                   endpoint, env, &python, false, stop, output, stack.report,
                                    batch_api ? &*batch_api : nullptr);
     if (!ran.ok()) {
       run_dir.UndoIfUnused();
@@ -845,17 +891,18 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
 
   // With all of them (no --model), each is also scored under the other rule set, for
   // the closing table of what the cheaters get under paper and under strict.
-  const RuleSet other = opt.rules == RuleSet::kPaper ? RuleSet::kStrict : RuleSet::kPaper;
+  const RuleSet rules = opt.scoring.rules;
+  const RuleSet other = rules == RuleSet::kPaper ? RuleSet::kStrict : RuleSet::kPaper;
   std::vector<std::pair<Aggregates, Aggregates>> by_rules;  // (paper, strict) per builtin
   // All of them answer one suite, generated once.
   std::unique_ptr<RunStore> planned;
   if (opt.model.empty()) {
     ASSIGN_OR_RETURN(planned, RunStore::OpenInMemory());
-    RETURN_IF_ERROR(AddRunSamples(opt, env.sentences, &python, planned.get()));
+    RETURN_IF_ERROR(AddRunSamples(run, env.sentences, &python, planned.get()));
   }
   for (const std::string& name : builtins) {
-    RunJobOptions one = opt;
-    one.model = "builtin/" + name;
+    ResolvedRun one = run;
+    one.options.model = "builtin/" + name;
     // One named responder is a run like a model's, in its run directory; all of them
     // (no --model) are a demonstration, kept in memory.
     const bool in_memory = opt.model.empty();
@@ -864,11 +911,11 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
     if (in_memory) {
       ASSIGN_OR_RETURN(memory, RunStore::OpenInMemory());
     } else {
-      ASSIGN_OR_RETURN(run_dir, RunDir::Open(opt.out.empty() ? DefaultRunDir(one) : opt.out));
+      ASSIGN_OR_RETURN(run_dir, RunDir::Open(opt.out.empty() ? DefaultRunDir(one.options) : opt.out));
     }
     RunStore* store = in_memory ? memory.get() : run_dir->store();
-    StatusOr<Outcome> ran = RunOne(one, one.model, store, nullptr, nullptr, name, "builtin", env,
-                                   &python, in_memory, std::nullopt, stop, output, {}, nullptr,
+    StatusOr<Outcome> ran = RunOne(one, one.options.model, store, nullptr, nullptr, name, "builtin",
+                                   env, &python, in_memory, stop, output, {}, nullptr,
                                    planned.get());
     if (!ran.ok()) {
       if (run_dir) run_dir->UndoIfUnused();
@@ -883,12 +930,12 @@ StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* 
     Emit(output.out, "\n");
     if (opt.model.empty()) {
       RunnerOptions ro;
-      ro.rules = other;
-      ro.score_jobs = opt.score_jobs;
+      ro.scoring = opt.scoring;
+      ro.scoring.rules = other;
       Runner rescore(store, nullptr, env, ro);
       ASSIGN_OR_RETURN(Tally tally, rescore.ScoreAndTally());
-      by_rules.emplace_back(opt.rules == RuleSet::kPaper ? outcome.agg : tally.Compute(),
-                            opt.rules == RuleSet::kPaper ? tally.Compute() : outcome.agg);
+      by_rules.emplace_back(rules == RuleSet::kPaper ? outcome.agg : tally.Compute(),
+                            rules == RuleSet::kPaper ? tally.Compute() : outcome.agg);
     }
   }
   if (opt.model.empty()) {

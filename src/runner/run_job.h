@@ -27,7 +27,6 @@ namespace structtest {
 class PythonPool;
 class RunStore;
 class SentenceSplitter;
-struct ModelSpec;
 
 // Where a run's messages go (structtest/run.h).
 using RunJobOutput = RunSuiteOutput;
@@ -39,49 +38,41 @@ struct RunJobResult {
   bool failures = false;
 };
 
-// Runs `opt`. `sentences` may be null when no subtask counts sentences
+// Runs `run`. `sentences` may be null when no subtask counts sentences
 // (NeedsSentences). `stop`, when given, is polled: set (from a signal handler, say),
 // the run stops starting requests, stores what came back and returns `interrupted`.
-// REQUIRES: opt is checked (the CLI's flag checks: ranges, a known model or built-in
+// REQUIRES: run is checked whole (ResolveRun: ranges, a known model or built-in
 // responder, the suite, CheckRequestSettings).
 // Errors: the run directory holds another run (CheckSameRun), the data cannot be read,
 // the store or the cache cannot be opened, no API key, the first requests all failed.
-StatusOr<RunJobResult> RunJob(const RunJobOptions& opt, const SentenceSplitter* sentences,
+StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* sentences,
                               const std::atomic<bool>* stop, const RunJobOutput& output);
 
 // The run's request settings made whole and checked, before anything is asked: for a
-// provider's `model` whose temperature was not given, the model's default one (marked
-// temperature_defaulted); then max_tokens, temperature and the request controls checked
-// against the provider, or, for the built-in responders (`model` null), their ranges.
-Status SettleRequestSettings(const ModelSpec* model, bool temperature_given,
-                             RunJobOptions* opt);
+// provider's model (run->spec) whose temperature was not given, the model's default
+// one (marked temperature_defaulted); then run->request's max_tokens, temperature and
+// controls checked against the provider, or, for the built-in responders (no spec),
+// their ranges. REQUIRES: run->request holds the settings as given.
+Status SettleRequestSettings(ResolvedRun* run);
 
 // Whether the run's samples may include a sentence-counting subtask (a samples file:
 // unknown until read, so true). An unknown task name is left for the suite to report.
-bool NeedsSentences(const RunJobOptions& opt);
+bool NeedsSentences(const RunSuiteOptions& opt);
 
 // Fills `store`, a new one, with the samples of the run, all in one transaction, and
 // calls `before_commit` (when given) inside it. A shard run keeps the samples of its
 // shard, at their positions in the whole suite, so that the shards merge into the
 // unsharded run (store/merge.h). `python` serves the suite's code sources and may be
 // null when none needs it.
-Status AddRunSamples(const RunJobOptions& opt, const SentenceSplitter* sentences,
+Status AddRunSamples(const ResolvedRun& run, const SentenceSplitter* sentences,
                      PythonPool* python, RunStore* store,
                      const std::function<Status()>& before_commit = nullptr);
 
-// The prices of the command line: either both per-token prices, or a price table CSV
-// (report/cost.h) to look the model up in before the built-in one.
-struct PriceFlags {
-  std::optional<double> input_per_mtok;   // --price-in
-  std::optional<double> output_per_mtok;  // --price-out
-  std::string table;                      // --prices FILE
-};
-
-// The price that costs a run of `model`: the flags' prices, else the model's line in
-// the table file, else in the built-in table; nullopt when none has it. Errors (naming
-// the flag): one price without the other, a price out of range, a table that cannot
-// be read or parsed.
-StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const PriceFlags& flags);
+// The price that costs a run of `model`: the budget's price_in and price_out, else the
+// model's line in its prices table file, else in the built-in table; nullopt when none
+// has it. Errors (naming the flag): one price without the other, a price out of range,
+// a table that cannot be read or parsed.
+StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Budget& budget);
 
 // Why `url` cannot be an API root ("expected an http:// or https:// URL", "no host",
 // the call given instead of the root...), or "" when it can.

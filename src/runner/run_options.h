@@ -1,72 +1,58 @@
-// What defines one `structtest run`, as plain values: the model, the suite, the
-// request settings and how to ask. The CLI reads its flags into it (run_command.cc);
-// run_identity.h derives the run's identity from it and run_job.h runs it.
+// One run's options made whole, before anything is asked or created: the public
+// RunSuiteOptions (structtest/run.h), sanitized in place the way LevelDB's
+// SanitizeOptions returns the same Options, and beside them what they say in the types
+// the layers below take, each made once from its group.
+//
+// The design, from the public header down:
+//   RunSuiteOptions = model, suite (GenerateOptions), samples, out, repeats,
+//                     RequestSettings request, Transport transport, Budget budget,
+//                     BatchSettings batch, ScoringSettings scoring, dry_run, quiet
+//   ResolveRun (run_suite.cc) checks them whole and gives a ResolvedRun:
+//     the options sanitized, plus: the model's spec, the request every prompt is sent
+//     with (a ModelRequest without messages: RequestSettings typed and settled), the
+//     parsed headers, the suite's shard, the price.
+//   Each layer takes the piece it needs by const reference: the suite generator the
+//   GenerateOptions; the client stack the Transport; Runner a RequestTemplate (the
+//   request, its cache key's endpoint and header names), the ScoringSettings and the
+//   Budget with the price; the batch runner the same plus the BatchSettings; the run's
+//   identity (run_identity.h) the ResolvedRun. Nothing copies a group field by field
+//   into a look-alike, and one function (RequestFor, runner.h) makes a sample's request.
 #ifndef STRUCTTEST_RUNNER_RUN_OPTIONS_H_
 #define STRUCTTEST_RUNNER_RUN_OPTIONS_H_
 
-#include <cstdint>
 #include <optional>
-#include <string>
 #include <vector>
 
+#include "backends/model_client.h"
+#include "backends/providers.h"
 #include "backends/request_controls.h"
 #include "core/shard.h"
 #include "report/cost.h"
-#include "tasks/score_stage.h"
-#include "tasks/suite.h"
-#include "tasks/task.h"
+#include "structtest/run.h"
 
 namespace structtest {
 
-struct RunJobOptions {
-  // PROVIDER/NAME, builtin/NAME, or "" for every built-in responder (in memory).
-  std::string model;
-  // The API roots serving the model, one per replica; empty: the provider's.
-  std::vector<std::string> base_urls;
-  SuiteOptions suite;
-  // A JSONL file of samples to ask instead of generating `suite` (its tasks and limit
-  // still filter them).
-  std::string samples;
-  // The --tasks text as given, for messages.
-  std::string tasks_text;
-  // Each sample asked this many times (store/run_store.h).
-  int64_t repeats = 1;
-  // Requests in flight per endpoint; with auto_concurrency, the most per endpoint.
-  int concurrency = 8;
-  bool auto_concurrency = false;
-  int score_jobs = DefaultScoreJobs();
-  int max_tokens = 0;
-  std::optional<double> temperature;
-  // Set when the temperature was not given and `temperature` is DefaultTemperature's: a
-  // run stored without one keeps none (KeepStoredTemperature).
+struct ResolvedRun {
+  // As given, sanitized: transport.base_urls holds the --endpoints file's URLs after the
+  // given ones (endpoints_file is then ""); under -j auto transport.concurrency is
+  // max_concurrency (the most per endpoint); scoring.score_jobs is resolved (1 or more).
+  // Its request group is read only here, into `request` and `headers`: below, read those.
+  RunSuiteOptions options;
+  // The model behind an API; nullopt: the built-in responders.
+  std::optional<ModelSpec> spec;
+  // What every request carries besides the sample's messages: the provider's model name
+  // ("" for the built-in responders), max_tokens, the temperature (the model's default
+  // when none was given, see temperature_defaulted) and the controls (--system's file
+  // read, --extra-body parsed). No messages, id 0.
+  ModelRequest request;
+  // Set when the temperature was not given and request.temperature is
+  // DefaultTemperature's: a run stored without one keeps none (KeepStoredTemperature).
   bool temperature_defaulted = false;
-  RequestControls controls;
-  std::vector<HttpHeader> headers;
-  // The run directory; "": DefaultRunDir's.
-  std::string out;
-  RuleSet rules = RuleSet::kPaper;
-  std::string python;  // python3 for the code subtasks; "": PythonOptions' default
-  bool no_cache = false;
-  std::string cache;   // the response cache file; "": ResponseCache::DefaultPath()
-  int retries = 5;
-  double max_rps = 0;   // 0: no limit
-  double timeout = 600;  // seconds a request may take in all
-  std::string ca_cert;
-  bool http11 = false;
-  bool quiet = false;   // no progress output, fewer notes
+  std::vector<HttpHeader> headers;  // options.request.headers, parsed
+  // The part of the suite the run asks (options.suite's shard); nullopt: all of it.
   std::optional<Shard> shard;
-  // What the run is costed at (ResolvePrice); nullopt: unknown.
+  // What the run is costed at (ResolvePrice); nullopt: unknown, or built-in responders.
   std::optional<Price> price;
-  std::optional<double> max_cost;
-  std::optional<int64_t> max_tokens_total;
-  bool dry_run = false;
-  // Batch inference (runner/batch_runner.h).
-  bool batch = false;
-  double batch_poll = 30;
-  bool batch_retry_online = false;
-  int64_t batch_size = 0;
-  // A file to write the unanswered requests to, asking nothing.
-  std::string offline;
 };
 
 }  // namespace structtest

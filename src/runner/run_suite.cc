@@ -27,26 +27,28 @@ namespace {
 
 // What only a model behind an API uses, refused for the built-in responders.
 Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
+  const RequestSettings& r = o.request;
+  const Budget& b = o.budget;
   const std::pair<bool, const char*> api_only[] = {
-      {o.dry_run, "--dry-run"},
-      {o.max_cost.has_value(), "--max-cost"},
-      {o.max_tokens_total.has_value(), "--max-tokens-total"},
-      {o.price_in.has_value(), "--price-in"},
-      {o.price_out.has_value(), "--price-out"},
-      {!o.prices.empty(), "--prices"},
-      {o.system.has_value(), "--system"},
-      {o.top_p.has_value(), "--top-p"},
-      {!o.stop.empty(), "--stop"},
-      {o.sampling_seed.has_value(), "--sampling-seed"},
-      {!o.reasoning_effort.empty(), "--reasoning-effort"},
-      {o.thinking_budget.has_value(), "--thinking-budget"},
-      {o.extra_body.has_value(), "--extra-body"},
-      {!o.headers.empty(), "--header"}};
+      {o.dry_run, "`dry_run`"},
+      {b.max_cost.has_value(), "`budget.max_cost`"},
+      {b.max_tokens_total.has_value(), "`budget.max_tokens_total`"},
+      {b.price_in.has_value(), "`budget.price_in`"},
+      {b.price_out.has_value(), "`budget.price_out`"},
+      {!b.prices.empty(), "`budget.prices`"},
+      {r.system.has_value(), "`request.system`"},
+      {r.top_p.has_value(), "`request.top_p`"},
+      {!r.stop.empty(), "`request.stop`"},
+      {r.sampling_seed.has_value(), "`request.sampling_seed`"},
+      {!r.reasoning_effort.empty(), "`request.reasoning_effort`"},
+      {r.thinking_budget.has_value(), "`request.thinking_budget`"},
+      {r.extra_body.has_value(), "`request.extra_body`"},
+      {!r.headers.empty(), "`request.headers`"}};
   for (const auto& [given, flag] : api_only) {
     if (!given) continue;
     return Status::InvalidArgument(fmt::format(
         "{}: the built-in responders send nothing and cost nothing; name a model with "
-        "--model PROVIDER/NAME",
+        "`model` PROVIDER/NAME",
         flag));
   }
   return Status::Ok();
@@ -56,175 +58,167 @@ Status CheckApiOnlyOptions(const RunSuiteOptions& o) {
 // `endpoints`: the API roots given, --endpoints' included.
 Status CheckBatchOptions(const RunSuiteOptions& o, const std::optional<ModelSpec>& spec,
                          size_t endpoints) {
-  if (o.batch || o.batch_retry_online || o.batch_size != 0 || o.batch_poll) {
-    if (!o.batch) {
+  const BatchSettings& b = o.batch;
+  if (b.api || b.retry_online || b.size != 0 || b.poll_seconds) {
+    if (!b.api) {
       return Status::InvalidArgument(
-          fmt::format("{}: it goes with --batch", o.batch_retry_online ? "--batch-retry-online"
-                                                  : o.batch_size != 0  ? "--batch-size"
-                                                                       : "--batch-poll"));
+          fmt::format("{}: it goes with `batch.api`", b.retry_online ? "`batch.retry_online`"
+                                                  : b.size != 0  ? "`batch.size`"
+                                                                 : "`batch.poll_seconds`"));
     }
     if (!spec) {
       return Status::InvalidArgument(fmt::format(
-          "--batch: {} has no batch API (the built-in responders answer in process); --batch "
+          "`batch.api`: {} has no batch API (the built-in responders answer in process); "
+          "`batch.api` "
           "takes openai/, anthropic/ and gemini/ models",
           o.model.empty() ? "the built-in responders" : o.model));
     }
-    if (!o.offline.empty()) {
-      return Status::InvalidArgument("--batch --offline: pick one (--batch asks the provider's "
-                                     "batch API; --offline writes a file and asks nothing)");
+    if (!b.offline.empty()) {
+      return Status::InvalidArgument(
+          "`batch.api` `batch.offline`: pick one (`batch.api` asks the provider's batch API; "
+          "`batch.offline` writes a file and asks nothing)");
     }
     if (endpoints > 1) {
       return Status::InvalidArgument(
-          "--batch: a batch goes to one API; give one --base-url (replicas are for online runs)");
+          "`batch.api`: a batch goes to one API; give one `transport.base_urls` (replicas are for "
+          "online runs)");
     }
-    if (o.batch_size < 0) {
+    if (b.size < 0) {
       return Status::InvalidArgument(fmt::format(
-          "--batch-size {}: expected a number of requests (0: the provider's limit)",
-          o.batch_size));
+          "`batch.size` {}: expected a number of requests (0: the provider's limit)", b.size));
     }
-    if (o.batch_poll && !(*o.batch_poll > 0 && *o.batch_poll <= 3600)) {
+    if (b.poll_seconds && !(*b.poll_seconds > 0 && *b.poll_seconds <= 3600)) {
       return Status::InvalidArgument(fmt::format(
-          "--batch-poll {}: expected a number of seconds, more than 0, at most 3600",
-          *o.batch_poll));
+          "`batch.poll_seconds` {}: expected a number of seconds, more than 0, at most 3600",
+          *b.poll_seconds));
     }
   }
-  if (!o.offline.empty()) {
+  if (!b.offline.empty()) {
     if (!spec || spec->provider != Provider::kOpenAi) {
       return Status::InvalidArgument(fmt::format(
-          "--offline: it writes an OpenAI batch input file, for openai/ models (an offline "
-          "engine such as vLLM serving NAME); --model {} is not one",
+          "`batch.offline`: it writes an OpenAI batch input file, for openai/ models (an offline "
+          "engine such as vLLM serving NAME); `model` {} is not one",
           o.model.empty() ? "(none)" : o.model));
     }
-    if (o.dry_run) return Status::InvalidArgument("--offline --dry-run: pick one");
+    if (o.dry_run) return Status::InvalidArgument("`batch.offline` `dry_run`: pick one");
   }
   return Status::Ok();
 }
 
 // The ranges of the numeric options.
 Status CheckRanges(const RunSuiteOptions& o) {
+  const Transport& t = o.transport;
+  const RequestSettings& r = o.request;
   if (o.repeats < 1 || o.repeats > RunStore::kMaxRepeats) {
     return Status::InvalidArgument(
-        fmt::format("--repeats {}: expected a whole number from 1 to {}", o.repeats,
+        fmt::format("`repeats` {}: expected a whole number from 1 to {}", o.repeats,
                     RunStore::kMaxRepeats));
   }
-  if (o.auto_concurrency) {
-    if (o.max_concurrency < 1 || o.max_concurrency > 4096) {
+  if (t.auto_concurrency) {
+    if (t.max_concurrency < 1 || t.max_concurrency > 4096) {
       return Status::InvalidArgument(
-          fmt::format("--max-j {}: expected 1 to 4096", o.max_concurrency));
+          fmt::format("`transport.max_concurrency` {}: expected 1 to 4096", t.max_concurrency));
     }
-  } else if (o.concurrency < 1 || o.concurrency > 4096) {
+  } else if (t.concurrency < 1 || t.concurrency > 4096) {
     return Status::InvalidArgument(
-        fmt::format("--concurrency {}: expected 1 to 4096", o.concurrency));
+        fmt::format("`transport.concurrency` {}: expected 1 to 4096", t.concurrency));
   }
-  if (o.retries < 0 || o.retries > 100) {
-    return Status::InvalidArgument(fmt::format("--retries {}: expected 0 to 100", o.retries));
-  }
-  if (!(o.max_rps >= 0)) {
+  if (t.retries < 0 || t.retries > 100) {
     return Status::InvalidArgument(
-        fmt::format("--max-rps {}: expected a positive rate (0: no limit)", o.max_rps));
+        fmt::format("`transport.retries` {}: expected 0 to 100", t.retries));
   }
-  if (!(o.timeout_seconds > 0)) {
+  if (!(t.max_rps >= 0)) {
     return Status::InvalidArgument(
-        fmt::format("--timeout {}: expected a positive number of seconds", o.timeout_seconds));
+        fmt::format("`transport.max_rps` {}: expected a positive rate (0: no limit)", t.max_rps));
   }
-  if (o.max_tokens < 0) {
+  if (!(t.timeout_seconds > 0)) {
     return Status::InvalidArgument(
-        fmt::format("--max-tokens {}: expected 0 (provider default) or more", o.max_tokens));
+        fmt::format("`transport.timeout_seconds` {}: expected a positive number of seconds",
+                    t.timeout_seconds));
   }
-  if (o.max_cost && !(*o.max_cost > 0 && *o.max_cost < 1e12)) {
+  if (r.max_tokens < 0) {
     return Status::InvalidArgument(
-        fmt::format("--max-cost {}: expected a positive number of USD", *o.max_cost));
+        fmt::format("`request.max_tokens` {}: expected 0 (provider default) or more",
+                    r.max_tokens));
   }
-  if (o.max_tokens_total && *o.max_tokens_total < 1) {
+  if (o.budget.max_cost && !(*o.budget.max_cost > 0 && *o.budget.max_cost < 1e12)) {
+    return Status::InvalidArgument(
+        fmt::format("`budget.max_cost` {}: expected a positive number of USD", *o.budget.max_cost));
+  }
+  if (o.budget.max_tokens_total && *o.budget.max_tokens_total < 1) {
     return Status::InvalidArgument(fmt::format(
-        "--max-tokens-total {}: expected a positive number of tokens", *o.max_tokens_total));
+        "`budget.max_tokens_total` {}: expected a positive number of tokens",
+        *o.budget.max_tokens_total));
   }
-  if (o.temperature && o.no_temperature) {
+  if (r.temperature && r.no_temperature) {
     return Status::InvalidArgument(fmt::format(
-        "--temperature {} and none: pick one", *o.temperature));
+        "`request.temperature` {} and `request.no_temperature`: pick one", *r.temperature));
   }
-  if (!o.use_cache && !o.cache.empty()) {
+  if (!t.use_cache && !t.cache.empty()) {
     return Status::InvalidArgument(fmt::format(
-        "--cache {} --no-cache: pick one (--no-cache neither reads nor fills a cache)", o.cache));
+        "`transport.cache` {} `transport.use_cache=false`: pick one "
+        "(`transport.use_cache=false` neither reads nor fills a cache)",
+        t.cache));
   }
   return Status::Ok();
 }
 
-// The internal options of `options`, checked whole (the CLI's checks and RunJob's
-// REQUIRES), and the model they name (nullopt: built-in responders).
-StatusOr<RunJobOptions> ToRunJobOptions(const RunSuiteOptions& options,
-                                        std::optional<ModelSpec>* spec) {
+// The request every prompt is sent with, as `r` gives it (not settled: no model name,
+// no default temperature yet): the token limit, the temperature, the controls
+// (--system's file read, --extra-body parsed).
+StatusOr<ModelRequest> RequestAsGiven(const RequestSettings& r) {
+  ModelRequest every;
+  every.max_tokens = r.max_tokens;
+  every.temperature = r.temperature;
+  RequestControls& c = every.controls;
+  if (r.system) {
+    ASSIGN_OR_RETURN(c.system, ReadTextFlag("`request.system`", *r.system));
+  }
+  c.top_p = r.top_p;
+  c.stop = r.stop;
+  c.seed = r.sampling_seed;
+  c.reasoning_effort = r.reasoning_effort;
+  c.thinking_budget = r.thinking_budget;
+  if (r.extra_body) {
+    ASSIGN_OR_RETURN(c.extra_body, ParseExtraBody(*r.extra_body));
+  }
+  return every;
+}
+
+// `options` checked whole (RunJob's REQUIRES) and resolved (run_options.h).
+StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
   RETURN_IF_ERROR(CheckRanges(options));
-  RunJobOptions opt;
-  opt.model = options.model;
-  opt.base_urls = options.base_urls;
-  opt.suite.suite = options.suite.suite;
-  opt.suite.seed = options.suite.seed;
-  opt.suite.tasks = options.suite.tasks;
-  opt.suite.size = options.suite.size;
-  opt.suite.limit = options.suite.limit;
-  opt.suite.documents = options.suite.documents;
-  opt.suite.mbpp = options.suite.mbpp;
-  opt.suite.apps = options.suite.apps;
-  opt.suite.gsm8k = options.suite.gsm8k;
-  ASSIGN_OR_RETURN(opt.suite.split, ParseSourceSplit(options.suite.split));
-  for (const std::string& task : options.suite.tasks) {
-    opt.tasks_text += (opt.tasks_text.empty() ? "" : ",") + task;
+  ResolvedRun run;
+  run.options = options;
+  RunSuiteOptions& opt = run.options;
+  // The split is checked with the suite below; read here first, as it always was.
+  RETURN_IF_ERROR(ParseSourceSplit(opt.suite.split).status());
+  if (opt.suite.shard_count != 1 || opt.suite.shard_index != 1) {
+    // GenerateOptions' shard is set by SetShard, which checks it; checked again here for
+    // one set by hand.
+    RETURN_IF_ERROR(ParseShard(fmt::format("{}/{}", opt.suite.shard_index,
+                                           opt.suite.shard_count)).status());
+    run.shard = Shard{opt.suite.shard_index, opt.suite.shard_count};
   }
-  if (options.suite.shard_count != 1 || options.suite.shard_index != 1) {
-    ASSIGN_OR_RETURN(opt.shard, ParseShard(fmt::format("{}/{}", options.suite.shard_index,
-                                                       options.suite.shard_count)));
-  }
-  opt.samples = options.samples;
-  opt.out = options.out;
-  opt.rules = options.rules;
-  opt.repeats = options.repeats;
-  opt.auto_concurrency = options.auto_concurrency;
-  opt.concurrency = options.auto_concurrency ? options.max_concurrency : options.concurrency;
-  ASSIGN_OR_RETURN(opt.score_jobs, ResolveScoreJobs(options.score_jobs));
-  opt.max_tokens = options.max_tokens;
-  opt.temperature = options.temperature;
-  if (options.system) {
-    ASSIGN_OR_RETURN(opt.controls.system, ReadTextFlag("--system", *options.system));
-  }
-  opt.controls.top_p = options.top_p;
-  opt.controls.stop = options.stop;
-  opt.controls.seed = options.sampling_seed;
-  opt.controls.reasoning_effort = options.reasoning_effort;
-  opt.controls.thinking_budget = options.thinking_budget;
-  if (options.extra_body) {
-    ASSIGN_OR_RETURN(opt.controls.extra_body, ParseExtraBody(*options.extra_body));
-  }
-  for (const std::string& line : options.headers) {
+  Transport& transport = opt.transport;
+  if (transport.auto_concurrency) transport.concurrency = transport.max_concurrency;
+  ASSIGN_OR_RETURN(opt.scoring.score_jobs, ResolveScoreJobs(opt.scoring.score_jobs));
+  ASSIGN_OR_RETURN(run.request, RequestAsGiven(opt.request));
+  for (const std::string& line : opt.request.headers) {
     ASSIGN_OR_RETURN(HttpHeader header, ParseHeaderFlag(line));
-    opt.headers.push_back(std::move(header));
+    run.headers.push_back(std::move(header));
   }
-  opt.retries = options.retries;
-  opt.timeout = options.timeout_seconds;
-  opt.max_rps = options.max_rps;
-  opt.ca_cert = options.ca_cert;
-  opt.http11 = options.http11;
-  opt.no_cache = !options.use_cache;
-  opt.cache = options.cache;
-  opt.python = options.python;
-  opt.quiet = options.quiet;
-  opt.max_cost = options.max_cost;
-  opt.max_tokens_total = options.max_tokens_total;
-  opt.dry_run = options.dry_run;
-  opt.batch = options.batch;
-  opt.batch_poll = options.batch_poll.value_or(opt.batch_poll);
-  opt.batch_size = options.batch_size;
-  opt.batch_retry_online = options.batch_retry_online;
-  opt.offline = options.offline;
-  for (const std::string& url : opt.base_urls) {
+  for (const std::string& url : transport.base_urls) {
     if (const std::string why = BadBaseUrl(url); !why.empty()) {
-      return Status::InvalidArgument(fmt::format("--base-url {}: {}", PublicEndpoint(url), why));
+      return Status::InvalidArgument(
+          fmt::format("`transport.base_urls` {}: {}", PublicEndpoint(url), why));
     }
   }
-  std::vector<std::string> endpoints;
-  if (!options.endpoints_file.empty()) {
-    ASSIGN_OR_RETURN(endpoints, ReadEndpointsFile(options.endpoints_file));
-    opt.base_urls.insert(opt.base_urls.end(), endpoints.begin(), endpoints.end());
+  if (!transport.endpoints_file.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<std::string> endpoints,
+                     ReadEndpointsFile(transport.endpoints_file));
+    transport.base_urls.insert(transport.base_urls.end(), endpoints.begin(), endpoints.end());
+    transport.endpoints_file.clear();
   }
   // The suite is checked before anything is created: a refused run leaves no directory.
   if (opt.samples.empty()) {
@@ -234,7 +228,6 @@ StatusOr<RunJobOptions> ToRunJobOptions(const RunSuiteOptions& options,
   }
 
   // Who answers: built-in responders (in process) or a model behind an API.
-  spec->reset();
   if (opt.model.empty() || std::string_view(opt.model).starts_with("builtin/")) {
     const auto names = BuiltinResponderNames();
     if (!opt.model.empty() &&
@@ -244,36 +237,36 @@ StatusOr<RunJobOptions> ToRunJobOptions(const RunSuiteOptions& options,
         known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
       }
       return Status::InvalidArgument(fmt::format(
-          "--model {}: unknown built-in responder (expected one of {})", opt.model, known));
+          "`model` {}: unknown built-in responder (expected one of {})", opt.model, known));
     }
-    if (!opt.base_urls.empty()) {
+    if (!transport.base_urls.empty()) {
       return Status::InvalidArgument(fmt::format(
-          "{}: the built-in responders answer in process; pass --model PROVIDER/NAME to ask a "
+          "{}: the built-in responders answer in process; pass `model` PROVIDER/NAME to ask a "
           "server",
-          options.base_urls.empty() ? "--endpoints" : "--base-url"));
+          options.transport.base_urls.empty() ? "`transport.endpoints_file`"
+                                              : "`transport.base_urls`"));
     }
     RETURN_IF_ERROR(CheckApiOnlyOptions(options));
   } else {
-    ASSIGN_OR_RETURN(*spec, ParseModelSpec(opt.model));
+    ASSIGN_OR_RETURN(run.spec, ParseModelSpec(opt.model));
+    run.request.model = run.spec->name;
   }
-  RETURN_IF_ERROR(CheckBatchOptions(options, *spec, opt.base_urls.size()));
-  RETURN_IF_ERROR(SettleRequestSettings(
-      *spec ? &**spec : nullptr, options.temperature.has_value() || options.no_temperature, &opt));
-  if (*spec) {
-    ASSIGN_OR_RETURN(opt.price, ResolvePrice(opt.model, {options.price_in, options.price_out,
-                                                         options.prices}));
-    if (opt.max_cost && !opt.price) {
+  RETURN_IF_ERROR(CheckBatchOptions(options, run.spec, transport.base_urls.size()));
+  RETURN_IF_ERROR(SettleRequestSettings(&run));
+  if (run.spec) {
+    ASSIGN_OR_RETURN(run.price, ResolvePrice(opt.model, opt.budget));
+    if (opt.budget.max_cost && !run.price) {
       return Status::InvalidArgument(fmt::format(
-          "--max-cost {}: no price for {}: pass --price-in and --price-out (USD per million "
-          "tokens) or --prices FILE",
-          *opt.max_cost, opt.model));
+          "`budget.max_cost` {}: no price for {}: pass `budget.price_in` and "
+          "`budget.price_out` (USD per million tokens) or `budget.prices` FILE",
+          *opt.budget.max_cost, opt.model));
     }
   }
   if (opt.model.empty() && !opt.out.empty()) {
     return Status::InvalidArgument(
-        "--out: name the responder with --model (builtin/oracle, ...) to store a run");
+        "`out`: name the responder with `model` (builtin/oracle, ...) to store a run");
   }
-  return opt;
+  return run;
 }
 
 }  // namespace
@@ -286,16 +279,17 @@ std::vector<std::string> BuiltinResponders() {
 
 StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::atomic<bool>* stop,
                                   const RunSuiteOutput& output) {
-  std::optional<ModelSpec> spec;
-  ASSIGN_OR_RETURN(const RunJobOptions opt, ToRunJobOptions(options, &spec));
+  ASSIGN_OR_RETURN(const ResolvedRun run, ResolveRun(options));
   // The Punkt model, loaded when the suite may need it.
   std::shared_ptr<const SentenceSplitter> sentences;
-  if (NeedsSentences(opt)) {
-    ASSIGN_OR_RETURN(sentences, LoadSentenceModel(options.nltk_data));
+  if (NeedsSentences(options)) {
+    ASSIGN_OR_RETURN(sentences, LoadSentenceModel(options.scoring.nltk_data));
   }
-  ASSIGN_OR_RETURN(const RunJobResult ran, RunJob(opt, sentences.get(), stop, output));
+  ASSIGN_OR_RETURN(const RunJobResult ran, RunJob(run, sentences.get(), stop, output));
   RunSuiteResult result;
-  result.dir = opt.model.empty() ? "" : opt.out.empty() ? DefaultRunDir(opt) : opt.out;
+  result.dir = options.model.empty() ? ""
+               : options.out.empty() ? DefaultRunDir(options)
+                                     : options.out;
   result.interrupted = ran.interrupted;
   result.failures = ran.failures;
   return result;
@@ -317,31 +311,31 @@ StatusOr<RunSuiteResult> RunSuite(const RunSuiteOptions& options, const std::ato
 
 namespace {
 
-// What scoring a stored run needs, made before the run is touched: the scoring threads
-// and the sentence model (the caller's, or loaded here).
+// What scoring a stored run needs, made before the run is touched: the scoring
+// settings with their threads resolved, and the sentence model (the caller's, or loaded
+// here).
 struct StoredRunScoring {
-  int jobs = 0;
+  ScoringSettings settings;
   std::unique_ptr<SentenceSplitter> loaded;
   const SentenceSplitter* sentences = nullptr;
 };
 
 StatusOr<StoredRunScoring> PrepareScoring(const RescoreOptions& options) {
   StoredRunScoring scoring;
-  ASSIGN_OR_RETURN(scoring.jobs, ResolveScoreJobs(options.score_jobs));
+  scoring.settings = options.scoring;
+  ASSIGN_OR_RETURN(scoring.settings.score_jobs, ResolveScoreJobs(options.scoring.score_jobs));
   scoring.sentences = options.sentences;
   if (scoring.sentences == nullptr) {
-    ASSIGN_OR_RETURN(scoring.loaded, SentenceSplitter::Load(options.nltk_data));
+    ASSIGN_OR_RETURN(scoring.loaded, SentenceSplitter::Load(options.scoring.nltk_data));
     scoring.sentences = scoring.loaded.get();
   }
   return scoring;
 }
 
 // Scores the run in `store` as RescoreRun does.
-StatusOr<RescoreResult> ScoreStoredRun(RunStore* store, const StoredRunScoring& scoring,
-                                       const RescoreOptions& options) {
-  ASSIGN_OR_RETURN(const Tally tally, ScoreRun(store, scoring.sentences,
-                                               {options.rules, scoring.jobs, options.python}));
-  return RescoreResult{RenderTextReport(tally, options.rules), tally.errors()};
+StatusOr<RescoreResult> ScoreStoredRun(RunStore* store, const StoredRunScoring& scoring) {
+  ASSIGN_OR_RETURN(const Tally tally, ScoreRun(store, scoring.sentences, scoring.settings));
+  return RescoreResult{RenderTextReport(tally, scoring.settings.rules), tally.errors()};
 }
 
 }  // namespace
@@ -349,7 +343,7 @@ StatusOr<RescoreResult> ScoreStoredRun(RunStore* store, const StoredRunScoring& 
 StatusOr<RescoreResult> RescoreRun(const std::string& dir, const RescoreOptions& options) {
   ASSIGN_OR_RETURN(const StoredRunScoring scoring, PrepareScoring(options));
   ASSIGN_OR_RETURN(std::unique_ptr<RunStore> store, OpenExistingRun(dir));
-  return ScoreStoredRun(store.get(), scoring, options);
+  return ScoreStoredRun(store.get(), scoring);
 }
 
 StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& results,
@@ -365,7 +359,7 @@ StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& 
   result.errored = imported->errored;
   result.skipped = imported->skipped;
   result.top_errors = imported->top_errors;
-  ASSIGN_OR_RETURN(result.scored, ScoreStoredRun(store.get(), scoring, options));
+  ASSIGN_OR_RETURN(result.scored, ScoreStoredRun(store.get(), scoring));
   ASSIGN_OR_RETURN(const RunCounts counts, store->Counts());
   result.samples = counts.samples;
   result.samples_answered = counts.answered;

@@ -26,7 +26,7 @@ RunSuiteOptions OracleRun(const std::string& dir) {
   options.suite.tasks = {"html", "math"};
   options.suite.limit = 2;
   options.out = dir + "/run";
-  options.score_jobs = 1;
+  options.scoring.score_jobs = 1;
   return options;
 }
 
@@ -259,7 +259,7 @@ TEST(RunSuiteTest, TheSameRunResumesALargerLimitGrowsAnotherSettingIsRefused) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),
             options.out + ": this directory holds another run (seed was 0, now 1); pass "
-                          "another --out or remove the directory");
+                          "another `out` or remove the directory");
 }
 
 TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
@@ -267,14 +267,29 @@ TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
   RunSuiteOptions options = OracleRun(dir.path());
   options.model = "builtin/nobody";
   EXPECT_EQ(RunSuite(options).status().message(),
-            "--model builtin/nobody: unknown built-in responder (expected one of "
+            "`model` builtin/nobody: unknown built-in responder (expected one of "
             "builtin/oracle, builtin/null, builtin/echo, builtin/skeleton, builtin/loophole)");
   options = OracleRun(dir.path());
-  options.concurrency = 0;
-  EXPECT_EQ(RunSuite(options).status().message(), "--concurrency 0: expected 1 to 4096");
+  options.transport.concurrency = 0;
+  EXPECT_EQ(RunSuite(options).status().message(), "`transport.concurrency` 0: expected 1 to 4096");
   options = OracleRun(dir.path());
-  options.score_jobs = -1;  // 0 is "one per core"; below it is no number of threads
-  EXPECT_EQ(RunSuite(options).status().message(), "--score-jobs -1: expected 1 to 1024");
+  options.scoring.score_jobs = -1;  // 0 is "one per core"; below it is no number of threads
+  EXPECT_EQ(RunSuite(options).status().message(), "`score_jobs` -1: expected 1 to 1024");
+  // The fields of each group, by their path in RunSuiteOptions.
+  options = OracleRun(dir.path());
+  options.model = "openai/gpt-4o-mini";
+  options.request.top_p = 2;
+  EXPECT_EQ(RunSuite(options).status().message(),
+            "`request.top_p` 2: expected more than 0 and at most 1");
+  options = OracleRun(dir.path());
+  options.model = "openai/gpt-4o-mini";
+  options.batch.offline = dir.path() + "/requests.jsonl";
+  options.dry_run = true;
+  EXPECT_EQ(RunSuite(options).status().message(), "`batch.offline` `dry_run`: pick one");
+  options = OracleRun(dir.path());
+  options.budget.max_tokens_total = 0;
+  EXPECT_EQ(RunSuite(options).status().message(),
+            "`budget.max_tokens_total` 0: expected a positive number of tokens");
 }
 
 // The options of `run` that only a model behind an API takes, those that go together,
@@ -283,46 +298,49 @@ TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
 TEST(RunSuiteTest, RunFlagsAreOptionsCheckedTogetherAndADryRunSendsNothing) {
   testing::TempDir dir;
   RunSuiteOptions options = OracleRun(dir.path());
-  options.top_p = 0.5;
+  options.request.top_p = 0.5;
   EXPECT_EQ(RunSuite(options).status().message(),
-            "--top-p: the built-in responders send nothing and cost nothing; name a model "
-            "with --model PROVIDER/NAME");
+            "`request.top_p`: the built-in responders send nothing and cost nothing; name a model "
+            "with `model` PROVIDER/NAME");
   options = OracleRun(dir.path());
   const std::string endpoints = dir.path() + "/endpoints.txt";
   testing::WriteFileOrDie(endpoints, "http://localhost:1/v1\n");
-  options.endpoints_file = endpoints;
+  options.transport.endpoints_file = endpoints;
   EXPECT_EQ(RunSuite(options).status().message(),
-            "--endpoints: the built-in responders answer in process; pass --model "
+            "`transport.endpoints_file`: the built-in responders answer in process; pass `model` "
             "PROVIDER/NAME to ask a server");
   options = OracleRun(dir.path());
-  options.use_cache = false;
-  options.cache = dir.path() + "/cache.db";
-  EXPECT_NE(RunSuite(options).status().message().find("--no-cache: pick one"), std::string::npos);
+  options.transport.use_cache = false;
+  options.transport.cache = dir.path() + "/cache.db";
+  EXPECT_NE(RunSuite(options).status().message().find("`transport.use_cache=false`: pick "
+                                                      "one"), std::string::npos);
   options = OracleRun(dir.path());
   options.repeats = kMaxRepeats + 1;
   EXPECT_EQ(RunSuite(options).status().message(),
-            fmt::format("--repeats {}: expected a whole number from 1 to {}", kMaxRepeats + 1,
+            fmt::format("`repeats` {}: expected a whole number from 1 to {}", kMaxRepeats + 1,
                         kMaxRepeats));
 
   RunSuiteOptions api = OracleRun(dir.path());
   api.model = "openai/gpt-4o-mini";
-  api.base_urls = {"http://127.0.0.1:1/v1"};  // nothing listens: a request would fail
-  api.batch_size = 10;
-  EXPECT_EQ(RunSuite(api).status().message(), "--batch-size: it goes with --batch");
-  api.batch = true;
-  api.endpoints_file = endpoints;  // a second API root
+  api.transport.base_urls = {"http://127.0.0.1:1/v1"};  // nothing listens: a request would fail
+  api.batch.size = 10;
+  EXPECT_EQ(RunSuite(api).status().message(), "`batch.size`: it goes with `batch.api`");
+  api.batch.api = true;
+  api.transport.endpoints_file = endpoints;  // a second API root
   EXPECT_EQ(RunSuite(api).status().message(),
-            "--batch: a batch goes to one API; give one --base-url (replicas are for online "
+            "`batch.api`: a batch goes to one API; give one `transport.base_urls` (replicas are "
+            "for online "
             "runs)");
-  api.batch = false;
-  api.endpoints_file.clear();
-  api.batch_size = 0;
-  api.max_cost = 1;
-  api.price_in = 1;
+  api.batch.api = false;
+  api.transport.endpoints_file.clear();
+  api.batch.size = 0;
+  api.budget.max_cost = 1;
+  api.budget.price_in = 1;
   EXPECT_EQ(RunSuite(api).status().message(),
-            "--price-in: give both --price-in and --price-out (USD per million tokens)");
-  api.price_out = 2;
-  api.extra_body = "{\"top_k\": 20}";
+            "`budget.price_in`: give both `budget.price_in` and `budget.price_out` (USD per "
+            "million tokens)");
+  api.budget.price_out = 2;
+  api.request.extra_body = "{\"top_k\": 20}";
   api.dry_run = true;
   std::string out;
   RunSuiteOutput output;
@@ -346,8 +364,8 @@ TEST(RunSuiteTest, RescoreAddsARuleSetAndImportRefusesWhatIsNoResult) {
             (std::vector<std::string>{"paper"}));
 
   RescoreOptions options;
-  options.rules = RuleSet::kStrict;
-  options.score_jobs = 2;
+  options.scoring.rules = RuleSet::kStrict;
+  options.scoring.score_jobs = 2;
   auto rescored = RescoreRun(run.out, options);
   ASSERT_TRUE(rescored.ok()) << rescored.status().message();
   EXPECT_EQ(rescored->errors, 0);
@@ -381,16 +399,16 @@ TEST(RunSuiteTest, RescoreAddsARuleSetAndImportRefusesWhatIsNoResult) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/none"));
   // A sentence model that does not load refuses the import before it stores anything.
-  options.nltk_data = dir.path() + "/no-model";
+  options.scoring.nltk_data = dir.path() + "/no-model";
   auto no_model = ImportResults(run.out, bad, options);
   ASSERT_FALSE(no_model.ok());
   EXPECT_NE(no_model.status().message().find("no-model"), std::string::npos)
       << no_model.status().message();
   EXPECT_EQ(no_model.status().message().find("import: "), std::string::npos)
       << no_model.status().message();
-  options.nltk_data.clear();
-  options.score_jobs = -2;
-  EXPECT_EQ(RescoreRun(run.out, options).status().message(), "--score-jobs -2: expected 1 to 1024");
+  options.scoring.nltk_data.clear();
+  options.scoring.score_jobs = -2;
+  EXPECT_EQ(RescoreRun(run.out, options).status().message(), "`score_jobs` -2: expected 1 to 1024");
 }
 
 // structtest/runs.h: the oracle against null compared (every sample flips), both runs
@@ -502,6 +520,27 @@ TEST(GenerateSuiteTest, TheSameOptionsGiveTheSameSamplesAndShardsPartitionThem) 
   options = {};
   options.tasks = {"no_such_task"};
   EXPECT_FALSE(GenerateSuite(options).ok());
+}
+
+// A caller of the library reads the name of the field it set, in backticks, not a flag
+// of the CLI (which shows its flags instead: cli_test.cc, run_cli_test.cc).
+TEST(GenerateSuiteTest, ErrorsNameTheFieldNotAFlag) {
+  GenerateOptions options;
+  options.tasks = {"htm"};
+  EXPECT_EQ(GenerateSuite(options).status().message(),
+            "`tasks`: 'htm' is neither a subtask nor a domain (did you mean 'html'?); run "
+            "'structtest tasks' for the list");
+  options = {};
+  options.size = 0;
+  EXPECT_EQ(GenerateSuite(options).status().message(), "`size`: 0 is not a scale in (0, 1000]");
+  options = {};
+  options.suite = "paper";
+  options.tasks = {"math"};
+  EXPECT_EQ(GenerateSuite(options).status().message(),
+            "the paper suite needs the user's data:\n  `gsm8k` FILE (the GSM8K test split, 1319 "
+            "problems)");
+  EXPECT_EQ(ParseSampleLimit("0").status().message(),
+            "`limit`: '0' is not a positive whole number (of samples per subtask)");
 }
 
 // WriteJsonl writes the samples Generate gives, a line each, in order; SetShard reads

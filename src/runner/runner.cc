@@ -77,7 +77,8 @@ struct Spend {
 
 // Whether starting `next`, with `in_flight` requests under way, keeps the run within
 // `b` (runner.h).
-bool WithinBudget(const Budget& b, const Spend& spent, size_t in_flight, const ModelRequest& next) {
+bool WithinBudget(const Budget& b, const std::optional<Price>& price, const Spend& spent,
+                  size_t in_flight, const ModelRequest& next) {
   double each_in = 0, each_out = 0;
   if (spent.with_usage > 0) {
     each_in = static_cast<double>(spent.input) / spent.with_usage;
@@ -91,8 +92,8 @@ bool WithinBudget(const Budget& b, const Spend& spent, size_t in_flight, const M
   const double input = spent.input + n * each_in;
   const double output = spent.output + n * each_out;
   if (b.max_tokens_total && input + output > static_cast<double>(*b.max_tokens_total)) return false;
-  if (b.max_cost &&
-      (input * b.input_per_mtok + output * b.output_per_mtok) / 1e6 > *b.max_cost) {
+  if (b.max_cost && price &&
+      (input * price->input_per_mtok + output * price->output_per_mtok) / 1e6 > *b.max_cost) {
     return false;
   }
   return true;
@@ -119,6 +120,13 @@ StoredResponse ToStoredResponse(const ModelResult& r) {
   s.http_status = r.http_status;
   s.attempts = r.attempts;
   return s;
+}
+
+ModelRequest RequestFor(const RequestTemplate& t, const StoredSample& s, uint64_t id) {
+  ModelRequest req = t.every;
+  req.id = id;
+  req.messages = s.sample.messages;
+  return req;
 }
 
 std::string Runner::CacheKey(std::string_view endpoint, const ModelRequest& request,
@@ -171,10 +179,10 @@ class Runner::Loop {
         // The code subtasks' verdicts are stored as they come back from the stage's
         // threads, in whatever batch is open then: a response committed without its
         // verdict (a kill in between) is scored by ScoreAndTally, like any other.
-        stage_(runner->options_.rules, runner->options_.score_jobs, [this](ScoreItem& item) {
+        stage_(runner->options_.scoring.rules, runner->score_jobs(), [this](ScoreItem& item) {
           RETURN_IF_ERROR(OpenBatch());
           const Slot slot = SlotOfNumber(item.tag, r_.store_->repeats());
-          return r_.store_->PutVerdict(slot.index, RuleSetName(r_.options_.rules),
+          return r_.store_->PutVerdict(slot.index, RuleSetName(r_.options_.scoring.rules),
                                        ToStoredVerdict(item.verdict), slot.repeat);
         }) {}
 
@@ -212,21 +220,15 @@ class Runner::Loop {
     return s;
   }
 
-  ModelRequest RequestFor(const StoredSample& s) const {
-    ModelRequest req;
-    req.id = static_cast<uint64_t>(SlotNumber(s.slot(), r_.store_->repeats()));
-    req.model = r_.options_.model;
-    req.messages = s.sample.messages;
-    req.max_tokens = r_.options_.max_tokens;
-    req.temperature = r_.options_.temperature;
-    req.controls = r_.options_.controls;
-    return req;
+  ModelRequest RequestOf(const StoredSample& s) const {
+    return RequestFor(r_.options_.request, s,
+                      static_cast<uint64_t>(SlotNumber(s.slot(), r_.store_->repeats())));
   }
 
   // The cached answer to `req`, the request of `s`, if any.
   StatusOr<std::optional<StoredResponse>> FromCache(const StoredSample& s, const ModelRequest& req) {
     if (r_.cache_ == nullptr) return std::optional<StoredResponse>();
-    return r_.cache_->Get(CacheKey(r_.options_.endpoint, req, r_.options_.header_names, s.repeat));
+    return r_.cache_->Get(CacheKey(r_.options_.request.endpoint, req, r_.options_.request.header_names, s.repeat));
   }
 
   // Stores (and scores) the response to sample `s`.
@@ -251,13 +253,14 @@ class Runner::Loop {
           ItemFor(SlotNumber(s.slot(), r_.store_->repeats()), s.sample, response.text, r_.env_);
       RETURN_IF_ERROR(stage_.Add(&item));
     } else {
-      const StoredVerdict verdict = Score(s.sample, response.text, r_.options_.rules, r_.env_);
+      const StoredVerdict verdict = Score(s.sample, response.text, r_.options_.scoring.rules, r_.env_);
       RETURN_IF_ERROR(
-          r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.rules), verdict, s.repeat));
+          r_.store_->PutVerdict(s.index, RuleSetName(r_.options_.scoring.rules), verdict, s.repeat));
     }
     if (cache_as != nullptr && r_.cache_ != nullptr && !response.cached) {
       RETURN_IF_ERROR(r_.cache_->Put(
-          CacheKey(r_.options_.endpoint, *cache_as, r_.options_.header_names, s.repeat), response));
+          CacheKey(r_.options_.request.endpoint, *cache_as, r_.options_.request.header_names,
+                   s.repeat), response));
     }
     return Status::Ok();
   }
@@ -410,7 +413,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
           x.wake_net.notify_all();
           break;
         }
-        ModelRequest req = loop.RequestFor(**next);
+        ModelRequest req = loop.RequestOf(**next);
         auto hit = loop.FromCache(**next, req);
         if (!hit.ok()) return fail(hit.status());
         if (*hit) {
@@ -477,7 +480,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       const bool backlog = x.landed.size() >= kMaxBacklog;
       while (!interrupted && !budget_reached && !backlog && room() && client->CanStartMore() &&
              !x.ready.empty()) {
-        if (budget.any() && !WithinBudget(budget, spent, in_flight.size(), x.ready.front().request)) {
+        if (LimitsSpending(budget) && !WithinBudget(budget, options_.price, spent, in_flight.size(), x.ready.front().request)) {
           budget_reached = true;
           break;
         }
@@ -585,10 +588,10 @@ StatusOr<RunnerStats> Runner::RunBuiltin(std::string_view name, Progress* progre
 
 Status Runner::DropOtherVersions() {
   if (other_versions_dropped_) return Status::Ok();
-  const std::string_view rules = RuleSetName(options_.rules);
+  const std::string_view rules = RuleSetName(options_.scoring.rules);
   RETURN_IF_ERROR(store_->Begin());
   for (const TaskFamily* f : Families()) {
-    auto dropped = store_->DropVerdictsNotOf(rules, f->domain, f->version(options_.rules));
+    auto dropped = store_->DropVerdictsNotOf(rules, f->domain, f->version(options_.scoring.rules));
     if (!dropped.ok()) {
       (void)store_->Commit();
       return dropped.status();
@@ -600,7 +603,7 @@ Status Runner::DropOtherVersions() {
 }
 
 Status Runner::ScoreUnscored() {
-  const std::string_view rules = RuleSetName(options_.rules);
+  const std::string_view rules = RuleSetName(options_.scoring.rules);
   // Verdicts of another checker version and failed scorings are scored again.
   RETURN_IF_ERROR(DropOtherVersions());
   RETURN_IF_ERROR(store_->Begin());
@@ -612,7 +615,7 @@ Status Runner::ScoreUnscored() {
   // Every stored answer is of one of the run's repeats (a resume with another count is
   // refused); one past them is a store written by hand, refused rather than misnumbered.
   const int64_t repeats = store_->repeats();
-  ScoreStage stage(options_.rules, options_.score_jobs, [&](ScoreItem& item) {
+  ScoreStage stage(options_.scoring.rules, score_jobs(), [&](ScoreItem& item) {
     const Slot slot = SlotOfNumber(item.tag, repeats);
     return store_->PutVerdict(slot.index, rules, ToStoredVerdict(item.verdict), slot.repeat);
   });
@@ -642,7 +645,7 @@ Status Runner::ScoreUnscored() {
 
 StatusOr<Tally> Runner::ScoreAndTally() {
   RETURN_IF_ERROR(ScoreUnscored());
-  return TallyRun(*store_, options_.rules);
+  return TallyRun(*store_, options_.scoring.rules);
 }
 
 }  // namespace structtest

@@ -10,6 +10,7 @@
 #ifndef STRUCTTEST_RUNNER_RUNNER_H_
 #define STRUCTTEST_RUNNER_RUNNER_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -19,42 +20,54 @@
 #include <vector>
 
 #include "backends/model_client.h"
+#include "report/cost.h"
 #include "report/tally.h"
 #include "runner/progress.h"
 #include "store/response_cache.h"
 #include "store/run_store.h"
+#include "structtest/run.h"
 #include "structtest/sample.h"
 #include "tasks/task.h"
 
 namespace structtest {
 
-// A spending limit of a run. Run() starts no request that would take the run past
-// it: what the store already spent (RunCounts: a resumed run continues the same
-// budget), plus the requests in flight and the next one, each estimated at the mean
-// usage of the answers so far (before the first, the next prompt at 4 characters a
-// token, with no output). Requests in flight when it stops finish and are stored.
-// Answers from the response cache cost nothing; answers whose server reports no usage
-// cannot be counted (RunnerStats::no_usage).
-struct Budget {
-  std::optional<int64_t> max_tokens_total;  // input + output (reasoning included)
-  std::optional<double> max_cost;           // USD at the prices below
-  double input_per_mtok = 0;                // USD per million tokens
-  double output_per_mtok = 0;
-  bool any() const { return max_tokens_total.has_value() || max_cost.has_value(); }
-};
-
-struct RunnerOptions {
-  RuleSet rules = RuleSet::kPaper;
-  // What every request carries besides the sample's messages.
-  std::string model;
-  int max_tokens = 0;
-  std::optional<double> temperature;
-  RequestControls controls;
+// What every request of a run carries besides its sample's messages (`every`: the
+// model's name at the provider, max_tokens, temperature, controls), and the parts of
+// the response cache key that are not in a request. Made once, from the run's
+// RequestSettings, when the run is resolved (run_options.h); the online runner, the
+// batch runner, the offline file and the dry run all make their requests from it with
+// RequestFor, so the requests and cache keys of one run never differ between them.
+struct RequestTemplate {
+  ModelRequest every;  // no messages, id 0
   // "openai http://host/v1": the cache key's endpoint part. No secrets.
   std::string endpoint;
   // The names of the extra headers the client sends (never their values): part of the
   // cache key.
   std::vector<std::string> header_names;
+};
+
+// The request of sample `s`: `t.every` with the sample's messages, numbered `id`.
+ModelRequest RequestFor(const RequestTemplate& t, const StoredSample& s, uint64_t id);
+
+// Whether `b` limits the spending (max_tokens_total or max_cost). Run() starts no
+// request that would take the run past it: what the store already spent (RunCounts: a
+// resumed run continues the same budget), plus the requests in flight and the next one,
+// each estimated at the mean usage of the answers so far (before the first, the next
+// prompt at 4 characters a token, with no output). Requests in flight when it stops
+// finish and are stored. Answers from the response cache cost nothing; answers whose
+// server reports no usage cannot be counted (RunnerStats::no_usage). A cost limit
+// counts at RunnerOptions::price (none: every token free).
+inline bool LimitsSpending(const Budget& b) {
+  return b.max_tokens_total.has_value() || b.max_cost.has_value();
+}
+
+struct RunnerOptions {
+  // The rule set and the threads scoring the code subtasks (tasks/score_stage.h), so
+  // that the store thread does not wait on one sandboxed check at a time; give the
+  // python pool as many workers. score_jobs as ResolveScoreJobs gives it; below 1: 1,
+  // every answer scored on the store thread. The rest is not read.
+  ScoringSettings scoring = {RuleSet::kPaper, "", "", 1};
+  RequestTemplate request;
   // Under -j auto, the current limit, for the progress line; empty otherwise.
   std::function<int64_t()> concurrency_limit;
   // A batch is committed after this many results or this long, whichever comes first:
@@ -70,12 +83,11 @@ struct RunnerOptions {
   // what has come back and returns with `interrupted`. Requests still in flight are
   // dropped and asked again by the next run.
   const std::atomic<bool>* stop = nullptr;
-  // Default: no limit. Applies to Run(); the built-in responders cost nothing.
+  // The spending limits (LimitsSpending; only max_cost and max_tokens_total are read)
+  // and the price that costs them. Default: no limit. Applies to Run(); the built-in
+  // responders cost nothing.
   Budget budget;
-  // Threads scoring the code subtasks (tasks/score_stage.h), so that the store thread
-  // does not wait on one sandboxed check at a time; give the python pool as many
-  // workers. 1: every answer is scored on the store thread.
-  int score_jobs = 1;
+  std::optional<Price> price;
 };
 
 struct RunnerStats {
@@ -113,7 +125,7 @@ class Runner {
   // Answers every pending sample with the built-in responder `name`.
   StatusOr<RunnerStats> RunBuiltin(std::string_view name, Progress* progress);
 
-  // Scores the answered samples that have no verdict under options.rules (a run
+  // Scores the answered samples that have no verdict under options.scoring.rules (a run
   // resumed with another rule set, or a newer checker version), and again those whose
   // scoring failed (no Punkt model or python3 then, maybe now).
   Status ScoreUnscored();
@@ -138,6 +150,7 @@ class Runner {
   // ones, and no one else writes to the store while it runs (RunStore's lock). Run()
   // and RunBuiltin() do it first, when the run has the fewest verdicts.
   Status DropOtherVersions();
+  int score_jobs() const { return std::max(1, options_.scoring.score_jobs); }
 
   RunStore* store_;
   ResponseCache* cache_;

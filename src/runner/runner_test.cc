@@ -19,7 +19,7 @@ using std::chrono::milliseconds;
 // The html and math subtasks of the default suite at a small size: no Punkt model or
 // python3 needed, and real checkers behind every verdict.
 std::vector<Sample> SmallSuite() {
-  SuiteOptions options;
+  GenerateOptions options;
   options.suite = "default";
   options.seed = 3;
   options.size = 0.02;
@@ -72,7 +72,7 @@ TEST(RunnerTest, AnswersScoresAndStoresEverySampleOnce) {
   FakeModelClient client(8, [&](const ModelRequest& r, int) { return Model(samples, r); });
   CheckEnv env;
   RunnerOptions options;
-  options.model = "m";
+  options.request.every.model = "m";
   Runner runner(store.get(), nullptr, env, options);
   auto stats = runner.Run(&client, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
@@ -257,8 +257,8 @@ TEST(RunnerTest, TheCacheAnswersARepeatedRequestWithoutAskingTheModel) {
   ASSERT_TRUE(cache.ok());
   CheckEnv env;
   RunnerOptions options;
-  options.model = "m";
-  options.endpoint = "openai http://127.0.0.1:1/v1";
+  options.request.every.model = "m";
+  options.request.endpoint = "openai http://127.0.0.1:1/v1";
   auto first_store = StoreWith(samples);
   FakeModelClient first(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
   ASSERT_TRUE(Runner(first_store.get(), cache->get(), env, options).Run(&first, nullptr).ok());
@@ -273,7 +273,7 @@ TEST(RunnerTest, TheCacheAnswersARepeatedRequestWithoutAskingTheModel) {
   EXPECT_EQ(Verdicts(*first_store), Verdicts(*second_store));
 
   // Another model (or endpoint, or setting) is another key.
-  options.model = "other";
+  options.request.every.model = "other";
   auto third_store = StoreWith(samples);
   FakeModelClient third(4, [&](const ModelRequest& r, int) { return Model(samples, r); });
   ASSERT_TRUE(Runner(third_store.get(), cache->get(), env, options).Run(&third, nullptr).ok());
@@ -362,7 +362,7 @@ TEST(RunnerTest, ABudgetStopsStartingRequestsAndAResumedRunCountsWhatWasSpent) {
   auto store = StoreWith(samples);
   CheckEnv env;
   RunnerOptions options;
-  options.model = "m";
+  options.request.every.model = "m";
   options.budget.max_tokens_total = 1500;  // 10 requests
   {
     FakeModelClient client(1, [&](const ModelRequest& r, int) { return Priced(samples, r); });
@@ -401,8 +401,9 @@ TEST(RunnerTest, ABudgetStopsStartingRequestsAndAResumedRunCountsWhatWasSpent) {
   // A cost budget, at USD 1 in and 2 out per million tokens: 0.0002 a request.
   options.budget = Budget{};
   options.budget.max_cost = 30 * 0.0002 + 0.0001;  // 30 requests; 20 spent before
-  options.budget.input_per_mtok = 1;
-  options.budget.output_per_mtok = 2;
+  options.price = Price{};
+  options.price->input_per_mtok = 1;
+  options.price->output_per_mtok = 2;
   {
     FakeModelClient client(2, [&](const ModelRequest& r, int) { return Priced(samples, r); });
     auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
@@ -412,6 +413,7 @@ TEST(RunnerTest, ABudgetStopsStartingRequestsAndAResumedRunCountsWhatWasSpent) {
   }
   // No budget: the rest, each sample asked once in all.
   options.budget = Budget{};
+  options.price.reset();
   FakeModelClient client(4, [&](const ModelRequest& r, int) { return Priced(samples, r); });
   auto stats = Runner(store.get(), nullptr, env, options).Run(&client, nullptr);
   ASSERT_TRUE(stats.ok());
@@ -427,7 +429,7 @@ TEST(RunnerTest, CodeVerdictsAreTheSameOnOneOrSeveralScoringThreads) {
   po.worker_script = STRUCTTEST_WORKER_SCRIPT;
   po.max_workers = 4;
   PythonPool pool(po);
-  SuiteOptions so;
+  GenerateOptions so;
   so.suite = "default";
   so.seed = 5;
   so.size = 0.01;
@@ -451,15 +453,15 @@ TEST(RunnerTest, CodeVerdictsAreTheSameOnOneOrSeveralScoringThreads) {
     auto store = StoreWith(samples);
     FakeModelClient client(8, [&](const ModelRequest& r, int) { return Model(samples, r); });
     RunnerOptions options;
-    options.model = "m";
-    options.score_jobs = jobs;
+    options.request.every.model = "m";
+    options.scoring.score_jobs = jobs;
     options.batch_results = 5;  // verdicts land in later batches than their responses
     Runner runner(store.get(), nullptr, env, options);
     auto stats = runner.Run(&client, nullptr);
     ASSERT_TRUE(stats.ok()) << stats.status().message();
     const auto verdicts = Verdicts(*store);
     ASSERT_EQ(verdicts.size(), samples.size());
-    options.rules = RuleSet::kStrict;
+    options.scoring.rules = RuleSet::kStrict;
     Runner strict(store.get(), nullptr, env, options);
     auto tally = strict.ScoreAndTally();
     ASSERT_TRUE(tally.ok()) << tally.status().message();

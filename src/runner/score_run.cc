@@ -12,17 +12,16 @@ StatusOr<std::unique_ptr<RunStore>> OpenExistingRun(const std::string& dir) {
 }
 
 StatusOr<Tally> ScoreRun(RunStore* store, const SentenceSplitter* sentences,
-                         const ScoreRunOptions& options) {
+                         const ScoringSettings& scoring) {
   PythonOptions python_options;
-  python_options.python = options.python;
-  python_options.max_workers = options.score_jobs;
+  python_options.python = scoring.python;
+  python_options.max_workers = scoring.score_jobs;
   PythonPool python(python_options);
   CheckEnv env;
   env.sentences = sentences;
   env.python = &python;
   RunnerOptions ro;
-  ro.rules = options.rules;
-  ro.score_jobs = options.score_jobs;
+  ro.scoring = scoring;
   Runner runner(store, nullptr, env, ro);
   return runner.ScoreAndTally();
 }

@@ -10,6 +10,7 @@
 
 #include "report/tally.h"
 #include "store/run_store.h"
+#include "structtest/run.h"
 #include "structtest/status.h"
 #include "tasks/score_stage.h"
 #include "tasks/task.h"
@@ -22,20 +23,14 @@ class SentenceSplitter;
 // RunStore::Open would make a new one), or cannot be opened.
 StatusOr<std::unique_ptr<RunStore>> OpenExistingRun(const std::string& dir);
 
-struct ScoreRunOptions {
-  RuleSet rules = RuleSet::kPaper;
-  // Threads scoring the code subtasks, and as many python3 workers.
-  int score_jobs = DefaultScoreJobs();
-  // python3 for the code subtasks; "": PythonOptions' default.
-  std::string python;
-};
-
 // Scores the answers of `store` that have no verdict of the current checker under
-// options.rules (failed scorings again), stores the verdicts, and tallies the whole
-// run: answers by their verdicts, request errors as "not scored". `sentences` may be
+// scoring.rules (failed scorings again), stores the verdicts, and tallies the whole
+// run: answers by their verdicts, request errors as "not scored". Code is scored by
+// scoring.score_jobs threads and as many python3 workers (scoring.python); REQUIRES:
+// score_jobs resolved (ResolveScoreJobs). `sentences` may be
 // null when no answer counts sentences (their scoring then fails, as data).
 StatusOr<Tally> ScoreRun(RunStore* store, const SentenceSplitter* sentences,
-                         const ScoreRunOptions& options);
+                         const ScoringSettings& scoring);
 
 }  // namespace structtest
 

@@ -45,7 +45,7 @@ using namespace std::chrono_literals;
 // of `tasks` (default: every subtask), each answered by every built-in responder:
 // passes and fails of each kind. The prompt is left out: checkers do not read it.
 std::vector<std::string> GeneratedRecords(size_t per_subtask, std::vector<std::string> tasks = {}) {
-  SuiteOptions options;
+  GenerateOptions options;
   options.seed = 11;
   options.limit = per_subtask;
   options.tasks = std::move(tasks);

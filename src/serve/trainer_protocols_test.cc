@@ -30,7 +30,7 @@ const std::vector<std::string> kEndTokens = ScoringServerOptions().end_tokens;
 
 // One generated sample of each of `tasks`, as JSON objects.
 std::vector<nlohmann::json> Samples(std::vector<std::string> tasks) {
-  SuiteOptions options;
+  GenerateOptions options;
   options.seed = 5;
   options.limit = 1;
   options.tasks = std::move(tasks);

@@ -13,30 +13,10 @@
 
 namespace structtest {
 
-namespace {
-
-StatusOr<SuiteOptions> ToSuiteOptions(const GenerateOptions& options) {
-  SuiteOptions suite;
-  suite.suite = options.suite;
-  suite.seed = options.seed;
-  suite.tasks = options.tasks;
-  suite.size = options.size;
-  suite.limit = options.limit;
-  suite.documents = options.documents;
-  suite.mbpp = options.mbpp;
-  suite.apps = options.apps;
-  suite.gsm8k = options.gsm8k;
-  ASSIGN_OR_RETURN(suite.split, ParseSourceSplit(options.split));
-  return suite;
-}
-
-}  // namespace
-
 StatusOr<std::unique_ptr<SuiteGenerator>> SuiteGenerator::Open(const GenerateOptions& options,
                                                                const SentenceSplitter* sentences) {
-  ASSIGN_OR_RETURN(const SuiteOptions suite_options, ToSuiteOptions(options));
   std::unique_ptr<SuiteGenerator> generator(new SuiteGenerator());
-  ASSIGN_OR_RETURN(generator->suite_, Suite::Plan(suite_options, sentences));
+  ASSIGN_OR_RETURN(generator->suite_, Suite::Plan(options, sentences));
   generator->shard_index_ = options.shard_index;
   generator->shard_count_ = options.shard_count;
   return generator;
@@ -92,8 +72,7 @@ Status SetShard(std::string_view i_of_n, GenerateOptions* options) {
 }
 
 StatusOr<std::vector<Sample>> GenerateSuite(const GenerateOptions& options) {
-  ASSIGN_OR_RETURN(const SuiteOptions suite_options, ToSuiteOptions(options));
-  RETURN_IF_ERROR(CheckSuiteOptions(suite_options));
+  RETURN_IF_ERROR(CheckSuiteOptions(options));
   ASSIGN_OR_RETURN(std::unique_ptr<SuiteGenerator> generator,
                    SuiteGenerator::Open(options, nullptr));
   std::vector<Sample> samples;

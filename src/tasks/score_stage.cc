@@ -16,7 +16,7 @@ int DefaultScoreJobs() {
 
 Status CheckScoreJobs(int jobs) {
   if (jobs >= 1 && jobs <= 1024) return Status::Ok();
-  return Status::InvalidArgument(fmt::format("--score-jobs {}: expected 1 to 1024", jobs));
+  return Status::InvalidArgument(fmt::format("`score_jobs` {}: expected 1 to 1024", jobs));
 }
 
 StatusOr<int> ResolveScoreJobs(int jobs) {

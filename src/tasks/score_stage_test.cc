@@ -253,7 +253,7 @@ TEST(CompleteChecksTest, NoUndecidedRuleIsListedBeforeADecidedOne) {
 // ---- the public Checker (structtest/checker.h) ----------------------------------------
 
 TEST(PublicCheckerTest, ScoresAsTheScorerDoesInBatchesInOrderAndNamesBadSamples) {
-  SuiteOptions options;
+  GenerateOptions options;
   options.seed = 11;
   options.limit = 2;
   options.tasks = {"html", "math", "bullet_points"};

@@ -45,7 +45,7 @@ StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& t
     }
     if (!matched) {
       return Status::NotFound(fmt::format(
-          "--tasks: '{}' is neither a subtask nor a domain{}; run 'structtest tasks' for "
+          "`tasks`: '{}' is neither a subtask nor a domain{}; run 'structtest tasks' for "
           "the list",
           t, DidYouMean(t)));
     }
@@ -66,7 +66,7 @@ StatusOr<size_t> ParseSampleLimit(std::string_view text) {
   }
   if (!digits || n == 0) {
     return Status::InvalidArgument(fmt::format(
-        "--limit: '{}' is not a positive whole number (of samples per subtask)", text));
+        "`limit`: '{}' is not a positive whole number (of samples per subtask)", text));
   }
   return n;
 }
@@ -97,30 +97,31 @@ Status StoreLoaded(uint64_t seed, PythonPool* python, std::vector<Program> loade
 
 }  // namespace
 
-Status CheckSuiteOptions(const SuiteOptions& options) {
+Status CheckSuiteOptions(const GenerateOptions& options) {
+  ASSIGN_OR_RETURN(const SourceSplit split, ParseSourceSplit(options.split));
   if (options.suite != "default" && options.suite != "paper") {
     return Status::InvalidArgument(
-        fmt::format("--suite: unknown suite '{}' (expected 'default' or 'paper')", options.suite));
+        fmt::format("`suite`: unknown suite '{}' (expected 'default' or 'paper')", options.suite));
   }
   if (!(options.size > 0) || !std::isfinite(options.size) || options.size > 1000) {
     return Status::InvalidArgument(
-        fmt::format("--size: {} is not a scale in (0, 1000]", options.size));
+        fmt::format("`size`: {} is not a scale in (0, 1000]", options.size));
   }
   ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
-  if (options.split == SourceSplit::kTrain) {
+  if (split == SourceSplit::kTrain) {
     if (options.suite != "default") {
       return Status::InvalidArgument(fmt::format(
-          "--split train: the {} suite has no train split (its items are the paper's test "
+          "`split` train: the {} suite has no train split (its items are the paper's test "
           "items); use the default suite",
           options.suite));
     }
-    for (const auto& [flag, file] : {std::pair{"--documents", &options.documents},
-                                     std::pair{"--mbpp", &options.mbpp},
-                                     std::pair{"--apps", &options.apps},
-                                     std::pair{"--gsm8k", &options.gsm8k}}) {
+    for (const auto& [flag, file] : {std::pair{"`documents`", &options.documents},
+                                     std::pair{"`mbpp`", &options.mbpp},
+                                     std::pair{"`apps`", &options.apps},
+                                     std::pair{"`gsm8k`", &options.gsm8k}}) {
       if (!file->empty()) {
         return Status::InvalidArgument(fmt::format(
-            "--split train takes no {} FILE: the train split draws only from the built-in "
+            "`split` train takes no {} FILE: the train split draws only from the built-in "
             "sources, whose train items no eval suite holds; the items of a file may be in "
             "one",
             flag));
@@ -140,16 +141,16 @@ Status CheckSuiteOptions(const SuiteOptions& options) {
   }
   std::string missing;
   if (docs && options.documents.empty()) {
-    missing += "\n  --documents FILE (1200 documents for the summarization subtasks)";
+    missing += "\n  `documents` FILE (1200 documents for the summarization subtasks)";
   }
   if (functions && options.mbpp.empty()) {
-    missing += "\n  --mbpp FILE (MBPP-style functions for the Easy code subtasks)";
+    missing += "\n  `mbpp` FILE (MBPP-style functions for the Easy code subtasks)";
   }
   if (stdin_programs && options.apps.empty()) {
-    missing += "\n  --apps FILE (APPS-style programs for the Hard code subtasks)";
+    missing += "\n  `apps` FILE (APPS-style programs for the Hard code subtasks)";
   }
   if (problems && options.gsm8k.empty()) {
-    missing += "\n  --gsm8k FILE (the GSM8K test split, 1319 problems)";
+    missing += "\n  `gsm8k` FILE (the GSM8K test split, 1319 problems)";
   }
   if (!missing.empty()) {
     return Status::InvalidArgument("the paper suite needs the user's data:" + missing);
@@ -157,10 +158,11 @@ Status CheckSuiteOptions(const SuiteOptions& options) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
+StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
                                              const SentenceSplitter* sentences,
                                              PythonPool* python) {
   RETURN_IF_ERROR(CheckSuiteOptions(options));
+  ASSIGN_OR_RETURN(const SourceSplit split, ParseSourceSplit(options.split));
   ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
 
   std::unique_ptr<Suite> suite(new Suite());
@@ -244,7 +246,7 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
         RETURN_IF_ERROR(BuildFunctionPrograms(
             options.seed, max_functions, python,
             PrepareInto(options.seed, python, suite->functions_.get()), &suite->sandbox_runs_,
-            options.split));
+            split));
       }
     }
     if (max_stdin_programs > 0) {
@@ -259,12 +261,12 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const SuiteOptions& options,
         RETURN_IF_ERROR(BuildStdinPrograms(
             options.seed, max_stdin_programs, python,
             PrepareInto(options.seed, python, suite->stdin_programs_.get()),
-            &suite->sandbox_runs_, options.split));
+            &suite->sandbox_runs_, split));
       }
     }
   }
   suite->sources_.generated_seed = options.seed;
-  suite->sources_.split = options.split;
+  suite->sources_.split = split;
   suite->sources_.documents = suite->documents_;
   suite->sources_.math_problems = suite->math_problems_;
   suite->sources_.functions = suite->functions_.get();

@@ -21,26 +21,9 @@
 
 namespace structtest {
 
-struct SuiteOptions {
-  std::string suite = "default";  // "default" or "paper"
-  uint64_t seed = 0;
-  // Subtask or domain names; empty means every subtask.
-  std::vector<std::string> tasks;
-  // Scale of the paper's sample counts (1 = paper size); at least one sample each.
-  double size = 1.0;
-  // At most this many samples of each subtask, 0: no limit. They are the first ones of
-  // the same suite without the limit, byte for byte, and only the sources they draw
-  // from are prepared (a quick smoke test of a big suite).
-  size_t limit = 0;
-  // The user's data (required by `paper`, optional for `default`).
-  std::string documents;  // JSONL/CSV with a text column, or a folder of .txt files
-  std::string mbpp;       // MBPP-style JSON
-  std::string apps;       // APPS-style JSON
-  std::string gsm8k;      // GSM8K JSONL
-  // The train split (sources/split.h): the built-in sources' train items, never an eval
-  // suite's; only with the default suite and no data of the user's.
-  SourceSplit split = SourceSplit::kEval;
-};
+// The suite spec is the public GenerateOptions (structtest/generate.h), taken as it is
+// by CheckSuiteOptions and Suite::Plan: its split is read from its name there, and its
+// shard is applied by whoever walks the samples (SuiteGenerator, the run).
 
 class PythonPool;
 
@@ -59,10 +42,10 @@ size_t PaperSampleCount(const SubtaskRef& ref);
 // order. Errors name an unknown name, with a suggestion.
 StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& tasks);
 
-// What Suite::Plan checks before it prepares anything: the suite's name, the size, the
-// task names, and (paper suite) that the data files its subtasks draw from are given.
+// What Suite::Plan checks before it prepares anything: the split's name, the suite's
+// name, the size, the task names, and (paper suite) that the data files its subtasks draw from are given.
 // Cheap: no file is read. Errors name the option.
-Status CheckSuiteOptions(const SuiteOptions& options);
+Status CheckSuiteOptions(const GenerateOptions& options);
 
 class Suite {
  public:
@@ -75,7 +58,7 @@ class Suite {
   // starts a pool of its own, only when code subtasks are selected. Only the programs
   // the samples draw from are prepared, a batch at a time, and they are kept in a
   // temporary file (sources/program_store.h), so memory does not grow with --size.
-  static StatusOr<std::unique_ptr<Suite>> Plan(const SuiteOptions& options,
+  static StatusOr<std::unique_ptr<Suite>> Plan(const GenerateOptions& options,
                                                const SentenceSplitter* sentences,
                                                PythonPool* python = nullptr);
 
@@ -97,7 +80,7 @@ class Suite {
  private:
   Suite() = default;
 
-  SuiteOptions options_;
+  GenerateOptions options_;
   const SentenceSplitter* sentences_ = nullptr;
   std::vector<PlannedSubtask> subtasks_;
   std::vector<std::string> skipped_;
