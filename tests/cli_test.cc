@@ -1149,10 +1149,12 @@ TEST(CliTest, VersionIsTheProjectsWithEachFamilysRulesVersions) {
       EXPECT_NE(line.find(v.empty() ? "-" : v), std::string::npos) << t.name << ": " << line;
     }
   }
-  // CHANGELOG.md starts at this version: its first "## " heading names it.
+  // CHANGELOG.md starts at this version: its first "## " heading names it, after an
+  // "## Unreleased" section of changes not yet given a version, if there is one.
   std::istringstream changelog(ReadFileOrDie(std::string(STRUCTTEST_SOURCE_DIR) + "/CHANGELOG.md"));
   std::string heading;
-  while (std::getline(changelog, heading) && !heading.starts_with("## ")) {
+  while (std::getline(changelog, heading) &&
+         (!heading.starts_with("## ") || heading == "## Unreleased")) {
   }
   EXPECT_TRUE(heading.starts_with(fmt::format("## {} ", kVersion)) ||
               heading == fmt::format("## {}", kVersion))
