@@ -259,6 +259,13 @@ TEST_F(RunCliTest, FaultsLoseAndDuplicateNothingAndARetriedRunEqualsACleanOne) {
   EXPECT_EQ(no_output.exit_code, 2);
   EXPECT_NE(no_output.err.find("structtest: error: --format html: needs --output FILE"),
             std::string::npos) << no_output.err;
+  // `report --format json` prints the run's report.json: the same document, manifest,
+  // usage and all.
+  const Finished json = Exec(dir, {"report", run, "--format", "json"}, "json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json printed = nlohmann::json::parse(json.out);
+  EXPECT_EQ(printed, nlohmann::json::parse(ReadFileOrDie(run + "/report.json")));
+  EXPECT_TRUE(printed.contains("manifest") && printed.contains("usage")) << json.out;
   // A page under a rule set the run was never scored under would be all dashes: refused,
   // as the text report refuses it, and nothing is written.
   const std::string strict_page = dir.path() + "/strict.html";

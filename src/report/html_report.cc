@@ -509,35 +509,6 @@ nlohmann::json DerivedParams(const Sample& sample) {
   return out;
 }
 
-// The price of the run in `dir`: the one its report.json's usage block records (what
-// `run` costed it at), else the built-in table's line for its model.
-StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
-                                             const std::optional<nlohmann::json>& manifest) {
-  std::ifstream in(dir + "/report.json", std::ios::binary);
-  if (in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    const auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    if (!j.is_discarded() && j.is_object() && j.contains("usage") && j["usage"].is_object()) {
-      const nlohmann::json& p = j["usage"].value("price", nlohmann::json());
-      if (p.is_object() && p.value("input_usd_per_mtok", nlohmann::json()).is_number() &&
-          p.value("output_usd_per_mtok", nlohmann::json()).is_number()) {
-        Price price;
-        price.model = p.value("model", "");
-        price.input_per_mtok = p["input_usd_per_mtok"].get<double>();
-        price.output_per_mtok = p["output_usd_per_mtok"].get<double>();
-        price.date = p.value("date", "");
-        price.source = p.value("source", "");
-        return std::optional<Price>(price);
-      }
-    }
-  }
-  if (!manifest || !manifest->is_object() || !(*manifest)["model"].is_string()) {
-    return std::optional<Price>();
-  }
-  return BuiltinPrice((*manifest)["model"].get<std::string>());
-}
-
 // A script's text, safe inside <script>...</script>.
 std::string ScriptText(std::string_view js) {
   std::string out(js);

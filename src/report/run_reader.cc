@@ -252,11 +252,14 @@ StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, 
   ASSIGN_OR_RETURN(const RunCounts counts, store_->Counts());
   if (!out.empty()) out += "\n";
   if (format == "json") {
-    nlohmann::json j = RenderJsonReport(tally, rules);
-    j["samples"] = counts.samples;
-    j["answered"] = counts.answered;
-    j["errored"] = counts.errored;
-    j["truncated"] = counts.truncated;
+    // report.json as `run` wrote it: with the usage block when it has one, at its price.
+    std::optional<std::optional<Price>> usage_price;
+    if (const nlohmann::json stored = StoredReportJson(store_->dir());
+        stored.is_object() && stored.contains("usage")) {
+      ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store_->Manifest());
+      ASSIGN_OR_RETURN(usage_price, RecordedPrice(store_->dir(), manifest));
+    }
+    ASSIGN_OR_RETURN(nlohmann::json j, RunReportJson(*store_, tally, rules, usage_price));
     if (explain) j["explained"] = std::move(explained);
     return j.dump(2) + "\n";
   }

@@ -1,5 +1,8 @@
 #include "report/run_report.h"
 
+#include <fstream>
+#include <sstream>
+
 namespace structtest {
 
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
@@ -44,6 +47,55 @@ StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
     other = other || name != asked;
   }
   return other ? out : nlohmann::json();
+}
+
+nlohmann::json StoredReportJson(const std::string& dir) {
+  std::ifstream in(dir + "/report.json", std::ios::binary);
+  if (!in) return nlohmann::json();
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json() : j;
+}
+
+StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
+                                             const std::optional<nlohmann::json>& manifest) {
+  const nlohmann::json j = StoredReportJson(dir);
+  {
+    if (j.is_object() && j.contains("usage") && j["usage"].is_object()) {
+      const nlohmann::json& p = j["usage"].value("price", nlohmann::json());
+      if (p.is_object() && p.value("input_usd_per_mtok", nlohmann::json()).is_number() &&
+          p.value("output_usd_per_mtok", nlohmann::json()).is_number()) {
+        Price price;
+        price.model = p.value("model", "");
+        price.input_per_mtok = p["input_usd_per_mtok"].get<double>();
+        price.output_per_mtok = p["output_usd_per_mtok"].get<double>();
+        price.date = p.value("date", "");
+        price.source = p.value("source", "");
+        return std::optional<Price>(price);
+      }
+    }
+  }
+  if (!manifest || !manifest->is_object() || !(*manifest)["model"].is_string()) {
+    return std::optional<Price>();
+  }
+  return BuiltinPrice((*manifest)["model"].get<std::string>());
+}
+
+StatusOr<nlohmann::json> RunReportJson(RunStore& store, const Tally& tally, RuleSet rules,
+                                       const std::optional<std::optional<Price>>& usage_price) {
+  nlohmann::json report = RenderJsonReport(tally, rules);
+  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store.Manifest());
+  ASSIGN_OR_RETURN(const nlohmann::json served, ServedModelsJson(store, manifest));
+  ASSIGN_OR_RETURN(const RunCounts counts, store.Counts());
+  if (!served.is_null()) report["served_models"] = served;
+  report["manifest"] = manifest.value_or(nlohmann::json());
+  report["samples"] = counts.samples;
+  report["answered"] = counts.answered;
+  report["errored"] = counts.errored;
+  report["truncated"] = counts.truncated;
+  if (usage_price) AddUsageJson(tally, *usage_price, &report);
+  return report;
 }
 
 }  // namespace structtest

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 
+#include "report/cost.h"
 #include "report/tally.h"
 #include "store/run_store.h"
 
@@ -26,6 +27,22 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
 // asked for (the name after "PROVIDER/"); null otherwise.
 StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
                                           const std::optional<nlohmann::json>& manifest);
+
+// The report.json `run` wrote into `dir`; null when there is none or it does not parse.
+nlohmann::json StoredReportJson(const std::string& dir);
+
+// The price of the run in `dir`: the one its report.json's usage block records (what
+// `run` costed it at), else the built-in table's line for its model.
+StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
+                                             const std::optional<nlohmann::json>& manifest);
+
+// A run's report.json, the one document `run` writes and `report --format json` prints:
+// RenderJsonReport of `tally` under `rules`, the "manifest", the counts ("samples",
+// "answered", "errored", "truncated"), "served_models" when the server named another
+// model, and with `usage_price` (a model was asked: the price it is costed at, or none)
+// the token "usage" and its cost (AddUsageJson).
+StatusOr<nlohmann::json> RunReportJson(RunStore& store, const Tally& tally, RuleSet rules,
+                                       const std::optional<std::optional<Price>>& usage_price);
 
 }  // namespace structtest
 

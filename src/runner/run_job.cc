@@ -321,16 +321,11 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
   out.agg = tally.Compute();
   nlohmann::json served;  // ServedModelsJson's
   if (!in_memory) {
-    nlohmann::json report = RenderJsonReport(tally, rules);
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store->Manifest());
-    ASSIGN_OR_RETURN(served, ServedModelsJson(*store, manifest));
-    if (!served.is_null()) report["served_models"] = served;
-    report["manifest"] = manifest.value_or(nlohmann::json());
-    report["samples"] = out.counts.samples;
-    report["answered"] = out.counts.answered;
-    report["errored"] = out.counts.errored;
-    report["truncated"] = out.counts.truncated;
-    if (client != nullptr) AddUsageJson(tally, price, &report);
+    ASSIGN_OR_RETURN(const nlohmann::json report,
+                     RunReportJson(*store, tally, rules,
+                                   client != nullptr ? std::optional<std::optional<Price>>(price)
+                                                     : std::nullopt));
+    served = report.value("served_models", nlohmann::json());
     RETURN_IF_ERROR(WriteFileAtomically(store->dir() + "/report.json", report.dump(2) + "\n"));
   }
   const int64_t unscored = tally.errors() - out.counts.errored;
