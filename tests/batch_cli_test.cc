@@ -495,6 +495,13 @@ TEST_F(BatchCliTest, AnOfflineFileImportedBackEqualsAnOnlineRunAndBadLinesAreRef
   EXPECT_NE(imported.out.find(fmt::format("{} answer(s), 0 error(s)", lines.size() - 3)),
             std::string::npos) << imported.out;
   EXPECT_NE(imported.err.find("3 sample(s) still unanswered"), std::string::npos) << imported.err;
+  // The imported answers are in the run's report.json and page, as after `run`.
+  {
+    const nlohmann::json report = nlohmann::json::parse(ReadFileOrDie(run + "/report.json"));
+    EXPECT_EQ(report.at("answered").get<int64_t>(), static_cast<int64_t>(lines.size() - 3));
+    EXPECT_NE(ReadFileOrDie(run + "/report.html").find("<title>structtest report</title>"),
+              std::string::npos);
+  }
   // Imported twice: the answers are kept, none replaced.
   const Finished twice = Exec(dir, {"import", run, good}, "import-again");
   EXPECT_EQ(twice.exit_code, 0) << twice.err;

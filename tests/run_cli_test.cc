@@ -799,6 +799,15 @@ TEST_F(RunCliTest, ShardsKilledResumedAndMergedEqualOneUnshardedRun) {
   }
   std::map<std::string, bool> merged_verdicts = ExportedVerdicts(dir, merged);
   const std::string merged_export = ReadFileOrDie(dir.path() + "/export.jsonl");
+  // The merged run has its report.json (what `report --format json` prints) and page.
+  {
+    const Finished json = Exec(dir, {"report", merged, "--format", "json"}, "merged-json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_EQ(nlohmann::json::parse(json.out),
+              nlohmann::json::parse(ReadFileOrDie(merged + "/report.json")));
+    EXPECT_NE(ReadFileOrDie(merged + "/report.html").find("<title>structtest report</title>"),
+              std::string::npos);
+  }
   // Idempotent: merging again changes nothing.
   m = Exec(dir, {"merge", merged, s3, s2, s1}, "merge4");
   EXPECT_EQ(m.exit_code, 0) << m.err;

@@ -152,6 +152,13 @@ StatusOr<RuleSet> ChooseStoredRuleSet(const std::vector<std::string>& scored,
 Status WriteRunsPage(const std::vector<std::string>& run_dirs, std::string_view rules,
                      const std::string& path);
 
+// Writes the run's report.json and report.html in `dir`, as `run` does at its end, under
+// the rule set it was scored under (paper when both): for a run made by `merge` or
+// completed by `import`, whose answers did not come through `run`. With a model asked
+// (not builtin/...), report.json's usage is at its recorded or built-in price. A run
+// with no verdicts yet gets neither file.
+Status WriteRunReports(const std::string& dir);
+
 // A request of the run as `structtest export` writes it: the sample, "status"
 // ("answered", "error", "pending"), the answer and its reasoning or the error, what the
 // run learned with the reply, the run's request settings, and the verdict under `rules`

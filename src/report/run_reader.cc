@@ -295,6 +295,25 @@ Status WriteRunsPage(const std::vector<std::string>& run_dirs, std::string_view 
   return WriteHtmlReport(run_dirs, shown.value_or(RuleSet::kPaper), path);
 }
 
+Status WriteRunReports(const std::string& dir) {
+  ASSIGN_OR_RETURN(const std::unique_ptr<RunStore> opened, RunStore::OpenReadOnly(dir));
+  RunStore& store = *opened;
+  ASSIGN_OR_RETURN(const std::vector<std::string> scored, store.ScoredRuleSets());
+  if (scored.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(const RuleSet rules, ChooseStoredRuleSet(scored, "", dir));
+  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store.Manifest());
+  std::optional<std::optional<Price>> usage_price;
+  if (manifest && manifest->is_object() && (*manifest)["model"].is_string() &&
+      !(*manifest)["model"].get<std::string>().starts_with("builtin/")) {
+    ASSIGN_OR_RETURN(usage_price, RecordedPrice(dir, manifest));
+  }
+  ASSIGN_OR_RETURN(const Tally tally, TallyRun(store, rules));
+  ASSIGN_OR_RETURN(const nlohmann::json report, RunReportJson(store, tally, rules, usage_price));
+  RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.json", report.dump(2) + "\n"));
+  return WriteHtmlReport({dir}, rules, dir + "/report.html",
+                         {usage_price ? *usage_price : std::optional<Price>()});
+}
+
 StatusOr<RunResults> RunReader::Results(RuleSet rules) {
   ASSIGN_OR_RETURN(const RunCounts counts, store_->Counts());
   ASSIGN_OR_RETURN(const Tally tally, TallyRun(*store_, rules, nullptr, RunStore::RowRead::kTally));

@@ -94,6 +94,7 @@ StatusOr<MergeReport> MergeRunDirs(const std::string& out,
   report.shards = merged.shards;
   report.missing_shards = merged.missing_shards;
   report.unsharded = merged.unsharded;
+  RETURN_IF_ERROR(WriteRunReports(out).WithContext("merge"));
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include "runner/score_run.h"
 #include "sources/split.h"
 #include "store/run_store.h"
+#include "structtest/run_reader.h"
 #include "structtest/sentences.h"
 #include "tasks/responders.h"
 #include "tasks/suite.h"
@@ -363,6 +364,8 @@ StatusOr<ImportResult> ImportResults(const std::string& dir, const std::string& 
   ASSIGN_OR_RETURN(const RunCounts counts, store->Counts());
   result.samples = counts.samples;
   result.samples_answered = counts.answered;
+  store.reset();  // the reports read the run anew
+  RETURN_IF_ERROR(WriteRunReports(dir).WithContext("import"));
   return result;
 }
 
