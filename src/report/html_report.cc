@@ -634,24 +634,16 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       // One run's rows need no prompt: its samples were written in this order above.
     }, one_run ? RunStore::RowRead::kNoPrompt : RunStore::RowRead::kWhole));
     RETURN_IF_ERROR(written);
-    ASSIGN_OR_RETURN(RunCounts counts, store.Counts());
     ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store.Manifest());
-    // The figures exactly as report.json has them.
-    nlohmann::json report = RenderJsonReport(tally, rules);
-    report["manifest"] = manifest.value_or(nlohmann::json());
-    report["samples"] = counts.samples;
-    report["answered"] = counts.answered;
-    report["errored"] = counts.errored;
-    report["truncated"] = counts.truncated;
     std::optional<Price> price;
     if (!prices.empty()) {
       price = prices[k];
     } else {
       ASSIGN_OR_RETURN(price, RecordedPrice(run_dirs[k], manifest));
     }
-    AddUsageJson(tally, price, &report);
-    ASSIGN_OR_RETURN(nlohmann::json served, ServedModelsJson(store, manifest));
-    if (!served.is_null()) report["served_models"] = std::move(served);
+    // The figures as report.json has them (with the usage, at the run's price, always).
+    ASSIGN_OR_RETURN(const nlohmann::json report,
+                     RunReportJson(store, tally, rules, std::optional<std::optional<Price>>(price)));
     w.Raw("],\"builtin\":");
     const std::string builtin = BuiltinResponder(manifest);
     w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(builtin));
