@@ -307,11 +307,15 @@ Status WriteRunReports(const std::string& dir) {
       !(*manifest)["model"].get<std::string>().starts_with("builtin/")) {
     ASSIGN_OR_RETURN(usage_price, RecordedPrice(dir, manifest));
   }
-  ASSIGN_OR_RETURN(const Tally tally, TallyRun(store, rules));
+  // The page tallies the run as it reads its rows: report.json takes that tally, as
+  // `run` does, rather than reading the run a second time.
+  Tally tally;
+  PageHooks hooks;
+  hooks.tallied = [&](size_t, Tally&& t) { tally = std::move(t); };
+  RETURN_IF_ERROR(WriteHtmlReport({dir}, rules, dir + "/report.html",
+                                  {usage_price ? *usage_price : std::optional<Price>()}, hooks));
   ASSIGN_OR_RETURN(const nlohmann::json report, RunReportJson(store, tally, rules, usage_price));
-  RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.json", report.dump(2) + "\n"));
-  return WriteHtmlReport({dir}, rules, dir + "/report.html",
-                         {usage_price ? *usage_price : std::optional<Price>()});
+  return WriteFileAtomically(dir + "/report.json", report.dump(2) + "\n");
 }
 
 StatusOr<RunResults> RunReader::Results(RuleSet rules) {
