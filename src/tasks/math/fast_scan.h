@@ -1,10 +1,16 @@
 // Byte scans on the hot paths of the math checkers, 16 bytes at a time where SSE2 is
-// available (every x86-64), with a plain loop elsewhere. Same answers either way.
+// available (every x86-64), with a plain loop elsewhere, and a word count that reads
+// eight ASCII bytes at a time. Same answers either way.
 #ifndef STRUCTTEST_TASKS_MATH_FAST_SCAN_H_
 #define STRUCTTEST_TASKS_MATH_FAST_SCAN_H_
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
+
+#include "core/pytext.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -84,6 +90,63 @@ inline size_t FindNonPrintable(std::string_view s, size_t from, size_t limit) {
     if (b < 0x20 || b >= 0x80) return i;
   }
   return limit;
+}
+
+// For eight ASCII bytes packed in x (high bits clear): 0x80 in each byte that is a
+// letter or a digit. Each test adds to a byte a bias whose sum stays below 0x100, so
+// no carry crosses into the next byte.
+inline uint64_t AsciiAlnumBytes(uint64_t x) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  // x >= lo: x + (0x80 - lo) has its high bit; x <= hi: x + (0x7f - hi) has not.
+  const auto in_range = [&](uint64_t v, uint64_t lo, uint64_t hi) {
+    return (v + kOnes * (0x80 - lo)) & ~(v + kOnes * (0x7f - hi)) & kHigh;
+  };
+  // 'A'-'Z' | 0x20 is 'a'-'z', and nothing else lands there
+  return in_range(x | kOnes * 0x20, 'a', 'z') | in_range(x, '0', '9');
+}
+
+// The words in `s`, counting no further than `cap`: runs of letters and digits
+// (Python's str.isalnum, so any script; invalid UTF-8 is not a letter). Runs of eight ASCII
+// bytes are read at once: a word starts at a letter or digit after a byte that is not
+// one. The reasoning of every answer is counted, so this is on the hot path.
+inline size_t CountWords(std::string_view s, size_t cap = SIZE_MAX) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  size_t n = 0;
+  bool in_word = false;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size()) {
+      uint64_t x;
+      std::memcpy(&x, s.data() + i, 8);
+      if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+      if ((x & kHigh) == 0) {
+        // byte k's predecessor is byte k - 1 (little-endian), byte 0's the last byte read
+        const uint64_t alnum = AsciiAlnumBytes(x);
+        const uint64_t starts = alnum & ~((alnum << 8) | (in_word ? 0x80u : 0u));
+        // the 0/1 bytes of starts >> 7 summed into the top byte (std::popcount is a
+        // library call on the baseline x86-64 this is built for)
+        n += static_cast<size_t>(((starts >> 7) * 0x0101010101010101ull) >> 56);
+        in_word = (alnum >> 63) != 0;
+        i += 8;
+        if (n >= cap) return cap;
+        continue;
+      }
+    }
+    const auto b = static_cast<unsigned char>(s[i]);
+    size_t len = 1;
+    bool alnum;
+    if (b < 0x80) {
+      alnum = (b >= '0' && b <= '9') || ((b | 0x20) >= 'a' && (b | 0x20) <= 'z');
+    } else {
+      const char32_t c = DecodeUtf8(s, i, &len);
+      alnum = c != kInvalidCodePoint && IsPyAlnum(c);
+    }
+    if (alnum && !in_word && ++n >= cap) return cap;
+    in_word = alnum;
+    i += len;
+  }
+  return n;
 }
 
 }  // namespace structtest::math_internal

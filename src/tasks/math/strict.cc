@@ -12,6 +12,7 @@
 
 #include "core/pytext.h"
 #include "tasks/math/arithmetic.h"
+#include "tasks/math/fast_scan.h"
 #include "tasks/math/formats.h"
 #include "tasks/math/py_json.h"
 #include "tasks/params.h"
@@ -90,12 +91,6 @@ void ForEachWord(std::string_view s, F&& f) {
   if (start != kNpos) f(s.substr(start));
 }
 
-// Words in `s`, counting no further than `cap`.
-size_t CountWords(std::string_view s, size_t cap = SIZE_MAX) {
-  size_t n = 0;
-  ForEachWord(s, [&](std::string_view) { return ++n < cap; });
-  return n;
-}
 
 // The words, lower-cased (ASCII), one space apart: what two steps are compared by.
 std::string NormalizedWords(std::string_view s) {
