@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdarg>
@@ -14,7 +15,9 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -34,6 +37,18 @@ using Clock = std::chrono::steady_clock;
 // that is running when the deadline passes (a code answer's, up to 10 s) is let finish.
 constexpr unsigned kIdleSlackSeconds = 15;
 
+// libmicrohttpd queues a reply only before a request's body is read or once all of it
+// is in, and calls back only as bytes arrive: a body that stalls, or trickles past the
+// deadline, would hold its connection (and a clean shutdown) until the idle timeout,
+// unanswered. So a watchdog thread writes this reply itself on the socket of a body
+// still arriving at its deadline and ends the connection's sending half; kLinger later
+// (time for the client to read the reply) it ends the receiving half too, and
+// libmicrohttpd closes the connection. Over HTTPS the socket carries TLS records, so
+// there it only closes.
+constexpr std::string_view kCutBody =
+    "timed out: the body was still arriving at the request's deadline (--timeout)";
+constexpr std::chrono::seconds kLinger{2};
+
 // A request's state, from its headers to its reply (libmicrohttpd's con_cls).
 struct Request {
   Clock::time_point deadline;
@@ -42,6 +57,12 @@ struct Request {
   bool late = false;       // body bytes past the deadline were dropped
   bool answered = false;   // a reply was queued before the body was read
   bool health = false;     // GET /healthz, answered once the (empty) body is in
+  // For the watchdog (above), guarded by Impl::mu_: the connection's socket, when the
+  // watchdog acts next (the deadline, then the end of the linger), and whether it cut
+  // the body off (the 503 written, the connection closing).
+  MHD_socket socket = MHD_INVALID_SOCKET;
+  Clock::time_point watch_until;
+  bool cut = false;
   Endpoint endpoint = Endpoint::kScore;  // where a POST goes
   QueryArgs args;                        // the URL's query, in order
 };
@@ -155,6 +176,7 @@ class HttpServer::Impl {
                 "and the key the certificate's?"
               : ""));
     }
+    watchdog_ = std::thread([this] { RunWatchdog(); });
     return Status::Ok();
   }
 
@@ -162,10 +184,15 @@ class HttpServer::Impl {
     if (daemon_ == nullptr) return;
     if (const MHD_socket fd = MHD_quiesce_daemon(daemon_); fd != MHD_INVALID_SOCKET) close(fd);
     {
+      // (the watchdog still runs: a stalled body ends at its deadline, not at the idle
+      // timeout)
       std::unique_lock<std::mutex> lock(mu_);
       stopping_ = true;
       idle_cv_.wait(lock, [&] { return active_ == 0; });
+      watchdog_stop_ = true;
+      watch_cv_.notify_all();
     }
+    watchdog_.join();
     MHD_stop_daemon(daemon_);
     daemon_ = nullptr;
   }
@@ -189,6 +216,7 @@ class HttpServer::Impl {
         // libmicrohttpd replies only once the body is in: until then, what is refused
         // is read and dropped.
         if (request.answered || request.too_large || request.late) return MHD_YES;
+        if (self.WasCut(request)) return MHD_YES;
         if (Clock::now() > request.deadline) {
           request.late = true;
           std::string().swap(request.body);
@@ -202,15 +230,15 @@ class HttpServer::Impl {
       }
       if (request.answered) return MHD_YES;
       request.answered = true;
+      // the body is in: the watchdog lets it be (or has answered it already)
+      if (self.StopWatching(&request)) return MHD_NO;
       if (request.too_large) return self.Reply(connection, 413, TooLarge(self.options_.max_body));
       if (request.health) {
         const ServiceReply reply = self.service_->Health();
         return self.Reply(connection, reply.status, reply.body);
       }
       if (request.late) {
-        return self.Reply(connection, 503,
-                          ErrorBody("timed out: the body was still arriving at the request's "
-                                    "deadline (--timeout)"));
+        return self.Reply(connection, 503, ErrorBody(std::string(kCutBody)));
       }
       const ServiceReply reply =
           request.endpoint == Endpoint::kScore
@@ -296,7 +324,77 @@ class HttpServer::Impl {
         return Reply(connection, 413, TooLarge(options_.max_body));
       }
     }
+    Watch(connection, &r);
     return MHD_YES;
+  }
+
+  // The watchdog's side of a request whose body is to be read.
+  void Watch(MHD_Connection* connection, Request* r) {
+    const MHD_ConnectionInfo* info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == nullptr) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    r->socket = info->connect_fd;
+    r->watch_until = r->deadline;
+    receiving_.insert(r);
+    watch_cv_.notify_all();
+  }
+
+  bool WasCut(const Request& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return r.cut;
+  }
+
+  // Takes `r` off the watch; returns whether the watchdog had cut its body off.
+  bool StopWatching(Request* r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    receiving_.erase(r);
+    return r->cut;
+  }
+
+  // Until stopped: at each watched request's deadline, its reply (kCutBody, 503) and
+  // the end of the connection.
+  void RunWatchdog() {
+    const std::string reply = CutReply();
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!watchdog_stop_) {
+      auto next = Clock::time_point::max();
+      const auto now = Clock::now();
+      for (auto it = receiving_.begin(); it != receiving_.end();) {
+        Request* r = *it;
+        if (r->watch_until > now) {
+          next = std::min(next, r->watch_until);
+          ++it;
+          continue;
+        }
+        if (!r->cut && options_.tls_cert_pem.empty()) {
+          r->cut = true;
+          // non-blocking: a client that reads nothing cannot hold the watchdog
+          send(r->socket, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+          shutdown(r->socket, SHUT_WR);
+          r->watch_until = now + kLinger;
+          next = std::min(next, r->watch_until);
+          ++it;
+          continue;
+        }
+        r->cut = true;
+        shutdown(r->socket, SHUT_RDWR);
+        it = receiving_.erase(it);
+      }
+      if (next == Clock::time_point::max()) {
+        watch_cv_.wait(lock);
+      } else {
+        watch_cv_.wait_until(lock, next);
+      }
+    }
+  }
+
+  std::string CutReply() const {
+    const std::string body = ErrorBody(std::string(kCutBody));
+    return fmt::format(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        "Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{}",
+        body.size(), body);
   }
 
   static std::string TooLarge(size_t max_body) {
@@ -336,10 +434,15 @@ class HttpServer::Impl {
                           MHD_RequestTerminationCode /*why*/) {
     Impl& self = *static_cast<Impl*>(cls);
     if (*con_cls == nullptr) return;
-    delete static_cast<Request*>(*con_cls);
+    auto* request = static_cast<Request*>(*con_cls);
     *con_cls = nullptr;
-    std::lock_guard<std::mutex> lock(self.mu_);
-    if (--self.active_ == 0) self.idle_cv_.notify_all();
+    {
+      // libmicrohttpd closes the socket after this returns: off the watch first
+      std::lock_guard<std::mutex> lock(self.mu_);
+      self.receiving_.erase(request);
+      if (--self.active_ == 0) self.idle_cv_.notify_all();
+    }
+    delete request;
   }
 
   // libmicrohttpd's messages.
@@ -379,6 +482,10 @@ class HttpServer::Impl {
   std::condition_variable idle_cv_;  // active_ reached 0
   size_t active_ = 0;                // GUARDED_BY(mu_): requests begun, not completed
   bool stopping_ = false;            // GUARDED_BY(mu_)
+  std::set<Request*> receiving_;     // GUARDED_BY(mu_): bodies being read, for the watchdog
+  std::condition_variable watch_cv_;  // receiving_ grew, or watchdog_stop_
+  bool watchdog_stop_ = false;        // GUARDED_BY(mu_)
+  std::thread watchdog_;
   std::mutex log_mu_;
   Clock::time_point last_log_;  // GUARDED_BY(log_mu_)
   size_t logs_dropped_ = 0;     // GUARDED_BY(log_mu_): since the last line

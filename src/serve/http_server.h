@@ -29,8 +29,9 @@ struct HttpServerOptions {
   // Connections open at once; one more is closed as soon as it is accepted.
   unsigned max_connections = 128;
   // A request's deadline, from its headers to its reply: reading the body and
-  // scoring both count. A body still arriving then is cut off (the connection is
-  // closed); scoring not done then is answered 503.
+  // scoring both count. Both are answered 503 then: a body still arriving (stalled or
+  // trickling) at once, and its connection closed (over HTTPS, only closed); scoring
+  // not done as soon as the check running then ends.
   std::chrono::milliseconds timeout{30000};
   // When set, every request but GET (or HEAD) /healthz must carry "Authorization:
   // Bearer <token>"; one without it, or with another token, is answered 401 before its

@@ -4,9 +4,14 @@
 // the same record; HTTP-level abuse; the timeout; SIGTERM while a request is scored.
 // The records are generated (every subtask, every built-in responder's answer: passes
 // and fails, code records through python3), so nothing here needs ../shared.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -528,6 +533,87 @@ TEST(ServeCliTest, ARequestPastItsTimeoutIs503) {
   EXPECT_EQ(cut->status, 503);
   EXPECT_EQ(ErrorOf(cut->body),
             "timed out: the body was still arriving at the request's deadline (--timeout)");
+}
+
+// A client on a raw socket that sends a request's head and the first bytes of its
+// body, then one more byte every `every` (never, when zero) until a reply comes, and
+// returns the reply's bytes (until the server closes) and how long it waited for them.
+struct SlowClientResult {
+  std::string reply;
+  std::chrono::milliseconds waited{0};
+};
+SlowClientResult SendSlowBody(int port, const std::string& body, std::chrono::milliseconds every) {
+  SlowClientResult result;
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ADD_FAILURE() << "cannot connect to port " << port;
+    if (fd >= 0) close(fd);
+    return result;
+  }
+  const std::string head =
+      fmt::format("POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{}",
+                  body.size(), body.substr(0, 10));
+  send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  const auto start = std::chrono::steady_clock::now();
+  size_t sent = 10;
+  char buf[4096];
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int timeout_ms = every.count() > 0 ? static_cast<int>(every.count()) : 60000;
+    if (poll(&p, 1, timeout_ms) > 0) {
+      const ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      if (result.reply.empty()) {
+        result.waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - start);
+      }
+      result.reply.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (every.count() == 0) break;  // a minute of silence: the old behaviour's failure
+    if (sent + 1 < body.size()) send(fd, body.data() + sent++, 1, MSG_NOSIGNAL);
+  }
+  close(fd);
+  return result;
+}
+
+TEST(ServeCliTest, AStalledOrTricklingBodyIs503AtItsDeadline) {
+  ServeProcess server(STRUCTTEST_BINARY, {"--threads", "1", "--timeout", "0.5"});
+  ASSERT_GT(server.port(), 0) << server.err();
+  const std::string body = Body("paper", {Records()[0]});
+  const std::string said =
+      "timed out: the body was still arriving at the request's deadline (--timeout)";
+  // A body that stops after ten bytes, and one that comes a byte every 100 ms (it
+  // would take minutes): each is answered at its deadline, not when the body ends or
+  // the connection has idled out (libmicrohttpd's idle timeout is 15 s past it).
+  for (const auto every : {0ms, 100ms}) {
+    SCOPED_TRACE(fmt::format("a byte every {} ms", every.count()));
+    const SlowClientResult slow = SendSlowBody(server.port(), body, every);
+    ASSERT_EQ(slow.reply.substr(0, 12), "HTTP/1.1 503") << slow.reply;
+    EXPECT_NE(slow.reply.find("\r\nRetry-After: 1\r\n"), std::string::npos) << slow.reply;
+    const size_t at = slow.reply.find("\r\n\r\n");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ(ErrorOf(slow.reply.substr(at + 4)), said);
+    EXPECT_GE(slow.waited, 400ms);
+    EXPECT_LT(slow.waited, 10s) << "answered after " << slow.waited.count() << " ms";
+  }
+  // The server still answers, and stops at once: no connection is left holding it.
+  ServeClient client("127.0.0.1", server.port());
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health.ok()) << health.status().message();
+  EXPECT_EQ(health->status, 200);
+  // a body left stalled while the server is asked to stop
+  std::thread stalled([&] { SendSlowBody(server.port(), body, 0ms); });
+  std::this_thread::sleep_for(100ms);
+  const auto stop = std::chrono::steady_clock::now();
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(), 0) << server.err();
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, 10s);
+  stalled.join();
 }
 
 TEST(ServeCliTest, SigtermFinishesTheRequestInFlightAndExitsZero) {
