@@ -34,6 +34,22 @@ StatusOr<HttpRequest> BuildOpenAiRequest(const ModelRequest& r, std::string_view
         "sets how much "
         "a reasoning model thinks; `request.extra_body` passes a server's own field)");
   }
+  // OpenAI's reasoning models refuse a temperature or top_p other than their default
+  // (1): said before anything is sent, not by the provider on every request.
+  if (IsOpenAiReasoningModel(r.model)) {
+    if (r.temperature && *r.temperature != 1) {
+      return Status::InvalidArgument(fmt::format(
+          "`request.temperature` {}: openai's reasoning models ({}: o1, o3, o4-mini, gpt-5, "
+          "...) take only their default temperature (send none: `request.no_temperature`)",
+          *r.temperature, r.model));
+    }
+    if (c.top_p && *c.top_p != 1) {
+      return Status::InvalidArgument(fmt::format(
+          "`request.top_p` {}: openai's reasoning models ({}: o1, o3, o4-mini, gpt-5, ...) "
+          "take only their default top_p",
+          *c.top_p, r.model));
+    }
+  }
   // Every field but the messages, which are most of the body.
   nlohmann::json head = {{"model", r.model}, {"stream", false}};
   if (r.max_tokens > 0) head[MaxTokensField(r.model)] = r.max_tokens;

@@ -90,6 +90,7 @@ TEST(OpenAiTest, ReasoningModelsGetMaxCompletionTokens) {
   for (const char* model : {"o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-nano"}) {
     ModelRequest r = BriefRequest();
     r.model = model;
+    r.temperature.reset();  // they take only their default
     auto h = BuildHttpRequest(Provider::kOpenAi, r, "", "");
     ASSERT_TRUE(h.ok());
     const json b = json::parse(h->body);
@@ -102,6 +103,31 @@ TEST(OpenAiTest, ReasoningModelsGetMaxCompletionTokens) {
     const json b = json::parse(BuildHttpRequest(Provider::kOpenAi, r, "", "")->body);
     EXPECT_EQ(b["max_tokens"], 100) << model;
   }
+}
+
+TEST(OpenAiTest, ReasoningModelsTakeOnlyTheirDefaultTemperatureAndTopP) {
+  ModelRequest r = BriefRequest();
+  r.model = "o3-mini";
+  r.temperature = 0;
+  EXPECT_EQ(CheckRequestSettings(Provider::kOpenAi, r).message(),
+            "`request.temperature` 0: openai's reasoning models (o3-mini: o1, o3, o4-mini, gpt-5, "
+            "...) take only their default temperature (send none: `request.no_temperature`)");
+  r.temperature.reset();
+  r.controls.top_p = 0.9;
+  EXPECT_EQ(CheckRequestSettings(Provider::kOpenAi, r).message(),
+            "`request.top_p` 0.9: openai's reasoning models (o3-mini: o1, o3, o4-mini, gpt-5, ...) "
+            "take only their default top_p");
+  // Their default, said explicitly, is sent; none is sent by default (DefaultTemperature).
+  r.controls.top_p.reset();
+  r.temperature = 1;
+  auto h = BuildHttpRequest(Provider::kOpenAi, r, "", "");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(json::parse(h->body)["temperature"], 1);
+  EXPECT_FALSE(DefaultTemperature(ModelSpec{Provider::kOpenAi, "gpt-5-mini"}, {}).has_value());
+  // Another OpenAI-compatible model takes any temperature.
+  r.model = "gpt-4o";
+  r.temperature = 0;
+  EXPECT_TRUE(CheckRequestSettings(Provider::kOpenAi, r).ok());
 }
 
 TEST(OpenAiTest, RejectsUnknownRoleAndEmptyPrompt) {
