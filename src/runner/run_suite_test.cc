@@ -302,6 +302,19 @@ TEST(RunSuiteTest, RunFlagsAreOptionsCheckedTogetherAndADryRunSendsNothing) {
   EXPECT_EQ(RunSuite(options).status().message(),
             "`request.top_p`: the built-in responders send nothing and cost nothing; name a model "
             "with `model` PROVIDER/NAME");
+  // every request control, the temperature and the length limit too: a built-in
+  // responder's run records none, since it sends nothing
+  options = OracleRun(dir.path());
+  options.request.temperature = 0.7;
+  EXPECT_EQ(RunSuite(options).status().message(),
+            "`request.temperature`: the built-in responders send nothing and cost nothing; name a "
+            "model with `model` PROVIDER/NAME");
+  options = OracleRun(dir.path());
+  options.request.max_tokens = 50;
+  EXPECT_EQ(RunSuite(options).status().message(),
+            "`request.max_tokens`: the built-in responders send nothing and cost nothing; name a "
+            "model with `model` PROVIDER/NAME");
+  EXPECT_FALSE(std::filesystem::exists(options.out));
   options = OracleRun(dir.path());
   const std::string endpoints = dir.path() + "/endpoints.txt";
   testing::WriteFileOrDie(endpoints, "http://localhost:1/v1\n");
