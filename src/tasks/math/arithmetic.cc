@@ -1952,6 +1952,12 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
 
 }  // namespace work_reader
 
+int64_t NumberWordValue(std::string_view word) {
+  const work_reader::WordInfo* info = work_reader::Lookup(word);
+  const int64_t number = work_reader::NumberWord(info);
+  return number >= 0 ? number : work_reader::ScaleWord(info);
+}
+
 WorkProblem CheckWork(std::string_view reasoning, std::string_view question,
                       std::string_view final_answer) {
   return work_reader::Check(reasoning, question, final_answer);

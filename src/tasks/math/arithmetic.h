@@ -21,6 +21,7 @@
 #define STRUCTTEST_TASKS_MATH_ARITHMETIC_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -57,6 +58,11 @@ struct WorkProblem {
 // ("18", "-2.5"), or "" when it is not one (then the final answer is not looked for).
 WorkProblem CheckWork(std::string_view reasoning, std::string_view question,
                       std::string_view final_answer);
+
+// The value of an English number word, in any case: "zero" to "ninety" (its value), or a
+// scale, "hundred", "thousand", "million" (its multiplier); -1 for any other word. One
+// table for the work reader and strict's number rules.
+int64_t NumberWordValue(std::string_view word);
 
 }  // namespace structtest::math_internal
 

@@ -678,21 +678,11 @@ bool HasArithmetic(std::string_view s) {
 }
 
 // The value of a number word ("seven" 7, "twenty" 20, "hundred" a multiplier of 100),
-// -1 if it is none. "one" is left out: it is as often a pronoun ("one of them").
-int64_t NumberWordValue(std::string_view w) {
-  static constexpr std::pair<std::string_view, int64_t> kWords[] = {
-      {"two", 2},         {"three", 3},      {"four", 4},       {"five", 5},
-      {"six", 6},         {"seven", 7},      {"eight", 8},      {"nine", 9},
-      {"ten", 10},        {"eleven", 11},    {"twelve", 12},    {"thirteen", 13},
-      {"fourteen", 14},   {"fifteen", 15},   {"sixteen", 16},   {"seventeen", 17},
-      {"eighteen", 18},   {"nineteen", 19},  {"twenty", 20},    {"thirty", 30},
-      {"forty", 40},      {"fifty", 50},     {"sixty", 60},     {"seventy", 70},
-      {"eighty", 80},     {"ninety", 90},    {"hundred", 100},  {"thousand", 1000},
-      {"million", 1000000}};
-  for (const auto& [word, value] : kWords) {
-    if (w == word) return value;
-  }
-  return -1;
+// -1 if it is none. "one" is left out, as it is as often a pronoun ("one of them"), and
+// so is "zero" (as strict-2 did).
+int64_t CountingWordValue(std::string_view w) {
+  if (w == "one" || w == "zero") return -1;
+  return NumberWordValue(w);
 }
 
 // Numbers written in words, as decimal strings: "twenty-five" 25, "three hundred" 300,
@@ -710,7 +700,7 @@ void ForEachNumberInWords(std::string_view s, F&& f) {
   ForEachWord(s, [&](std::string_view raw) {
     const size_t at = static_cast<size_t>(raw.data() - s.data());
     const std::string w = LowerAsciiCopy(raw);
-    const int64_t v = NumberWordValue(w);
+    const int64_t v = CountingWordValue(w);
     const bool joined = in_run && s.substr(last_end, at - last_end).find_first_not_of(" -") ==
                                       std::string_view::npos;
     if (v < 0 || !joined) flush();
