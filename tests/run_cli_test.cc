@@ -538,6 +538,10 @@ TEST_F(RunCliTest, BadInputGetsAClearErrorAndStoredRunsAreKept) {
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("holds another run (temperature was 0.0, now 0.5)"), std::string::npos)
       << other.err;
+  other = Exec(dir, RunArgs(url, suite, run, {"--max-tokens", "5"}), "other");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("holds another run (max_tokens was 0, now 5)"), std::string::npos)
+      << other.err;
 
   // So is the same command after the samples file changed.
   const std::string moved = dir.path() + "/samples.orig";

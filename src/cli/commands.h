@@ -99,7 +99,8 @@ std::optional<ReadRun> OpenRunToRead(const std::string& dir, const std::string& 
 // False, with the error printed, when TEXT names no rule set.
 bool ParseOptionalRules(const std::string& text, std::optional<RuleSet>* rules);
 
-// "structtest: error: MESSAGE" on stderr.
+// "structtest: error: MESSAGE" on stderr, the library's fields in MESSAGE shown as the
+// flags that set them (WithFlagNames), as in PrintWarning and PrintNote.
 void PrintError(std::string_view message);
 void PrintWarning(std::string_view message);
 // "structtest: MESSAGE" on stderr: what a person running the command should know.

@@ -134,11 +134,11 @@ bool ParseOptionalRules(const std::string& text, std::optional<RuleSet>* rules) 
 }
 
 void PrintWarning(std::string_view message) {
-  std::fputs(fmt::format("structtest: warning: {}\n", message).c_str(), stderr);
+  std::fputs(fmt::format("structtest: warning: {}\n", WithFlagNames(message)).c_str(), stderr);
 }
 
 void PrintNote(std::string_view message) {
-  std::fputs(fmt::format("structtest: {}\n", message).c_str(), stderr);
+  std::fputs(fmt::format("structtest: {}\n", WithFlagNames(message)).c_str(), stderr);
 }
 
 namespace {

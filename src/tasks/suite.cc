@@ -201,19 +201,19 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
 
   // A data file with fewer items than a subtask's samples is used again from its start:
   // said, not done silently.
-  const auto note_reuse = [&](std::string_view flag, const std::string& file, size_t items,
+  const auto note_reuse = [&](std::string_view field, const std::string& file, size_t items,
                               size_t samples, std::string_view what) {
     if (items == 0 || items >= samples) return;
     suite->notes_.push_back(fmt::format(
         "{} {}: {} {} for up to {} samples of a subtask: each is used by about {} samples "
         "(the intervals count an item's samples together)",
-        flag, file, items, what, samples, (samples + items - 1) / items));
+        field, file, items, what, samples, (samples + items - 1) / items));
   };
   if (max_docs > 0) {
     if (!options.documents.empty()) {
       ASSIGN_OR_RETURN(LoadedDocuments loaded, LoadDocuments(options.documents));
       suite->documents_ = std::move(loaded.documents);
-      note_reuse("--documents", options.documents, suite->documents_.size(), max_docs,
+      note_reuse("`documents`", options.documents, suite->documents_.size(), max_docs,
                  "documents");
     } else {
       suite->sources_.generated_documents = max_docs;
@@ -222,7 +222,7 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
   if (max_problems > 0) {
     if (!options.gsm8k.empty()) {
       ASSIGN_OR_RETURN(suite->math_problems_, LoadGsm8k(options.gsm8k));
-      note_reuse("--gsm8k", options.gsm8k, suite->math_problems_.size(), max_problems,
+      note_reuse("`gsm8k`", options.gsm8k, suite->math_problems_.size(), max_problems,
                  "problems");
     } else {
       suite->sources_.generated_math_problems = max_problems;
@@ -240,7 +240,7 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
         ASSIGN_OR_RETURN(std::vector<Program> loaded, LoadMbpp(options.mbpp));
         RETURN_IF_ERROR(StoreLoaded(options.seed, python, std::move(loaded), max_easy_code,
                                     simulate_samples, suite->functions_.get()));
-        note_reuse("--mbpp", options.mbpp, suite->functions_->size(), max_easy_code,
+        note_reuse("`mbpp`", options.mbpp, suite->functions_->size(), max_easy_code,
                    "functions");
       } else {
         RETURN_IF_ERROR(BuildFunctionPrograms(
@@ -255,7 +255,7 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
         ASSIGN_OR_RETURN(std::vector<Program> loaded, LoadApps(options.apps));
         RETURN_IF_ERROR(StoreLoaded(options.seed, python, std::move(loaded), max_stdin_programs,
                                     0, suite->stdin_programs_.get()));
-        note_reuse("--apps", options.apps, suite->stdin_programs_->size(), max_stdin_programs,
+        note_reuse("`apps`", options.apps, suite->stdin_programs_->size(), max_stdin_programs,
                    "programs");
       } else {
         RETURN_IF_ERROR(BuildStdinPrograms(
