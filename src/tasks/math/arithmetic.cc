@@ -1173,19 +1173,26 @@ bool UnitsCompatible(const std::vector<Item>& items, const Segment& a, const Seg
 // ---------------------------------------------------------------------------------
 // The known values
 
+// The values in the order they were added (OneOpAway reads the first ones), with an
+// open-addressing index of them for the exact lookups (an answer may hold hundreds).
 class Known {
  public:
   void Add(Q v) {
     v = Abs(v);
     if (values_.size() >= kMaxKnown) return;
-    if (std::find(values_.begin(), values_.end(), v) == values_.end()) values_.push_back(v);
+    if (Find(v)) return;
+    if (2 * (values_.size() + 1) > slots_.size()) {
+      // most answers know fewer than 32 values: one allocation of each list, not six
+      if (values_.empty()) values_.reserve(32);
+      Rehash(std::max<size_t>(64, 2 * slots_.size()));
+    }
+    Insert(v, static_cast<int16_t>(values_.size()));
+    values_.push_back(v);
   }
   // v is known, or a known value rounded (either way) to the decimals v is written with.
   bool Has(Q v, int decimals) const {
     v = Abs(v);
-    for (const Q& k : values_) {
-      if (k == v) return true;
-    }
+    if (Find(v)) return true;
     // rounded: an exact value (an integer, at any decimals) only equals itself
     for (const Q& k : values_) {
       if (k.d != 1 && RoundsTo(k, v, decimals)) return true;
@@ -1224,7 +1231,34 @@ class Known {
   const std::vector<Q>& values() const { return values_; }
 
  private:
+  static_assert(kMaxKnown < 32768, "indexes are int16_t");
+
+  static size_t Hash(Q v) {
+    const uint64_t h = static_cast<uint64_t>(v.n) * 0x9E3779B97F4A7C15ull ^
+                       static_cast<uint64_t>(v.d) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  bool Find(Q v) const {
+    if (slots_.empty()) return false;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(v) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] < 0) return false;
+      if (values_[static_cast<size_t>(slots_[i])] == v) return true;
+    }
+  }
+  void Insert(Q v, int16_t index) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = Hash(v) & mask;
+    while (slots_[i] >= 0) i = (i + 1) & mask;
+    slots_[i] = index;
+  }
+  void Rehash(size_t size) {  // a power of two, more than twice the values
+    slots_.assign(size, -1);
+    for (size_t k = 0; k < values_.size(); ++k) Insert(values_[k], static_cast<int16_t>(k));
+  }
+
   std::vector<Q> values_;
+  std::vector<int16_t> slots_;  // -1: empty; else an index into values_
 };
 
 // The numbers of the problem: digits (a percentage also as its fraction, and 1 +/- it),
@@ -1232,7 +1266,7 @@ class Known {
 // and the words of kImplied.
 void ProblemNumbers(std::string_view question, Known* known) {
   std::vector<Q> found;
-  std::vector<Token> toks;
+  thread_local std::vector<Token> toks;  // keeps its memory from one question to the next
   std::string storage;
   Tokenize(Delatex(question, &storage), &toks);
   int64_t words_total = -1;
@@ -1592,7 +1626,8 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   } pending;
   bool prev_line_had_equation = false;
 
-  LineState st;
+  // (its lists keep their memory from one answer to the next: ReadLine refills them)
+  thread_local LineState st;
   std::vector<Q> verbal;
   // The values of a chain's segments (`vals`), or of a lone segment (`single`); their
   // lists keep their memory from one statement to the next.
