@@ -1229,6 +1229,11 @@ class Known {
     return false;
   }
   const std::vector<Q>& values() const { return values_; }
+  // Empty, keeping the lists' memory (for values reused from one answer to the next).
+  void Clear() {
+    values_.clear();
+    std::fill(slots_.begin(), slots_.end(), int16_t{-1});
+  }
 
  private:
   static_assert(kMaxKnown < 32768, "indexes are int16_t");
@@ -1265,9 +1270,11 @@ class Known {
 // "400 000" as 400000, fractions "3/4", number words ("twenty-five", "three hundred"),
 // and the words of kImplied.
 void ProblemNumbers(std::string_view question, Known* known) {
-  std::vector<Q> found;
-  thread_local std::vector<Token> toks;  // keeps its memory from one question to the next
-  std::string storage;
+  // (the lists keep their memory from one question to the next)
+  thread_local std::vector<Q> found;
+  thread_local std::vector<Token> toks;
+  thread_local std::string storage;
+  found.clear();
   Tokenize(Delatex(question, &storage), &toks);
   int64_t words_total = -1;
   auto flush_words = [&]() {
@@ -1599,21 +1606,24 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
   // The problem's numbers are read when the first operands are checked (most answers
   // never get there). `known` and `base` begin with them: they are put in front of what
   // was added before, as if they had been there from the start.
-  Known results, known, base;
+  //
+  // The lists keep their memory from one answer to the next (thread_local; emptied here).
+  thread_local Known results, known, base, stated, with_problem, new_base;
+  for (Known* k : {&results, &known, &base, &stated}) k->Clear();
   bool problem_read = false;
   const auto read_problem = [&]() {
     if (problem_read) return;
     problem_read = true;
-    Known with_problem;
+    with_problem.Clear();
     ProblemNumbers(question, &with_problem);
-    Known new_base = with_problem;
+    new_base = with_problem;
     for (const Q& c : kConstants) with_problem.Add(c);
     for (const Q& v : known.values()) with_problem.Add(v);
     for (const Q& v : base.values()) new_base.Add(v);
-    known = std::move(with_problem);
-    base = std::move(new_base);
+    std::swap(known, with_problem);
+    std::swap(base, new_base);
   };
-  Known stated;  // numbers written on earlier lines
+  // stated: numbers written on earlier lines
   size_t judged = 0;
   bool any_result = false;
 
@@ -1628,11 +1638,12 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
 
   // (its lists keep their memory from one answer to the next: ReadLine refills them)
   thread_local LineState st;
-  std::vector<Q> verbal;
+  thread_local std::vector<Q> verbal;  // (cleared before each use)
   // The values of a chain's segments (`vals`), or of a lone segment (`single`); their
-  // lists keep their memory from one statement to the next.
-  std::vector<Evaluated> vals;
-  Evaluated single;
+  // lists keep their memory from one statement (and answer) to the next: Evaluate
+  // empties them before it writes.
+  thread_local std::vector<Evaluated> vals;
+  thread_local Evaluated single;
   size_t mental_checks = 0;
   // A number stated in prose and computed with: worked out in the head from known values
   // ("Adrian will be 66" for 63 + 3), also in two steps where the step between is
@@ -1709,6 +1720,7 @@ WorkProblem Check(std::string_view reasoning, std::string_view question,
     const size_t eq_pos = line.find('=');
     std::string label;
     if (eq_pos != kNpos) {
+      label.reserve(eq_pos);
       for (char c : PyStrip(line.substr(0, eq_pos))) {
         if (c == ' ' || c == '\t') {
           if (!label.empty() && label.back() != ' ') label.push_back(' ');
