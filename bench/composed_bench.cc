@@ -1,10 +1,9 @@
 // The composed suite's cost per sample against the default suite's (issue 52: at most
 // 2x): one sample generated, its reference answer taken (the oracle) and scored under
-// strict, per iteration. default/<subtask> are the default suite's math and HTML
-// subtasks (built-in sources, paper size); composed/k<K> the composed math subtask with
-// K rules. Summarization and code are left out: their scoring needs the sentence model
-// and the python sandbox, which the composed suite does not use, so they would only
-// make the default suite look slower.
+// strict, per iteration. default/<subtask> are the default suite's summarization, HTML
+// and math subtasks (built-in sources, paper size; the built-in sentence model);
+// composed/<subtask> the composed subtasks at every K. Code is left out: its scoring
+// runs programs in the python sandbox, which the composed suite does not use.
 #include <memory>
 #include <string>
 
@@ -14,6 +13,7 @@
 #include "tasks/responders.h"
 #include "tasks/scorer.h"
 #include "tasks/suite.h"
+#include "text/punkt.h"
 
 namespace structtest {
 namespace {
@@ -23,12 +23,22 @@ std::unique_ptr<Suite> Plan(const GenerateOptions& options) {
   return suite.ok() ? std::move(suite).value() : nullptr;
 }
 
+const SentenceSplitter* Sentences() {
+  static const std::unique_ptr<SentenceSplitter> splitter = [] {
+    auto loaded = SentenceSplitter::LoadBuiltin();
+    return loaded.ok() ? std::move(loaded).value() : nullptr;
+  }();
+  return splitter.get();
+}
+
 void BM_GenerateAndScore(benchmark::State& state, const Suite* suite, size_t k) {
   if (suite == nullptr || k >= suite->subtasks().size()) {
     state.SkipWithError("no such subtask");
     return;
   }
   const PlannedSubtask& p = suite->subtasks()[k];
+  CheckEnv env;
+  env.sentences = Sentences();
   size_t i = 0;
   for (auto _ : state) {
     auto sample = suite->Generate(p, i);
@@ -37,7 +47,7 @@ void BM_GenerateAndScore(benchmark::State& state, const Suite* suite, size_t k) 
       return;
     }
     auto answer = BuiltinRespond("oracle", *sample);
-    auto verdict = ScoreResponse(*sample, answer.value(), RuleSet::kStrict, CheckEnv{});
+    auto verdict = ScoreResponse(*sample, answer.value(), RuleSet::kStrict, env);
     if (!verdict.ok() || !verdict->pass) {
       state.SkipWithError("the oracle did not pass");
       return;
@@ -55,7 +65,7 @@ int main(int argc, char** argv) {
   using structtest::GenerateOptions;
   GenerateOptions defaults;
   defaults.seed = 7;
-  defaults.tasks = {"math", "html"};
+  defaults.tasks = {"summarization", "html", "math"};
   static const auto default_suite = structtest::Plan(defaults);
   static std::unique_ptr<structtest::Suite> composed[structtest::kMaxRulesPerSample + 1];
   for (size_t k = 0; default_suite && k < default_suite->subtasks().size(); ++k) {
@@ -71,11 +81,12 @@ int main(int argc, char** argv) {
     options.rules_per_sample = k;
     composed[k] = structtest::Plan(options);
     const structtest::Suite* suite = composed[k].get();
-    benchmark::RegisterBenchmark(("composed/k" + std::to_string(k)).c_str(),
-                                 [suite](benchmark::State& st) {
-                                   structtest::BM_GenerateAndScore(st, suite, 0);
-                                 })
-        ->MinTime(0.5);
+    for (size_t j = 0; suite != nullptr && j < suite->subtasks().size(); ++j) {
+      benchmark::RegisterBenchmark(
+          ("composed/" + std::string(suite->subtasks()[j].ref.spec->name)).c_str(),
+          [suite, j](benchmark::State& st) { structtest::BM_GenerateAndScore(st, suite, j); })
+          ->MinTime(0.5);
+    }
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

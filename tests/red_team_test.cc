@@ -159,7 +159,10 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
 // most 1% of them on `work` or `answer`, at K = 3 and K = 8. A twin rewrites statements
 // (other operator symbols, separators, a result restated on a line of its own), which
 // may legitimately break a format rule (a word range, a step count): of a twin, only
-// the content checks are asserted, `answer` and `work`.
+// the content checks are asserted, `answer` and `work`. The summarization families
+// rewrite the paper subtasks' answers and apply to no composed sample today; were one
+// to, it would be printed, not asserted: composed summarization's `content` does not
+// check that points read as language (docs/composed.md).
 TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
   const std::string only = EnvOr("STRUCTTEST_RED_TEAM_FAMILY", "");
   for (int k : {3, 8}) {
@@ -196,7 +199,8 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
         cheat_paper += paper->pass;
         bool content = true;
         for (const RuleCheck& c : twin->checks) {
-          if ((c.name == "answer" || c.name == "work") && c.result != RuleCheck::Result::kPass) {
+          if ((c.name == "answer" || c.name == "work" || c.name == "points" || c.name == "content") &&
+              c.result != RuleCheck::Result::kPass) {
             content = false;
           }
         }
@@ -207,6 +211,7 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
                   "twin content %5.1f%%\n",
                   k, std::string(family.name).c_str(), n, 100.0 * cheat_paper / n,
                   100.0 * cheat_strict / n, 100.0 * twin_content / n);
+      if (family.domain != "math") continue;
       EXPECT_LE(cheat_strict * 100, n) << family.name << " k" << k << ": cheats passing strict";
       EXPECT_EQ(twin_content, n) << family.name << " k" << k << ": twins failing answer or work";
     }

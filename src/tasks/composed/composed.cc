@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <functional>
+#include <span>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "core/rng.h"
+#include "sources/document.h"
+#include "sources/document_generator.h"
 #include "sources/math_generator.h"
 #include "sources/math_problem.h"
 #include "tasks/composed/math_rules.h"
+#include "tasks/composed/summarization_rules.h"
 #include "tasks/generate_util.h"
 
 namespace structtest {
@@ -34,21 +38,23 @@ StatusOr<MathProblem> ComposedMathProblem(const GenerateRequest& request) {
   return Status::InvalidArgument("composed math needs word problems (none were given)");
 }
 
-// K rules of the library, pairwise compatible and applicable to `draft`, in the
+// K rules of `library`, pairwise compatible and applicable to `draft`, in the
 // library's order. Errors: no such K after kDrawAttempts shuffles.
-StatusOr<std::vector<const MathRule*>> DrawRules(Rng* rng, const MathDraft& draft, int k) {
-  std::vector<const MathRule*> candidates;
-  for (const MathRule& r : composed::MathRules()) {
+template <typename Rule, typename Draft>
+StatusOr<std::vector<const Rule*>> DrawRules(Rng* rng, std::span<const Rule> library,
+                                             const Draft& draft, int k, std::string_view domain) {
+  std::vector<const Rule*> candidates;
+  for (const Rule& r : library) {
     if (r.applies == nullptr || r.applies(draft)) candidates.push_back(&r);
   }
   for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
-    std::vector<const MathRule*> order = candidates;
+    std::vector<const Rule*> order = candidates;
     rng->Shuffle(&order);
-    std::vector<const MathRule*> chosen;
-    for (const MathRule* r : order) {
+    std::vector<const Rule*> chosen;
+    for (const Rule* r : order) {
       if (static_cast<int>(chosen.size()) == k) break;
       if (std::all_of(chosen.begin(), chosen.end(),
-                      [&](const MathRule* c) { return composed::Compatible(*c, *r); })) {
+                      [&](const Rule* c) { return composed::Compatible(*c, *r); })) {
         chosen.push_back(r);
       }
     }
@@ -58,7 +64,7 @@ StatusOr<std::vector<const MathRule*>> DrawRules(Rng* rng, const MathDraft& draf
     }
   }
   return Status::InvalidArgument(
-      fmt::format("no {} compatible math rules apply to this problem", k));
+      fmt::format("no {} compatible {} rules apply to this sample", k, domain));
 }
 
 template <int K>
@@ -78,7 +84,8 @@ StatusOr<Sample> GenerateComposedMath(const GenerateRequest& request, int k,
   draft.question = problem.question;
   draft.gold = problem.answer;
   draft.steps = problem.steps;
-  ASSIGN_OR_RETURN(const std::vector<const MathRule*> rules, DrawRules(&rng, draft, k));
+  ASSIGN_OR_RETURN(const std::vector<const MathRule*> rules,
+                   DrawRules(&rng, composed::MathRules(), draft, k, "math"));
   nlohmann::json params = nlohmann::json::array();
   std::vector<std::string> instructions;
   bool phrase_ruled = false;
@@ -148,6 +155,21 @@ StatusOr<MathSampleView> ReadMathSample(const Sample& sample) {
   return v;
 }
 
+// The verdict of its checks: a pass when each passes, else the first failing one's
+// reason.
+Verdict Decided(Verdict verdict) {
+  verdict.pass = true;
+  for (const RuleCheck& c : verdict.checks) {
+    if (c.result != RuleCheck::Result::kPass) {
+      verdict.pass = false;
+      verdict.reason = fmt::format("{}: {}", c.name, c.detail);
+      break;
+    }
+  }
+  if (verdict.pass) verdict.reason = fmt::format("all {} checks hold", verdict.checks.size());
+  return verdict;
+}
+
 StatusOr<Verdict> CheckComposedMath(const Sample& sample, std::string_view response,
                                     RuleSet rules) {
   ASSIGN_OR_RETURN(const MathSampleView v, ReadMathSample(sample));
@@ -160,16 +182,7 @@ StatusOr<Verdict> CheckComposedMath(const Sample& sample, std::string_view respo
   }
   verdict.checks.push_back(composed::CheckMathAnswer(parsed, rules));
   if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckMathWork(parsed));
-  verdict.pass = true;
-  for (const RuleCheck& c : verdict.checks) {
-    if (c.result != RuleCheck::Result::kPass) {
-      verdict.pass = false;
-      verdict.reason = fmt::format("{}: {}", c.name, c.detail);
-      break;
-    }
-  }
-  if (verdict.pass) verdict.reason = fmt::format("all {} checks hold", verdict.checks.size());
-  return verdict;
+  return Decided(std::move(verdict));
 }
 
 StatusOr<Verdict> CheckMathPaper(const Sample& sample, const SampleParams&,
@@ -222,6 +235,198 @@ StatusOr<std::string> ComposedMathLoophole(const Sample& sample) {
   return composed::RenderMath(draft);
 }
 
+// ---- Summarization ----
+
+using composed::SummaryDraft;
+using composed::SummaryRule;
+
+template <int K>
+constexpr std::string_view SummarySubtaskName() {
+  constexpr std::string_view kNames[] = {
+      "summarization_composed_k1", "summarization_composed_k2", "summarization_composed_k3",
+      "summarization_composed_k4", "summarization_composed_k5", "summarization_composed_k6",
+      "summarization_composed_k7", "summarization_composed_k8"};
+  return kNames[K - 1];
+}
+
+// Built-in documents only: their key sentences are the facts the reference states.
+StatusOr<Document> ComposedDocument(const GenerateRequest& request) {
+  const SourceSet* sources = request.sources;
+  if (sources != nullptr && !sources->documents.empty()) {
+    return Status::InvalidArgument(
+        "the composed suite's summarization draws from the built-in documents only (their "
+        "facts make the reference answer); leave out `documents`");
+  }
+  if (sources != nullptr && sources->generated_documents > 0) {
+    return GenerateDocument(sources->generated_seed,
+                            request.index % sources->generated_documents, sources->split);
+  }
+  return Status::InvalidArgument("composed summarization needs documents (none were given)");
+}
+
+StatusOr<Sample> GenerateComposedSummary(const GenerateRequest& request, int k,
+                                         std::string_view subtask) {
+  ASSIGN_OR_RETURN(const Document doc, ComposedDocument(request));
+  Rng rng = SampleRng(request, subtask);
+  // 4 to 7 of the document's facts, in the document's order, and one more held back.
+  std::vector<size_t> picks(doc.key_sentences.size());
+  for (size_t i = 0; i < picks.size(); ++i) picks[i] = i;
+  rng.Shuffle(&picks);
+  const size_t n = static_cast<size_t>(rng.UniformInt(4, 7));
+  if (picks.size() < n + 1) {
+    return Status::InvalidArgument(fmt::format("document {} has too few facts", doc.id));
+  }
+  const size_t spare = picks[n];
+  picks.resize(n);
+  std::sort(picks.begin(), picks.end());
+  SummaryDraft draft;
+  draft.document = doc.text;
+  for (size_t i : picks) draft.points.push_back(doc.key_sentences[i]);
+  draft.spare = doc.key_sentences[spare];
+  const std::vector<std::string> base_points = draft.points;
+  ASSIGN_OR_RETURN(const std::vector<const SummaryRule*> rules,
+                   DrawRules(&rng, composed::SummarizationRules(), draft, k, "summarization"));
+  nlohmann::json params = nlohmann::json::array();
+  std::vector<std::string> instructions;
+  for (const SummaryRule* r : rules) {
+    nlohmann::json p = r->draw != nullptr ? r->draw(&rng, draft) : nlohmann::json::object();
+    p["id"] = std::string(r->id);
+    if (r->apply != nullptr) r->apply(p, &draft);
+    const int phrasing = static_cast<int>(rng.UniformInt(0, r->phrasings - 1));
+    instructions.push_back(r->instruction(p, phrasing));
+    params.push_back(std::move(p));
+  }
+  std::string prompt = composed::SummaryBasePrompt(draft);
+  prompt += "\n\nFollow every one of these format rules:";
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    prompt += fmt::format("\n{}. {}", i + 1, instructions[i]);
+  }
+  Sample s = NewSample(request, "summarization", subtask, std::move(prompt));
+  s.params = {{"rules", std::move(params)}};
+  s.context = {{"document_id", doc.id}, {"document", doc.text}};
+  s.target = {{"answer", composed::RenderSummary(draft)},
+              {"points", base_points},
+              {"spare", draft.spare}};
+  return s;
+}
+
+template <int K>
+StatusOr<Sample> GenerateSummaryK(const GenerateRequest& request) {
+  return GenerateComposedSummary(request, K, SummarySubtaskName<K>());
+}
+
+StatusOr<const nlohmann::json*> SummaryRulesOf(const Sample& sample) {
+  const auto rules = sample.params.is_object() ? sample.params.find("rules") : sample.params.end();
+  if (!sample.params.is_object() || rules == sample.params.end() || !rules->is_array()) {
+    return Status::InvalidArgument(
+        fmt::format("sample '{}': params.rules is not an array of rules", sample.id));
+  }
+  for (const auto& r : *rules) {
+    const auto id = r.is_object() ? r.find("id") : r.end();
+    if (!r.is_object() || id == r.end() || !id->is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("sample '{}': params.rules holds an entry without a string \"id\"", sample.id));
+    }
+    if (composed::FindSummaryRule(id->get<std::string>()) == nullptr) {
+      return Status::InvalidArgument(fmt::format("sample '{}': unknown summarization rule '{}'",
+                                                 sample.id, id->get<std::string>()));
+    }
+  }
+  return &*rules;
+}
+
+StatusOr<std::string> DocumentOf(const Sample& sample) {
+  const auto it = sample.context.is_object() ? sample.context.find("document") : sample.context.end();
+  if (!sample.context.is_object() || it == sample.context.end() || !it->is_string()) {
+    return Status::InvalidArgument(
+        fmt::format("sample '{}': context.document is missing or not a string", sample.id));
+  }
+  return it->get<std::string>();
+}
+
+StatusOr<Verdict> CheckComposedSummary(const Sample& sample, std::string_view response,
+                                       RuleSet rules) {
+  ASSIGN_OR_RETURN(const nlohmann::json* list, SummaryRulesOf(sample));
+  ASSIGN_OR_RETURN(std::string document, DocumentOf(sample));
+  const composed::SummaryParsed parsed = composed::ParseSummary(response, *list, std::move(document));
+  Verdict verdict;
+  for (const auto& r : *list) {
+    verdict.checks.push_back(composed::FindSummaryRule(r["id"].get<std::string>())->check(r, parsed, rules));
+  }
+  verdict.checks.push_back(composed::CheckSummaryPoints(parsed));
+  if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckSummaryContent(parsed));
+  return Decided(std::move(verdict));
+}
+
+StatusOr<Verdict> CheckSummaryPaper(const Sample& sample, const SampleParams&,
+                                    std::string_view response, const CheckEnv&) {
+  return CheckComposedSummary(sample, response, RuleSet::kPaper);
+}
+StatusOr<Verdict> CheckSummaryStrict(const Sample& sample, const SampleParams&,
+                                     std::string_view response, const CheckEnv&) {
+  return CheckComposedSummary(sample, response, RuleSet::kStrict);
+}
+
+StatusOr<SummaryDraft> RebuildSummaryDraft(const Sample& sample) {
+  ASSIGN_OR_RETURN(const nlohmann::json* list, SummaryRulesOf(sample));
+  ASSIGN_OR_RETURN(std::string document, DocumentOf(sample));
+  const auto& t = sample.target;
+  if (!t.is_object() || !t.contains("points") || !t["points"].is_array() || !t.contains("spare") ||
+      !t["spare"].is_string()) {
+    return Status::InvalidArgument(
+        fmt::format("sample '{}': no target.points and target.spare to build the answer from", sample.id));
+  }
+  SummaryDraft draft;
+  draft.document = std::move(document);
+  for (const auto& p : t["points"]) {
+    if (!p.is_string()) {
+      return Status::InvalidArgument(fmt::format("sample '{}': target.points holds a non-string", sample.id));
+    }
+    draft.points.push_back(p.get<std::string>());
+  }
+  draft.spare = t["spare"].get<std::string>();
+  for (const auto& r : *list) {
+    const SummaryRule* def = composed::FindSummaryRule(r["id"].get<std::string>());
+    if (def->apply != nullptr) def->apply(r, &draft);
+  }
+  return draft;
+}
+
+StatusOr<std::string> ComposedSummarySkeleton(const Sample& sample) {
+  ASSIGN_OR_RETURN(SummaryDraft draft, RebuildSummaryDraft(sample));
+  for (std::string& p : draft.points) p = "This point is filled in with words.";
+  return composed::RenderSummary(draft);
+}
+
+// The document's first stated fact, once per point: every format rule holds.
+StatusOr<std::string> ComposedSummaryLoophole(const Sample& sample) {
+  ASSIGN_OR_RETURN(SummaryDraft draft, RebuildSummaryDraft(sample));
+  for (std::string& p : draft.points) p = draft.points.front();
+  return composed::RenderSummary(draft);
+}
+
+#define STRUCTTEST_COMPOSED_SUMMARY_SPEC(K)                                                   \
+  SubtaskSpec {                                                                               \
+    SummarySubtaskName<K>(), Split::kHard,                                                    \
+        "a document summarized in points under " #K " composed format rules",                 \
+        "rules (id and parameters of each)", &CheckSummaryPaper, false, &GenerateSummaryK<K>, \
+        nullptr, &CheckSummaryStrict, &ComposedSummarySkeleton, &ComposedSummaryLoophole      \
+  }
+
+const SubtaskSpec kSummarySubtasks[] = {
+    STRUCTTEST_COMPOSED_SUMMARY_SPEC(1), STRUCTTEST_COMPOSED_SUMMARY_SPEC(2),
+    STRUCTTEST_COMPOSED_SUMMARY_SPEC(3), STRUCTTEST_COMPOSED_SUMMARY_SPEC(4),
+    STRUCTTEST_COMPOSED_SUMMARY_SPEC(5), STRUCTTEST_COMPOSED_SUMMARY_SPEC(6),
+    STRUCTTEST_COMPOSED_SUMMARY_SPEC(7), STRUCTTEST_COMPOSED_SUMMARY_SPEC(8),
+};
+#undef STRUCTTEST_COMPOSED_SUMMARY_SPEC
+
+const TaskFamily kComposedSummary = {
+    "summarization",
+    "composed: a document summarized under K format rules drawn from the summarization "
+    "rule library",
+    "paper-c1", kSummarySubtasks, "strict-c1"};
+
 #define STRUCTTEST_COMPOSED_MATH_SPEC(K)                                                      \
   SubtaskSpec {                                                                               \
     MathSubtaskName<K>(), Split::kHard,                                                       \
@@ -243,9 +448,9 @@ const TaskFamily kComposedMath = {
     "composed: a math word problem under K format rules drawn from the math rule library",
     "paper-c1", kMathSubtasks, "strict-c1"};
 
-bool IsComposedMath(const Sample& sample) {
-  if (sample.domain != "math") return false;
-  for (const SubtaskSpec& s : kMathSubtasks) {
+bool IsIn(const Sample& sample, const TaskFamily& family) {
+  if (sample.domain != family.domain) return false;
+  for (const SubtaskSpec& s : family.subtasks) {
     if (s.name == sample.subtask) return true;
   }
   return false;
@@ -253,23 +458,31 @@ bool IsComposedMath(const Sample& sample) {
 
 StatusOr<std::string> AnswerWithBroken(const Sample& sample,
                                        const std::function<bool(std::string_view)>& broken) {
-  if (!IsComposedMath(sample)) {
-    return Status::InvalidArgument(fmt::format(
-        "sample '{}': the noisy responder answers composed samples only ({}/{} is not one)",
-        sample.id, sample.domain, sample.subtask));
+  if (IsIn(sample, kComposedMath)) {
+    ASSIGN_OR_RETURN(MathDraft draft, RebuildMathDraft(sample));
+    for (const auto& r : sample.params["rules"]) {
+      const MathRule* def = composed::FindMathRule(r["id"].get<std::string>());
+      if (broken(def->id)) def->violate(r, &draft);
+    }
+    return composed::RenderMath(draft);
   }
-  ASSIGN_OR_RETURN(MathDraft draft, RebuildMathDraft(sample));
-  for (const auto& r : sample.params["rules"]) {
-    const MathRule* def = composed::FindMathRule(r["id"].get<std::string>());
-    if (broken(def->id)) def->violate(r, &draft);
+  if (IsIn(sample, kComposedSummary)) {
+    ASSIGN_OR_RETURN(SummaryDraft draft, RebuildSummaryDraft(sample));
+    for (const auto& r : sample.params["rules"]) {
+      const SummaryRule* def = composed::FindSummaryRule(r["id"].get<std::string>());
+      if (broken(def->id)) def->violate(r, &draft);
+    }
+    return composed::RenderSummary(draft);
   }
-  return composed::RenderMath(draft);
+  return Status::InvalidArgument(fmt::format(
+      "sample '{}': the noisy responder answers composed samples only ({}/{} is not one)",
+      sample.id, sample.domain, sample.subtask));
 }
 
 }  // namespace
 
 std::span<const TaskFamily* const> ComposedFamilies() {
-  static const TaskFamily* const kFamilies[] = {&kComposedMath};
+  static const TaskFamily* const kFamilies[] = {&kComposedSummary, &kComposedMath};
   return kFamilies;
 }
 
@@ -282,6 +495,9 @@ const SubtaskSpec* ComposedSubtask(const TaskFamily& family, int rules_per_sampl
 
 std::vector<ComposedRuleInfo> ComposedRules() {
   std::vector<ComposedRuleInfo> out;
+  for (const SummaryRule& r : composed::SummarizationRules()) {
+    out.push_back({"summarization", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
+  }
   for (const MathRule& r : composed::MathRules()) {
     out.push_back({"math", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
   }

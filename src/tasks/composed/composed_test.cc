@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <span>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "structtest/generate.h"
 #include "tasks/composed/composed.h"
 #include "tasks/composed/math_rules.h"
+#include "tasks/composed/summarization_rules.h"
 #include "tasks/responders.h"
 #include "tasks/scorer.h"
 #include "testing/test_support.h"
@@ -29,13 +32,19 @@ constexpr std::string_view kGoldenQuestion =
     "Janet has 3 boxes with 4 apples in each box. She eats 2 apples. How many apples are "
     "left?";
 
-Sample GoldenSample(const nlohmann::json& rules) {
+// A sample of `domain` holding `c`'s rules: math cases share one problem; a
+// summarization case gives its document.
+Sample GoldenSample(std::string_view domain, const nlohmann::json& c) {
   Sample s;
   s.id = "golden";
-  s.domain = "math";
-  s.subtask = "math_composed_k1";
-  s.params = {{"rules", rules}};
-  s.context = {{"question", std::string(kGoldenQuestion)}, {"gold_answer", "10"}};
+  s.domain = domain;
+  s.subtask = fmt::format("{}_composed_k1", domain);
+  s.params = {{"rules", c["rules"]}};
+  if (domain == "math") {
+    s.context = {{"question", std::string(kGoldenQuestion)}, {"gold_answer", "10"}};
+  } else {
+    s.context = {{"document", c["document"]}};
+  }
   return s;
 }
 
@@ -46,8 +55,9 @@ const RuleCheck* FindCheck(const Verdict& v, std::string_view name) {
   return nullptr;
 }
 
-std::vector<nlohmann::json> GoldenCases() {
-  std::ifstream in(testing::SourceDir() + "/src/tasks/composed/testdata/math_golden.jsonl");
+std::vector<nlohmann::json> GoldenCases(std::string_view domain) {
+  std::ifstream in(testing::SourceDir() +
+                   fmt::format("/src/tasks/composed/testdata/{}_golden.jsonl", domain));
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) out.push_back(nlohmann::json::parse(line));
@@ -55,14 +65,16 @@ std::vector<nlohmann::json> GoldenCases() {
   return out;
 }
 
-TEST(ComposedMathRulesTest, GoldenCases) {
-  const std::vector<nlohmann::json> cases = GoldenCases();
+// Every rule of a library has a failing answer and a harmless passing variant.
+template <typename Rule>
+void RunGoldenCases(std::string_view domain, std::span<const Rule> library) {
+  const std::vector<nlohmann::json> cases = GoldenCases(domain);
   ASSERT_GE(cases.size(), 30u);
   std::set<std::string> passing, failing;
   for (const nlohmann::json& c : cases) {
     const std::string name = c["name"];
     const RuleSet rules = c["rule_set"] == "strict" ? RuleSet::kStrict : RuleSet::kPaper;
-    const auto v = ScoreResponse(GoldenSample(c["rules"]), c["response"].get<std::string>(),
+    const auto v = ScoreResponse(GoldenSample(domain, c), c["response"].get<std::string>(),
                                  rules, CheckEnv{});
     ASSERT_TRUE(v.ok()) << name << ": " << v.status().message();
     const RuleCheck* check = FindCheck(*v, c["check"].get<std::string>());
@@ -71,11 +83,16 @@ TEST(ComposedMathRulesTest, GoldenCases) {
         << name << ": " << check->detail;
     (c["result"] == "pass" ? passing : failing).insert(c["check"].get<std::string>());
   }
-  // Every rule of the library has a failing answer and a harmless passing variant.
-  for (const composed::MathRule& r : composed::MathRules()) {
-    EXPECT_TRUE(passing.count(std::string(r.id))) << r.id << ": no passing golden case";
-    EXPECT_TRUE(failing.count(std::string(r.id))) << r.id << ": no failing golden case";
+  for (const Rule& r : library) {
+    EXPECT_TRUE(passing.count(std::string(r.id))) << domain << " " << r.id << ": no passing golden case";
+    EXPECT_TRUE(failing.count(std::string(r.id))) << domain << " " << r.id << ": no failing golden case";
   }
+}
+
+TEST(ComposedMathRulesTest, GoldenCases) { RunGoldenCases("math", composed::MathRules()); }
+
+TEST(ComposedSummarizationRulesTest, GoldenCases) {
+  RunGoldenCases("summarization", composed::SummarizationRules());
 }
 
 // docs/composed.md's "Adding a rule" shows math_rule_step_capitals.cc whole: the code
@@ -92,11 +109,18 @@ TEST(ComposedMathRulesTest, GuideExampleIsTheFile) {
   EXPECT_NE(composed::FindMathRule("step-capitals"), nullptr);
 }
 
-TEST(ComposedMathRulesTest, LibraryHasThePaperRulesAndEightNewOnes) {
-  int paper = 0, added = 0;
-  for (const ComposedRuleInfo& r : ComposedRules()) (r.from_paper ? paper : added) += 1;
-  EXPECT_GE(paper, 3);
-  EXPECT_GE(added, 8);
+TEST(ComposedMathRulesTest, EachLibraryHasPaperRulesAndEightNewOnes) {
+  std::map<std::string, std::pair<int, int>> by_domain;  // paper, new
+  for (const ComposedRuleInfo& r : ComposedRules()) {
+    auto& [paper, added] = by_domain[std::string(r.domain)];
+    (r.from_paper ? paper : added) += 1;
+  }
+  ASSERT_EQ(by_domain.size(), 2u);
+  for (const auto& [domain, counts] : by_domain) {
+    std::printf("composed rules %-14s paper %d new %d\n", domain.c_str(), counts.first, counts.second);
+    EXPECT_GE(counts.first, 2) << domain;
+    EXPECT_GE(counts.second, 8) << domain;
+  }
 }
 
 TEST(ComposedMathRulesTest, NumbersInWordsRoundTrip) {
@@ -128,9 +152,9 @@ std::vector<Sample> GenerateOrDie(const GenerateOptions& o) {
 TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
   for (int k = 1; k <= kMaxRulesPerSample; ++k) {
     const std::vector<Sample> samples = GenerateOrDie(Composed(k));
-    ASSERT_EQ(samples.size(), 60u);
+    ASSERT_EQ(samples.size(), 120u);  // summarization, math
     for (const Sample& s : samples) {
-      ASSERT_EQ(s.subtask, fmt::format("math_composed_k{}", k));
+      ASSERT_EQ(s.subtask, fmt::format("{}_composed_k{}", s.domain, k));
       ASSERT_EQ(s.params["rules"].size(), static_cast<size_t>(k)) << s.id;
       for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
         const auto oracle = BuiltinRespond("oracle", s);
@@ -206,12 +230,12 @@ TEST(ComposedSuiteTest, BadOptionsAreRefusedNamingThem) {
   o = Composed(3);
   o.tasks = {"html"};
   EXPECT_EQ(GenerateSuite(o).status().message(),
-            "`tasks`: 'html' is not a domain of the composed suite (it has: math)");
+            "`tasks`: 'html' is not a domain of the composed suite (it has: summarization, math)");
   o = Composed(0);
   o.difficulty = "extreme";
   const std::vector<Sample> samples = GenerateOrDie(o);
   ASSERT_FALSE(samples.empty());
-  EXPECT_EQ(samples[0].subtask, "math_composed_k8");
+  EXPECT_EQ(samples[0].subtask, "summarization_composed_k8");
 }
 
 // Breaking one rule fails that rule's check and no other; breaking two fails those two.
@@ -254,26 +278,32 @@ TEST(ComposedSuiteTest, NoisyResponderFollowsOneMinusPToTheK) {
   constexpr double kP = 0.1;
   constexpr size_t kSamples = 1000;
   constexpr double kZBonferroni = 2.734;  // two-sided 0.05 / 8
-  std::printf("noisy-%.1f  K  passed/n   accuracy  95%% CI            (1-p)^K\n", kP);
-  for (int k = 1; k <= kMaxRulesPerSample; ++k) {
-    const std::vector<Sample> samples = GenerateOrDie(Composed(k, 31, kSamples));
-    ASSERT_EQ(samples.size(), kSamples);
-    size_t passed = 0;
-    for (const Sample& s : samples) {
-      const auto answer = BuiltinRespond("noisy-0.1", s);
-      ASSERT_TRUE(answer.ok()) << answer.status().message();
-      const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
-      ASSERT_TRUE(v.ok());
-      passed += v->pass;
+  std::map<int, std::vector<Sample>> by_k;
+  for (int k = 1; k <= kMaxRulesPerSample; ++k) by_k[k] = GenerateOrDie(Composed(k, 31, kSamples));
+  for (std::string_view domain : {"summarization", "math"}) {
+    std::printf("noisy-%.1f %-13s K  passed/n   accuracy  95%% CI            (1-p)^K\n", kP,
+                std::string(domain).c_str());
+    for (int k = 1; k <= kMaxRulesPerSample; ++k) {
+      size_t passed = 0, n = 0;
+      for (const Sample& s : by_k[k]) {
+        if (s.domain != domain) continue;
+        const auto answer = BuiltinRespond("noisy-0.1", s);
+        ASSERT_TRUE(answer.ok()) << answer.status().message();
+        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+        ASSERT_TRUE(v.ok());
+        passed += v->pass;
+        ++n;
+      }
+      ASSERT_EQ(n, kSamples);
+      const double expected = std::pow(1 - kP, k);
+      const double dn = static_cast<double>(n);
+      const Interval ci = ContinuityCorrectedWilson(static_cast<double>(passed), dn);
+      const Interval wide = ContinuityCorrectedWilson(static_cast<double>(passed), dn, kZBonferroni);
+      std::printf("                        %d  %4zu/%zu  %.3f     [%.3f, %.3f]    %.3f\n", k, passed,
+                  n, static_cast<double>(passed) / dn, ci.low, ci.high, expected);
+      EXPECT_LE(wide.low, expected) << domain << " K=" << k;
+      EXPECT_GE(wide.high, expected) << domain << " K=" << k;
     }
-    const double expected = std::pow(1 - kP, k);
-    const Interval ci = ContinuityCorrectedWilson(static_cast<double>(passed), kSamples);
-    const Interval wide =
-        ContinuityCorrectedWilson(static_cast<double>(passed), kSamples, kZBonferroni);
-    std::printf("           %d  %4zu/%zu  %.3f     [%.3f, %.3f]    %.3f\n", k, passed, kSamples,
-                static_cast<double>(passed) / kSamples, ci.low, ci.high, expected);
-    EXPECT_LE(wide.low, expected) << "K=" << k;
-    EXPECT_GE(wide.high, expected) << "K=" << k;
   }
 }
 
