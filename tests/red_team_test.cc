@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "sandbox/python_pool.h"
+#include "structtest/generate.h"
 #include "tasks/scorer.h"
 #include "tasks/suite.h"
 #include "testing/red_team.h"
@@ -149,6 +150,70 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
         continue;
       }
       EXPECT_GE(families[domain], 3) << domain << ": at least three families per domain";
+    }
+  }
+}
+
+// The same families over composed samples (issue 52): every math cheat keeps the
+// reference's layout, so each composed format rule still holds; strict must fail at
+// most 1% of them on `work` or `answer`, at K = 3 and K = 8. A twin rewrites statements
+// (other operator symbols, separators, a result restated on a line of its own), which
+// may legitimately break a format rule (a word range, a step count): of a twin, only
+// the content checks are asserted, `answer` and `work`. The summarization families
+// rewrite the paper subtasks' answers and apply to no composed sample today; were one
+// to, it would be printed, not asserted: composed summarization's `content` does not
+// check that points read as language (docs/composed.md).
+TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
+  const std::string only = EnvOr("STRUCTTEST_RED_TEAM_FAMILY", "");
+  for (int k : {3, 8}) {
+    GenerateOptions options;
+    options.suite = "composed";
+    options.rules_per_sample = k;
+    options.seed = std::stoull(EnvOr("STRUCTTEST_RED_TEAM_SEED", "17"));
+    options.limit = 150;
+    auto suite = Suite::Plan(options, nullptr);
+    ASSERT_TRUE(suite.ok()) << suite.status().message();
+    std::vector<Sample> samples;
+    for (const PlannedSubtask& p : (*suite)->subtasks()) {
+      for (size_t i = 0; i < p.count; ++i) {
+        auto sample = (*suite)->Generate(p, i);
+        ASSERT_TRUE(sample.ok()) << sample.status().message();
+        samples.push_back(std::move(sample).value());
+      }
+    }
+    for (const ::structtest::testing::CheatFamily& family :
+         ::structtest::testing::RedTeamFamilies()) {
+      if (family.name.find(only) == std::string_view::npos) continue;
+      int n = 0, cheat_paper = 0, cheat_strict = 0, twin_content = 0;
+      for (size_t i = 0; i < samples.size(); ++i) {
+        const Sample& sample = samples[i];
+        if (sample.domain != family.domain) continue;
+        std::optional<::structtest::testing::RedTeamPair> pair = family.make(sample, i);
+        if (!pair) continue;
+        ++n;
+        auto cheat = ScoreResponse(sample, pair->cheat, RuleSet::kStrict, CheckEnv{});
+        auto paper = ScoreResponse(sample, pair->cheat, RuleSet::kPaper, CheckEnv{});
+        auto twin = ScoreResponse(sample, pair->twin, RuleSet::kStrict, CheckEnv{});
+        ASSERT_TRUE(cheat.ok() && paper.ok() && twin.ok()) << family.name << " " << sample.id;
+        cheat_strict += cheat->pass;
+        cheat_paper += paper->pass;
+        bool content = true;
+        for (const RuleCheck& c : twin->checks) {
+          if ((c.name == "answer" || c.name == "work" || c.name == "points" || c.name == "content") &&
+              c.result != RuleCheck::Result::kPass) {
+            content = false;
+          }
+        }
+        twin_content += content;
+      }
+      if (n == 0) continue;
+      std::printf("red-team composed k%d %-44s %5d  cheat paper %5.1f%%  strict %5.1f%%  "
+                  "twin content %5.1f%%\n",
+                  k, std::string(family.name).c_str(), n, 100.0 * cheat_paper / n,
+                  100.0 * cheat_strict / n, 100.0 * twin_content / n);
+      if (family.domain != "math") continue;
+      EXPECT_LE(cheat_strict * 100, n) << family.name << " k" << k << ": cheats passing strict";
+      EXPECT_EQ(twin_content, n) << family.name << " k" << k << ": twins failing answer or work";
     }
   }
 }

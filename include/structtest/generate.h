@@ -23,7 +23,10 @@ class SentenceSplitter;
 class Suite;
 
 struct GenerateOptions {
-  std::string suite = "default";  // "default" (built-in sources) or "paper" (your files)
+  // "default" (built-in sources), "paper" (your files) or "composed" (a base task per
+  // domain under rules_per_sample format rules drawn from the domain's rule library;
+  // built-in sources or your files; docs/composed.md).
+  std::string suite = "default";
   uint64_t seed = 0;
   double size = 1.0;  // scale of the paper's sample counts; at least one sample each
   std::vector<std::string> tasks;  // subtask or domain names; empty: every subtask
@@ -37,6 +40,11 @@ struct GenerateOptions {
   // hash of the sample id, as `run --shard` splits it. Default: the whole suite.
   int shard_index = 1;
   int shard_count = 1;
+  // The composed suite's dial: format rules per sample, 1..8 (default 3); or a
+  // difficulty level standing for a number of them ("easy" 2, "medium" 4, "hard" 6,
+  // "extreme" 8). Only the composed suite takes either; not both at once.
+  int rules_per_sample = 0;
+  std::string difficulty;
 };
 
 // The samples of one subtask that a generation gave, in the registry's order.

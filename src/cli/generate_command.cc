@@ -68,7 +68,15 @@ int RunGenerate(GenerateFlags opt) {
     total += subtask.samples;
   }
   table += fmt::format(
-      "{} samples, suite {}{}, seed {}{} -> {}\n", total, options.suite,
+      "{} samples, suite {}{}, seed {}{} -> {}\n", total,
+      options.suite == "composed"
+          ? fmt::format("composed ({})", options.difficulty.empty()
+                                             ? fmt::format("{} rules per sample",
+                                                           options.rules_per_sample > 0
+                                                               ? options.rules_per_sample
+                                                               : 3)
+                                             : options.difficulty)
+          : options.suite,
       options.split == "train" ? " (train split)" : "", options.seed,
       options.shard_count > 1 ? fmt::format(", shard {}/{}", options.shard_index, options.shard_count)
                               : "",
@@ -84,8 +92,15 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "generate", "Generate a fresh test set (samples with prompts and reference answers)");
   cmd->add_option("--suite", opt->options.suite,
-                  "default (built-in sources, no files needed) or paper (the paper's design "
-                  "over your data files)");
+                  "default (built-in sources, no files needed), paper (the paper's design "
+                  "over your data files) or composed (each sample a base task under K format "
+                  "rules drawn from a rule library; docs/composed.md)");
+  cmd->add_option("--rules-per-sample", opt->options.rules_per_sample,
+                  "composed suite: format rules per sample, 1 to 8 (default 3)")
+      ->type_name("K");
+  cmd->add_option("--difficulty", opt->options.difficulty,
+                  "composed suite: easy, medium, hard or extreme (2, 4, 6 or 8 rules per "
+                  "sample), instead of --rules-per-sample");
   cmd->add_option("--seed", opt->options.seed,
                   "seed: the same seed gives the same test set (default 0)")
       ->check(SeedValidator());

@@ -484,8 +484,11 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
 
 std::vector<std::string> Generate(const std::string& suite, uint64_t seed, double size,
                                   std::vector<std::string> tasks, std::optional<size_t> limit,
-                                  const std::string& split) {
+                                  const std::string& split, int rules_per_sample,
+                                  const std::string& difficulty) {
   GenerateOptions options;
+  options.rules_per_sample = rules_per_sample;
+  options.difficulty = difficulty;
   options.split = split;
   options.suite = suite;
   options.seed = seed;
@@ -598,7 +601,8 @@ pass (None elsewhere).)")
   m.def("score_batch", &structtest::ScoreBatch, py::arg("samples"), py::arg("responses"),
         py::arg("rules"), py::arg("threads"));
   m.def("generate", &structtest::Generate, py::arg("suite"), py::arg("seed"), py::arg("size"),
-        py::arg("tasks"), py::arg("limit"), py::arg("split"));
+        py::arg("tasks"), py::arg("limit"), py::arg("split"), py::arg("rules_per_sample"),
+        py::arg("difficulty"));
   m.def("subtasks", &structtest::SubtaskList);
   m.def("split_thinking", [](const std::string& text) {
     const structtest::Response r = structtest::SplitThinking(text);

@@ -234,14 +234,14 @@ StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
   // Who answers: built-in responders (in process) or a model behind an API.
   if (opt.model.empty() || std::string_view(opt.model).starts_with("builtin/")) {
     const auto names = BuiltinResponderNames();
-    if (!opt.model.empty() &&
-        std::find(names.begin(), names.end(), opt.model.substr(8)) == names.end()) {
+    if (!opt.model.empty() && !IsBuiltinResponder(std::string_view(opt.model).substr(8))) {
       std::string known;
       for (std::string_view n : names) {
         known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
       }
       return Status::InvalidArgument(fmt::format(
-          "`model` {}: unknown built-in responder (expected one of {})", opt.model, known));
+          "`model` {}: unknown built-in responder (expected one of {}, or builtin/noisy-P for "
+          "a composed suite)", opt.model, known));
     }
     if (!transport.base_urls.empty()) {
       return Status::InvalidArgument(fmt::format(

@@ -268,7 +268,8 @@ TEST(RunSuiteTest, BadOptionsAreRefusedNamingThem) {
   options.model = "builtin/nobody";
   EXPECT_EQ(RunSuite(options).status().message(),
             "`model` builtin/nobody: unknown built-in responder (expected one of "
-            "builtin/oracle, builtin/null, builtin/echo, builtin/skeleton, builtin/loophole)");
+            "builtin/oracle, builtin/null, builtin/echo, builtin/skeleton, builtin/loophole, "
+            "or builtin/noisy-P for a composed suite)");
   options = OracleRun(dir.path());
   options.transport.concurrency = 0;
   EXPECT_EQ(RunSuite(options).status().message(), "`transport.concurrency` 0: expected 1 to 4096");

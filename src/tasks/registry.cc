@@ -11,6 +11,7 @@
 #include "core/bytes.h"
 #include "structtest/suggest.h"
 #include "tasks/code/family.h"
+#include "tasks/composed/composed.h"
 #include "tasks/html/family.h"
 #include "tasks/math/family.h"
 #include "tasks/summarization/family.h"
@@ -65,11 +66,15 @@ StatusOr<SubtaskRef> FindSubtask(std::string_view domain, std::string_view subta
   // up every record, so this is on the hot path.
   static const auto* const kIndex = [] {
     auto* index = new std::unordered_map<std::string_view, SubtaskRef>();
-    for (const TaskFamily* f : Families()) {
-      for (const SubtaskSpec& s : f->subtasks) {
-        const bool fresh = index->emplace(s.name, SubtaskRef{f, &s}).second;
-        assert(fresh && "two subtasks share a name");
-        (void)fresh;
+    // The composed suite's families (tasks/composed/composed.h) are scored like the
+    // others, though no paper or default suite draws them.
+    for (std::span<const TaskFamily* const> table : {Families(), ComposedFamilies()}) {
+      for (const TaskFamily* f : table) {
+        for (const SubtaskSpec& s : f->subtasks) {
+          const bool fresh = index->emplace(s.name, SubtaskRef{f, &s}).second;
+          assert(fresh && "two subtasks share a name");
+          (void)fresh;
+        }
       }
     }
     return index;

@@ -1,7 +1,11 @@
 #include "tasks/responders.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
+#include "tasks/composed/composed.h"
 #include "tasks/registry.h"
 
 namespace structtest {
@@ -10,7 +14,31 @@ std::vector<std::string_view> BuiltinResponderNames() {
   return {"oracle", "null", "echo", "skeleton", "loophole"};
 }
 
+namespace {
+
+// P of "noisy-P": a decimal in [0, 1]; nullopt for any other name.
+std::optional<double> NoisyP(std::string_view name) {
+  if (!name.starts_with("noisy-")) return std::nullopt;
+  const std::string_view p = name.substr(6);
+  if (p.empty() || p.size() > 8 ||
+      !std::all_of(p.begin(), p.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) ||
+      std::count(p.begin(), p.end(), '.') > 1 || p.front() == '.') {
+    return std::nullopt;
+  }
+  const double value = std::stod(std::string(p));
+  if (value > 1) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+bool IsBuiltinResponder(std::string_view name) {
+  const auto names = BuiltinResponderNames();
+  return std::find(names.begin(), names.end(), name) != names.end() || NoisyP(name).has_value();
+}
+
 StatusOr<std::string> BuiltinRespond(std::string_view name, const Sample& sample) {
+  if (const auto p = NoisyP(name)) return NoisyComposedAnswer(sample, *p);
   if (name == "oracle") {
     const auto it = sample.target.is_object() ? sample.target.find("answer") : sample.target.end();
     if (!sample.target.is_object() || it == sample.target.end() || !it->is_string()) {
@@ -36,7 +64,7 @@ StatusOr<std::string> BuiltinRespond(std::string_view name, const Sample& sample
     return cheat(sample);
   }
   return Status::NotFound(fmt::format("unknown built-in responder '{}' (expected oracle, null, "
-                                      "echo, skeleton or loophole)",
+                                      "echo, skeleton, loophole or noisy-P, 0 <= P <= 1)",
                                       name));
 }
 

@@ -5,6 +5,10 @@
 // `loophole` gives, per subtask, the cheapest answer that passes the paper rules
 // without doing the task. They are the floor and ceiling every rule set is tested
 // against: the strict rules must pass the oracle and (nearly) none of the others.
+// `noisy-P` (0 <= P <= 1, e.g. noisy-0.1) answers composed samples only: the reference
+// answer with each of the sample's format rules broken with probability P, seeded by
+// the sample; its accuracy at K rules per sample is (1 - P)^K. It is not among the
+// names below (which every suite is run against) since it answers no paper subtask.
 #ifndef STRUCTTEST_TASKS_RESPONDERS_H_
 #define STRUCTTEST_TASKS_RESPONDERS_H_
 
@@ -19,6 +23,9 @@ namespace structtest {
 
 // The responder names, in the order `structtest` lists them.
 std::vector<std::string_view> BuiltinResponderNames();
+
+// Whether `name` is a built-in responder: one of BuiltinResponderNames() or noisy-P.
+bool IsBuiltinResponder(std::string_view name);
 
 // The answer of responder `name` to `sample`. Errors: unknown name (with a
 // suggestion), unknown subtask, or a sample without what the responder needs

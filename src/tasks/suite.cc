@@ -13,6 +13,7 @@
 #include "sources/program_loader.h"
 #include "sandbox/python_pool.h"
 #include "tasks/code/generator.h"
+#include "tasks/composed/composed.h"
 
 namespace structtest {
 
@@ -97,19 +98,78 @@ Status StoreLoaded(uint64_t seed, PythonPool* python, std::vector<Program> loade
 
 }  // namespace
 
+namespace {
+
+// The composed suite's rules per sample (0 for the others). Errors name the option.
+StatusOr<int> ComposedRulesPerSample(const GenerateOptions& options) {
+  const bool composed = options.suite == "composed";
+  if (!composed && (options.rules_per_sample != 0 || !options.difficulty.empty())) {
+    return Status::InvalidArgument(fmt::format(
+        "`{}`: only the composed suite takes it (the suite is '{}')",
+        options.rules_per_sample != 0 ? "rules_per_sample" : "difficulty", options.suite));
+  }
+  if (!composed) return 0;
+  if (options.rules_per_sample != 0 && !options.difficulty.empty()) {
+    return Status::InvalidArgument(
+        "`rules_per_sample` and `difficulty`: give one of them, not both");
+  }
+  if (!options.difficulty.empty()) return RulesForDifficulty(options.difficulty);
+  if (options.rules_per_sample == 0) return kDefaultRulesPerSample;
+  if (options.rules_per_sample < 1 || options.rules_per_sample > kMaxRulesPerSample) {
+    return Status::InvalidArgument(fmt::format("`rules_per_sample`: {} is not in 1..{}",
+                                               options.rules_per_sample, kMaxRulesPerSample));
+  }
+  return options.rules_per_sample;
+}
+
+StatusOr<std::vector<SubtaskRef>> ResolveComposedTasks(const std::vector<std::string>& tasks,
+                                                       int rules_per_sample) {
+  std::vector<SubtaskRef> all;
+  for (const TaskFamily* f : ComposedFamilies()) {
+    all.push_back({f, ComposedSubtask(*f, rules_per_sample)});
+  }
+  if (tasks.empty()) return all;
+  std::vector<SubtaskRef> out;
+  for (const SubtaskRef& ref : all) {
+    const bool wanted = std::any_of(tasks.begin(), tasks.end(), [&](const std::string& t) {
+      return t == ref.family->domain || t == ref.spec->name;
+    });
+    if (wanted) out.push_back(ref);
+  }
+  for (const std::string& t : tasks) {
+    const bool known = std::any_of(all.begin(), all.end(), [&](const SubtaskRef& ref) {
+      return t == ref.family->domain || t == ref.spec->name;
+    });
+    if (!known) {
+      std::string domains;
+      for (const SubtaskRef& ref : all) domains += (domains.empty() ? "" : ", ") + std::string(ref.family->domain);
+      return Status::NotFound(fmt::format(
+          "`tasks`: '{}' is not a domain of the composed suite (it has: {})", t, domains));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Status CheckSuiteOptions(const GenerateOptions& options) {
   ASSIGN_OR_RETURN(const SourceSplit split, ParseSourceSplit(options.split));
-  if (options.suite != "default" && options.suite != "paper") {
-    return Status::InvalidArgument(
-        fmt::format("`suite`: unknown suite '{}' (expected 'default' or 'paper')", options.suite));
+  if (options.suite != "default" && options.suite != "paper" && options.suite != "composed") {
+    return Status::InvalidArgument(fmt::format(
+        "`suite`: unknown suite '{}' (expected 'default', 'paper' or 'composed')", options.suite));
   }
   if (!(options.size > 0) || !std::isfinite(options.size) || options.size > 1000) {
     return Status::InvalidArgument(
         fmt::format("`size`: {} is not a scale in (0, 1000]", options.size));
   }
-  ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
+  ASSIGN_OR_RETURN(const int rules_per_sample, ComposedRulesPerSample(options));
+  if (options.suite == "composed") {
+    RETURN_IF_ERROR(ResolveComposedTasks(options.tasks, rules_per_sample).status());
+  } else {
+    RETURN_IF_ERROR(ResolveTasks(options.tasks).status());
+  }
   if (split == SourceSplit::kTrain) {
-    if (options.suite != "default") {
+    if (options.suite == "paper") {
       return Status::InvalidArgument(fmt::format(
           "`split` train: the {} suite has no train split (its items are the paper's test "
           "items); use the default suite",
@@ -129,6 +189,7 @@ Status CheckSuiteOptions(const GenerateOptions& options) {
     }
   }
   if (options.suite != "paper") return Status::Ok();
+  ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
   bool docs = false, problems = false, functions = false, stdin_programs = false;
   for (const SubtaskRef& ref : refs) {
     if (ref.spec->generate == nullptr) continue;
@@ -163,7 +224,10 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
                                              PythonPool* python) {
   RETURN_IF_ERROR(CheckSuiteOptions(options));
   ASSIGN_OR_RETURN(const SourceSplit split, ParseSourceSplit(options.split));
-  ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs, ResolveTasks(options.tasks));
+  ASSIGN_OR_RETURN(const int rules_per_sample, ComposedRulesPerSample(options));
+  ASSIGN_OR_RETURN(std::vector<SubtaskRef> refs,
+                   options.suite == "composed" ? ResolveComposedTasks(options.tasks, rules_per_sample)
+                                               : ResolveTasks(options.tasks));
 
   std::unique_ptr<Suite> suite(new Suite());
   suite->options_ = options;

@@ -51,11 +51,14 @@ def _response_text(response, where):
     raise TypeError("{}: expected the response as str, got {}".format(where, type(response).__name__))
 
 
-def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None, split="eval"):
+def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None, split="eval",
+             rules_per_sample=None, difficulty=None):
     """The samples `structtest generate` writes with the same options, as dicts, in the
-    same order (same seed, same bytes). tasks: subtask or domain names (None: all);
-    limit: at most this many samples per subtask; split: "eval" or "train" (training
-    prompts whose source items no eval suite of any seed holds)."""
+    same order (same seed, same bytes). suite: "default", "paper" or "composed"; tasks:
+    subtask or domain names (None: all); limit: at most this many samples per subtask;
+    split: "eval" or "train" (training prompts whose source items no eval suite of any
+    seed holds). The composed suite's dial: rules_per_sample, 1 to 8 format rules per
+    sample (None: 3), or difficulty: "easy", "medium", "hard" or "extreme" (2, 4, 6, 8)."""
     if not isinstance(split, str):
         raise TypeError("split: expected 'eval' or 'train', got {}".format(type(split).__name__))
     if isinstance(tasks, str):
@@ -64,8 +67,17 @@ def generate(suite="default", seed=0, size=1.0, tasks=None, limit=None, split="e
         raise ValueError("seed={!r}: expected a whole number from 0 to 2**64-1".format(seed))
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise ValueError("limit={!r}: expected a positive number of samples".format(limit))
+    if rules_per_sample is not None and (not isinstance(rules_per_sample, int)
+                                         or isinstance(rules_per_sample, bool)
+                                         or not 1 <= rules_per_sample <= 8):
+        raise ValueError("rules_per_sample={!r}: expected a whole number from 1 to 8".format(
+            rules_per_sample))
+    if difficulty is not None and not isinstance(difficulty, str):
+        raise TypeError("difficulty: expected 'easy', 'medium', 'hard' or 'extreme', got {}".format(
+            type(difficulty).__name__))
     return [json.loads(line)
-            for line in _core.generate(suite, seed, float(size), list(tasks or []), limit, split)]
+            for line in _core.generate(suite, seed, float(size), list(tasks or []), limit, split,
+                                       rules_per_sample or 0, difficulty or "")]
 
 
 def _verdicts(samples, responses, rules, threads, what, indexed=True, indices=None):

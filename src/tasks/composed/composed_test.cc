@@ -1,0 +1,330 @@
+// The composed suite (issue 52): the math rule library's golden cases
+// (testdata/math_golden.jsonl), the suite at every K (seeded, sharded, the oracle at
+// 100% and the cheaters at 0% under strict, every rule a check of every verdict), the
+// independence of the rules' checks, and the noisy responder's accuracy against
+// (1 - p)^K.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <span>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "report/stats.h"
+#include "structtest/generate.h"
+#include "tasks/composed/composed.h"
+#include "tasks/composed/math_rules.h"
+#include "tasks/composed/summarization_rules.h"
+#include "tasks/responders.h"
+#include "tasks/scorer.h"
+#include "testing/test_support.h"
+
+namespace structtest {
+namespace {
+
+constexpr std::string_view kGoldenQuestion =
+    "Janet has 3 boxes with 4 apples in each box. She eats 2 apples. How many apples are "
+    "left?";
+
+// A sample of `domain` holding `c`'s rules: math cases share one problem; a
+// summarization case gives its document.
+Sample GoldenSample(std::string_view domain, const nlohmann::json& c) {
+  Sample s;
+  s.id = "golden";
+  s.domain = domain;
+  s.subtask = fmt::format("{}_composed_k1", domain);
+  s.params = {{"rules", c["rules"]}};
+  if (domain == "math") {
+    s.context = {{"question", std::string(kGoldenQuestion)}, {"gold_answer", "10"}};
+  } else {
+    s.context = {{"document", c["document"]}};
+  }
+  return s;
+}
+
+const RuleCheck* FindCheck(const Verdict& v, std::string_view name) {
+  for (const RuleCheck& c : v.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<nlohmann::json> GoldenCases(std::string_view domain) {
+  std::ifstream in(testing::SourceDir() +
+                   fmt::format("/src/tasks/composed/testdata/{}_golden.jsonl", domain));
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
+// Every rule of a library has a failing answer and a harmless passing variant.
+template <typename Rule>
+void RunGoldenCases(std::string_view domain, std::span<const Rule> library) {
+  const std::vector<nlohmann::json> cases = GoldenCases(domain);
+  ASSERT_GE(cases.size(), 30u);
+  std::set<std::string> passing, failing;
+  for (const nlohmann::json& c : cases) {
+    const std::string name = c["name"];
+    const RuleSet rules = c["rule_set"] == "strict" ? RuleSet::kStrict : RuleSet::kPaper;
+    const auto v = ScoreResponse(GoldenSample(domain, c), c["response"].get<std::string>(),
+                                 rules, CheckEnv{});
+    ASSERT_TRUE(v.ok()) << name << ": " << v.status().message();
+    const RuleCheck* check = FindCheck(*v, c["check"].get<std::string>());
+    ASSERT_NE(check, nullptr) << name << ": no check " << c["check"];
+    EXPECT_EQ(RuleResultName(check->result), c["result"].get<std::string>())
+        << name << ": " << check->detail;
+    (c["result"] == "pass" ? passing : failing).insert(c["check"].get<std::string>());
+  }
+  for (const Rule& r : library) {
+    EXPECT_TRUE(passing.count(std::string(r.id))) << domain << " " << r.id << ": no passing golden case";
+    EXPECT_TRUE(failing.count(std::string(r.id))) << domain << " " << r.id << ": no failing golden case";
+  }
+}
+
+TEST(ComposedMathRulesTest, GoldenCases) { RunGoldenCases("math", composed::MathRules()); }
+
+TEST(ComposedSummarizationRulesTest, GoldenCases) {
+  RunGoldenCases("summarization", composed::SummarizationRules());
+}
+
+// docs/composed.md's "Adding a rule" shows math_rule_step_capitals.cc whole: the code
+// of the guide is the code that is built and tested.
+TEST(ComposedMathRulesTest, GuideExampleIsTheFile) {
+  const std::string guide = testing::ReadFileOrDie(testing::SourceDir() + "/docs/composed.md");
+  const std::string file = testing::ReadFileOrDie(
+      testing::SourceDir() + "/src/tasks/composed/math_rule_step_capitals.cc");
+  const size_t start = guide.find("```cpp\n");
+  ASSERT_NE(start, std::string::npos) << "docs/composed.md has no ```cpp block";
+  const size_t end = guide.find("\n```\n", start);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(guide.substr(start + 7, end + 1 - (start + 7)), file);
+  EXPECT_NE(composed::FindMathRule("step-capitals"), nullptr);
+}
+
+TEST(ComposedMathRulesTest, EachLibraryHasPaperRulesAndEightNewOnes) {
+  std::map<std::string, std::pair<int, int>> by_domain;  // paper, new
+  for (const ComposedRuleInfo& r : ComposedRules()) {
+    auto& [paper, added] = by_domain[std::string(r.domain)];
+    (r.from_paper ? paper : added) += 1;
+  }
+  ASSERT_EQ(by_domain.size(), 2u);
+  for (const auto& [domain, counts] : by_domain) {
+    std::printf("composed rules %-14s paper %d new %d\n", domain.c_str(), counts.first, counts.second);
+    EXPECT_GE(counts.first, 2) << domain;
+    EXPECT_GE(counts.second, 8) << domain;
+  }
+}
+
+TEST(ComposedMathRulesTest, NumbersInWordsRoundTrip) {
+  for (long long n : {0LL, 7LL, 13LL, 20LL, 42LL, 100LL, 105LL, 999LL, 1000LL, 1205LL, 30000LL,
+                      123456LL, 2000001LL}) {
+    EXPECT_EQ(composed::NumberFromWords(composed::NumberInWords(n)), n)
+        << composed::NumberInWords(n);
+  }
+  EXPECT_EQ(composed::NumberInWords(125), "one hundred twenty-five");
+  EXPECT_EQ(composed::NumberFromWords("ten apples"), -1);
+  EXPECT_EQ(composed::RomanNumeral(9), "IX");
+}
+
+GenerateOptions Composed(int k, uint64_t seed = 5, size_t limit = 60) {
+  GenerateOptions o;
+  o.suite = "composed";
+  o.seed = seed;
+  o.rules_per_sample = k;
+  o.limit = limit;
+  return o;
+}
+
+std::vector<Sample> GenerateOrDie(const GenerateOptions& o) {
+  auto samples = GenerateSuite(o);
+  EXPECT_TRUE(samples.ok()) << samples.status().message();
+  return samples.ok() ? *samples : std::vector<Sample>{};
+}
+
+TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
+  for (int k = 1; k <= kMaxRulesPerSample; ++k) {
+    const std::vector<Sample> samples = GenerateOrDie(Composed(k));
+    ASSERT_EQ(samples.size(), 120u);  // summarization, math
+    for (const Sample& s : samples) {
+      ASSERT_EQ(s.subtask, fmt::format("{}_composed_k{}", s.domain, k));
+      ASSERT_EQ(s.params["rules"].size(), static_cast<size_t>(k)) << s.id;
+      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+        const auto oracle = BuiltinRespond("oracle", s);
+        ASSERT_TRUE(oracle.ok());
+        const auto v = ScoreResponse(s, *oracle, rules, CheckEnv{});
+        ASSERT_TRUE(v.ok()) << v.status().message();
+        EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n"
+                             << *oracle;
+        // Every composed rule is a check of the verdict, then `answer` (and `work`).
+        ASSERT_EQ(v->checks.size(), static_cast<size_t>(k) + (rules == RuleSet::kStrict ? 2 : 1));
+        for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
+          EXPECT_EQ(v->checks[i].name, s.params["rules"][i]["id"].get<std::string>());
+        }
+      }
+      for (std::string_view cheat : {"null", "echo", "skeleton", "loophole"}) {
+        const auto answer = BuiltinRespond(cheat, s);
+        ASSERT_TRUE(answer.ok()) << cheat << ": " << answer.status().message();
+        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+        ASSERT_TRUE(v.ok());
+        EXPECT_FALSE(v->pass) << s.id << " " << cheat << " passed strict:\n" << *answer;
+      }
+      // The loophole (filler steps, the right answer) is what the paper-style checks
+      // cannot see: the rules hold, the work is not there.
+      const auto loophole = BuiltinRespond("loophole", s);
+      const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, CheckEnv{});
+      ASSERT_TRUE(paper.ok());
+      EXPECT_TRUE(paper->pass) << s.id << ": " << paper->reason;
+    }
+  }
+}
+
+TEST(ComposedSuiteTest, SeededReproducibleAndSharded) {
+  const std::vector<Sample> a = GenerateOrDie(Composed(5, 11, 40));
+  const std::vector<Sample> b = GenerateOrDie(Composed(5, 11, 40));
+  const std::vector<Sample> other = GenerateOrDie(Composed(5, 12, 40));
+  ASSERT_EQ(a.size(), b.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    std::string x, y, z;
+    AppendSampleJson(a[i], &x);
+    AppendSampleJson(b[i], &y);
+    AppendSampleJson(other[i], &z);
+    EXPECT_EQ(x, y);
+    differ += x != z;
+  }
+  EXPECT_GT(differ, a.size() / 2);
+  std::set<std::string> ids;
+  size_t total = 0;
+  for (int shard = 1; shard <= 3; ++shard) {
+    GenerateOptions o = Composed(5, 11, 40);
+    ASSERT_TRUE(SetShard(fmt::format("{}/3", shard), &o).ok());
+    for (const Sample& s : GenerateOrDie(o)) ids.insert(s.id), ++total;
+  }
+  EXPECT_EQ(total, a.size());
+  EXPECT_EQ(ids.size(), a.size());
+}
+
+TEST(ComposedSuiteTest, BadOptionsAreRefusedNamingThem) {
+  GenerateOptions o = Composed(9);
+  EXPECT_EQ(GenerateSuite(o).status().message(), "`rules_per_sample`: 9 is not in 1..8");
+  o = Composed(0);
+  o.difficulty = "brutal";
+  EXPECT_EQ(GenerateSuite(o).status().message(),
+            "`difficulty`: unknown level 'brutal' (expected easy, medium, hard or extreme)");
+  o = Composed(3);
+  o.difficulty = "hard";
+  EXPECT_EQ(GenerateSuite(o).status().message(),
+            "`rules_per_sample` and `difficulty`: give one of them, not both");
+  o = Composed(3);
+  o.suite = "default";
+  EXPECT_EQ(GenerateSuite(o).status().message(),
+            "`rules_per_sample`: only the composed suite takes it (the suite is 'default')");
+  o = Composed(3);
+  o.tasks = {"html"};
+  EXPECT_EQ(GenerateSuite(o).status().message(),
+            "`tasks`: 'html' is not a domain of the composed suite (it has: summarization, math)");
+  o = Composed(0);
+  o.difficulty = "extreme";
+  const std::vector<Sample> samples = GenerateOrDie(o);
+  ASSERT_FALSE(samples.empty());
+  EXPECT_EQ(samples[0].subtask, "summarization_composed_k8");
+}
+
+// Breaking one rule fails that rule's check and no other; breaking two fails those two.
+TEST(ComposedSuiteTest, ChecksAreIndependent) {
+  size_t pairs = 0;
+  for (int k : {2, 5, 8}) {
+    for (const Sample& s : GenerateOrDie(Composed(k, 21, 40))) {
+      std::vector<std::string> ids;
+      for (const auto& r : s.params["rules"]) ids.push_back(r["id"]);
+      for (size_t a = 0; a < ids.size(); ++a) {
+        for (size_t b = a; b < ids.size(); ++b) {
+          const std::vector<std::string> broken =
+              a == b ? std::vector<std::string>{ids[a]} : std::vector<std::string>{ids[a], ids[b]};
+          const auto answer = ComposedAnswerBreaking(s, broken);
+          ASSERT_TRUE(answer.ok()) << answer.status().message();
+          const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+          ASSERT_TRUE(v.ok()) << v.status().message();
+          for (const RuleCheck& c : v->checks) {
+            const bool should_fail =
+                std::find(broken.begin(), broken.end(), c.name) != broken.end();
+            EXPECT_EQ(c.result == RuleCheck::Result::kFail, should_fail)
+                << s.id << ": broke " << fmt::format("{}", fmt::join(broken, "+")) << ", "
+                << c.name << " " << RuleResultName(c.result) << ": " << c.detail << "\n"
+                << *answer;
+          }
+          ++pairs;
+        }
+      }
+    }
+  }
+  EXPECT_GT(pairs, 1000u);
+}
+
+// builtin/noisy-P breaks each rule with probability p: at K rules a sample passes with
+// probability (1 - p)^K, which the report's interval of the measured pass rate
+// (continuity-corrected Wilson) must hold at every K. Eight intervals at 95% would miss
+// one of eight true values a third of the time; each is asserted at 1 - 0.05/8
+// (Bonferroni, z = 2.73), and the 95% one is printed.
+TEST(ComposedSuiteTest, NoisyResponderFollowsOneMinusPToTheK) {
+  constexpr double kP = 0.1;
+  constexpr size_t kSamples = 1000;
+  constexpr double kZBonferroni = 2.734;  // two-sided 0.05 / 8
+  std::map<int, std::vector<Sample>> by_k;
+  for (int k = 1; k <= kMaxRulesPerSample; ++k) by_k[k] = GenerateOrDie(Composed(k, 31, kSamples));
+  for (std::string_view domain : {"summarization", "math"}) {
+    std::printf("noisy-%.1f %-13s K  passed/n   accuracy  95%% CI            (1-p)^K\n", kP,
+                std::string(domain).c_str());
+    for (int k = 1; k <= kMaxRulesPerSample; ++k) {
+      size_t passed = 0, n = 0;
+      for (const Sample& s : by_k[k]) {
+        if (s.domain != domain) continue;
+        const auto answer = BuiltinRespond("noisy-0.1", s);
+        ASSERT_TRUE(answer.ok()) << answer.status().message();
+        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+        ASSERT_TRUE(v.ok());
+        passed += v->pass;
+        ++n;
+      }
+      ASSERT_EQ(n, kSamples);
+      const double expected = std::pow(1 - kP, k);
+      const double dn = static_cast<double>(n);
+      const Interval ci = ContinuityCorrectedWilson(static_cast<double>(passed), dn);
+      const Interval wide = ContinuityCorrectedWilson(static_cast<double>(passed), dn, kZBonferroni);
+      std::printf("                        %d  %4zu/%zu  %.3f     [%.3f, %.3f]    %.3f\n", k, passed,
+                  n, static_cast<double>(passed) / dn, ci.low, ci.high, expected);
+      EXPECT_LE(wide.low, expected) << domain << " K=" << k;
+      EXPECT_GE(wide.high, expected) << domain << " K=" << k;
+    }
+  }
+}
+
+TEST(ComposedSuiteTest, NoisyResponderIsSeededAndAnswersComposedSamplesOnly) {
+  const std::vector<Sample> samples = GenerateOrDie(Composed(4, 3, 10));
+  for (const Sample& s : samples) {
+    EXPECT_EQ(BuiltinRespond("noisy-0.5", s).value(), BuiltinRespond("noisy-0.5", s).value());
+    EXPECT_EQ(BuiltinRespond("noisy-0", s).value(), BuiltinRespond("oracle", s).value());
+  }
+  EXPECT_TRUE(IsBuiltinResponder("noisy-0.25"));
+  EXPECT_FALSE(IsBuiltinResponder("noisy-1.5"));
+  EXPECT_FALSE(IsBuiltinResponder("noisy-"));
+  GenerateOptions paper;
+  paper.tasks = {"math_easy"};
+  paper.limit = 1;
+  const std::vector<Sample> plain = GenerateOrDie(paper);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(BuiltinRespond("noisy-0.1", plain[0]).status().message(),
+            "sample 'math_easy-0': the noisy responder answers composed samples only "
+            "(math/math_easy is not one)");
+}
+
+}  // namespace
+}  // namespace structtest

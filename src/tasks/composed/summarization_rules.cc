@@ -1,0 +1,632 @@
+#include "tasks/composed/summarization_rules.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace structtest::composed {
+
+// The composed library is a unity build: this file's helpers have a namespace of their
+// own so as not to meet math_rules.cc's.
+namespace summary_internal {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool Letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool Alnum(char c) { return Letter(c) || (c >= '0' && c <= '9'); }
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Lower-case runs of letters and digits.
+std::vector<std::string> Words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char c : s) {
+    if (Alnum(c) || c == '\'') {
+      if (c != '\'') w += Lower(c);
+    } else if (!w.empty()) {
+      out.push_back(std::move(w));
+      w.clear();
+    }
+  }
+  if (!w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
+size_t CountWords(std::string_view s) {
+  size_t n = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const size_t start = i;
+    bool word = false;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') word |= Alnum(s[i++]);
+    if (i > start && word) ++n;
+  }
+  return n;
+}
+
+std::string Quoted(std::string_view s) {
+  constexpr size_t kMax = 40;
+  if (s.size() <= kMax) return fmt::format("'{}'", s);
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("'{}...'", s.substr(0, cut));
+}
+
+RuleCheck Passes(std::string_view id) { return {std::string(id), RuleCheck::Result::kPass, ""}; }
+RuleCheck Fails(std::string_view id, std::string detail) {
+  return {std::string(id), RuleCheck::Result::kFail, std::move(detail)};
+}
+
+int IntOf(const nlohmann::json& p, const char* key) {
+  const auto it = p.find(key);
+  return it != p.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+std::string StrOf(const nlohmann::json& p, const char* key) {
+  const auto it = p.find(key);
+  return it != p.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+template <typename T, size_t N>
+const T& OneOf(Rng* rng, const T (&items)[N]) {
+  return items[static_cast<size_t>(rng->UniformInt(0, static_cast<int64_t>(N) - 1))];
+}
+
+// The first `n` distinct words of at least 7 letters of the points: the keywords line.
+std::vector<std::string> KeywordsOf(const SummaryDraft& d, int n) {
+  std::vector<std::string> out;
+  for (const std::string& p : d.points) {
+    for (std::string& w : Words(p)) {
+      if (static_cast<int>(out.size()) == n) return out;
+      if (w.size() >= 7 && std::all_of(w.begin(), w.end(), Letter) &&
+          std::find(out.begin(), out.end(), w) == out.end()) {
+        out.push_back(std::move(w));
+      }
+    }
+  }
+  return out;
+}
+
+constexpr std::string_view kPadding[] = {"and", "this", "is", "said", "again", "in", "other",
+                                         "words", "for", "clarity"};
+
+std::string PointText(const SummaryDraft& d, size_t i) {
+  std::string text(Trim(d.points[i]));
+  if (i == 0 && d.first_person_first && !text.empty()) {
+    text = "We note that " + std::string(1, Lower(text[0])) + text.substr(1);
+  }
+  if (!d.opening.empty() && !(d.opening_skip_first && i == 0)) text = d.opening + ", " + text;
+  if (d.full_stops) {
+    while (!text.empty() && (text.back() == '.' || text.back() == '!' || text.back() == '?' ||
+                             text.back() == ';' || text.back() == ':' || text.back() == ',')) {
+      text.pop_back();
+    }
+    if (!(d.full_stop_missing && i == 0)) text += '.';
+  }
+  if (i == 0 && d.pad_first_point > 0) {
+    const bool stop = !text.empty() && text.back() == '.';
+    if (stop) text.pop_back();
+    for (size_t w = 0; w < d.pad_first_point; ++w) {
+      text += ' ';
+      text += kPadding[w % std::size(kPadding)];
+    }
+    if (stop) text += '.';
+  }
+  return text;
+}
+
+std::string PointLine(const SummaryDraft& d, size_t i) {
+  switch (d.marker) {
+    case PointMarker::kNone: break;
+    case PointMarker::kSymbol:
+      if (!(d.marker_missing_first && i == 0)) return d.symbol + " " + PointText(d, i);
+      break;
+    case PointMarker::kNumber: {
+      int n = static_cast<int>(i) + 1;
+      if (d.skip_number >= 0 && static_cast<int>(i) >= d.skip_number) ++n;
+      return fmt::format("{}. {}", n, PointText(d, i));
+    }
+  }
+  return PointText(d, i);
+}
+
+std::string KeywordsLine(const SummaryDraft& d) {
+  std::vector<std::string> words = d.keywords;
+  if (d.keyword_missing && !words.empty()) words.pop_back();
+  return "Keywords: " + fmt::format("{}", fmt::join(words, ", "));
+}
+
+PointMarker MarkerOfRules(const nlohmann::json& rules) {
+  for (const auto& r : rules) {
+    const std::string id = r.value("id", "");
+    if (id == "bullet-marker") return PointMarker::kSymbol;
+    if (id == "numbered-points") return PointMarker::kNumber;
+  }
+  return PointMarker::kNone;
+}
+
+std::string_view StripMarker(std::string_view line, PointMarker marker) {
+  line = Trim(line);
+  if (marker == PointMarker::kNone) return line;
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos || space == 0 || space > 6) return line;
+  const std::string_view head = line.substr(0, space);
+  const bool numbered = head.size() >= 2 && head.back() == '.' &&
+                        std::all_of(head.begin(), head.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+  const bool symbol = head == "-" || head == "*" || head == "\xE2\x80\xA2";
+  if ((marker == PointMarker::kNumber && numbered) || (marker == PointMarker::kSymbol && symbol)) {
+    return Trim(line.substr(space + 1));
+  }
+  return line;
+}
+
+constexpr std::string_view kNoConflict[] = {""};
+constexpr std::span<const std::string_view> kCompatibleWithAll(kNoConflict, 0);
+
+// point-count (paper: the number of bullet points)
+nlohmann::json DrawPointCount(Rng* rng, const SummaryDraft& d) {
+  const int most = static_cast<int>(d.points.size());
+  return {{"n", static_cast<int>(rng->UniformInt(std::min(3, most), most))}};
+}
+std::string PointCountText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) return fmt::format("Write exactly {} points.", IntOf(p, "n"));
+  return fmt::format("The summary must have exactly {} points, no more and no fewer.", IntOf(p, "n"));
+}
+void ApplyPointCount(const nlohmann::json& p, SummaryDraft* d) {
+  const size_t n = static_cast<size_t>(std::max(1, IntOf(p, "n")));
+  if (d->points.size() > n) d->points.resize(n);
+}
+void ViolatePointCount(const nlohmann::json&, SummaryDraft* d) { d->points.push_back(d->spare); }
+RuleCheck CheckPointCount(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const size_t n = static_cast<size_t>(IntOf(p, "n"));
+  if (m.point_lines.size() == n) return Passes("point-count");
+  return Fails("point-count", fmt::format("expected {} points, found {}", n, m.point_lines.size()));
+}
+
+// bullet-marker (paper: the bullet symbol)
+constexpr std::string_view kMarkerConflicts[] = {"bullet-marker", "numbered-points"};
+constexpr std::string_view kSymbols[] = {"-", "*", "\xE2\x80\xA2"};
+nlohmann::json DrawBullet(Rng* rng, const SummaryDraft&) { return {{"symbol", std::string(OneOf(rng, kSymbols))}}; }
+std::string BulletText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) return fmt::format("Start every point with the symbol `{}` and a space.", StrOf(p, "symbol"));
+  return fmt::format("Each point is a bullet: its line begins with `{} `.", StrOf(p, "symbol"));
+}
+void ApplyBullet(const nlohmann::json& p, SummaryDraft* d) {
+  d->marker = PointMarker::kSymbol;
+  d->symbol = StrOf(p, "symbol");
+}
+void ViolateBullet(const nlohmann::json&, SummaryDraft* d) { d->marker_missing_first = true; }
+RuleCheck CheckBullet(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const std::string want = StrOf(p, "symbol") + " ";
+  for (size_t i = 0; i < m.point_lines.size(); ++i) {
+    const std::string_view line = Trim(m.lines[static_cast<size_t>(m.point_lines[i])]);
+    if (!line.starts_with(want)) {
+      return Fails("bullet-marker", fmt::format("point {} does not start with '{}': {}", i + 1, Trim(want), Quoted(line)));
+    }
+  }
+  if (m.point_lines.empty()) return Fails("bullet-marker", "no points");
+  return Passes("bullet-marker");
+}
+
+// numbered-points (paper: numbered_points)
+std::string NumberedText(const nlohmann::json&, int phrasing) {
+  if (phrasing == 0) return "Number the points `1.`, `2.`, `3.`, and so on, each number followed by a space.";
+  return "Begin each point with its number and a full stop (`1. `, `2. `, ...), counting from 1.";
+}
+void ApplyNumbered(const nlohmann::json&, SummaryDraft* d) { d->marker = PointMarker::kNumber; }
+void ViolateNumbered(const nlohmann::json&, SummaryDraft* d) { d->skip_number = 1; }
+RuleCheck CheckNumbered(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
+  for (size_t i = 0; i < m.point_lines.size(); ++i) {
+    const std::string want = fmt::format("{}. ", i + 1);
+    const std::string_view line = Trim(m.lines[static_cast<size_t>(m.point_lines[i])]);
+    if (!line.starts_with(want)) {
+      return Fails("numbered-points", fmt::format("point {} does not start with '{}': {}", i + 1, Trim(want), Quoted(line)));
+    }
+  }
+  if (m.point_lines.empty()) return Fails("numbered-points", "no points");
+  return Passes("numbered-points");
+}
+
+// title
+constexpr std::string_view kEnvelopeConflict[] = {"json-envelope"};
+constexpr std::string_view kSummaryTitles[] = {"Summary", "Key points", "In brief", "The main facts"};
+nlohmann::json DrawSummaryTitle(Rng* rng, const SummaryDraft&) { return {{"title", std::string(OneOf(rng, kSummaryTitles))}}; }
+std::string SummaryTitleText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) return fmt::format("Begin with the title line `## {}`.", StrOf(p, "title"));
+  return fmt::format("The first line must be the Markdown heading `## {}`, exactly.", StrOf(p, "title"));
+}
+void ApplySummaryTitle(const nlohmann::json& p, SummaryDraft* d) { d->title = StrOf(p, "title"); }
+void ViolateSummaryTitle(const nlohmann::json&, SummaryDraft* d) { d->title_marker = ""; }
+RuleCheck CheckSummaryTitle(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const std::string want = "## " + StrOf(p, "title");
+  if (m.title_line < 0) return Fails("title", "no title line");
+  const std::string_view line = Trim(m.lines[static_cast<size_t>(m.title_line)]);
+  if (line != want) return Fails("title", fmt::format("the first line is {}, not '{}'", Quoted(line), want));
+  return Passes("title");
+}
+
+// keywords-line
+// The reference's keywords are kept with the rule's parameters (the check reads only n),
+// so that the cheaters, which rewrite the points, write the same line.
+nlohmann::json DrawKeywords(Rng* rng, const SummaryDraft& d) {
+  const int available = static_cast<int>(KeywordsOf(d, 5).size());
+  const int n = static_cast<int>(rng->UniformInt(std::min(2, available), std::min(5, available)));
+  return {{"n", n}, {"words", KeywordsOf(d, n)}};
+}
+bool HasTwoKeywords(const SummaryDraft& d) { return KeywordsOf(d, 2).size() == 2; }
+std::string KeywordsText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) {
+    return fmt::format("End with the line `Keywords: ` followed by exactly {} distinct words "
+                       "taken from the document, separated by commas.", IntOf(p, "n"));
+  }
+  return fmt::format("The last line must list exactly {} different keywords, each a word of the "
+                     "document, as `Keywords: word, word, ...`.", IntOf(p, "n"));
+}
+void ApplyKeywords(const nlohmann::json& p, SummaryDraft* d) {
+  d->keywords.clear();
+  const auto it = p.find("words");
+  if (it == p.end() || !it->is_array()) return;
+  for (const auto& w : *it) {
+    if (w.is_string()) d->keywords.push_back(w.get<std::string>());
+  }
+}
+void ViolateKeywords(const nlohmann::json&, SummaryDraft* d) { d->keyword_missing = true; }
+RuleCheck CheckKeywords(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  if (m.keywords_line < 0) return Fails("keywords-line", "no keywords line");
+  const std::string_view line = Trim(m.lines[static_cast<size_t>(m.keywords_line)]);
+  if (!line.starts_with("Keywords: ")) {
+    return Fails("keywords-line", fmt::format("the last line {} does not start with 'Keywords: '", Quoted(line)));
+  }
+  std::vector<std::string> items;
+  std::string_view rest = line.substr(10);
+  while (true) {
+    const size_t comma = rest.find(',');
+    items.emplace_back(Trim(rest.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  const size_t n = static_cast<size_t>(IntOf(p, "n"));
+  if (items.size() != n) return Fails("keywords-line", fmt::format("{} keywords, not {}", items.size(), n));
+  std::vector<std::string> doc = Words(m.document);
+  std::sort(doc.begin(), doc.end());
+  std::set<std::string> seen;
+  for (const std::string& item : items) {
+    const std::vector<std::string> w = Words(item);
+    if (w.size() != 1 || !std::binary_search(doc.begin(), doc.end(), w[0])) {
+      return Fails("keywords-line", fmt::format("{} is not a word of the document", Quoted(item)));
+    }
+    if (!seen.insert(w[0]).second) return Fails("keywords-line", fmt::format("{} is listed twice", Quoted(item)));
+  }
+  return Passes("keywords-line");
+}
+
+// point-opening
+constexpr std::string_view kPointOpenings[] = {"Notably", "Also", "Importantly", "Further"};
+nlohmann::json DrawPointOpening(Rng* rng, const SummaryDraft& d) {
+  std::vector<std::string_view> free;
+  for (std::string_view w : kPointOpenings) {
+    if (std::none_of(d.points.begin(), d.points.end(), [&](const std::string& s) { return Trim(s).starts_with(w); })) {
+      free.push_back(w);
+    }
+  }
+  if (free.empty()) free.assign(std::begin(kPointOpenings), std::end(kPointOpenings));
+  return {{"word", std::string(rng->Pick(free))}};
+}
+std::string PointOpeningText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) return fmt::format("Open every point with the word \"{}\" followed by a comma (after its marker, if it has one).", StrOf(p, "word"));
+  return fmt::format("The text of each point must begin with \"{},\" (a marker, if any, comes before it).", StrOf(p, "word"));
+}
+void ApplyPointOpening(const nlohmann::json& p, SummaryDraft* d) { d->opening = StrOf(p, "word"); }
+void ViolatePointOpening(const nlohmann::json&, SummaryDraft* d) { d->opening_skip_first = true; }
+RuleCheck CheckPointOpening(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const std::string want = StrOf(p, "word") + ",";
+  for (size_t i = 0; i < m.point_texts.size(); ++i) {
+    if (!m.point_texts[i].starts_with(want)) {
+      return Fails("point-opening", fmt::format("point {} does not open with \"{}\": {}", i + 1, want, Quoted(m.point_texts[i])));
+    }
+  }
+  if (m.point_texts.empty()) return Fails("point-opening", "no points");
+  return Passes("point-opening");
+}
+
+// point-full-stops
+std::string PointStopsText(const nlohmann::json&, int phrasing) {
+  if (phrasing == 0) return "End every point with a full stop (`.`).";
+  return "Each point's line must end with a period.";
+}
+void ApplyPointStops(const nlohmann::json&, SummaryDraft* d) { d->full_stops = true; }
+void ViolatePointStops(const nlohmann::json&, SummaryDraft* d) { d->full_stop_missing = true; }
+RuleCheck CheckPointStops(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
+  for (size_t i = 0; i < m.point_texts.size(); ++i) {
+    if (!m.point_texts[i].ends_with(".")) {
+      return Fails("point-full-stops", fmt::format("point {} does not end with '.': {}", i + 1, Quoted(m.point_texts[i])));
+    }
+  }
+  if (m.point_texts.empty()) return Fails("point-full-stops", "no points");
+  return Passes("point-full-stops");
+}
+
+// point-words: drawn last among the rules that change a point's words, wide enough for
+// the others' violations (a first-person lead-in adds three words).
+nlohmann::json DrawPointWords(Rng* rng, const SummaryDraft& draft) {
+  // The held-back fact too: violating point-count adds it as a point.
+  SummaryDraft d = draft;
+  d.points.push_back(d.spare);
+  size_t shortest = 1000, longest = 0;
+  for (size_t i = 0; i < d.points.size(); ++i) {
+    const size_t n = CountWords(PointText(d, i));
+    shortest = std::min(shortest, n);
+    longest = std::max(longest, n);
+  }
+  return {{"min", static_cast<int>(std::min<size_t>(shortest, static_cast<size_t>(rng->UniformInt(3, 4))))},
+          {"max", static_cast<int>(longest + 4 + static_cast<size_t>(rng->UniformInt(0, 6)))}};
+}
+std::string PointWordsText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) return fmt::format("Each point must have between {} and {} words (its marker not counted).", IntOf(p, "min"), IntOf(p, "max"));
+  return fmt::format("Keep every point to at least {} and at most {} words, not counting its marker.", IntOf(p, "min"), IntOf(p, "max"));
+}
+void ViolatePointWords(const nlohmann::json& p, SummaryDraft* d) {
+  d->pad_first_point = 0;
+  const size_t n = CountWords(PointText(*d, 0));
+  const size_t hi = static_cast<size_t>(IntOf(p, "max"));
+  d->pad_first_point = hi >= n ? hi - n + 1 : 0;
+}
+RuleCheck CheckPointWords(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const size_t lo = static_cast<size_t>(IntOf(p, "min")), hi = static_cast<size_t>(IntOf(p, "max"));
+  for (size_t i = 0; i < m.point_texts.size(); ++i) {
+    const size_t n = CountWords(m.point_texts[i]);
+    if (n < lo || n > hi) return Fails("point-words", fmt::format("point {} has {} words, not {} to {}", i + 1, n, lo, hi));
+  }
+  if (m.point_texts.empty()) return Fails("point-words", "no points");
+  return Passes("point-words");
+}
+
+// no-first-person
+constexpr std::string_view kFirstPerson[] = {"i", "me", "my", "we", "us", "our"};
+bool NoFirstPersonYet(const SummaryDraft& d) {
+  for (const std::string& p : d.points) {
+    for (const std::string& w : Words(p)) {
+      if (std::find(std::begin(kFirstPerson), std::end(kFirstPerson), w) != std::end(kFirstPerson)) return false;
+    }
+  }
+  return true;
+}
+std::string FirstPersonText(const nlohmann::json&, int phrasing) {
+  if (phrasing == 0) return "Do not write in the first person: no point may use the words I, me, my, we, us or our.";
+  return "Keep the summary impersonal: none of the words \"I\", \"me\", \"my\", \"we\", \"us\", \"our\" in any point.";
+}
+void ViolateFirstPerson(const nlohmann::json&, SummaryDraft* d) { d->first_person_first = true; }
+RuleCheck CheckFirstPerson(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
+  for (size_t i = 0; i < m.point_texts.size(); ++i) {
+    for (const std::string& w : Words(m.point_texts[i])) {
+      if (std::find(std::begin(kFirstPerson), std::end(kFirstPerson), w) != std::end(kFirstPerson)) {
+        return Fails("no-first-person", fmt::format("point {} says '{}'", i + 1, w));
+      }
+    }
+  }
+  return Passes("no-first-person");
+}
+
+// blank-lines
+std::string PointBlankText(const nlohmann::json&, int phrasing) {
+  if (phrasing == 0) return "Separate consecutive points by exactly one blank line.";
+  return "Put one empty line between each point and the next (and no more than one).";
+}
+void ApplyPointBlank(const nlohmann::json&, SummaryDraft* d) { d->blank_lines = true; }
+void ViolatePointBlank(const nlohmann::json&, SummaryDraft* d) { d->blank_line_missing = true; }
+RuleCheck CheckPointBlank(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
+  for (size_t i = 1; i < m.point_lines.size(); ++i) {
+    const int gap = m.point_lines[i] - m.point_lines[i - 1] - 1;
+    if (gap != 1) return Fails("blank-lines", fmt::format("{} blank lines between points {} and {}", gap, i, i + 1));
+  }
+  if (m.point_lines.empty()) return Fails("blank-lines", "no points");
+  return Passes("blank-lines");
+}
+
+// json-envelope
+constexpr std::string_view kSummaryEnvelopeConflicts[] = {"title", "keywords-line", "blank-lines"};
+constexpr std::string_view kEnvelopeKeysOf[] = {"points", "summary", "key_points"};
+nlohmann::json DrawSummaryEnvelope(Rng* rng, const SummaryDraft&) { return {{"key", std::string(OneOf(rng, kEnvelopeKeysOf))}}; }
+std::string SummaryEnvelopeText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) {
+    return fmt::format("Give the whole answer as one JSON object and nothing else (no code fence), "
+                       "with exactly one key, \"{}\": an array of the point lines as strings.", StrOf(p, "key"));
+  }
+  return fmt::format("Reply with a single JSON object only, whose one key \"{}\" holds the points "
+                     "(an array of strings, one per point line); no text outside it.", StrOf(p, "key"));
+}
+void ApplySummaryEnvelope(const nlohmann::json& p, SummaryDraft* d) { d->envelope_key = StrOf(p, "key"); }
+void ViolateSummaryEnvelope(const nlohmann::json&, SummaryDraft* d) { d->envelope_preamble = true; }
+RuleCheck CheckSummaryEnvelope(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const std::string key = StrOf(p, "key");
+  std::string_view body = m.response;
+  while (!body.empty() && (body.front() == '\n' || body.front() == ' ' || body.front() == '\r')) body.remove_prefix(1);
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ' || body.back() == '\r')) body.remove_suffix(1);
+  if (!body.starts_with("{") || !body.ends_with("}")) {
+    return Fails("json-envelope", "the response is not one JSON object alone (text outside the braces)");
+  }
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Fails("json-envelope", "the response is not valid JSON");
+  if (j.size() != 1 || !j.contains(key)) return Fails("json-envelope", fmt::format("the object's keys are not just \"{}\"", key));
+  if (!j[key].is_array() || j[key].empty()) return Fails("json-envelope", fmt::format("\"{}\" is not an array of points", key));
+  for (const auto& e : j[key]) {
+    if (!e.is_string()) return Fails("json-envelope", fmt::format("\"{}\" holds a value that is not a string", key));
+  }
+  return Passes("json-envelope");
+}
+
+constexpr SummaryRule kSummaryRules[] = {
+    {"point-count", "exactly N points", RuleOrigin::kPaper, kCompatibleWithAll, nullptr,
+     &DrawPointCount, 2, &PointCountText, &ApplyPointCount, &ViolatePointCount, &CheckPointCount},
+    {"bullet-marker", "every point starts with a given symbol, `-`, `*` or `\u2022`",
+     RuleOrigin::kPaper, kMarkerConflicts, nullptr, &DrawBullet, 2, &BulletText, &ApplyBullet,
+     &ViolateBullet, &CheckBullet},
+    {"numbered-points", "points numbered `1.`, `2.`, ...", RuleOrigin::kPaper, kMarkerConflicts,
+     nullptr, nullptr, 2, &NumberedText, &ApplyNumbered, &ViolateNumbered, &CheckNumbered},
+    {"no-first-person", "no point uses I, me, my, we, us or our", RuleOrigin::kNew,
+     kCompatibleWithAll, &NoFirstPersonYet, nullptr, 2, &FirstPersonText, nullptr,
+     &ViolateFirstPerson, &CheckFirstPerson},
+    {"point-opening", "every point opens with a given word and a comma", RuleOrigin::kNew,
+     kCompatibleWithAll, nullptr, &DrawPointOpening, 2, &PointOpeningText, &ApplyPointOpening,
+     &ViolatePointOpening, &CheckPointOpening},
+    {"point-full-stops", "every point ends with a full stop", RuleOrigin::kNew,
+     kCompatibleWithAll, nullptr, nullptr, 2, &PointStopsText, &ApplyPointStops,
+     &ViolatePointStops, &CheckPointStops},
+    {"point-words", "every point has between A and B words", RuleOrigin::kNew,
+     kCompatibleWithAll, nullptr, &DrawPointWords, 2, &PointWordsText, nullptr,
+     &ViolatePointWords, &CheckPointWords},
+    {"title", "a given title line first, `## T`", RuleOrigin::kNew, kEnvelopeConflict, nullptr,
+     &DrawSummaryTitle, 2, &SummaryTitleText, &ApplySummaryTitle, &ViolateSummaryTitle,
+     &CheckSummaryTitle},
+    {"keywords-line", "a last line `Keywords: ` with N distinct words of the document",
+     RuleOrigin::kNew, kEnvelopeConflict, &HasTwoKeywords, &DrawKeywords, 2, &KeywordsText,
+     &ApplyKeywords, &ViolateKeywords, &CheckKeywords},
+    {"blank-lines", "one blank line between points", RuleOrigin::kNew, kEnvelopeConflict,
+     nullptr, nullptr, 2, &PointBlankText, &ApplyPointBlank, &ViolatePointBlank,
+     &CheckPointBlank},
+    {"json-envelope", "the points as a JSON object with one given key", RuleOrigin::kNew,
+     kSummaryEnvelopeConflicts, nullptr, &DrawSummaryEnvelope, 2, &SummaryEnvelopeText,
+     &ApplySummaryEnvelope, &ViolateSummaryEnvelope, &CheckSummaryEnvelope},
+};
+
+}  // namespace summary_internal
+
+std::span<const SummaryRule> SummarizationRules() { return summary_internal::kSummaryRules; }
+
+const SummaryRule* FindSummaryRule(std::string_view id) {
+  for (const SummaryRule& r : summary_internal::kSummaryRules) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+std::string RenderSummary(const SummaryDraft& d) {
+  using namespace summary_internal;
+  if (!d.envelope_key.empty()) {
+    std::string out = d.envelope_preamble ? "Here is the JSON object:\n" : "";
+    out += "{\n  " + nlohmann::json(d.envelope_key).dump() + ": [";
+    for (size_t i = 0; i < d.points.size(); ++i) {
+      out += (i == 0 ? "\n    " : ",\n    ") + nlohmann::json(PointLine(d, i)).dump();
+    }
+    return out + "\n  ]\n}";
+  }
+  std::string out;
+  if (!d.title.empty()) out += d.title_marker + d.title + "\n";
+  for (size_t i = 0; i < d.points.size(); ++i) {
+    if (i > 0) out += "\n";
+    if (i > 0 && d.blank_lines && !(d.blank_line_missing && i == 1)) out += "\n";
+    out += PointLine(d, i);
+  }
+  if (!d.keywords.empty()) out += "\n" + KeywordsLine(d);
+  return out;
+}
+
+SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rules,
+                           std::string document) {
+  using namespace summary_internal;
+  SummaryParsed m;
+  m.response = std::string(response);
+  m.document = std::move(document);
+  bool title = false, keywords = false;
+  std::string key;
+  for (const auto& r : rules) {
+    const std::string id = r.value("id", "");
+    title |= id == "title";
+    keywords |= id == "keywords-line";
+    if (id == "json-envelope") key = StrOf(r, "key");
+  }
+  if (!key.empty()) {
+    const size_t open = response.find('{'), close = response.rfind('}');
+    if (open != std::string_view::npos && close != std::string_view::npos && open < close) {
+      const nlohmann::json j = nlohmann::json::parse(response.substr(open, close - open + 1), nullptr, false);
+      if (!j.is_discarded() && j.is_object()) {
+        const auto a = j.find(key);
+        if (a != j.end() && a->is_array()) {
+          m.envelope_read = true;
+          for (const auto& e : *a) m.lines.push_back(e.is_string() ? e.get<std::string>() : e.dump());
+        }
+      }
+    }
+  }
+  if (!m.envelope_read) {
+    size_t start = 0;
+    while (start <= response.size()) {
+      size_t end = response.find('\n', start);
+      if (end == std::string_view::npos) end = response.size();
+      std::string_view line = response.substr(start, end - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      m.lines.emplace_back(line);
+      start = end + 1;
+    }
+  }
+  std::vector<int> content;
+  for (size_t i = 0; i < m.lines.size(); ++i) {
+    if (!Trim(m.lines[i]).empty()) content.push_back(static_cast<int>(i));
+  }
+  size_t first = 0, last = content.size();
+  if (title && first < last) m.title_line = content[first++];
+  if (keywords && first < last) m.keywords_line = content[--last];
+  const PointMarker marker = MarkerOfRules(rules);
+  for (size_t i = first; i < last; ++i) {
+    m.point_lines.push_back(content[i]);
+    m.point_texts.emplace_back(StripMarker(m.lines[static_cast<size_t>(content[i])], marker));
+  }
+  return m;
+}
+
+RuleCheck CheckSummaryPoints(const SummaryParsed& m) {
+  using namespace summary_internal;
+  if (m.point_texts.empty()) return Fails("points", "no points");
+  for (size_t i = 0; i < m.point_texts.size(); ++i) {
+    if (summary_internal::CountWords(m.point_texts[i]) == 0) return Fails("points", fmt::format("point {} is empty", i + 1));
+  }
+  return Passes("points");
+}
+
+// Strict: a point says something of the document (most of its words are the document's;
+// words the format rules add count as the document's) and no point repeats another.
+RuleCheck CheckSummaryContent(const SummaryParsed& m) {
+  using namespace summary_internal;
+  constexpr double kMinDocumentShare = 0.6;
+  constexpr size_t kMinWords = 4;
+  std::vector<std::string> doc = Words(m.document);
+  for (std::string_view w : {"we", "note", "that", "notably", "also", "importantly", "further"}) {
+    doc.emplace_back(w);
+  }
+  for (std::string_view w : kPadding) doc.emplace_back(w);
+  std::sort(doc.begin(), doc.end());
+  std::vector<std::vector<std::string>> seen;
+  for (size_t i = 0; i < m.point_texts.size(); ++i) {
+    std::vector<std::string> words = Words(m.point_texts[i]);
+    size_t in_doc = 0;
+    for (const std::string& w : words) in_doc += std::binary_search(doc.begin(), doc.end(), w);
+    if (words.size() < kMinWords) {
+      return Fails("content", fmt::format("point {} has {} words: it says nothing", i + 1, words.size()));
+    }
+    if (static_cast<double>(in_doc) < kMinDocumentShare * static_cast<double>(words.size())) {
+      return Fails("content", fmt::format("point {} is not the document's: {} of its {} words are in it",
+                                          i + 1, in_doc, words.size()));
+    }
+    for (size_t j = 0; j < seen.size(); ++j) {
+      if (seen[j] == words) return Fails("content", fmt::format("point {} repeats point {}", i + 1, j + 1));
+    }
+    seen.push_back(std::move(words));
+  }
+  if (m.point_texts.empty()) return Fails("content", "no points");
+  return Passes("content");
+}
+
+std::string SummaryBasePrompt(const SummaryDraft& d) {
+  return fmt::format(
+      "Summarize the following document as a list of points: one point per line, each "
+      "stating a fact of the document in your own words or its own.\n\nDocument:\n{}",
+      summary_internal::Trim(d.document));
+}
+
+}  // namespace structtest::composed
