@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 
 FakeModelClient::FakeModelClient(size_t parallelism, FakeScript script, ClientClock* clock)

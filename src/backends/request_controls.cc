@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include "core/status_macros.h"
 
 namespace structtest {
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/hash.h"
 #include "report/tally.h"
 #include "store/run_store.h"

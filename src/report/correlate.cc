@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "report/run_report.h"
 #include "report/tally.h"
 #include "sources/csv.h"

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 #include <isa-l/igzip_lib.h>
 
+#include "core/status_macros.h"
 #include "core/hash.h"
 #include "core/jsonl.h"
 #include "report/compare.h"

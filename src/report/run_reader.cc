@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backends/request_controls.h"
+#include "core/status_macros.h"
 #include "core/file_util.h"
 #include "core/jsonl.h"
 #include "report/aggregates.h"

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 
 StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,

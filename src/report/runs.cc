@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "report/compare.h"
 #include "report/correlate.h"
 #include "structtest/run_reader.h"

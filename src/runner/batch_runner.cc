@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/file_util.h"
 #include "core/record_io.h"
 #include "report/cost.h"

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "backends/providers.h"
+#include "core/status_macros.h"
 #include "core/hash.h"
 #include "store/merge.h"
 #include "structtest/version.h"

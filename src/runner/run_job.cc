@@ -22,6 +22,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "backends/adaptive_client.h"
 #include "backends/batch_api.h"
 #include "backends/endpoint_pool_client.h"

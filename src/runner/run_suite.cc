@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "backends/providers.h"
 #include "backends/request_controls.h"
 #include "core/shard.h"

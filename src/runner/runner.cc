@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/jsonl.h"
+#include "core/status_macros.h"
 #include "core/record_io.h"
 #include "report/run_report.h"
 #include "tasks/registry.h"

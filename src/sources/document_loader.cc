@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "core/jsonl.h"
 #include "sources/csv.h"
 #include "sources/load_util.h"

@@ -1,5 +1,6 @@
 #include "store/run_store.h"
 
+#include "core/status_macros.h"
 #include "core/record_io.h"
 
 #include <fcntl.h>

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "structtest/sentences.h"
 #include "text/punkt_model.h"

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "backends/http/curl_library.h"
 #include "backends/providers.h"
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "tasks/html/fast_find.h"
 #include "tasks/html/html_tokenizer.h"

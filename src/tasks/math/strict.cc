@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "tasks/math/arithmetic.h"
 #include "tasks/math/formats.h"

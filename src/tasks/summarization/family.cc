@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "tasks/params.h"
 #include "tasks/summarization/generator.h"

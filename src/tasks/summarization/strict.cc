@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "tasks/params.h"
 #include "tasks/summarization/family.h"
