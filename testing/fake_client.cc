@@ -1,4 +1,4 @@
-#include "backends/fake_client.h"
+#include "testing/fake_client.h"
 
 #include <algorithm>
 #include <cassert>
