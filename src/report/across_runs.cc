@@ -1,5 +1,5 @@
-// structtest/runs.h over report/compare.h, report/correlate.h and store/merge.h.
-#include "structtest/runs.h"
+// structtest/across_runs.h over report/compare.h, report/correlate.h and store/merge.h.
+#include "structtest/across_runs.h"
 
 #include <algorithm>
 
