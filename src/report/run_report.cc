@@ -1,9 +1,7 @@
 #include "report/run_report.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "core/status_macros.h"
+#include "core/file_util.h"
 
 namespace structtest {
 
@@ -52,11 +50,9 @@ StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
 }
 
 nlohmann::json StoredReportJson(const std::string& dir) {
-  std::ifstream in(dir + "/report.json", std::ios::binary);
-  if (!in) return nlohmann::json();
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const StatusOr<std::string> text = ReadFileToString(dir + "/report.json");
+  if (!text.ok()) return nlohmann::json();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   return j.is_discarded() ? nlohmann::json() : j;
 }
 

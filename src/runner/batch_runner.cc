@@ -59,15 +59,6 @@ std::string NewKey() {
   return fmt::format("structtest-{}-{:08x}", NowMs(), rd());
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::IoError(fmt::format("{}: read error", path));
-  return text.str();
-}
-
 // The provider's limits, with options.batch_size.
 BatchLimits LimitsFor(Provider provider, const BatchRunOptions& o) {
   BatchLimits limits = BatchLimitsOf(provider);
@@ -666,8 +657,21 @@ StatusOr<int64_t> WriteOfflineBatch(RunStore* store, const BatchRunOptions& opti
   return static_cast<int64_t>(items.size());
 }
 
+namespace {
+
+// A batch's results file; errors name it.
+StatusOr<std::string> ReadResultsFile(const std::string& path) {
+  StatusOr<std::string> text = ReadFileToString(path);
+  if (text.ok()) return text;
+  const std::string& why = text.status().message();
+  return Status::IoError(why.starts_with("read error") ? fmt::format("{}: read error", path)
+                                                       : fmt::format("{}: cannot read: {}", path, why));
+}
+
+}  // namespace
+
 StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(const std::string text, ReadResultsFile(path));
   struct Line {
     int64_t number;
     Slot slot;

@@ -742,14 +742,12 @@ StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Budg
     return std::optional<Price>(p);
   }
   if (!budget.prices.empty()) {
-    std::ifstream in(budget.prices, std::ios::binary);
-    if (!in) {
-      return Status::IoError(
-          fmt::format("`budget.prices` {}: cannot read: {}", budget.prices, std::strerror(errno)));
+    StatusOr<std::string> text = ReadFileToString(budget.prices);
+    if (!text.ok()) {
+      return Status::IoError(fmt::format("`budget.prices` {}: cannot read: {}", budget.prices,
+                                         text.status().message()));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(text.str(), budget.prices));
+    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(*text, budget.prices));
     if (auto p = FindPrice(table, model)) return p;
   }
   return BuiltinPrice(model);
