@@ -112,17 +112,6 @@ bool SameHeaderName(std::string_view a, std::string_view b) {
   return AsciiLower(a) == AsciiLower(b);
 }
 
-nlohmann::json RequestSettingsJson(const nlohmann::json& manifest) {
-  nlohmann::json out = nlohmann::json::object();
-  if (!manifest.is_object()) return out;
-  const auto take = [&](std::string_view key) {
-    if (const auto it = manifest.find(key); it != manifest.end()) out[std::string(key)] = *it;
-  };
-  for (const std::string_view key : {"model", "max_tokens", "temperature"}) take(key);
-  for (const std::string_view key : kControlKeys) take(key);
-  return out;
-}
-
 std::vector<std::string> HeaderNames(const std::vector<HttpHeader>& headers) {
   std::vector<std::string> names;
   for (const HttpHeader& h : headers) names.push_back(h.name);

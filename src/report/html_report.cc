@@ -166,9 +166,9 @@ class Sink {
       if (full_.empty()) return;
       std::string text = std::move(full_.front());
       full_.pop_front();
-      lock.unlock();
+      lock.Unlock();
       Status s = Deflate(text, /*last=*/false);
-      lock.lock();
+      lock.Lock();
       spare_.push_back(std::move(text));
       if (!s.ok()) {
         failed_ = std::move(s);
@@ -455,17 +455,6 @@ void WriteTarget(const nlohmann::json& target, Writer* w) {
   w->Raw("]");
 }
 
-// The built-in responder that answered a run (its manifest's model is "builtin/NAME"),
-// or "" for a model's run: such runs are not placed among the paper's models.
-std::string BuiltinResponder(const std::optional<nlohmann::json>& manifest) {
-  constexpr std::string_view kPrefix = "builtin/";
-  if (!manifest || !manifest->is_object()) return "";
-  const auto model = manifest->find("model");
-  if (model == manifest->end() || !model->is_string()) return "";
-  const std::string& name = model->get_ref<const std::string&>();
-  return name.starts_with(kPrefix) ? name.substr(kPrefix.size()) : "";
-}
-
 std::string_view RowStatus(const RunRow& row) {
   if (!row.response) return "unasked";
   if (!row.response->ok) return "error";
@@ -639,7 +628,7 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       // One run's rows need no prompt: its samples were written in this order above.
     }, one_run ? RunStore::RowRead::kNoPrompt : RunStore::RowRead::kWhole));
     RETURN_IF_ERROR(written);
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store.Manifest());
+    ASSIGN_OR_RETURN(std::optional<RunManifest> manifest, store.Manifest());
     std::optional<Price> price;
     if (!prices.empty()) {
       price = prices[k];
@@ -650,8 +639,9 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
     ASSIGN_OR_RETURN(const nlohmann::json report,
                      RunReportJson(store, tally, rules, std::optional<std::optional<Price>>(price)));
     w.Raw("],\"builtin\":");
-    const std::string builtin = BuiltinResponder(manifest);
-    w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(builtin));
+    // A built-in responder's run is not placed among the paper's models.
+    const std::string_view builtin = manifest ? manifest->BuiltinResponder() : "";
+    w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(std::string(builtin)));
     w.Raw(",\"report\":");
     w.Json(report);
     w.Raw("}");

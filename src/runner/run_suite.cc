@@ -230,10 +230,10 @@ StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
   }
 
   // Who answers: built-in responders (in process) or a model behind an API.
-  if (opt.model.empty() || std::string_view(opt.model).starts_with("builtin/")) {
+  if (opt.model.empty() || IsBuiltinModel(opt.model)) {
     const auto names = BuiltinResponderNames();
     if (!opt.model.empty() &&
-        std::find(names.begin(), names.end(), opt.model.substr(8)) == names.end()) {
+        std::find(names.begin(), names.end(), BuiltinResponderOf(opt.model)) == names.end()) {
       std::string known;
       for (std::string_view n : names) {
         known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);
