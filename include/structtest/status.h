@@ -102,18 +102,22 @@ class [[nodiscard]] StatusOr {
 #define STRUCTTEST_CONCAT_INNER_(a, b) a##b
 #define STRUCTTEST_CONCAT_(a, b) STRUCTTEST_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                       \
+// Returns the Status of `expr` when it is not ok. Prefixed, so that a program's own
+// RETURN_IF_ERROR (or Abseil's) does not collide with this header's.
+#define STRUCTTEST_RETURN_IF_ERROR(expr)            \
   do {                                              \
     ::structtest::Status _st_status = (expr);       \
     if (!_st_status.ok()) return _st_status;        \
   } while (0)
 
-#define ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                           \
-  if (!tmp.ok()) return tmp.status();          \
+#define STRUCTTEST_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                      \
+  if (!tmp.ok()) return tmp.status();                     \
   lhs = std::move(tmp).value()
 
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL_(STRUCTTEST_CONCAT_(_st_statusor_, __LINE__), lhs, expr)
+// Evaluates `expr` (a StatusOr<T>) and assigns its value to `lhs` (a declaration or an
+// lvalue), or returns its Status when it is not ok.
+#define STRUCTTEST_ASSIGN_OR_RETURN(lhs, expr) \
+  STRUCTTEST_ASSIGN_OR_RETURN_IMPL_(STRUCTTEST_CONCAT_(_st_statusor_, __LINE__), lhs, expr)
 
 #endif  // STRUCTTEST_STATUS_H_

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 
 bool IsOverloadSignal(const ModelResult& r) {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/fake_client.h"
-#include "backends/fake_client_test_util.h"
+#include "testing/fake_client.h"
+#include "testing/fake_client_test_util.h"
 #include "backends/retry_client.h"
 
 namespace structtest {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "backends/providers.h"
 #include "structtest/sample.h"
 #include "core/json_dom.h"

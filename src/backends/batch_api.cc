@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "backends/providers.h"
 #include "core/hash.h"
 

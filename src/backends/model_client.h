@@ -3,7 +3,7 @@
 // and waits for any of them to finish. One implementation drives libcurl's multi
 // interface in a single event loop (backends/http/curl_client.h); retries, rate limits
 // and fault injection are wrappers around any ModelClient (backends/retry_client.h);
-// FakeModelClient (backends/fake_client.h) is the test seam. A failed request is data:
+// FakeModelClient (testing/fake_client.h) is the test seam. A failed request is data:
 // it comes back as a ModelResult with an error kind, never as answer text.
 #ifndef STRUCTTEST_BACKENDS_MODEL_CLIENT_H_
 #define STRUCTTEST_BACKENDS_MODEL_CLIENT_H_
@@ -133,7 +133,7 @@ std::string_view DefaultBaseUrl(Provider provider);
 std::string RedactSecret(std::string_view text, std::string_view secret);
 
 // Where a client reads the time: the steady clock, or in tests a clock that moves only
-// when a wait asks it to (ManualClientClock, fake_client.h), so that scripted latencies
+// when a wait asks it to (ManualClientClock, testing/fake_client.h), so that scripted latencies
 // and cool-downs are exact however loaded the machine is.
 class ClientClock {
  public:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "backends/providers.h"
 #include "structtest/sample.h"
 #include "backends/request_controls.h"

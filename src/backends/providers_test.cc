@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 namespace {
 

@@ -8,17 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+#include "core/file_util.h"
+#include "core/ascii.h"
+
 namespace structtest {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // RFC 9110's token characters.
 bool IsTokenChar(char c) {
@@ -51,7 +47,7 @@ StatusOr<HttpHeader> ParseHeaderFlag(std::string_view text) {
     return Status::InvalidArgument(
         fmt::format("`request.headers` {}: the value holds a line break", h.name));
   }
-  const std::string lower = Lower(h.name);
+  const std::string lower = AsciiLower(h.name);
   for (const char* own : {"content-type", "content-length", "host", "transfer-encoding", "expect"}) {
     if (lower == own) {
       return Status::InvalidArgument(
@@ -67,18 +63,15 @@ StatusOr<std::string> ReadTextFlag(std::string_view field, std::string_view valu
     return std::string(value);
   }
   const std::string path(value.substr(1));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
     return Status::IoError(
-        fmt::format("{} @{}: cannot read: {}", field, path, std::strerror(errno)));
+        fmt::format("{} @{}: cannot read: {}", field, path, text.status().message()));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::IoError(fmt::format("{} @{}: cannot read", field, path));
-  if (text.str().empty()) {
+  if (text->empty()) {
     return Status::InvalidArgument(fmt::format("{} @{}: the file is empty", field, path));
   }
-  return text.str();
+  return text;
 }
 
 StatusOr<nlohmann::json> ParseExtraBody(std::string_view value) {
@@ -108,7 +101,7 @@ nlohmann::json ControlsJson(const RequestControls& c, const std::vector<std::str
   if (!c.extra_body.is_null()) j["extra_body"] = c.extra_body;
   if (!header_names.empty()) {
     std::vector<std::string> names;
-    for (const std::string& name : header_names) names.push_back(Lower(name));
+    for (const std::string& name : header_names) names.push_back(AsciiLower(name));
     std::sort(names.begin(), names.end());
     j["headers"] = names;
   }
@@ -116,18 +109,7 @@ nlohmann::json ControlsJson(const RequestControls& c, const std::vector<std::str
 }
 
 bool SameHeaderName(std::string_view a, std::string_view b) {
-  return Lower(a) == Lower(b);
-}
-
-nlohmann::json RequestSettingsJson(const nlohmann::json& manifest) {
-  nlohmann::json out = nlohmann::json::object();
-  if (!manifest.is_object()) return out;
-  const auto take = [&](std::string_view key) {
-    if (const auto it = manifest.find(key); it != manifest.end()) out[std::string(key)] = *it;
-  };
-  for (const std::string_view key : {"model", "max_tokens", "temperature"}) take(key);
-  for (const std::string_view key : kControlKeys) take(key);
-  return out;
+  return AsciiLower(a) == AsciiLower(b);
 }
 
 std::vector<std::string> HeaderNames(const std::vector<HttpHeader>& headers) {

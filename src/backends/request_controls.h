@@ -2,8 +2,7 @@
 // system message, nucleus sampling, stop sequences, a sampling seed, a reasoning effort, a
 // thinking budget and fields merged into every request body, each sent in the provider's
 // own field (providers.h); and extra HTTP headers, which only the transport sees. Here
-// they are read from their flags, checked, and written out for a run's identity and its
-// cache key. Error messages name the field of RequestSettings (structtest/run.h) that
+// they are read from their flags, checked, and written out for a response's cache key. Error messages name the field of RequestSettings (structtest/run.h) that
 // set the control, in backticks (`request.top_p`); the CLI shows its flag instead.
 #ifndef STRUCTTEST_BACKENDS_REQUEST_CONTROLS_H_
 #define STRUCTTEST_BACKENDS_REQUEST_CONTROLS_H_
@@ -53,22 +52,15 @@ StatusOr<std::string> ReadTextFlag(std::string_view field, std::string_view valu
 // --extra-body's JSON|@FILE, which must be a JSON object.
 StatusOr<nlohmann::json> ParseExtraBody(std::string_view value);
 
-// The controls as a run's identity holds them (and its manifest, report and export show
-// them): a key per control that is set ("system", "top_p", "stop", "sampling_seed",
+// The controls as a response's cache key holds them (the run's manifest, store/
+// run_manifest.h, holds the same keys): a key per control that is set ("system", "top_p", "stop", "sampling_seed",
 // "reasoning_effort", "thinking_budget", "extra_body"), and the names of the --header
 // flags, lower-cased and sorted ("headers"; never their values). {} when nothing is
 // set, so a run without controls has the identity it had before they existed.
 nlohmann::json ControlsJson(const RequestControls& controls,
                             const std::vector<std::string>& header_names = {});
-// The request settings a run's manifest (or identity) holds: its "model", "max_tokens",
-// "temperature" and the keys of ControlsJson it has.
-nlohmann::json RequestSettingsJson(const nlohmann::json& manifest);
 // The names of `headers`.
 std::vector<std::string> HeaderNames(const std::vector<HttpHeader>& headers);
-// The keys ControlsJson may write.
-inline constexpr std::string_view kControlKeys[] = {
-    "system", "top_p", "stop", "sampling_seed", "reasoning_effort", "thinking_budget",
-    "extra_body", "headers"};
 
 // Whether the OpenAI model `name` is one of its reasoning models (o1, o3, o4-mini,
 // gpt-5, ...), which take max_completion_tokens and only their default temperature.

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "structtest/runs.h"
+#include "structtest/across_runs.h"
 
 namespace structtest::cli {
 

@@ -1,5 +1,5 @@
 // `structtest merge OUT RUN...`: the shard runs of one suite (or any runs of the same
-// manifest) into one run directory (structtest/runs.h), then what is still missing: shards
+// manifest) into one run directory (structtest/across_runs.h), then what is still missing: shards
 // not merged yet, samples not answered yet. Run it again as more shards finish.
 #include <cstdio>
 #include <memory>
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "structtest/runs.h"
+#include "structtest/across_runs.h"
 
 namespace structtest::cli {
 

@@ -61,10 +61,10 @@ extern "C" void OnStopSignal(int) {
 // Reads the flags given as text into opt->run; the error names the flag.
 Status ReadTextFlags(RunOptions* opt) {
   RunSuiteOptions& run = opt->run;
-  ASSIGN_OR_RETURN(run.scoring.rules, ParseRuleSet(opt->rules_text));
+  STRUCTTEST_ASSIGN_OR_RETURN(run.scoring.rules, ParseRuleSet(opt->rules_text));
   run.suite.tasks = SplitList(opt->tasks_text);
   if (opt->limit) {
-    ASSIGN_OR_RETURN(run.suite.limit, ParseSampleLimit(*opt->limit));
+    STRUCTTEST_ASSIGN_OR_RETURN(run.suite.limit, ParseSampleLimit(*opt->limit));
   }
   if (opt->repeats_text) {
     const std::string& text = *opt->repeats_text;
@@ -74,7 +74,7 @@ Status ReadTextFlags(RunOptions* opt) {
           fmt::format("--repeats {}: expected a whole number from 1 to {}", text, kMaxRepeats));
     }
   }
-  if (opt->shard_text) RETURN_IF_ERROR(SetShard(*opt->shard_text, &run.suite));
+  if (opt->shard_text) STRUCTTEST_RETURN_IF_ERROR(SetShard(*opt->shard_text, &run.suite));
   if (opt->concurrency_text == "auto") {
     run.transport.auto_concurrency = true;
   } else {

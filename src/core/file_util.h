@@ -1,7 +1,10 @@
-// Writing a whole file so that a crash leaves the old one or the new one, never a part.
+// Whole files: reading one into memory, and writing one so that a crash leaves the old
+// one or the new one, never a part.
 #ifndef STRUCTTEST_CORE_FILE_UTIL_H_
 #define STRUCTTEST_CORE_FILE_UTIL_H_
 
+#include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -13,6 +16,15 @@ namespace structtest {
 // `path` (the file asked for, not its temporary sibling) and the system's reason; the
 // temporary file is removed.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
+
+// The bytes of the file at `path`. Errors say why without naming the file, for the
+// caller to say which file it was and what for: one that cannot be opened is NotFound
+// (no such file) or IoError, with the system's reason ("Permission denied"); a read
+// that fails is IoError "read error: REASON" (a directory: "read error: Is a
+// directory"); a file of more than `max_bytes` is InvalidArgument "file is larger than
+// N bytes".
+StatusOr<std::string> ReadFileToString(const std::string& path,
+                                       size_t max_bytes = std::numeric_limits<size_t>::max());
 
 }  // namespace structtest
 

@@ -1,5 +1,6 @@
 #include "core/pytext.h"
 
+#include "core/ascii.h"
 #include <string.h>
 
 #include <unicode/uchar.h>
@@ -183,7 +184,7 @@ std::string PyLower(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   if (ascii) {
-    for (char ch : s) out.push_back(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    for (char ch : s) out.push_back(AsciiLower(ch));
     return out;
   }
   // Per code point full lower-casing; invalid bytes are kept as they are.
@@ -193,7 +194,7 @@ std::string PyLower(std::string_view s) {
     if (c == kInvalidCodePoint && len == 1) {
       out.push_back(s[i]);
     } else if (c < 0x80) {
-      out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+      out.push_back(AsciiLower(static_cast<char>(c)));
     } else {
       UChar src[2];
       int32_t src_len = 0;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "core/status_macros.h"
 #include "core/bytes.h"
 #include "core/json_dom.h"
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 
 std::string_view RuleSetName(RuleSet rules) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/hash.h"
 #include "report/tally.h"
 #include "store/run_store.h"
@@ -92,22 +93,12 @@ struct RunRows {
   std::unordered_map<std::string, size_t> by_id;
 };
 
-StatusOr<nlohmann::json> ReadManifest(RunStore& store) {
-  ASSIGN_OR_RETURN(std::optional<nlohmann::json> m, store.Manifest());
-  return m.value_or(nlohmann::json::object());
-}
-
-std::string ModelOf(const nlohmann::json& manifest) {
-  const auto it = manifest.find("model");
-  return it != manifest.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 StatusOr<RunRows> ReadRun(const std::string& dir, RuleSet rules, SubtaskCache& subtasks) {
   ASSIGN_OR_RETURN(auto store, RunStore::OpenReadOnly(dir));
   RunRows out;
   out.run.dir = dir;
-  ASSIGN_OR_RETURN(const nlohmann::json manifest, ReadManifest(*store));
-  out.run.model = ModelOf(manifest);
+  ASSIGN_OR_RETURN(const std::optional<RunManifest> manifest, store->Manifest());
+  out.run.model = manifest ? manifest->model : "";
   out.run.repeats = store->repeats();
   const bool repeated = out.run.repeats > 1;
   RETURN_IF_ERROR(store->ForEach(RuleSetName(rules), [&](const RunRow& r) {

@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
+#include "core/file_util.h"
 #include "report/run_report.h"
 #include "report/tally.h"
 #include "sources/csv.h"
@@ -19,12 +22,6 @@ namespace structtest {
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -32,7 +29,7 @@ std::string_view Trim(std::string_view s) {
 }
 
 bool Missing(std::string_view cell) {
-  const std::string v = Lower(Trim(cell));
+  const std::string v = AsciiLower(Trim(cell));
   return v.empty() || v == "-" || v == "na" || v == "n/a" || v == "null";
 }
 
@@ -49,9 +46,9 @@ std::optional<double> Number(std::string_view cell) {
 }
 
 size_t ModelRow(ModelTable* table, const std::string& model) {
-  const std::string key = Lower(model);
+  const std::string key = AsciiLower(model);
   for (size_t m = 0; m < table->models.size(); ++m) {
-    if (Lower(table->models[m]) == key) return m;
+    if (AsciiLower(table->models[m]) == key) return m;
   }
   table->models.push_back(model);
   for (auto& column : table->values) column.push_back(std::nullopt);
@@ -110,7 +107,7 @@ StatusOr<ModelTable> ParseModelTable(std::string_view csv, std::string_view name
   const std::vector<std::string>& header = records[0].fields;
   size_t model = header.size();
   for (size_t c = 0; c < header.size(); ++c) {
-    if (Lower(Trim(header[c])) == "model") model = c;
+    if (AsciiLower(Trim(header[c])) == "model") model = c;
   }
   if (model == header.size()) {
     return Status::InvalidArgument(fmt::format("{}:1: no 'model' column in the header", name));
@@ -129,7 +126,7 @@ StatusOr<ModelTable> ParseModelTable(std::string_view csv, std::string_view name
     const std::string m(Trim(rec.fields[model]));
     if (m.empty()) return Status::InvalidArgument(fmt::format("{}:{}: no model name", name, rec.line));
     for (const std::string& seen : table.models) {
-      if (Lower(seen) == Lower(m)) {
+      if (AsciiLower(seen) == AsciiLower(m)) {
         return Status::InvalidArgument(
             fmt::format("{}:{}: model '{}' appears twice", name, rec.line, m));
       }
@@ -162,18 +159,15 @@ StatusOr<ModelTable> ParseModelTable(std::string_view csv, std::string_view name
 }
 
 StatusOr<ModelTable> LoadModelTable(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
-  std::ostringstream data;
-  data << in.rdbuf();
-  if (in.bad()) return Status::IoError(fmt::format("{}: cannot read", path));
-  return ParseModelTable(data.str(), path);
+  StatusOr<std::string> data = ReadFileToString(path);
+  if (!data.ok()) return Status::IoError(fmt::format("{}: {}", path, data.status().message()));
+  return ParseModelTable(*data, path);
 }
 
 Status AddRunColumns(ModelTable* table, const std::string& model, const std::string& dir,
                      RuleSet rules) {
   for (const std::string& m : table->runs) {
-    if (Lower(m) == Lower(model)) {
+    if (AsciiLower(m) == AsciiLower(model)) {
       return Status::InvalidArgument(
           fmt::format("--run {}={}: {} already has a run's scores", model, dir, m));
     }

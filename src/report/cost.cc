@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "sources/csv.h"
 
 namespace structtest {

@@ -25,6 +25,8 @@
 #include <fmt/format.h>
 #include <isa-l/igzip_lib.h>
 
+#include "core/mutex.h"
+#include "core/status_macros.h"
 #include "core/hash.h"
 #include "core/jsonl.h"
 #include "report/compare.h"
@@ -86,11 +88,11 @@ class Sink {
   ~Sink() {
     if (worker_.joinable()) {  // Finish() was not reached: drop what is queued
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(&mu_);
         full_.clear();
         closing_ = true;
       }
-      ready_.notify_all();
+      ready_.SignalAll();
       worker_.join();
     }
   }
@@ -104,12 +106,15 @@ class Sink {
     if (!compress_) return std::move(buffer_);
     RETURN_IF_ERROR(Hand());
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       closing_ = true;
     }
-    ready_.notify_all();
+    ready_.SignalAll();
     if (worker_.joinable()) worker_.join();
-    RETURN_IF_ERROR(failed_);
+    {
+      MutexLock lock(&mu_);
+      RETURN_IF_ERROR(failed_);
+    }
     Start();
     RETURN_IF_ERROR(Deflate(std::string(), /*last=*/true));
     return std::string();
@@ -127,8 +132,8 @@ class Sink {
       Start();
       worker_ = std::thread([this] { Compress(); });
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [this] { return full_.size() < kQueued || !failed_.ok(); });
+    MutexLock lock(&mu_);
+    while (full_.size() >= kQueued && failed_.ok()) done_.Wait(&mu_);
     RETURN_IF_ERROR(failed_);
     std::string next;
     if (!spare_.empty()) {
@@ -138,8 +143,8 @@ class Sink {
     full_.push_back(std::move(buffer_));
     buffer_ = std::move(next);
     buffer_.clear();
-    lock.unlock();
-    ready_.notify_one();
+    lock.Unlock();
+    ready_.Signal();
     return Status::Ok();
   }
 
@@ -155,23 +160,23 @@ class Sink {
 
   // The compressor thread: deflates the full buffers in order until closed.
   void Compress() {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (;;) {
-      ready_.wait(lock, [this] { return !full_.empty() || closing_; });
+      while (full_.empty() && !closing_) ready_.Wait(&mu_);
       if (full_.empty()) return;
       std::string text = std::move(full_.front());
       full_.pop_front();
-      lock.unlock();
+      lock.Unlock();
       Status s = Deflate(text, /*last=*/false);
-      lock.lock();
+      lock.Lock();
       spare_.push_back(std::move(text));
       if (!s.ok()) {
         failed_ = std::move(s);
         full_.clear();
-        done_.notify_all();
+        done_.SignalAll();
         return;
       }
-      done_.notify_all();
+      done_.SignalAll();
     }
   }
 
@@ -202,13 +207,13 @@ class Sink {
   std::vector<uint8_t> level_buffer_;  // the level's working memory; empty until Start()
   std::string buffer_;
   std::thread worker_;
-  std::mutex mu_;
-  std::condition_variable ready_;  // a buffer to compress, or closing
-  std::condition_variable done_;   // a buffer compressed, or the compressor failed
-  std::deque<std::string> full_;   // guarded by mu_
-  std::vector<std::string> spare_;  // guarded by mu_
-  bool closing_ = false;           // guarded by mu_
-  Status failed_;                  // guarded by mu_; read unlocked once joined
+  Mutex mu_;
+  CondVar ready_;  // a buffer to compress, or closing
+  CondVar done_;   // a buffer compressed, or the compressor failed
+  std::deque<std::string> full_ GUARDED_BY(mu_);
+  std::vector<std::string> spare_ GUARDED_BY(mu_);
+  bool closing_ GUARDED_BY(mu_) = false;
+  Status failed_ GUARDED_BY(mu_);
 };
 
 // Base64 of a byte stream given in pieces, to `emit`.
@@ -450,17 +455,6 @@ void WriteTarget(const nlohmann::json& target, Writer* w) {
   w->Raw("]");
 }
 
-// The built-in responder that answered a run (its manifest's model is "builtin/NAME"),
-// or "" for a model's run: such runs are not placed among the paper's models.
-std::string BuiltinResponder(const std::optional<nlohmann::json>& manifest) {
-  constexpr std::string_view kPrefix = "builtin/";
-  if (!manifest || !manifest->is_object()) return "";
-  const auto model = manifest->find("model");
-  if (model == manifest->end() || !model->is_string()) return "";
-  const std::string& name = model->get_ref<const std::string&>();
-  return name.starts_with(kPrefix) ? name.substr(kPrefix.size()) : "";
-}
-
 std::string_view RowStatus(const RunRow& row) {
   if (!row.response) return "unasked";
   if (!row.response->ok) return "error";
@@ -634,7 +628,7 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
       // One run's rows need no prompt: its samples were written in this order above.
     }, one_run ? RunStore::RowRead::kNoPrompt : RunStore::RowRead::kWhole));
     RETURN_IF_ERROR(written);
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store.Manifest());
+    ASSIGN_OR_RETURN(std::optional<RunManifest> manifest, store.Manifest());
     std::optional<Price> price;
     if (!prices.empty()) {
       price = prices[k];
@@ -645,8 +639,9 @@ Status WriteReportData(const std::vector<std::string>& run_dirs, RuleSet rules,
     ASSIGN_OR_RETURN(const nlohmann::json report,
                      RunReportJson(store, tally, rules, std::optional<std::optional<Price>>(price)));
     w.Raw("],\"builtin\":");
-    const std::string builtin = BuiltinResponder(manifest);
-    w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(builtin));
+    // A built-in responder's run is not placed among the paper's models.
+    const std::string_view builtin = manifest ? manifest->BuiltinResponder() : "";
+    w.Json(builtin.empty() ? nlohmann::json() : nlohmann::json(std::string(builtin)));
     w.Raw(",\"report\":");
     w.Json(report);
     w.Raw("}");

@@ -324,7 +324,7 @@ TEST(HtmlReportTest, BuiltinRunsAreMarkedAsSuch) {
     if (manifest.is_null()) continue;
     auto store = RunStore::Open(dirs.back());
     ASSERT_TRUE(store.ok()) << store.status().message();
-    ASSERT_TRUE((*store)->SetManifest(manifest).ok());
+    ASSERT_TRUE((*store)->SetManifest(*RunManifest::FromJson(manifest, "run.db")).ok());
   }
   auto data = HtmlReportData(dirs, RuleSet::kPaper);
   ASSERT_TRUE(data.ok()) << data.status().message();

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "backends/request_controls.h"
+#include "core/status_macros.h"
 #include "core/file_util.h"
 #include "core/jsonl.h"
 #include "report/aggregates.h"
@@ -54,13 +54,13 @@ StatusOr<RuleSet> RunReader::ChooseRuleSet(std::string_view asked) {
 }
 
 StatusOr<RunInfo> RunReader::Info() {
-  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store_->Manifest());
-  const nlohmann::json stored = manifest.value_or(nlohmann::json::object());
+  ASSIGN_OR_RETURN(const std::optional<RunManifest> manifest, store_->Manifest());
+  const RunManifest stored = manifest.value_or(RunManifest());
   RunInfo info;
   info.dir = store_->dir();
-  info.model = stored.value("model", "");
+  info.model = stored.model;
   info.repeats = store_->repeats();
-  if (!info.model.starts_with("builtin/")) info.request = RequestSettingsJson(stored);
+  if (!IsBuiltinModel(info.model)) info.request = stored.RequestSettings();
   for (const char* suffix : {"", "-wal", "-shm"}) {
     info.files.push_back(info.dir + "/" + std::string(RunStore::kFileName) + suffix);
   }
@@ -256,7 +256,7 @@ StatusOr<std::string> RunReader::Report(RuleSet rules, std::string_view format, 
     std::optional<std::optional<Price>> usage_price;
     if (const nlohmann::json stored = StoredReportJson(store_->dir());
         stored.is_object() && stored.contains("usage")) {
-      ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store_->Manifest());
+      ASSIGN_OR_RETURN(const std::optional<RunManifest> manifest, store_->Manifest());
       ASSIGN_OR_RETURN(usage_price, RecordedPrice(store_->dir(), manifest));
     }
     ASSIGN_OR_RETURN(nlohmann::json j, RunReportJson(*store_, tally, rules, usage_price));
@@ -301,10 +301,9 @@ Status WriteRunReports(const std::string& dir) {
   ASSIGN_OR_RETURN(const std::vector<std::string> scored, store.ScoredRuleSets());
   if (scored.empty()) return Status::Ok();
   ASSIGN_OR_RETURN(const RuleSet rules, ChooseStoredRuleSet(scored, "", dir));
-  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store.Manifest());
+  ASSIGN_OR_RETURN(const std::optional<RunManifest> manifest, store.Manifest());
   std::optional<std::optional<Price>> usage_price;
-  if (manifest && manifest->is_object() && (*manifest)["model"].is_string() &&
-      !(*manifest)["model"].get<std::string>().starts_with("builtin/")) {
+  if (manifest && !IsBuiltinModel(manifest->model)) {
     ASSIGN_OR_RETURN(usage_price, RecordedPrice(dir, manifest));
   }
   // The page tallies the run as it reads its rows: report.json takes that tally, as

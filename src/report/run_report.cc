@@ -1,7 +1,7 @@
 #include "report/run_report.h"
 
-#include <fstream>
-#include <sstream>
+#include "core/status_macros.h"
+#include "core/file_util.h"
 
 namespace structtest {
 
@@ -36,9 +36,9 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
 }
 
 StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
-                                          const std::optional<nlohmann::json>& manifest) {
+                                          const std::optional<RunManifest>& manifest) {
   ASSIGN_OR_RETURN(const auto served, store.ServedModels());
-  std::string asked = manifest ? manifest->value("model", std::string()) : "";
+  std::string asked = manifest ? manifest->model : "";
   asked.erase(0, asked.find('/') + 1);
   nlohmann::json out = nlohmann::json::object();
   bool other = false;
@@ -50,16 +50,14 @@ StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
 }
 
 nlohmann::json StoredReportJson(const std::string& dir) {
-  std::ifstream in(dir + "/report.json", std::ios::binary);
-  if (!in) return nlohmann::json();
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const StatusOr<std::string> text = ReadFileToString(dir + "/report.json");
+  if (!text.ok()) return nlohmann::json();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   return j.is_discarded() ? nlohmann::json() : j;
 }
 
 StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
-                                             const std::optional<nlohmann::json>& manifest) {
+                                             const std::optional<RunManifest>& manifest) {
   const nlohmann::json j = StoredReportJson(dir);
   {
     if (j.is_object() && j.contains("usage") && j["usage"].is_object()) {
@@ -76,20 +74,18 @@ StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
       }
     }
   }
-  if (!manifest || !manifest->is_object() || !(*manifest)["model"].is_string()) {
-    return std::optional<Price>();
-  }
-  return BuiltinPrice((*manifest)["model"].get<std::string>());
+  if (!manifest) return std::optional<Price>();
+  return BuiltinPrice(manifest->model);
 }
 
 StatusOr<nlohmann::json> RunReportJson(RunStore& store, const Tally& tally, RuleSet rules,
                                        const std::optional<std::optional<Price>>& usage_price) {
   nlohmann::json report = RenderJsonReport(tally, rules);
-  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, store.Manifest());
+  ASSIGN_OR_RETURN(const std::optional<RunManifest> manifest, store.Manifest());
   ASSIGN_OR_RETURN(const nlohmann::json served, ServedModelsJson(store, manifest));
   ASSIGN_OR_RETURN(const RunCounts counts, store.Counts());
   if (!served.is_null()) report["served_models"] = served;
-  report["manifest"] = manifest.value_or(nlohmann::json());
+  report["manifest"] = manifest ? manifest->ToJson() : nlohmann::json();
   report["samples"] = counts.samples;
   report["answered"] = counts.answered;
   report["errored"] = counts.errored;

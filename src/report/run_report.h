@@ -26,7 +26,7 @@ StatusOr<Tally> TallyRun(RunStore& store, RuleSet rules,
 // "served_models": {name: answers}, when one of them is not the model the manifest
 // asked for (the name after "PROVIDER/"); null otherwise.
 StatusOr<nlohmann::json> ServedModelsJson(RunStore& store,
-                                          const std::optional<nlohmann::json>& manifest);
+                                          const std::optional<RunManifest>& manifest);
 
 // The report.json `run` wrote into `dir`; null when there is none or it does not parse.
 nlohmann::json StoredReportJson(const std::string& dir);
@@ -34,7 +34,7 @@ nlohmann::json StoredReportJson(const std::string& dir);
 // The price of the run in `dir`: the one its report.json's usage block records (what
 // `run` costed it at), else the built-in table's line for its model.
 StatusOr<std::optional<Price>> RecordedPrice(const std::string& dir,
-                                             const std::optional<nlohmann::json>& manifest);
+                                             const std::optional<RunManifest>& manifest);
 
 // A run's report.json, the one document `run` writes and `report --format json` prints:
 // RenderJsonReport of `tally` under `rules`, the "manifest", the counts ("samples",

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/file_util.h"
 #include "core/record_io.h"
 #include "report/cost.h"
@@ -56,15 +57,6 @@ Status ForEachPending(RunStore* store, bool outside_open,
 std::string NewKey() {
   std::random_device rd;
   return fmt::format("structtest-{}-{:08x}", NowMs(), rd());
-}
-
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::IoError(fmt::format("{}: read error", path));
-  return text.str();
 }
 
 // The provider's limits, with options.batch_size.
@@ -665,8 +657,21 @@ StatusOr<int64_t> WriteOfflineBatch(RunStore* store, const BatchRunOptions& opti
   return static_cast<int64_t>(items.size());
 }
 
+namespace {
+
+// A batch's results file; errors name it.
+StatusOr<std::string> ReadResultsFile(const std::string& path) {
+  StatusOr<std::string> text = ReadFileToString(path);
+  if (text.ok()) return text;
+  const std::string& why = text.status().message();
+  return Status::IoError(why.starts_with("read error") ? fmt::format("{}: read error", path)
+                                                       : fmt::format("{}: cannot read: {}", path, why));
+}
+
+}  // namespace
+
 StatusOr<ImportStats> ImportBatchResults(RunStore* store, const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(const std::string text, ReadResultsFile(path));
   struct Line {
     int64_t number;
     Slot slot;

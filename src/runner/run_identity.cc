@@ -5,12 +5,13 @@
 #include <cstring>
 #include <filesystem>
 #include <utility>
+#include <algorithm>
 
 #include <fmt/format.h>
 
-#include "backends/providers.h"
+#include "core/status_macros.h"
+#include "core/ascii.h"
 #include "core/hash.h"
-#include "store/merge.h"
 #include "structtest/version.h"
 #include "tasks/registry.h"
 
@@ -60,112 +61,100 @@ StatusOr<std::string> FileFingerprint(const std::string& path) {
   return fmt::format("{} fnv1a:{:016x}", absolute, h);
 }
 
-StatusOr<nlohmann::json> RunIdentity(const ResolvedRun& run, const std::string& endpoint) {
+StatusOr<RunManifest> RunIdentity(const ResolvedRun& run, const std::string& endpoint) {
   const RunSuiteOptions& opt = run.options;
   const ModelRequest& request = run.request;
-  nlohmann::json id = {
-      {"model", opt.model}, {"endpoint", endpoint}, {"max_tokens", request.max_tokens}};
-  // Only with replicas, so a one-endpoint manifest is what it was before them.
+  RunManifest id;
+  id.model = opt.model;
+  id.endpoint = endpoint;
+  id.max_tokens = request.max_tokens;
   if (opt.transport.base_urls.size() > 1) {
-    nlohmann::json urls = nlohmann::json::array();
-    for (const std::string& url : opt.transport.base_urls) urls.push_back(PublicEndpoint(url));
-    id["endpoints"] = std::move(urls);
+    for (const std::string& url : opt.transport.base_urls) id.endpoints.push_back(PublicEndpoint(url));
   }
-  id["temperature"] =
-      request.temperature ? nlohmann::json(*request.temperature) : nlohmann::json();
-  // Only the controls given, so a run without them has the identity it had before them.
-  id.update(ControlsJson(request.controls, HeaderNames(run.headers)));
+  id.temperature = request.temperature;
+  const RequestControls& c = request.controls;
+  id.system = c.system;
+  id.top_p = c.top_p;
+  id.stop = c.stop;
+  id.sampling_seed = c.seed;
+  id.reasoning_effort = c.reasoning_effort;
+  id.thinking_budget = c.thinking_budget;
+  id.extra_body = c.extra_body;
+  for (const HttpHeader& h : run.headers) id.headers.push_back(AsciiLower(h.name));
+  std::sort(id.headers.begin(), id.headers.end());
+  id.tasks = opt.suite.tasks;
   if (!opt.samples.empty()) {
-    ASSIGN_OR_RETURN(std::string samples, FileFingerprint(opt.samples));
-    id["samples"] = samples;
-    // Only when given, so a manifest written before --tasks filtered samples reads the same.
-    if (!opt.suite.tasks.empty()) id["tasks"] = opt.suite.tasks;
+    ASSIGN_OR_RETURN(id.samples, FileFingerprint(opt.samples));
   } else {
-    id["suite"] = opt.suite.suite;
-    id["seed"] = opt.suite.seed;
-    id["size"] = opt.suite.size;
-    id["tasks"] = opt.suite.tasks;
-    for (const auto& [key, file] : {std::pair{"documents", &opt.suite.documents},
-                                    {"mbpp", &opt.suite.mbpp},
-                                    {"apps", &opt.suite.apps},
-                                    {"gsm8k", &opt.suite.gsm8k}}) {
+    id.suite = opt.suite.suite;
+    id.seed = opt.suite.seed;
+    id.size = opt.suite.size;
+    for (const auto& [file, fingerprint] : {std::pair{&opt.suite.documents, &id.documents},
+                                            {&opt.suite.mbpp, &id.mbpp},
+                                            {&opt.suite.apps, &id.apps},
+                                            {&opt.suite.gsm8k, &id.gsm8k}}) {
       if (file->empty()) continue;
-      ASSIGN_OR_RETURN(std::string fingerprint, FileFingerprint(*file));
-      id[key] = fingerprint;
+      ASSIGN_OR_RETURN(*fingerprint, FileFingerprint(*file));
     }
   }
-  // Null without --limit, which is also what a run stored before --limit existed gives.
-  id["limit"] = opt.suite.limit > 0 ? nlohmann::json(opt.suite.limit) : nlohmann::json();
-  // Only in shard runs, so an unsharded run's manifest is what it was before --shard.
-  if (run.shard) id["shard"] = run.shard->ToString();
-  // Only with --repeats above 1, so a run asking each sample once is what it was before.
-  if (opt.repeats > 1) id["repeats"] = opt.repeats;
+  if (opt.suite.limit > 0) id.limit = opt.suite.limit;
+  if (run.shard) id.shard = run.shard->ToString();
+  id.repeats = opt.repeats;
   return id;
 }
 
-nlohmann::json RunManifest(RuleSet rules, const nlohmann::json& identity) {
-  nlohmann::json m = identity;
-  m["structtest_version"] = STRUCTTEST_VERSION;
-  nlohmann::json versions = nlohmann::json::object();
+RunManifest StampedManifest(RuleSet rules, RunManifest identity) {
+  identity.structtest_version = STRUCTTEST_VERSION;
   // The checker versions of the rule set this command scores with (a run directory may
   // hold verdicts of both; each verdict names its own).
-  for (const TaskFamily* f : Families()) versions[f->domain] = f->version(rules);
-  m["rules_versions"] = std::move(versions);
-  return m;
+  identity.rules_versions.clear();
+  for (const TaskFamily* f : Families()) {
+    identity.rules_versions[std::string(f->domain)] = std::string(f->version(rules));
+  }
+  return identity;
 }
 
-std::vector<std::string> DifferingKeys(const nlohmann::json& stored,
-                                       const nlohmann::json& identity) {
+namespace {
+
+// What of `stored` is compared with an identity: the versions that wrote it do not count.
+std::vector<ManifestDifference> Differences(RunManifest stored, const RunManifest& identity) {
+  stored.structtest_version.clear();
+  stored.rules_versions.clear();
+  return DiffManifests(stored, identity);
+}
+
+}  // namespace
+
+std::vector<std::string> DifferingKeys(const RunManifest& stored, const RunManifest& identity) {
   std::vector<std::string> keys;
-  for (const auto& [key, value] : identity.items()) {
-    if (key == "endpoints") continue;
-    const nlohmann::json old = stored.value(key, nlohmann::json());
-    const bool differs = key == "endpoint" ? ProviderOfEndpoint(old) != ProviderOfEndpoint(value)
-                                           : old != value;
-    if (differs) keys.push_back(key);
-  }
-  for (const auto& [key, value] : stored.items()) {
-    if (!identity.contains(key) && key != "structtest_version" && key != "rules_versions" &&
-        key != "endpoints") {
-      keys.push_back(key);
-    }
-  }
+  for (const ManifestDifference& d : Differences(stored, identity)) keys.push_back(d.field);
   return keys;
 }
 
-Status CheckSameRun(std::string_view dir, const nlohmann::json& stored,
-                    const nlohmann::json& identity) {
-  const std::vector<std::string> keys = DifferingKeys(stored, identity);
-  if (keys.empty()) return Status::Ok();
-  const std::string& key = keys.front();
-  const nlohmann::json old = stored.value(key, nlohmann::json());
-  if (key == "repeats") {
+Status CheckSameRun(std::string_view dir, const RunManifest& stored, const RunManifest& identity) {
+  const std::vector<ManifestDifference> diff = Differences(stored, identity);
+  if (diff.empty()) return Status::Ok();
+  const ManifestDifference& first = diff.front();
+  if (first.field == "repeats") {
     // A run without the key asks each sample once.
     return Status::InvalidArgument(fmt::format(
         "{}: this directory holds another run (`repeats` was {}, now {}); pass another `out` "
         "or remove the directory",
-        dir, stored.value("repeats", nlohmann::json(1)).dump(),
-        identity.value("repeats", nlohmann::json(1)).dump()));
+        dir, stored.repeats, identity.repeats));
   }
   return Status::InvalidArgument(fmt::format(
       "{}: this directory holds another run ({} was {}{}); pass another `out` or remove the "
       "directory",
-      dir, key, old.dump(),
-      identity.contains(key) ? ", now " + identity.at(key).dump() : ""));
+      dir, first.field, first.was.dump(), first.now ? ", now " + first.now->dump() : ""));
 }
 
-void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, ResolvedRun* run) {
-  if (run->temperature_defaulted && stored &&
-      stored->value("temperature", nlohmann::json()).is_null()) {
-    run->request.temperature.reset();
-  }
+void KeepStoredTemperature(const std::optional<RunManifest>& stored, ResolvedRun* run) {
+  if (run->temperature_defaulted && stored && !stored->temperature) run->request.temperature.reset();
 }
 
-bool LimitGrows(const nlohmann::json& stored, const nlohmann::json& identity) {
+bool LimitGrows(const RunManifest& stored, const RunManifest& identity) {
   if (DifferingKeys(stored, identity) != std::vector<std::string>{"limit"}) return false;
-  const nlohmann::json old = stored.value("limit", nlohmann::json());
-  const nlohmann::json now = identity.value("limit", nlohmann::json());
-  return old.is_number_unsigned() && (now.is_null() || (now.is_number_unsigned() && now > old));
+  return stored.limit && (!identity.limit || *identity.limit > *stored.limit);
 }
 
 }  // namespace structtest

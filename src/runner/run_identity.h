@@ -10,9 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "runner/run_options.h"
+#include "store/run_manifest.h"
 #include "structtest/status.h"
 
 namespace structtest {
@@ -28,37 +27,33 @@ std::string DefaultRunDir(const RunSuiteOptions& opt);
 // a run directory refuses a data file that changed since the run began.
 StatusOr<std::string> FileFingerprint(const std::string& path);
 
-// The settings that define a run asked of `endpoint` ("openai http://host/v1"): keys
-// appear only when they are given, so that a run stored before a setting existed keeps
-// its identity. Errors: a data file that cannot be read.
-StatusOr<nlohmann::json> RunIdentity(const ResolvedRun& run, const std::string& endpoint);
+// The settings that define a run asked of `endpoint` ("openai http://host/v1"), as its
+// manifest holds them (without the versions that write it). Errors: a data file that
+// cannot be read.
+StatusOr<RunManifest> RunIdentity(const ResolvedRun& run, const std::string& endpoint);
 
-// What the run directory stores: `identity` plus the structtest version and the checker
+// What the run directory stores: `identity` with the structtest version and the checker
 // versions of `rules`.
-nlohmann::json RunManifest(RuleSet rules, const nlohmann::json& identity);
+RunManifest StampedManifest(RuleSet rules, RunManifest identity);
 
-// The keys that make `identity` another run than the `stored` manifest's: the
-// identity's keys whose value differs (a key the manifest lacks reads as null; for
-// "endpoint" only the provider counts), then the manifest's keys the identity lacks.
-// The replicas ("endpoints") and the versions that wrote the manifest do not count.
-std::vector<std::string> DifferingKeys(const nlohmann::json& stored,
-                                       const nlohmann::json& identity);
+// The fields that make `identity` another run than the `stored` manifest's
+// (DiffManifests); the versions that wrote the manifest do not count.
+std::vector<std::string> DifferingKeys(const RunManifest& stored, const RunManifest& identity);
 
 // Refuses the directory `dir` whose run (`stored`) another command made, naming the
-// first key that differs, with its old and new values. The model name and the
+// first field that differs, with its old and new values. The model name and the
 // generation settings define a run, not the hosts serving it: a run may resume on
 // another set of replicas (of the same provider's API).
-Status CheckSameRun(std::string_view dir, const nlohmann::json& stored,
-                    const nlohmann::json& identity);
+Status CheckSameRun(std::string_view dir, const RunManifest& stored, const RunManifest& identity);
 
 // A run directory made before structtest had a temperature default holds none (null:
 // the provider's default) and keeps it when resumed without --temperature, which the
 // default would make another run: resets run->request.temperature then.
-void KeepStoredTemperature(const std::optional<nlohmann::json>& stored, ResolvedRun* run);
+void KeepStoredTemperature(const std::optional<RunManifest>& stored, ResolvedRun* run);
 
 // Whether `identity` is the stored run's with a larger limit (or none where it had
 // one): the same suite's first samples, so the run may grow.
-bool LimitGrows(const nlohmann::json& stored, const nlohmann::json& identity);
+bool LimitGrows(const RunManifest& stored, const RunManifest& identity);
 
 }  // namespace structtest
 

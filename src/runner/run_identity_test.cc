@@ -23,22 +23,28 @@ ResolvedRun SuiteRun() {
 
 constexpr const char* kEndpoint = "openai https://api.openai.com/v1";
 
-nlohmann::json IdentityOf(const ResolvedRun& opt, const std::string& endpoint = kEndpoint) {
+RunManifest IdentityOf(const ResolvedRun& opt, const std::string& endpoint = kEndpoint) {
   auto id = RunIdentity(opt, endpoint);
   EXPECT_TRUE(id.ok()) << id.status().message();
-  return id.ok() ? *id : nlohmann::json();
+  return id.ok() ? *id : RunManifest();
+}
+
+RunManifest Stored(nlohmann::json j) {
+  auto m = RunManifest::FromJson(j, "run.db");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? *m : RunManifest();
 }
 
 TEST(RunIdentityTest, TheSameOptionsAreTheSameRun) {
-  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
+  const RunManifest stored = StampedManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
   EXPECT_TRUE(DifferingKeys(stored, IdentityOf(SuiteRun())).empty());
   EXPECT_TRUE(CheckSameRun("runs/x", stored, IdentityOf(SuiteRun())).ok());
-  EXPECT_TRUE(stored["structtest_version"].is_string());
-  EXPECT_TRUE(stored["rules_versions"].is_object());
+  EXPECT_FALSE(stored.structtest_version.empty());
+  EXPECT_FALSE(stored.rules_versions.empty());
 }
 
 TEST(RunIdentityTest, AChangedFlagIsRefusedNamingIt) {
-  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
+  const RunManifest stored = StampedManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
   ResolvedRun changed = SuiteRun();
   changed.request.max_tokens = 100;
   const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
@@ -49,7 +55,7 @@ TEST(RunIdentityTest, AChangedFlagIsRefusedNamingIt) {
 }
 
 TEST(RunIdentityTest, AChangedRepeatsIsRefusedWithTheFlagsValues) {
-  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
+  const RunManifest stored = StampedManifest(RuleSet::kPaper, IdentityOf(SuiteRun()));
   ResolvedRun changed = SuiteRun();
   changed.options.repeats = 3;
   const Status s = CheckSameRun("runs/x", stored, IdentityOf(changed));
@@ -62,13 +68,13 @@ TEST(RunIdentityTest, AChangedRepeatsIsRefusedWithTheFlagsValues) {
 TEST(RunIdentityTest, AKeyOnlyTheStoredRunHasIsNamed) {
   ResolvedRun sharded = SuiteRun();
   sharded.shard = Shard{1, 4};
-  const nlohmann::json stored = RunManifest(RuleSet::kPaper, IdentityOf(sharded));
+  const RunManifest stored = StampedManifest(RuleSet::kPaper, IdentityOf(sharded));
   EXPECT_EQ(DifferingKeys(stored, IdentityOf(SuiteRun())), std::vector<std::string>{"shard"});
 }
 
 TEST(RunIdentityTest, AnotherHostOfTheSameProviderOrOtherReplicasAreTheSameRun) {
   ResolvedRun replicas = SuiteRun();
-  const nlohmann::json stored = IdentityOf(SuiteRun());
+  const RunManifest stored = IdentityOf(SuiteRun());
   replicas.options.transport.base_urls = {"http://a:8000/v1", "http://b:8000/v1"};
   EXPECT_TRUE(DifferingKeys(stored, IdentityOf(replicas, "openai http://a:8000/v1")).empty());
   EXPECT_EQ(DifferingKeys(stored, IdentityOf(SuiteRun(), "anthropic https://api.anthropic.com")),
@@ -76,7 +82,7 @@ TEST(RunIdentityTest, AnotherHostOfTheSameProviderOrOtherReplicasAreTheSameRun) 
 }
 
 TEST(RunIdentityTest, ALargerLimitOrNoneGrowsTheRun) {
-  const nlohmann::json stored = IdentityOf(SuiteRun());
+  const RunManifest stored = IdentityOf(SuiteRun());
   ResolvedRun grown = SuiteRun();
   grown.options.suite.limit = 10;
   EXPECT_TRUE(LimitGrows(stored, IdentityOf(grown)));
@@ -95,14 +101,36 @@ TEST(RunIdentityTest, ALargerLimitOrNoneGrowsTheRun) {
 TEST(RunIdentityTest, AStoredRunWithoutTemperatureKeepsNone) {
   ResolvedRun opt = SuiteRun();
   opt.temperature_defaulted = true;
-  KeepStoredTemperature(nlohmann::json{{"temperature", nullptr}}, &opt);
+  KeepStoredTemperature(Stored({{"temperature", nullptr}}), &opt);
   EXPECT_FALSE(opt.request.temperature.has_value());
   opt.request.temperature = 0.0;
-  KeepStoredTemperature(nlohmann::json{{"temperature", 0.0}}, &opt);
+  KeepStoredTemperature(Stored({{"temperature", 0.0}}), &opt);
   EXPECT_EQ(opt.request.temperature, 0.0);
   opt.temperature_defaulted = false;  // given on the command line: it counts
-  KeepStoredTemperature(nlohmann::json{{"temperature", nullptr}}, &opt);
+  KeepStoredTemperature(Stored({{"temperature", nullptr}}), &opt);
   EXPECT_EQ(opt.request.temperature, 0.0);
+}
+
+// A run directory stored before --temperature's default and before --limit holds
+// neither key: the same command without them resumes it, and keeps no temperature.
+TEST(RunIdentityTest, ARunStoredWithoutTemperatureOrLimitKeysResumes) {
+  ResolvedRun run = SuiteRun();
+  run.options.suite.limit = 0;
+  run.request.temperature.reset();
+  nlohmann::json old = StampedManifest(RuleSet::kPaper, IdentityOf(run)).ToJson();
+  old.erase("temperature");
+  old.erase("limit");
+  const RunManifest stored = Stored(old);
+  ResolvedRun resumed = SuiteRun();
+  resumed.options.suite.limit = 0;
+  resumed.temperature_defaulted = true;
+  KeepStoredTemperature(stored, &resumed);
+  EXPECT_FALSE(resumed.request.temperature.has_value());
+  EXPECT_TRUE(CheckSameRun("runs/x", stored, IdentityOf(resumed)).ok());
+  resumed.options.suite.limit = 5;  // a limit where it had none is another run
+  EXPECT_EQ(CheckSameRun("runs/x", stored, IdentityOf(resumed)).message(),
+            "runs/x: this directory holds another run (limit was null, now 5); pass another "
+            "`out` or remove the directory");
 }
 
 TEST(RunIdentityTest, AChangedDataFileIsAnotherRun) {
@@ -111,7 +139,7 @@ TEST(RunIdentityTest, AChangedDataFileIsAnotherRun) {
   testing::WriteFileOrDie(path, "one\n");
   ResolvedRun opt = SuiteRun();
   opt.options.samples = path;
-  const nlohmann::json stored = IdentityOf(opt);
+  const RunManifest stored = IdentityOf(opt);
   testing::WriteFileOrDie(path, "two\n");
   EXPECT_EQ(DifferingKeys(stored, IdentityOf(opt)), std::vector<std::string>{"samples"});
 }

@@ -22,6 +22,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "backends/adaptive_client.h"
 #include "backends/batch_api.h"
 #include "backends/endpoint_pool_client.h"
@@ -184,9 +185,9 @@ std::string RunText(const ResolvedRun& run, const std::string& label, const RunC
 Status OpenRun(ResolvedRun* run, RunStore* store, const std::string& endpoint,
                const CheckEnv& env, PythonPool* python, RunStore* planned,
                const RunJobOutput& output) {
-  ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, store->Manifest());
+  ASSIGN_OR_RETURN(std::optional<RunManifest> stored, store->Manifest());
   KeepStoredTemperature(stored, run);
-  if (stored && stored->contains(kMergeKey)) {
+  if (stored && stored->merge) {
     return Status::InvalidArgument(fmt::format(
         "{}: a merged run ('structtest merge'); run the missing shards into their own "
         "directories and merge them into it again",
@@ -195,35 +196,35 @@ Status OpenRun(ResolvedRun* run, RunStore* store, const std::string& endpoint,
   ASSIGN_OR_RETURN(RunCounts before, store->Counts());
   if (!stored && before.samples == 0 && planned != nullptr) {
     // A run in memory of a suite generated once for several responders.
-    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(*run, endpoint));
-    RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
+    ASSIGN_OR_RETURN(const RunManifest identity, RunIdentity(*run, endpoint));
+    RETURN_IF_ERROR(store->SetManifest(StampedManifest(run->options.scoring.rules, identity)));
     RETURN_IF_ERROR(store->GrowTo(*planned).status());
   } else if (!stored && before.samples == 0) {
     // A new run: the data files are fingerprinted on a thread of their own while the
     // samples are read and stored, and the manifest is written in the samples'
     // transaction, so a run directory never holds samples without it.
-    std::future<StatusOr<nlohmann::json>> identity =
+    std::future<StatusOr<RunManifest>> identity =
         std::async(std::launch::async, [&] { return RunIdentity(*run, endpoint); });
     RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store, [&]() -> Status {
-      ASSIGN_OR_RETURN(const nlohmann::json id, identity.get());
-      return store->SetManifest(RunManifest(run->options.scoring.rules, id));
+      ASSIGN_OR_RETURN(RunManifest id, identity.get());
+      return store->SetManifest(StampedManifest(run->options.scoring.rules, std::move(id)));
     }));
   } else {
-    ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(*run, endpoint));
+    ASSIGN_OR_RETURN(const RunManifest identity, RunIdentity(*run, endpoint));
     if (stored && LimitGrows(*stored, identity)) {
       // The same suite with a larger --limit (or none): its first samples are this
       // run's, byte for byte; the run grows and asks only the new ones.
       ASSIGN_OR_RETURN(auto plan, RunStore::OpenInMemory());
       RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, plan.get()));
       ASSIGN_OR_RETURN(const int64_t added, store->GrowTo(*plan));
-      RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
+      RETURN_IF_ERROR(store->SetManifest(StampedManifest(run->options.scoring.rules, identity)));
       Emit(output.note, fmt::format("{}: --limit {} grows the run (limit was {}): {} new sample(s)",
-                            store->dir(), identity["limit"].is_null() ? "none" : identity["limit"].dump(),
-                            (*stored)["limit"].dump(), added));
+                            store->dir(), identity.limit ? fmt::format("{}", *identity.limit) : "none",
+                            *stored->limit, added));
     } else if (stored) {
       RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
     } else {
-      RETURN_IF_ERROR(store->SetManifest(RunManifest(run->options.scoring.rules, identity)));
+      RETURN_IF_ERROR(store->SetManifest(StampedManifest(run->options.scoring.rules, identity)));
     }
     if (before.samples == 0) {
       RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store));
@@ -437,7 +438,7 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
   const std::optional<Price>& price = run.price;
   const std::string dir = opt.out.empty() ? DefaultRunDir(opt) : opt.out;
   std::unique_ptr<RunStore> store;
-  std::optional<nlohmann::json> stored;
+  std::optional<RunManifest> stored;
   std::string from;
   if (std::filesystem::exists(std::filesystem::path(dir) / RunStore::kFileName)) {
     ASSIGN_OR_RETURN(store, RunStore::OpenReadOnly(dir));
@@ -445,12 +446,12 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
     KeepStoredTemperature(stored, &run);
     from = fmt::format("the samples of {} not answered yet", dir);
   }
-  ASSIGN_OR_RETURN(const nlohmann::json identity, RunIdentity(run, endpoint));
+  ASSIGN_OR_RETURN(const RunManifest identity, RunIdentity(run, endpoint));
   if (stored) RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
     RETURN_IF_ERROR(AddRunSamples(run, sentences, python, store.get()));
-    RETURN_IF_ERROR(store->SetManifest(RunManifest(opt.scoring.rules, identity)));  // its repeats
+    RETURN_IF_ERROR(store->SetManifest(StampedManifest(opt.scoring.rules, identity)));  // its repeats
     from = "a new run";
   }
   std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
@@ -472,7 +473,7 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
   for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
   std::string text = fmt::format(
       "dry run: {} would be sent to {} ({}); nothing was sent\nrequest settings: {}\n\n", from,
-      opt.model, endpoint, RequestSettingsJson(identity).dump());
+      opt.model, endpoint, identity.RequestSettings().dump());
   text += RenderDryRun(plan, price, run.request.max_tokens);
   if (opt.batch.api) {
     RunnerOptions ro;
@@ -741,14 +742,12 @@ StatusOr<std::optional<Price>> ResolvePrice(const std::string& model, const Budg
     return std::optional<Price>(p);
   }
   if (!budget.prices.empty()) {
-    std::ifstream in(budget.prices, std::ios::binary);
-    if (!in) {
-      return Status::IoError(
-          fmt::format("`budget.prices` {}: cannot read: {}", budget.prices, std::strerror(errno)));
+    StatusOr<std::string> text = ReadFileToString(budget.prices);
+    if (!text.ok()) {
+      return Status::IoError(fmt::format("`budget.prices` {}: cannot read: {}", budget.prices,
+                                         text.status().message()));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(text.str(), budget.prices));
+    ASSIGN_OR_RETURN(std::vector<Price> table, ParsePrices(*text, budget.prices));
     if (auto p = FindPrice(table, model)) return p;
   }
   return BuiltinPrice(model);
@@ -819,7 +818,7 @@ StatusOr<RunJobResult> RunJob(const ResolvedRun& run, const SentenceSplitter* se
   if (opt.model.empty()) {
     for (std::string_view name : BuiltinResponderNames()) builtins.emplace_back(name);
   } else if (!spec) {
-    builtins.push_back(opt.model.substr(8));  // builtin/NAME
+    builtins.emplace_back(BuiltinResponderOf(opt.model));
   }
   RunJobResult result;
   if (spec) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "backends/providers.h"
 #include "backends/request_controls.h"
 #include "core/shard.h"
@@ -232,9 +233,9 @@ StatusOr<ResolvedRun> ResolveRun(const RunSuiteOptions& options) {
   }
 
   // Who answers: built-in responders (in process) or a model behind an API.
-  if (opt.model.empty() || std::string_view(opt.model).starts_with("builtin/")) {
+  if (opt.model.empty() || IsBuiltinModel(opt.model)) {
     const auto names = BuiltinResponderNames();
-    if (!opt.model.empty() && !IsBuiltinResponder(std::string_view(opt.model).substr(8))) {
+    if (!opt.model.empty() && !IsBuiltinResponder(BuiltinResponderOf(opt.model))) {
       std::string known;
       for (std::string_view n : names) {
         known += fmt::format("{}builtin/{}", known.empty() ? "" : ", ", n);

@@ -1,4 +1,4 @@
-// The public API of runs (structtest/run.h, generate.h, run_reader.h, runs.h) without the
+// The public API of runs (structtest/run.h, generate.h, run_reader.h, across_runs.h) without the
 // CLI: a built-in responder's run into a directory, read back, resumed, grown, refused,
 // rescored; runs compared, correlated and merged.
 #include "structtest/run.h"
@@ -14,7 +14,7 @@
 
 #include "structtest/generate.h"
 #include "structtest/run_reader.h"
-#include "structtest/runs.h"
+#include "structtest/across_runs.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -425,7 +425,7 @@ TEST(RunSuiteTest, RescoreAddsARuleSetAndImportRefusesWhatIsNoResult) {
   EXPECT_EQ(RescoreRun(run.out, options).status().message(), "`score_jobs` -2: expected 1 to 1024");
 }
 
-// structtest/runs.h: the oracle against null compared (every sample flips), both runs
+// structtest/across_runs.h: the oracle against null compared (every sample flips), both runs
 // put beside the paper's Table 4, and a run made in two shards merged, one shard at a
 // time; and what each refuses.
 TEST(RunsTest, CompareCorrelateAndMergeRunsThroughThePublicApi) {

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/jsonl.h"
+#include "core/mutex.h"
+#include "core/status_macros.h"
 #include "core/record_io.h"
 #include "report/run_report.h"
 #include "tasks/registry.h"
@@ -350,16 +352,16 @@ struct Landed {
 
 // What the network thread and the store thread of Run() share.
 struct Exchange {
-  std::mutex mu;
-  std::condition_variable wake_net;    // ready samples, exhaustion or a store failure
-  std::condition_variable wake_store;  // results, room in `ready`, or the end
-  std::deque<Flight> ready;            // GUARDED_BY(mu): store -> network
-  bool exhausted = false;              // GUARDED_BY(mu): no sample left to fetch
-  std::vector<Landed> landed;          // GUARDED_BY(mu): network -> store
-  bool net_done = false;               // GUARDED_BY(mu): no more results will come
-  // GUARDED_BY(mu): results put in `landed` and not yet committed by the store thread.
-  size_t uncommitted = 0;
-  bool store_failed = false;           // GUARDED_BY(mu)
+  Mutex mu;
+  CondVar wake_net;    // ready samples, exhaustion or a store failure
+  CondVar wake_store;  // results, room in `ready`, or the end
+  std::deque<Flight> ready GUARDED_BY(mu);     // store -> network
+  bool exhausted GUARDED_BY(mu) = false;       // no sample left to fetch
+  std::vector<Landed> landed GUARDED_BY(mu);   // network -> store
+  bool net_done GUARDED_BY(mu) = false;        // no more results will come
+  // Results put in `landed` and not yet committed by the store thread.
+  size_t uncommitted GUARDED_BY(mu) = 0;
+  bool store_failed GUARDED_BY(mu) = false;
 };
 
 }  // namespace
@@ -378,22 +380,23 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
   Status store_status;
   std::thread store_thread([&] {
     auto fail = [&](Status s) {
-      std::lock_guard<std::mutex> lock(x.mu);
+      MutexLock lock(&x.mu);
       store_status = std::move(s);
       x.store_failed = true;
-      x.wake_net.notify_all();
+      x.wake_net.SignalAll();
     };
     std::vector<Landed> landed;
     size_t handled = 0;  // results from `x.landed` in the open batch
     for (;;) {
       bool fetch = false, last = false;
       {
-        std::unique_lock<std::mutex> lock(x.mu);
-        x.wake_store.wait_for(lock, options_.batch_interval, [&] {
-          return !x.landed.empty() || x.net_done || (!x.exhausted && x.ready.size() < low_water);
-        });
+        MutexLock lock(&x.mu);
+        const auto deadline = std::chrono::steady_clock::now() + options_.batch_interval;
+        while (x.landed.empty() && !x.net_done && (x.exhausted || x.ready.size() >= low_water) &&
+               x.wake_store.WaitUntil(&x.mu, deadline)) {
+        }
         landed.swap(x.landed);
-        x.wake_net.notify_all();  // room in the backlog
+        x.wake_net.SignalAll();  // room in the backlog
         fetch = !x.exhausted && !x.net_done && x.ready.size() < low_water;
         last = x.net_done;
       }
@@ -408,9 +411,9 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
         auto next = loop.Next();
         if (!next.ok()) return fail(next.status());
         if (!next->has_value()) {
-          std::lock_guard<std::mutex> lock(x.mu);
+          MutexLock lock(&x.mu);
           x.exhausted = true;
-          x.wake_net.notify_all();
+          x.wake_net.SignalAll();
           break;
         }
         ModelRequest req = loop.RequestOf(**next);
@@ -421,31 +424,32 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
           if (Status s = loop.Handle(**next, **hit, nullptr); !s.ok()) return fail(s);
           continue;
         }
-        std::lock_guard<std::mutex> lock(x.mu);
+        MutexLock lock(&x.mu);
         x.ready.push_back(Flight{std::move(**next), std::move(req)});
-        x.wake_net.notify_all();
+        x.wake_net.SignalAll();
         fetch = x.ready.size() < low_water && !x.net_done;
       }
       if (Status s = loop.MaybeCommit(last); !s.ok()) return fail(s);
       if (handled > 0 && !loop.batch_open()) {
-        std::lock_guard<std::mutex> lock(x.mu);
+        MutexLock lock(&x.mu);
         x.uncommitted -= handled;
         handled = 0;
-        x.wake_net.notify_all();  // room under max_uncommitted
+        x.wake_net.SignalAll();  // room under max_uncommitted
       }
       loop.Report();
       if (last) {
-        std::lock_guard<std::mutex> lock(x.mu);
+        MutexLock lock(&x.mu);
         if (x.landed.empty()) return;
       }
     }
   });
 
   std::unordered_map<uint64_t, Flight> in_flight;
-  // Whether another request may start under max_uncommitted. REQUIRES: x.mu held.
+  // Whether another request may start under max_uncommitted, with x.uncommitted results
+  // not committed yet.
   const size_t max_uncommitted = static_cast<size_t>(std::max(0, options_.max_uncommitted));
-  const auto room = [&] {
-    return max_uncommitted == 0 || in_flight.size() + x.uncommitted < max_uncommitted;
+  const auto room = [&](size_t uncommitted) {
+    return max_uncommitted == 0 || in_flight.size() + uncommitted < max_uncommitted;
   };
   std::vector<ModelResult> done;
   std::vector<Landed> landed;
@@ -464,21 +468,23 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
     interrupted = loop.Stopped() || !gave_up.empty();
     bool finished = false;
     {
-      std::unique_lock<std::mutex> lock(x.mu);
+      MutexLock lock(&x.mu);
       if (x.store_failed) break;
       // Nothing in flight and nothing to start (none ready, or too many results
       // waiting to be stored): wait for the store thread.
       if (in_flight.empty() && !interrupted && !budget_reached) {
-        x.wake_net.wait_for(lock, std::chrono::milliseconds(100), [&] {
-          return x.store_failed || (x.landed.size() < kMaxBacklog && room() &&
-                                    (!x.ready.empty() || x.exhausted));
-        });
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        while (!x.store_failed && !(x.landed.size() < kMaxBacklog && room(x.uncommitted) &&
+                                    (!x.ready.empty() || x.exhausted)) &&
+               x.wake_net.WaitUntil(&x.mu, deadline)) {
+        }
         if (x.store_failed) break;
       }
       // Results the store thread has not taken yet hold their answers in memory: past
       // a bound, wait for it rather than start more.
       const bool backlog = x.landed.size() >= kMaxBacklog;
-      while (!interrupted && !budget_reached && !backlog && room() && client->CanStartMore() &&
+      while (!interrupted && !budget_reached && !backlog && room(x.uncommitted) &&
+             client->CanStartMore() &&
              !x.ready.empty()) {
         if (LimitsSpending(budget) && !WithinBudget(budget, options_.price, spent, in_flight.size(), x.ready.front().request)) {
           budget_reached = true;
@@ -498,7 +504,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
         const uint64_t id = f.request.id;
         in_flight.emplace(id, std::move(f));
       }
-      if (x.ready.size() < low_water || !x.landed.empty()) x.wake_store.notify_one();
+      if (x.ready.size() < low_water || !x.landed.empty()) x.wake_store.Signal();
       finished = in_flight.empty() &&
                  (interrupted || budget_reached || (x.ready.empty() && x.exhausted));
     }
@@ -510,7 +516,7 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
     for (ModelResult& result : done) {
       auto it = in_flight.find(result.id);
       if (it == in_flight.end()) {
-        std::lock_guard<std::mutex> lock(x.mu);
+        MutexLock lock(&x.mu);
         store_status = Status::Internal(
             fmt::format("the model client returned unknown request {}", result.id));
         x.store_failed = true;
@@ -534,17 +540,17 @@ StatusOr<RunnerStats> Runner::Run(ModelClient* client, Progress* progress) {
       in_flight.erase(it);
     }
     if (!landed.empty()) {
-      std::lock_guard<std::mutex> lock(x.mu);
+      MutexLock lock(&x.mu);
       for (Landed& l : landed) x.landed.push_back(std::move(l));
       x.uncommitted += landed.size();
-      x.wake_store.notify_one();
+      x.wake_store.Signal();
     }
     landed.clear();
   }
   {
-    std::lock_guard<std::mutex> lock(x.mu);
+    MutexLock lock(&x.mu);
     x.net_done = true;
-    x.wake_store.notify_one();
+    x.wake_store.Signal();
   }
   store_thread.join();
   RETURN_IF_ERROR(store_status);

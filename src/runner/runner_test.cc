@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "backends/fake_client.h"
+#include "testing/fake_client.h"
 #include "backends/retry_client.h"
 #include "sandbox/python_pool.h"
 #include "tasks/suite.h"

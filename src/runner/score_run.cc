@@ -1,5 +1,6 @@
 #include "runner/score_run.h"
 
+#include "core/status_macros.h"
 #include "runner/runner.h"
 #include "sandbox/python_pool.h"
 #include "text/punkt.h"

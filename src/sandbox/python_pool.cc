@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+
 extern char** environ;
 
 namespace structtest {

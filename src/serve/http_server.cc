@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <microhttpd.h>
 
+#include "core/status_macros.h"
 #include "serve/bearer_token.h"
 #include "serve/score_service.h"
 #include "serve/trainer_protocols.h"

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "serve/bearer_token.h"
 #include "serve/http_server.h"
 #include "serve/score_service.h"

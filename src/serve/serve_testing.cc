@@ -20,6 +20,8 @@
 #include <fmt/format.h>
 #include <gnutls/gnutls.h>
 
+#include "core/status_macros.h"
+
 extern char** environ;
 
 namespace structtest {

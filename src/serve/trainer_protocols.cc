@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "core/json_dom.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
 #include "core/jsonl.h"
 #include "sources/csv.h"
 #include "sources/load_util.h"
@@ -70,13 +72,6 @@ class DocumentCollector {
 };
 
 std::string Fields(size_t n) { return fmt::format("{} field{}", n, n == 1 ? "" : "s"); }
-
-std::string Lower(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -235,7 +230,7 @@ StatusOr<LoadedDocuments> LoadDocuments(const std::string& path,
     return Status::NotFound(fmt::format("{}: no such file or directory", path));
   }
   if (fs::is_directory(st)) return LoadDocumentsFromFolder(path);
-  const std::string ext = Lower(fs::path(path).extension().string());
+  const std::string ext = AsciiLower(fs::path(path).extension().string());
   if (ext == ".jsonl" || ext == ".ndjson" || ext == ".json") return LoadDocumentsJsonl(path, options);
   if (ext == ".csv") return LoadDocumentsCsv(path, options);
   return Status::InvalidArgument(fmt::format(

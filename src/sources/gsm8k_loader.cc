@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "core/jsonl.h"
 #include "core/pytext.h"
 #include "sources/load_util.h"

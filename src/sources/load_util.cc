@@ -6,31 +6,18 @@
 
 #include <fmt/format.h>
 
+#include "core/file_util.h"
 #include "core/pytext.h"
 
 namespace structtest::internal {
 
 StatusOr<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
-  std::string data;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    if (data.size() + n > max_bytes) {
-      std::fclose(f);
-      return Status::InvalidArgument(
-          fmt::format("{}: file is larger than {} bytes", path, max_bytes));
-    }
-    data.append(buf, n);
-  }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) {
-    return Status::IoError(fmt::format("{}: read error: {}", path, std::strerror(err)));
-  }
-  return data;
+  StatusOr<std::string> data = ReadFileToString(path, max_bytes);
+  if (data.ok()) return data;
+  const Status& s = data.status();
+  // A file that cannot be opened is an IoError here, missing or not.
+  return Status(s.code() == StatusCode::kNotFound ? StatusCode::kIoError : s.code(),
+                fmt::format("{}: {}", path, s.message()));
 }
 
 bool IsValidUtf8(std::string_view s, size_t* bad_offset) {

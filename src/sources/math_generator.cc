@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/ascii.h"
 #include "core/rng.h"
 #include "sources/vocabulary.h"
 
@@ -683,7 +684,7 @@ constexpr Template kTemplates[] = {
 void PlaceTrainProblem(SourceSplit split, NameDrawer* names, Draft* draft) {
   if (split == SourceSplit::kEval || names->drawn() || draft->question.empty()) return;
   std::string question = draft->question;
-  question[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(question[0])));
+  question[0] = AsciiLower(question[0]);
   draft->question = "In " + names->NextPlace() + ", " + question;
 }
 

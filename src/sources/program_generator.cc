@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "core/rng.h"
 #include "sandbox/python_pool.h"
 #include "sources/vocabulary.h"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "sources/load_util.h"
 

@@ -4,10 +4,6 @@
 
 namespace structtest {
 
-std::string_view SourceSplitName(SourceSplit split) {
-  return split == SourceSplit::kTrain ? "train" : "eval";
-}
-
 StatusOr<SourceSplit> ParseSourceSplit(std::string_view name) {
   if (name == "eval") return SourceSplit::kEval;
   if (name == "train") return SourceSplit::kTrain;

@@ -19,7 +19,6 @@ namespace structtest {
 
 enum class SourceSplit : uint8_t { kEval, kTrain };
 
-std::string_view SourceSplitName(SourceSplit split);  // "eval", "train"
 StatusOr<SourceSplit> ParseSourceSplit(std::string_view name);
 
 // The root of a source's random streams: the seed's for eval, its "train" fork for train.

@@ -7,45 +7,35 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/shard.h"
 
 namespace structtest {
-
-nlohmann::json ProviderOfEndpoint(const nlohmann::json& endpoint) {
-  if (!endpoint.is_string()) return endpoint;
-  const std::string text = endpoint.get<std::string>();
-  return text.substr(0, text.find(' '));
-}
 
 namespace {
 
 // What defines the suite and how it was asked: the manifest without the shard and
 // without the hosts.
-nlohmann::json Identity(const nlohmann::json& manifest) {
-  nlohmann::json id = manifest;
-  id.erase("shard");
-  id.erase(kMergeKey);
+RunManifest Identity(RunManifest m) {
+  m.shard.clear();
+  m.merge.reset();
   // The hosts are not the run: runs asked of other replicas of the same model (the
   // same provider) merge. The first run's endpoint stays in the merged manifest.
-  id.erase("endpoints");
-  if (const auto it = id.find("endpoint"); it != id.end()) *it = ProviderOfEndpoint(*it);
-  return id;
+  m.endpoints.clear();
+  m.endpoint = ProviderOfEndpoint(m.endpoint);
+  return m;
 }
 
 // The first setting in which `a` and `b` differ, as "KEY: A in WHERE_A, B in WHERE_B".
-std::optional<std::string> Difference(const nlohmann::json& a, const std::string& where_a,
-                                      const nlohmann::json& b, const std::string& where_b) {
-  std::set<std::string> keys;
-  for (const auto& [k, v] : a.items()) keys.insert(k);
-  for (const auto& [k, v] : b.items()) keys.insert(k);
-  for (const std::string& k : keys) {
-    const nlohmann::json va = a.contains(k) ? a[k] : nlohmann::json();
-    const nlohmann::json vb = b.contains(k) ? b[k] : nlohmann::json();
-    if (va != vb) {
-      return fmt::format("{}: {} in {}, {} in {}", k, va.dump(), where_a, vb.dump(), where_b);
-    }
-  }
-  return std::nullopt;
+std::optional<std::string> Difference(const RunManifest& a, const std::string& where_a,
+                                      const RunManifest& b, const std::string& where_b) {
+  const std::vector<ManifestDifference> diff = DiffManifests(b, a);
+  if (diff.empty()) return std::nullopt;
+  const ManifestDifference& first = *std::min_element(
+      diff.begin(), diff.end(), [](const auto& x, const auto& y) { return x.field < y.field; });
+  return fmt::format("{}: {} in {}, {} in {}", first.field,
+                     first.now.value_or(nlohmann::json()).dump(), where_a, first.was.dump(),
+                     where_b);
 }
 
 // The shards a manifest stands for: its own, or those a merged run holds.
@@ -55,20 +45,14 @@ struct Coverage {
   bool unsharded = false;
 };
 
-Status AddCoverage(const nlohmann::json& manifest, const std::string& where, Coverage* c) {
+Status AddCoverage(const RunManifest& manifest, const std::string& where, Coverage* c) {
   std::vector<std::string> shards;
   bool unsharded = false;
-  if (const auto it = manifest.find("shard"); it != manifest.end()) {
-    if (!it->is_string()) return Status::InvalidArgument(fmt::format("{}: the manifest's shard is not text", where));
-    shards.push_back(it->get<std::string>());
-  } else if (const auto m = manifest.find(kMergeKey); m != manifest.end()) {
-    if (!m->is_object()) return Status::InvalidArgument(fmt::format("{}: the manifest's merge is not an object", where));
-    unsharded = m->value("unsharded", false);
-    if (const auto s = m->find("shards"); s != m->end() && s->is_array()) {
-      for (const auto& v : *s) {
-        if (v.is_string()) shards.push_back(v.get<std::string>());
-      }
-    }
+  if (!manifest.shard.empty()) {
+    shards.push_back(manifest.shard);
+  } else if (manifest.merge) {
+    unsharded = manifest.merge->unsharded;
+    shards = manifest.merge->shards;
   } else {
     unsharded = true;
   }
@@ -90,15 +74,13 @@ Status AddCoverage(const nlohmann::json& manifest, const std::string& where, Cov
   return Status::Ok();
 }
 
-nlohmann::json MergeManifest(const nlohmann::json& identity, const Coverage& c) {
-  nlohmann::json m = identity;
-  nlohmann::json merge = nlohmann::json::object();
-  merge["shard_count"] = c.count ? nlohmann::json(*c.count) : nlohmann::json();
-  nlohmann::json shards = nlohmann::json::array();
-  for (int i : c.shards) shards.push_back(fmt::format("{}/{}", i, *c.count));
-  merge["shards"] = std::move(shards);
-  merge["unsharded"] = c.unsharded;
-  m[kMergeKey] = std::move(merge);
+RunManifest MergeManifest(const RunManifest& identity, const Coverage& c) {
+  RunManifest m = identity;
+  MergedShards merge;
+  merge.shard_count = c.count;
+  for (int i : c.shards) merge.shards.push_back(fmt::format("{}/{}", i, *c.count));
+  merge.unsharded = c.unsharded;
+  m.merge = std::move(merge);
   return m;
 }
 
@@ -112,7 +94,7 @@ bool SameDir(const std::string& a, const std::string& b) {
 StatusOr<MergeResult> MergeRuns(const std::string& out, const std::vector<std::string>& runs) {
   if (runs.empty()) return Status::InvalidArgument("no runs to merge");
   // Check every manifest before writing anything.
-  std::optional<nlohmann::json> identity;
+  std::optional<RunManifest> identity;
   std::string identity_of;
   Coverage coverage;
   std::vector<std::pair<std::string, std::string>> shards;  // dir, shard
@@ -121,11 +103,11 @@ StatusOr<MergeResult> MergeRuns(const std::string& out, const std::vector<std::s
       return Status::InvalidArgument(fmt::format("{}: is the output directory; merge into another", dir));
     }
     ASSIGN_OR_RETURN(auto store, RunStore::OpenReadOnly(dir));
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store->Manifest());
+    ASSIGN_OR_RETURN(std::optional<RunManifest> manifest, store->Manifest());
     if (!manifest) {
       return Status::InvalidArgument(fmt::format("{}: the run has no manifest yet (it never got going)", dir));
     }
-    const nlohmann::json id = Identity(*manifest);
+    const RunManifest id = Identity(*manifest);
     if (!identity) {
       identity = id;
       identity_of = dir;
@@ -135,14 +117,14 @@ StatusOr<MergeResult> MergeRuns(const std::string& out, const std::vector<std::s
           identity_of, *diff));
     }
     RETURN_IF_ERROR(AddCoverage(*manifest, dir, &coverage));
-    shards.emplace_back(dir, manifest->value("shard", std::string()));
+    shards.emplace_back(dir, manifest->shard);
   }
 
   ASSIGN_OR_RETURN(auto merged, RunStore::Open(out));
-  ASSIGN_OR_RETURN(std::optional<nlohmann::json> stored, merged->Manifest());
+  ASSIGN_OR_RETURN(std::optional<RunManifest> stored, merged->Manifest());
   ASSIGN_OR_RETURN(RunCounts before, merged->Counts());
   if (stored) {
-    if (!stored->contains(kMergeKey)) {
+    if (!stored->merge) {
       return Status::InvalidArgument(fmt::format(
           "{}: holds a run that is not a merge; merge into a new directory", out));
     }
@@ -166,7 +148,7 @@ StatusOr<MergeResult> MergeRuns(const std::string& out, const std::vector<std::s
     auto added = merged->MergeFrom(dir);
     if (!added.ok()) return added.status();
     ASSIGN_OR_RETURN(auto store, RunStore::OpenReadOnly(dir));
-    ASSIGN_OR_RETURN(std::optional<nlohmann::json> manifest, store->Manifest());
+    ASSIGN_OR_RETURN(std::optional<RunManifest> manifest, store->Manifest());
     RETURN_IF_ERROR(AddCoverage(*manifest, dir, &written));
     RETURN_IF_ERROR(merged->SetManifest(MergeManifest(*identity, written)));
     result.runs.push_back({dir, shard, *added});

@@ -14,15 +14,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "store/run_store.h"
 #include "structtest/status.h"
 
 namespace structtest {
-
-// The manifest key of a merged run.
-inline constexpr const char* kMergeKey = "merge";
 
 struct MergedRun {
   std::string dir;
@@ -38,11 +33,6 @@ struct MergeResult {
   std::vector<std::string> missing_shards;  // those of 1..N it does not
   bool unsharded = false;  // OUT holds a whole (unsharded) run: no shard is missing
 };
-
-// A manifest's "endpoint" ("openai http://host/v1") without its host ("openai"): what of
-// the endpoint defines a run, since replicas of one model may serve parts of it. A
-// value that is not a string comes back as it is.
-nlohmann::json ProviderOfEndpoint(const nlohmann::json& endpoint);
 
 // Merges `runs` into the run directory `out` (created when missing). Everything is
 // checked before anything is written: the manifests (naming the setting that differs

@@ -62,7 +62,7 @@ void MakeShardRun(const std::string& dir, int n, const Shard& shard, std::vector
   ASSERT_TRUE(store.ok()) << store.status().message();
   nlohmann::json m = BaseManifest();
   if (shard.count > 1) m["shard"] = shard.ToString();
-  ASSERT_TRUE((*store)->SetManifest(m).ok());
+  ASSERT_TRUE((*store)->SetManifest(*RunManifest::FromJson(m, "run.db")).ok());
   ASSERT_TRUE((*store)->Begin().ok());
   for (int i = 0; i < n; ++i) {
     const Sample s = MakeSample(i);
@@ -177,9 +177,10 @@ TEST(MergeTest, ShardsMergeIntoTheWholeRunIncrementallyAndIdempotently) {
 
   auto manifest = (*RunStore::OpenReadOnly(out))->Manifest();
   ASSERT_TRUE(manifest.ok() && manifest->has_value());
-  EXPECT_FALSE((*manifest)->contains("shard"));
-  EXPECT_EQ((**manifest)["merge"]["shards"], nlohmann::json({"1/3", "2/3", "3/3"}));
-  EXPECT_EQ((**manifest)["seed"], 3);
+  EXPECT_EQ((*manifest)->shard, "");
+  ASSERT_TRUE((*manifest)->merge.has_value());
+  EXPECT_EQ((*manifest)->merge->shards, (std::vector<std::string>{"1/3", "2/3", "3/3"}));
+  EXPECT_EQ((*manifest)->seed, 3u);
 }
 
 TEST(MergeTest, AnAnswerReplacesAnErrorAndUnansweredSamplesAreCounted) {
@@ -211,7 +212,7 @@ TEST(MergeTest, RefusesMismatchedRunsAndConflictingAnswersWithoutWriting) {
     nlohmann::json m = BaseManifest();
     m["seed"] = 4;
     m["shard"] = "2/2";
-    ASSERT_TRUE((*store)->SetManifest(m).ok());
+    ASSERT_TRUE((*store)->SetManifest(*RunManifest::FromJson(m, "run.db")).ok());
   }
   auto mismatched = MergeRuns(out, {a, b});
   ASSERT_FALSE(mismatched.ok());

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 namespace {
 

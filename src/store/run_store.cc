@@ -1,5 +1,6 @@
 #include "store/run_store.h"
 
+#include "core/status_macros.h"
 #include "core/record_io.h"
 
 #include <fcntl.h>
@@ -356,39 +357,21 @@ Status RunStore::Prepare() {
   return Status::Ok();
 }
 
-StatusOr<std::optional<nlohmann::json>> RunStore::Manifest() {
+StatusOr<std::optional<RunManifest>> RunStore::Manifest() {
   ASSIGN_OR_RETURN(sqlite::Stmt get, db_->Prepare("SELECT json FROM manifest WHERE id = 1"));
   ASSIGN_OR_RETURN(bool row, get.Step());
-  if (!row) return std::optional<nlohmann::json>();
+  if (!row) return std::optional<RunManifest>();
   nlohmann::json j = nlohmann::json::parse(get.Text(0), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::IoError(fmt::format("{}: the stored manifest is not a JSON object", db_->path()));
   }
-  return std::optional<nlohmann::json>(std::move(j));
+  ASSIGN_OR_RETURN(RunManifest m, RunManifest::FromJson(j, db_->path()));
+  return std::optional<RunManifest>(std::move(m));
 }
-
-namespace {
-
-// The manifest's "repeats" (1 without one). Errors: one that is not a whole number
-// from 1 to RunStore::kMaxRepeats.
-StatusOr<int64_t> RepeatsOf(const nlohmann::json& manifest, const std::string& where) {
-  const auto it = manifest.find("repeats");
-  if (it == manifest.end()) return int64_t{1};
-  if (!it->is_number_integer() || it->get<int64_t>() < 1 ||
-      it->get<int64_t>() > RunStore::kMaxRepeats) {
-    return Status::InvalidArgument(
-        fmt::format("{}: the manifest's repeats {} is not a whole number from 1 to {}", where,
-                    it->dump(), RunStore::kMaxRepeats));
-  }
-  return it->get<int64_t>();
-}
-
-}  // namespace
 
 Status RunStore::ReadRepeats() {
-  ASSIGN_OR_RETURN(const std::optional<nlohmann::json> manifest, Manifest());
-  if (!manifest) return Status::Ok();
-  ASSIGN_OR_RETURN(repeats_, RepeatsOf(*manifest, db_->path()));
+  ASSIGN_OR_RETURN(const std::optional<RunManifest> manifest, Manifest());
+  if (manifest) repeats_ = manifest->repeats;
   return Status::Ok();
 }
 
@@ -398,12 +381,14 @@ std::string RunStore::RepeatsTable() const {
                      repeats_);
 }
 
-Status RunStore::SetManifest(const nlohmann::json& manifest) {
-  ASSIGN_OR_RETURN(const int64_t repeats, RepeatsOf(manifest, db_->path()));
+Status RunStore::SetManifest(const RunManifest& manifest) {
+  // Through the codec both ways, so that what is stored is what reopening reads.
+  const nlohmann::json j = manifest.ToJson();
+  ASSIGN_OR_RETURN(const RunManifest checked, RunManifest::FromJson(j, db_->path()));
   ASSIGN_OR_RETURN(sqlite::Stmt put,
                    db_->Prepare("INSERT OR REPLACE INTO manifest(id, json) VALUES (1, ?1)"));
-  RETURN_IF_ERROR(put.Bind(1, manifest.dump()).Run());
-  repeats_ = repeats;
+  RETURN_IF_ERROR(put.Bind(1, j.dump()).Run());
+  repeats_ = checked.repeats;
   return Status::Ok();
 }
 

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/run_manifest.h"
 #include "store/sqlite.h"
 #include "structtest/sample.h"
 #include "structtest/status.h"
@@ -168,9 +169,9 @@ class RunStore {
   const std::string& dir() const { return dir_; }
 
   // The manifest, or nullopt for a new store.
-  StatusOr<std::optional<nlohmann::json>> Manifest();
-  // Errors: a "repeats" that is not a whole number from 1 to kMaxRepeats.
-  Status SetManifest(const nlohmann::json& manifest);
+  StatusOr<std::optional<RunManifest>> Manifest();
+  // Errors: repeats that are not from 1 to kMaxRepeats.
+  Status SetManifest(const RunManifest& manifest);
   // How many times the run asks each sample: the manifest's "repeats", 1 without one
   // (and in a store without a manifest yet).
   int64_t repeats() const { return repeats_; }

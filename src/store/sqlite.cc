@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+
 namespace structtest::sqlite {
 
 StatusOr<std::unique_ptr<Db>> Db::Open(const std::string& path, bool read_only) {

@@ -14,6 +14,13 @@ namespace structtest {
 namespace store_test {
 namespace {
 
+// A manifest from its JSON, as a run directory stores it.
+RunManifest ManifestOf(const nlohmann::json& j) {
+  auto m = RunManifest::FromJson(j, "run.db");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? *m : RunManifest();
+}
+
 // Takes a run back to schema 5, as a build before repeats wrote it: responses,
 // verdicts and batch items without a repeat (repeat 0's rows kept).
 const std::string kToFifthSchema = R"sql(
@@ -128,7 +135,7 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
     auto m = (*store)->Manifest();
     ASSERT_TRUE(m.ok());
     EXPECT_FALSE(m->has_value());
-    ASSERT_TRUE((*store)->SetManifest({{"seed", 7}}).ok());
+    ASSERT_TRUE((*store)->SetManifest(ManifestOf({{"seed", 7}})).ok());
     AddSamples(**store, 5);
     ASSERT_TRUE((*store)->Begin().ok());
     StoredResponse answer = Answer("The answer is 42");
@@ -148,7 +155,7 @@ TEST(RunStoreTest, ReopenKeepsManifestSamplesResponsesAndVerdicts) {
   ASSERT_TRUE(store.ok()) << store.status().message();
   auto m = (*store)->Manifest();
   ASSERT_TRUE(m.ok() && m->has_value());
-  EXPECT_EQ((**m)["seed"], 7);
+  EXPECT_EQ((*m)->seed, 7u);
   auto counts = (*store)->Counts();
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->samples, 5);
@@ -941,13 +948,21 @@ TEST(RunStoreTest, RepeatsAreSlotsOfTheirOwn) {
     auto store = RunStore::Open(dir.path());
     ASSERT_TRUE(store.ok());
     EXPECT_EQ((*store)->repeats(), 1);
-    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 3}}).ok());
+    ASSERT_TRUE((*store)->SetManifest(ManifestOf({{"model", "m"}, {"repeats", 3}})).ok());
     EXPECT_EQ((*store)->repeats(), 3);
     for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1001), nlohmann::json(2.5),
                                      nlohmann::json("3")}) {
-      const Status s = (*store)->SetManifest({{"model", "m"}, {"repeats", bad}});
+      const Status s = RunManifest::FromJson({{"model", "m"}, {"repeats", bad}}, "run.db").status();
       EXPECT_FALSE(s.ok()) << bad;
       EXPECT_NE(s.message().find("repeats " + bad.dump() + " is not a whole number"),
+                std::string::npos)
+          << s.message();
+    }
+    for (const int64_t bad : {int64_t{0}, RunStore::kMaxRepeats + 1}) {
+      RunManifest m;
+      m.repeats = bad;
+      const Status s = (*store)->SetManifest(m);
+      EXPECT_NE(s.message().find(fmt::format("repeats {} is not a whole number", bad)),
                 std::string::npos)
           << s.message();
     }
@@ -1073,7 +1088,7 @@ TEST(RunStoreTest, RepeatedRunsMergeRepeatByRepeat) {
   for (const std::string& d : {a.path(), b.path()}) {
     auto store = RunStore::Open(d);
     ASSERT_TRUE(store.ok());
-    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 2}}).ok());
+    ASSERT_TRUE((*store)->SetManifest(ManifestOf({{"model", "m"}, {"repeats", 2}})).ok());
     AddSamples(**store, 2);
     ASSERT_TRUE((*store)->Begin().ok());
     ASSERT_TRUE((*store)->PutResponse(0, Answer(d == a.path() ? "a0" : "b0-other"), 0).ok());

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/status_macros.h"
 #include "sandbox/python_pool.h"
 #include "tasks/registry.h"
 #include "tasks/score_stage.h"

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/jsonl.h"
 #include "core/record_io.h"
 #include "core/shard.h"

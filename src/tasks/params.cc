@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+
 namespace structtest {
 
 StatusOr<const nlohmann::json*> GetField(const nlohmann::json& obj,

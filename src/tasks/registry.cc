@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/bytes.h"
 #include "structtest/suggest.h"
 #include "tasks/code/family.h"

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "tasks/composed/composed.h"
 #include "tasks/registry.h"
 

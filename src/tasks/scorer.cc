@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "tasks/registry.h"
 
 namespace structtest {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "sources/document_generator.h"
 #include "sources/document_loader.h"
 #include "sources/gsm8k_loader.h"

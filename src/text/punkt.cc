@@ -10,6 +10,9 @@
 #include <string>
 #include <utility>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
+#include "core/file_util.h"
 #include "core/pytext.h"
 #include "structtest/sentences.h"
 #include "text/punkt_model.h"
@@ -95,7 +98,7 @@ class LowerBuf {
       for (; i < s.size(); ++i) {
         const unsigned char b = s[i];
         if (b >= 0x80) break;
-        small_[i] = static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b);
+        small_[i] = AsciiLower(static_cast<char>(b));
       }
       if (i == s.size()) return std::string_view(small_, i);
     }
@@ -599,19 +602,13 @@ void PunktRun::Run(Sink& sink) {
 
 // The bytes of the model file at `path`.
 Status ReadModelFile(const std::string& path, std::string* data) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    std::string msg = path + ": cannot open: " + std::strerror(err);
-    return err == ENOENT ? Status::NotFound(std::move(msg)) : Status::IoError(std::move(msg));
+  StatusOr<std::string> read = ReadFileToString(path);
+  if (!read.ok()) {
+    const Status& s = read.status();
+    if (s.message().starts_with("read error")) return Status::IoError(path + ": read error");
+    return Status(s.code(), path + ": cannot open: " + s.message());
   }
-  data->clear();
-  char buf[1 << 16];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0) data->append(buf, got);
-  const bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) return Status::IoError(path + ": read error");
+  *data = std::move(*read);
   return Status::Ok();
 }
 

@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
 #include "backends/http/curl_library.h"
 #include "backends/providers.h"
 
@@ -64,9 +66,7 @@ size_t OnBody(char* data, size_t size, size_t nmemb, void* user) {
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
+    if (AsciiLower(s[i]) != prefix[i]) return false;
   }
   return true;
 }

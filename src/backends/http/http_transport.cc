@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "backends/http/curl_library.h"
 
 namespace structtest {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "tasks/code/rules.h"
 #include "tasks/params.h"
 

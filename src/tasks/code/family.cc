@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "sandbox/python_pool.h"
 #include "tasks/code/common.h"

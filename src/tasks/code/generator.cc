@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "core/rng.h"
 #include "sandbox/python_pool.h"

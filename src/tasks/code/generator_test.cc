@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/status_macros.h"
 #include "sandbox/python_pool.h"
 #include "sources/program_generator.h"
 #include "sources/program_loader.h"

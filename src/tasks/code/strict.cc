@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "sandbox/python_pool.h"
 #include "tasks/code/common.h"

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "tasks/html/fast_find.h"
 #include "tasks/html/generator.h"

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
 #include "core/pytext.h"
 #include "tasks/html/fast_find.h"
 #include "tasks/html/html_tokenizer.h"
@@ -166,8 +168,7 @@ int Lookup(std::string_view raw) {
   if (raw.empty() || raw.size() > 6) return kOther;
   char lower[6];
   for (size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    lower[i] = AsciiLower(raw[i]);
   }
   const std::string_view name(lower, raw.size());
   for (int t = 0; t < kNumTags; ++t) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "tasks/math/fast_scan.h"
 #include "tasks/math/formats.h"

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "sources/math_generator.h"
 #include "sources/math_problem.h"
 #include "tasks/generate_util.h"

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/ascii.h"
 #include "core/pytext.h"
+#include "core/status_macros.h"
 #include "tasks/math/arithmetic.h"
 #include "tasks/math/fast_scan.h"
 #include "tasks/math/formats.h"
@@ -31,14 +33,6 @@ bool IsHSpace(char c) { return c == ' ' || c == '\t'; }
 bool IsAsciiAlnum(unsigned char c) {
   return IsAsciiDigit(static_cast<char>(c)) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
-
-std::string LowerAsciiCopy(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = LowerAscii(c);
-  return out;
-}
-
 // Model text for a reason: at most `max` code points, valid UTF-8 (a bad byte shows
 // as U+FFFD), newlines as \n, other control characters as U+FFFD.
 std::string Quote(std::string_view s, size_t max = kQuoteCodePoints) {
@@ -97,7 +91,7 @@ std::string NormalizedWords(std::string_view s) {
   std::string out;
   ForEachWord(s, [&](std::string_view w) {
     if (!out.empty()) out.push_back(' ');
-    for (char c : w) out.push_back(LowerAscii(c));
+    for (char c : w) out.push_back(AsciiLower(c));
     return true;
   });
   return out;
@@ -268,7 +262,7 @@ struct Occurrence {
 // ASCII lower-cased), left to right, not overlapping. The hash phrases match a run of
 // at least that many '#': "#### 18" answers "### N" as a markdown reader sees it.
 std::vector<Occurrence> FindOccurrences(std::string_view lower, const AnswerPhrase& p) {
-  const std::string needle = LowerAsciiCopy(p.text);
+  const std::string needle = AsciiLower(p.text);
   std::vector<Occurrence> out;
   size_t from = 0;
   while (from < lower.size()) {
@@ -617,7 +611,7 @@ void ForEachNumber(std::string_view s, F&& f) {
 bool IsEnumeration(std::string_view s, size_t begin, size_t end) {
   size_t k = begin;
   while (k > 0 && IsHSpace(s[k - 1])) --k;
-  if (k < begin && k >= 4 && LowerAsciiCopy(s.substr(k - 4, 4)) == "step" &&
+  if (k < begin && k >= 4 && AsciiLower(s.substr(k - 4, 4)) == "step" &&
       (k == 4 || !IsAsciiAlnum(static_cast<unsigned char>(s[k - 5])))) {
     return true;
   }
@@ -699,7 +693,7 @@ void ForEachNumberInWords(std::string_view s, F&& f) {
   };
   ForEachWord(s, [&](std::string_view raw) {
     const size_t at = static_cast<size_t>(raw.data() - s.data());
-    const std::string w = LowerAsciiCopy(raw);
+    const std::string w = AsciiLower(raw);
     const int64_t v = CountingWordValue(w);
     const bool joined = in_run && s.substr(last_end, at - last_end).find_first_not_of(" -") ==
                                       std::string_view::npos;
@@ -732,7 +726,7 @@ bool NamesOperation(std::string_view text, std::string_view question_lower) {
       "decreased", "sum",      "product",     "difference"};
   bool named = false;
   ForEachWord(text, [&](std::string_view raw) {
-    const std::string w = LowerAsciiCopy(raw);
+    const std::string w = AsciiLower(raw);
     for (std::string_view op : kOperations) {
       if (w != op) continue;
       // As a whole word of the question: a restated question names it already.
@@ -774,7 +768,7 @@ std::string ComputationProblem(std::string_view text, std::string_view question,
   });
   ForEachNumberInWords(text, seen);
   if (!any) return fmt::format("computation: no number in the {}: nothing is computed", what);
-  const std::string question_lower = LowerAsciiCopy(question);
+  const std::string question_lower = AsciiLower(question);
   if (computed || NamesOperation(text, question_lower)) return "";
   std::vector<std::string> question_words;
   ForEachWord(question_lower, [&](std::string_view w) {
@@ -786,7 +780,7 @@ std::string ComputationProblem(std::string_view text, std::string_view question,
   ForEachWord(text, [&](std::string_view w) {
     ++words;
     restated += std::binary_search(question_words.begin(), question_words.end(),
-                                   LowerAsciiCopy(w));
+                                   AsciiLower(w));
     return true;
   });
   if (static_cast<double>(restated) < kRestatedShare * static_cast<double>(words)) return "";
@@ -833,7 +827,7 @@ bool IsPlaceholderFormula(std::string_view text, const std::vector<std::string>&
   if (ProseWords(text, &operands) >= kMinStepWords) return false;
   return std::none_of(operands.begin(), operands.end(), [&](std::string_view w) {
     return w.size() > 1 && std::binary_search(question_words.begin(), question_words.end(),
-                                              LowerAsciiCopy(w));
+                                              AsciiLower(w));
   });
 }
 
@@ -892,7 +886,7 @@ bool IsHedge(std::string_view trailing) {
       hedge = true;
       return false;
     }
-    if (w.size() == 2 && LowerAscii(w[0]) == 'o' && LowerAscii(w[1]) == 'r') after_or = true;
+    if (w.size() == 2 && AsciiLower(w[0]) == 'o' && AsciiLower(w[1]) == 'r') after_or = true;
     return true;
   });
   return hedge;
@@ -916,7 +910,7 @@ std::string LeadInAnswer(std::string_view lead_in, std::string_view final) {
   std::string found;
   ForEachWord(lead_in, [&](std::string_view w) {
     const size_t at = static_cast<size_t>(w.data() - lead_in.data());
-    const std::string word = LowerAsciiCopy(w);
+    const std::string word = AsciiLower(w);
     if (word == "or") {
       const Num* last = nullptr;
       for (const Num& n : numbers) {
@@ -936,7 +930,7 @@ std::string LeadInAnswer(std::string_view lead_in, std::string_view final) {
         }
         for (std::string_view link : {"is", "was", "would", "will", "should", "be", "equals"}) {
           const std::string_view rest = lead_in.substr(k);
-          if (rest.size() > link.size() && LowerAsciiCopy(rest.substr(0, link.size())) == link &&
+          if (rest.size() > link.size() && AsciiLower(rest.substr(0, link.size())) == link &&
               !IsAsciiAlnum(static_cast<unsigned char>(rest[link.size()]))) {
             k += link.size();
             more = true;
@@ -1122,7 +1116,7 @@ Verdict ScoreHardStrict(const MathFormat& f, std::string_view gold, std::string_
   const size_t checked = std::min(n, static_cast<size_t>(kMaxSteps));
   std::vector<std::string> question_words;
   ForEachWord(question, [&](std::string_view w) {
-    question_words.push_back(LowerAsciiCopy(w));
+    question_words.push_back(AsciiLower(w));
     return true;
   });
   std::sort(question_words.begin(), question_words.end());
@@ -1233,7 +1227,7 @@ std::string RenderHard(StepStyle style, const std::vector<std::string>& texts,
 
 // How many steps the target has, read the strict way.
 size_t TargetSteps(const MathFormat& f, std::string_view answer) {
-  const std::string lower = LowerAsciiCopy(answer);
+  const std::string lower = AsciiLower(answer);
   const std::vector<Occurrence> occs = FindOccurrences(lower, f.phrase);
   const size_t end = occs.empty() ? answer.size() : occs.back().at;
   const bool json = f.style == StepStyle::kJsonList || f.style == StepStyle::kJsonObject;
@@ -1265,7 +1259,7 @@ StatusOr<Verdict> CheckMathStrict(const Sample& sample, const SampleParams& para
   ASSIGN_OR_RETURN(const Parsed p, ParseSample(sample, params.math));
   std::string storage;
   const std::string_view t = Strip(NormalizeNewlines(response, &storage));
-  const std::string lower = LowerAsciiCopy(t);
+  const std::string lower = AsciiLower(t);
   return p.format->hard ? ScoreHardStrict(*p.format, *p.gold, p.question, t, lower)
                         : ScoreEasyStrict(*p.format, *p.gold, p.question, t, lower);
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
 #include "core/pytext.h"
 #include "tasks/params.h"
 #include "tasks/summarization/generator.h"
@@ -297,7 +299,7 @@ bool StartsWithIgnoreCase(std::string_view line, std::string_view lowered_prefix
       ascii = false;
       break;
     }
-    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : static_cast<char>(c);
+    const char lower = AsciiLower(static_cast<char>(c));
     if (lower != lowered_prefix[i]) return false;
   }
   if (ascii) return n == lowered_prefix.size();

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "core/pytext.h"
 #include "sources/document.h"
 #include "sources/document_generator.h"

@@ -14,6 +14,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/status_macros.h"
+#include "core/ascii.h"
 #include "core/pytext.h"
 #include "tasks/params.h"
 #include "tasks/summarization/family.h"
@@ -523,11 +525,7 @@ void ForEachRawWord(std::string_view text, OnWord on_word) {
     if (pos == begin) break;
     const std::string_view raw = text.substr(begin, pos - begin);
     if (ascii) {
-      std::string w(raw);
-      for (char& c : w) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-      }
-      on_word(raw, w);
+      on_word(raw, AsciiLower(raw));
     } else {
       on_word(raw, PyLower(raw));
     }
@@ -1141,8 +1139,7 @@ PieceEnd EndOfPiece(std::string_view piece) {
       return PieceEnd::kNeverFinal;
     }
   }
-  std::string lower(word);
-  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  std::string lower = AsciiLower(word);
   const bool after_et = b >= 3 && (body[b - 3] == 'e' || body[b - 3] == 'E') &&
                         body[b - 2] == 't' && body[b - 1] == ' ' &&
                         (b == 3 || body[b - 4] == ' ' || body[b - 4] == '(');
@@ -1401,11 +1398,7 @@ StatusOr<Verdict> StrictQuestions(const Sample& sample, const SampleParams& para
       }
       bool same = true;
       for (size_t i = 0; i < want.size() && same; ++i) {
-        char c = content[i + 1];
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-        char w = want[i];
-        if (w >= 'A' && w <= 'Z') w = static_cast<char>(w + 32);
-        same = c == w;
+        same = AsciiLower(content[i + 1]) == AsciiLower(want[i]);
       }
       if (same) {
         *prefix = want.size() + 2;

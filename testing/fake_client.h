@@ -1,8 +1,8 @@
 // FakeModelClient: a ModelClient that answers from a script, with scripted latencies,
 // in process. The test seam for everything built on ModelClient (the retry wrapper,
 // the runner), like ninja's FakeCommandRunner.
-#ifndef STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
-#define STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
+#ifndef STRUCTTEST_TESTING_FAKE_CLIENT_H_
+#define STRUCTTEST_TESTING_FAKE_CLIENT_H_
 
 #include <algorithm>
 #include <chrono>
@@ -81,4 +81,4 @@ StatusOr<std::vector<ModelResult>> DrainClient(ModelClient* client,
 
 }  // namespace structtest
 
-#endif  // STRUCTTEST_BACKENDS_FAKE_CLIENT_H_
+#endif  // STRUCTTEST_TESTING_FAKE_CLIENT_H_

@@ -1,4 +1,4 @@
-#include "backends/fake_client.h"
+#include "testing/fake_client.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,6 +6,8 @@
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "core/status_macros.h"
 
 namespace structtest {
 

@@ -1,9 +1,9 @@
-// Several runs at once: comparing runs on the samples they share (`structtest
+// Across runs: several runs at once: comparing runs on the samples they share (`structtest
 // compare`), putting a run's figures next to other benchmarks' (`structtest
 // correlate`), and merging runs made in parts (`structtest merge`: shards, or a run
 // continued elsewhere) into one run directory.
-#ifndef STRUCTTEST_RUNS_H_
-#define STRUCTTEST_RUNS_H_
+#ifndef STRUCTTEST_ACROSS_RUNS_H_
+#define STRUCTTEST_ACROSS_RUNS_H_
 
 #include <cstdint>
 #include <optional>
@@ -78,4 +78,4 @@ StatusOr<MergeReport> MergeRunDirs(const std::string& out, const std::vector<std
 
 }  // namespace structtest
 
-#endif  // STRUCTTEST_RUNS_H_
+#endif  // STRUCTTEST_ACROSS_RUNS_H_

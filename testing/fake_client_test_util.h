@@ -1,7 +1,7 @@
 // Test helpers shared by the model client wrappers' tests: a request by id, and every
 // request run through a client with the failure reported to GoogleTest.
-#ifndef STRUCTTEST_BACKENDS_FAKE_CLIENT_TEST_UTIL_H_
-#define STRUCTTEST_BACKENDS_FAKE_CLIENT_TEST_UTIL_H_
+#ifndef STRUCTTEST_TESTING_FAKE_CLIENT_TEST_UTIL_H_
+#define STRUCTTEST_TESTING_FAKE_CLIENT_TEST_UTIL_H_
 
 #include <cstdint>
 #include <utility>
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/fake_client.h"
+#include "testing/fake_client.h"
 
 namespace structtest {
 
@@ -30,4 +30,4 @@ inline std::vector<ModelResult> Drain(ModelClient* client, int n) {
 
 }  // namespace structtest
 
-#endif  // STRUCTTEST_BACKENDS_FAKE_CLIENT_TEST_UTIL_H_
+#endif  // STRUCTTEST_TESTING_FAKE_CLIENT_TEST_UTIL_H_

@@ -1,10 +1,11 @@
-// structtest/runs.h over report/compare.h, report/correlate.h and store/merge.h.
-#include "structtest/runs.h"
+// structtest/across_runs.h over report/compare.h, report/correlate.h and store/merge.h.
+#include "structtest/across_runs.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "core/status_macros.h"
 #include "report/compare.h"
 #include "report/correlate.h"
 #include "structtest/run_reader.h"
