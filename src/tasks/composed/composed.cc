@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/rng.h"
+#include "core/status_macros.h"
 #include "sources/document.h"
 #include "sources/document_generator.h"
 #include "sources/math_generator.h"
