@@ -278,6 +278,35 @@ TEST(CliTest, GenerateIsDeterministicAndExplainsBadArguments) {
                        "is used by about 7 samples"),
             std::string::npos)
       << r.err;
+  // run says it too, when it makes the run's samples
+  r = Structtest(dir, "run --model builtin/oracle --suite paper --tasks math_easy --size 0.01 "
+                      "--gsm8k two.jsonl --out paper-run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("structtest: warning: --gsm8k two.jsonl: 2 problems for up to 13 samples "
+                       "of a subtask"),
+            std::string::npos)
+      << r.err;
+}
+
+// A composed subtask's name is wider than the paper's longest: the report's columns widen
+// to it, so that every row stays under its header.
+TEST(CliTest, TheReportWidensItsSubtaskColumnToTheLongestName) {
+  TempDir dir;
+  ASSERT_EQ(Structtest(dir, "generate --suite composed --tasks summarization "
+                            "--rules-per-sample 8 --limit 2 --out c8.jsonl")
+                .exit_code,
+            0);
+  const CommandResult r = Structtest(dir, "run --model builtin/oracle --samples c8.jsonl -q --out c8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t header = r.out.find("domain         subtask");
+  const size_t row = r.out.find("summarization  summarization_composed_k8");
+  ASSERT_NE(header, std::string::npos) << r.out;
+  ASSERT_NE(row, std::string::npos) << r.out;
+  // "domain" 14 wide and a space, the 25 letters of the name and a space, then "split"
+  const size_t split = 15 + 25 + 1;
+  EXPECT_EQ(r.out.substr(header + split, 5), "split") << r.out;
+  EXPECT_EQ(r.out[row + split - 1], ' ') << r.out;
+  EXPECT_NE(r.out[row + split], ' ') << r.out;
 }
 
 // generate --split train: the same subtasks, every sample and source item marked train,
@@ -845,9 +874,29 @@ TEST(CliTest, ABuiltinRunLandsInARunDirectory) {
   TempDir dir;
   const CommandResult r = Structtest(dir, "run --model builtin/oracle --tasks html --limit 2 -q");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string run = "runs/builtin-oracle_default_seed0_html_limit2";
+  const std::string run = "runs/builtin-oracle_default_seed0_html";
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + run + "/run.db")) << r.err;
   EXPECT_NE(r.err.find("stored in " + run), std::string::npos) << r.err;
+  // The same command with a larger limit grows that run (its answers kept); a dry run
+  // says so first, counting only the new samples.
+  const std::string db = dir.path() + "/" + run + "/run.db";
+  const CommandResult dry =
+      Structtest(dir, "run --model builtin/oracle --tasks html --limit 3 --dry-run");
+  EXPECT_EQ(dry.exit_code, 2) << dry.err;  // built-in responders have no dry run
+  const CommandResult grown = Structtest(dir, "run --model builtin/oracle --tasks html --limit 3");
+  EXPECT_EQ(grown.exit_code, 0) << grown.err;
+  EXPECT_NE(grown.err.find(run + ": --limit 3 grows the run (limit was 2): 2 new sample(s)"),
+            std::string::npos)
+      << grown.err;
+  // A run an older structtest stored under a name with its limit resumes there.
+  std::filesystem::rename(dir.path() + "/" + run,
+                          dir.path() + "/runs/builtin-oracle_default_seed0_html_limit3");
+  const CommandResult older = Structtest(dir, "run --model builtin/oracle --tasks html --limit 3");
+  EXPECT_EQ(older.exit_code, 0) << older.err;
+  EXPECT_NE(older.err.find("stored in runs/builtin-oracle_default_seed0_html_limit3"),
+            std::string::npos)
+      << older.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
 }
 
 // --samples with --tasks keeps that part of the file; suite options next to --samples

@@ -179,6 +179,13 @@ TEST_F(RepeatsCliTest, EachSampleIsAskedKTimesAndTheFiguresAreThoseOfItsExport) 
   const std::string run = dir.path() + "/run";
   const Finished first = Exec(dir, RunArgs(url, suite, run, {"--repeats", "3", "--cache", cache}), "first");
   ASSERT_EQ(first.exit_code, 0) << first.err;
+  // At the default temperature, 0, the repeats measure the server's nondeterminism only:
+  // said before any figure is read.
+  EXPECT_NE(first.err.find("3 repeats of each sample at temperature 0: they differ only where "
+                           "the server is not deterministic"),
+            std::string::npos)
+      << first.err;
+  EXPECT_NE(first.err.find("set --temperature to sample"), std::string::npos) << first.err;
   EXPECT_NE(first.out.find(fmt::format("answered {0} of {0} requests ({1} samples x 3 repeats)",
                                        3 * samples, samples)),
             std::string::npos)

@@ -1366,8 +1366,39 @@ TEST_F(RunCliTest, ALargerLimitGrowsTheRunAndAsksOnlyTheNewSamples) {
     std::lock_guard<std::mutex> lock(mu);
     after_two = asked;
   }
+  // A dry run of the grown run counts what it would ask: the new samples (the stored
+  // ones are answered), and sends nothing.
+  size_t sent_before;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    sent_before = server.requests().size();
+  }
+  const Finished dry = Exec(dir, RunArgs(url, suite, run, {"--limit", "3", "--dry-run"}), "dry");
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("dry run: the samples of " + run +
+                         " not answered yet, and those a limit of 3 adds (it was 2) would be "
+                         "sent"),
+            std::string::npos)
+      << dry.out;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(server.requests().size(), sent_before);
+  }
   const Finished three = Exec(dir, RunArgs(url, suite, run, {"--limit", "3"}), "three");
   ASSERT_EQ(three.exit_code, 0) << three.err;
+  {
+    // the dry run's count is what the real run asked
+    std::lock_guard<std::mutex> lock(mu);
+    const size_t asked_now = server.requests().size() - sent_before;
+    const size_t total = dry.out.find("\ntotal ");
+    ASSERT_NE(total, std::string::npos) << dry.out;
+    std::istringstream line(dry.out.substr(total + 1));
+    std::string word;
+    size_t requests = 0;
+    line >> word >> requests;
+    EXPECT_EQ(requests, asked_now) << dry.out;
+    EXPECT_GT(requests, 0u);
+  }
   EXPECT_NE(three.err.find("--limit 3 grows the run (limit was 2): "), std::string::npos)
       << three.err;
   {

@@ -570,11 +570,15 @@ std::string RenderTextReport(const Tally& tally, RuleSet rules) {
     out += fmt::format("  {} {}", f->domain, f->version(rules));
   }
   out += "\n\n";
-  out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {:<16}  {}\n", "domain", "subtask",
+  // 24 wide, or as wide as the longest name (a composed subtask's can be longer)
+  size_t width = 24;
+  for (const SubtaskTally* t : fig.subtasks) width = std::max(width, t->subtask.size());
+  out += fmt::format("{:<14} {:<{}} {:<5} {:>6} {:>7}  {:<16}  {}\n", "domain", "subtask", width,
                      "split", "scored", "pass%", "95% CI", "notes");
   for (size_t i = 0; i < fig.subtasks.size(); ++i) {
     const SubtaskTally* t = fig.subtasks[i];
-    out += fmt::format("{:<14} {:<24} {:<5} {:>6} {:>7}  {:<16}  {}\n", t->domain, t->subtask,
+    out += fmt::format("{:<14} {:<{}} {:<5} {:>6} {:>7}  {:<16}  {}\n", t->domain, t->subtask,
+                       width,
                        t->split ? SplitName(*t->split) : "?", t->scored,
                        t->scored ? fmt::format("{:.2f}", t->Accuracy()) : "-",
                        Ci(fig.subtask_ci[i]), Notes(*t));

@@ -12,6 +12,7 @@
 #include "core/status_macros.h"
 #include "core/ascii.h"
 #include "core/hash.h"
+#include "store/run_store.h"
 #include "structtest/version.h"
 #include "tasks/registry.h"
 
@@ -35,16 +36,31 @@ std::string DefaultRunDir(const RunSuiteOptions& opt) {
     if (opt.suite.size != 1.0) name += fmt::format("_size{}", opt.suite.size);
     for (const std::string& t : opt.suite.tasks) name += "_" + t;
   }
-  if (opt.suite.limit > 0) name += fmt::format("_limit{}", opt.suite.limit);
-  if (opt.suite.shard_count > 1) {
-    name += fmt::format("_shard{}of{}", opt.suite.shard_index, opt.suite.shard_count);
+  const std::string limit = opt.suite.limit > 0 ? fmt::format("_limit{}", opt.suite.limit) : "";
+  const std::string shard = opt.suite.shard_count > 1
+                                ? fmt::format("_shard{}of{}", opt.suite.shard_index,
+                                              opt.suite.shard_count)
+                                : "";
+  const auto dir = [](std::string n) {
+    for (char& c : n) {
+      const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+      if (!keep) c = '-';
+    }
+    return "runs/" + n;
+  };
+  // The limit is not in the name, so that the same command with a larger one grows the
+  // run (OpenRun). A run an older structtest made under a name with its limit resumes
+  // where it is.
+  const std::string named = dir(name + shard);
+  if (!limit.empty()) {
+    const std::string older = dir(name + limit + shard);
+    const auto holds_run = [](const std::string& d) {
+      return std::filesystem::exists(std::filesystem::path(d) / RunStore::kFileName);
+    };
+    if (!holds_run(named) && holds_run(older)) return older;
   }
-  for (char& c : name) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '.' || c == '-' || c == '_';
-    if (!keep) c = '-';
-  }
-  return "runs/" + name;
+  return named;
 }
 
 StatusOr<std::string> FileFingerprint(const std::string& path) {

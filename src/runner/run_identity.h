@@ -20,7 +20,9 @@ namespace structtest {
 std::string PublicEndpoint(std::string url);
 
 // "runs/" plus a name made from what defines the run (model, suite or samples file,
-// limit, shard), so the same command finds the same directory again.
+// shard), so the same command finds the same directory again, and the same command with
+// a larger limit grows the run there. The limit is not part of the name, except for a
+// run an older structtest stored under a name with it (it is found there).
 std::string DefaultRunDir(const RunSuiteOptions& opt);
 
 // "PATH fnv1a:HEX" of a regular file's bytes (the absolute path alone for a folder), so

@@ -151,7 +151,7 @@ TEST(RunIdentityTest, PublicEndpointAndDefaultRunDirShowNoSecrets) {
   opt.suite.tasks = {"math"};
   opt.suite.shard_index = 2;
   opt.suite.shard_count = 4;
-  EXPECT_EQ(DefaultRunDir(opt), "runs/openai-gpt-4o-mini_default_seed7_math_limit5_shard2of4");
+  EXPECT_EQ(DefaultRunDir(opt), "runs/openai-gpt-4o-mini_default_seed7_math_shard2of4");
 }
 
 TEST(RunJobTest, BadBaseUrlsAndEndpointsFiles) {

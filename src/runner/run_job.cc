@@ -205,10 +205,18 @@ Status OpenRun(ResolvedRun* run, RunStore* store, const std::string& endpoint,
     // transaction, so a run directory never holds samples without it.
     std::future<StatusOr<RunManifest>> identity =
         std::async(std::launch::async, [&] { return RunIdentity(*run, endpoint); });
-    RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, store, [&]() -> Status {
-      ASSIGN_OR_RETURN(RunManifest id, identity.get());
-      return store->SetManifest(StampedManifest(run->options.scoring.rules, std::move(id)));
-    }));
+    std::vector<std::string> notes;
+    RETURN_IF_ERROR(AddRunSamples(
+        *run, env.sentences, python, store,
+        [&]() -> Status {
+          ASSIGN_OR_RETURN(RunManifest id, identity.get());
+          return store->SetManifest(StampedManifest(run->options.scoring.rules, std::move(id)));
+        },
+        &notes));
+    // what the suite says of its data files (one used again from its start)
+    if (!run->options.quiet) {
+      for (const std::string& note : notes) Emit(output.warning, note);
+    }
   } else {
     ASSIGN_OR_RETURN(const RunManifest identity, RunIdentity(*run, endpoint));
     if (stored && LimitGrows(*stored, identity)) {
@@ -218,7 +226,7 @@ Status OpenRun(ResolvedRun* run, RunStore* store, const std::string& endpoint,
       RETURN_IF_ERROR(AddRunSamples(*run, env.sentences, python, plan.get()));
       ASSIGN_OR_RETURN(const int64_t added, store->GrowTo(*plan));
       RETURN_IF_ERROR(store->SetManifest(StampedManifest(run->options.scoring.rules, identity)));
-      Emit(output.note, fmt::format("{}: --limit {} grows the run (limit was {}): {} new sample(s)",
+      Emit(output.note, fmt::format("{}: `limit` {} grows the run (limit was {}): {} new sample(s)",
                             store->dir(), identity.limit ? fmt::format("{}", *identity.limit) : "none",
                             *stored->limit, added));
     } else if (stored) {
@@ -251,6 +259,15 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
   const RuleSet rules = opt.scoring.rules;
   const std::optional<Price>& price = run.price;
   RETURN_IF_ERROR(OpenRun(&run, store, endpoint, env, python, planned, output));
+  if (client != nullptr && !opt.quiet && store->repeats() > 1 && run.request.temperature &&
+      *run.request.temperature == 0) {
+    Emit(output.note,
+         fmt::format("{} repeats of each sample at temperature 0: they differ only where the "
+                     "server is not deterministic, so their spread (and its share of the "
+                     "intervals) measures that, not sampling; set `request.temperature` to "
+                     "sample",
+                     store->repeats()));
+  }
   RunnerOptions ro;
   ro.scoring = opt.scoring;
   ro.request = {run.request, endpoint, HeaderNames(run.headers)};
@@ -356,7 +373,7 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
   }
   if (out.stats.cached > 0) {
     Emit(output.note, fmt::format("{} answer(s) came from the response cache (the same requests in "
-                          "earlier runs); pass --no-cache to ask the model again",
+                          "earlier runs); pass `transport.use_cache=false` to ask the model again",
                           out.stats.cached));
   }
   if (out.counts.errored > 0) {
@@ -397,10 +414,10 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
     const Budget& budget = opt.budget;
     std::string limit;
     if (budget.max_tokens_total) {
-      limit += fmt::format("--max-tokens-total {}", *budget.max_tokens_total);
+      limit += fmt::format("`budget.max_tokens_total` {}", *budget.max_tokens_total);
     }
     if (budget.max_cost) {
-      limit += fmt::format("{}--max-cost {}", limit.empty() ? "" : ", ", *budget.max_cost);
+      limit += fmt::format("{}`budget.max_cost` {}", limit.empty() ? "" : ", ", *budget.max_cost);
     }
     // The runner starts a request when its estimate fits: the answers that came back
     // longer than the estimate can have taken the spending past the budget. Say so.
@@ -411,9 +428,9 @@ StatusOr<Outcome> RunOne(ResolvedRun run, const std::string& label, RunStore* st
                                "when its estimate, the mean usage so far, fits; {})",
                                spent, store->dir(), limit,
                                run.request.max_tokens > 0
-                                   ? fmt::format("--max-tokens {} bounds each answer",
+                                   ? fmt::format("`request.max_tokens` {} bounds each answer",
                                                  run.request.max_tokens)
-                                   : "without --max-tokens an answer's length has no bound, so the "
+                                   : "without `request.max_tokens` an answer's length has no bound, so the "
                                      "budget is an estimate")
                  : fmt::format("budget reached: the next request would exceed {}; {} spent in {}",
                                limit, spent, store->dir());
@@ -447,7 +464,24 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
     from = fmt::format("the samples of {} not answered yet", dir);
   }
   ASSIGN_OR_RETURN(const RunManifest identity, RunIdentity(run, endpoint));
-  if (stored) RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
+  // A larger `suite.limit` grows a stored run (OpenRun): its new samples are asked too.
+  std::unique_ptr<RunStore> grown;
+  std::set<std::string> stored_ids;
+  if (stored && LimitGrows(*stored, identity)) {
+    ASSIGN_OR_RETURN(grown, RunStore::OpenInMemory());
+    RETURN_IF_ERROR(AddRunSamples(run, sentences, python, grown.get()));
+    RETURN_IF_ERROR(grown->SetManifest(StampedManifest(opt.scoring.rules, identity)));
+    RETURN_IF_ERROR(store->ForEachSample([&](const Sample& s) {
+      stored_ids.insert(s.id);
+      return Status::Ok();
+    }));
+    from = fmt::format("the samples of {} not answered yet, and those a limit of {} adds "
+                       "(it was {})",
+                       dir, identity.limit ? fmt::format("{}", *identity.limit) : "none",
+                       *stored->limit);
+  } else if (stored) {
+    RETURN_IF_ERROR(CheckSameRun(store->dir(), *stored, identity));
+  }
   if (store == nullptr) {
     ASSIGN_OR_RETURN(store, RunStore::OpenInMemory());
     RETURN_IF_ERROR(AddRunSamples(run, sentences, python, store.get()));
@@ -455,20 +489,27 @@ StatusOr<std::string> DryRun(ResolvedRun run, const std::string& endpoint,
     from = "a new run";
   }
   std::map<std::tuple<int, std::string, std::string>, PlannedRequests> by_subtask;
-  for (Slot after = kBeforeFirstSlot;;) {
-    ASSIGN_OR_RETURN(std::vector<StoredSample> batch, store->PendingSamples(after, 512));
-    if (batch.empty()) break;
-    for (const StoredSample& s : batch) {
-      after = s.slot();
-      PlannedRequests& p = by_subtask[{ReportRank(s.sample.domain, s.sample.subtask),
-                                      s.sample.domain, s.sample.subtask}];
-      p.domain = s.sample.domain;
-      p.subtask = s.sample.subtask;
-      ++p.requests;
-      p.prompt_chars += static_cast<int64_t>(run.request.controls.system.size());
-      for (const Message& m : s.sample.messages) p.prompt_chars += static_cast<int64_t>(m.content.size());
+  const auto count_pending = [&](RunStore* from_store, bool only_new) -> Status {
+    for (Slot after = kBeforeFirstSlot;;) {
+      ASSIGN_OR_RETURN(std::vector<StoredSample> batch, from_store->PendingSamples(after, 512));
+      if (batch.empty()) return Status::Ok();
+      for (const StoredSample& s : batch) {
+        after = s.slot();
+        if (only_new && stored_ids.count(s.sample.id)) continue;
+        PlannedRequests& p = by_subtask[{ReportRank(s.sample.domain, s.sample.subtask),
+                                        s.sample.domain, s.sample.subtask}];
+        p.domain = s.sample.domain;
+        p.subtask = s.sample.subtask;
+        ++p.requests;
+        p.prompt_chars += static_cast<int64_t>(run.request.controls.system.size());
+        for (const Message& m : s.sample.messages) {
+          p.prompt_chars += static_cast<int64_t>(m.content.size());
+        }
+      }
     }
-  }
+  };
+  RETURN_IF_ERROR(count_pending(store.get(), /*only_new=*/false));
+  if (grown != nullptr) RETURN_IF_ERROR(count_pending(grown.get(), /*only_new=*/true));
   std::vector<PlannedRequests> plan;
   for (auto& [key, p] : by_subtask) plan.push_back(std::move(p));
   std::string text = fmt::format(
@@ -623,7 +664,8 @@ class RunDir {
 
 Status AddRunSamples(const ResolvedRun& run, const SentenceSplitter* sentences,
                      PythonPool* python, RunStore* store,
-                     const std::function<Status()>& before_commit) {
+                     const std::function<Status()>& before_commit,
+                     std::vector<std::string>* notes) {
   const RunSuiteOptions& opt = run.options;
   const std::optional<Shard>& shard = run.shard;
   RETURN_IF_ERROR(store->BeginBulk());
@@ -683,6 +725,7 @@ Status AddRunSamples(const ResolvedRun& run, const SentenceSplitter* sentences,
   } else {
     // The splitter writes the reference answers of loaded documents.
     ASSIGN_OR_RETURN(auto suite, Suite::Plan(opt.suite, sentences, python));
+    if (notes != nullptr) notes->insert(notes->end(), suite->notes().begin(), suite->notes().end());
     for (const PlannedSubtask& p : suite->subtasks()) {
       for (size_t i = 0; i < p.count; ++i) {
         auto sample = suite->Generate(p, i);

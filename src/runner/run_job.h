@@ -63,10 +63,12 @@ bool NeedsSentences(const RunSuiteOptions& opt);
 // calls `before_commit` (when given) inside it. A shard run keeps the samples of its
 // shard, at their positions in the whole suite, so that the shards merge into the
 // unsharded run (store/merge.h). `python` serves the suite's code sources and may be
-// null when none needs it.
+// null when none needs it. `notes` (when given) gets what the suite says of its data
+// files (Suite::notes: one smaller than a subtask's samples is used again).
 Status AddRunSamples(const ResolvedRun& run, const SentenceSplitter* sentences,
                      PythonPool* python, RunStore* store,
-                     const std::function<Status()>& before_commit = nullptr);
+                     const std::function<Status()>& before_commit = nullptr,
+                     std::vector<std::string>* notes = nullptr);
 
 // The price that costs a run of `model`: the budget's price_in and price_out, else the
 // model's line in its prices table file, else in the built-in table; nullopt when none
