@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -265,9 +266,13 @@ std::vector<Occurrence> FindOccurrences(std::string_view lower, const AnswerPhra
   const std::string needle = AsciiLower(p.text);
   std::vector<Occurrence> out;
   size_t from = 0;
-  while (from < lower.size()) {
-    const size_t at = lower.find(needle, from);
-    if (at == kNpos) break;
+  while (from < lower.size() && !needle.empty()) {
+    // glibc's memmem (two-way, skipping on rare bytes) is several times faster here than
+    // string_view::find, which tries every place the needle's first letter occurs
+    const void* hit = memmem(lower.data() + from, lower.size() - from, needle.data(),
+                             needle.size());
+    if (hit == nullptr) break;
+    const size_t at = static_cast<size_t>(static_cast<const char*>(hit) - lower.data());
     size_t end = at + needle.size();
     // The search starts past the previous run, so `at` starts a run of '#'.
     if (IsHashPhrase(p)) {
@@ -655,10 +660,15 @@ bool HasArithmetic(std::string_view s) {
     while (k < s.size() && (IsHSpace(s[k]) || s[k] == '(' || s[k] == '$')) ++k;
     return k;
   };
+  // the bytes that can start an operator (OperatorAt): most bytes start none
+  static constexpr std::array<bool, 256> kMayStart = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : std::string_view("=+-*/^\\")) t[c] = true;
+    for (int c = 0x80; c < 256; ++c) t[c] = true;
+    return t;
+  }();
   for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    // most bytes are letters, digits and spaces, which start no operator
-    if (c < 0x80 && (IsAsciiAlnum(c) || c == ' ')) continue;
+    if (!kMayStart[static_cast<unsigned char>(s[i])]) continue;
     const size_t len = OperatorAt(s, i);
     if (len == 0) continue;
     const size_t before = skip_back(i);
