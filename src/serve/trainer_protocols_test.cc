@@ -159,6 +159,24 @@ TEST(TrainerProtocolsTest, ALabelIsASampleObjectOrItsJsonText) {
   }
 }
 
+// A label's JSON text whose strings hold escaped quotes followed by brackets (a code
+// prompt): the nesting pre-check reads those brackets as text, and the sample is taken;
+// the same brackets outside any string are refused.
+TEST(TrainerProtocolsTest, BracketsInsideAStringWithEscapedQuotesAreText) {
+  nlohmann::json sample = Samples({"bullet_points"}).at(0);
+  sample["messages"][0]["content"] = "print(\"" + std::string(70, '[') + "\")  # \\\" " +
+                                     std::string(70, '{') + " \\";
+  const std::string text = sample.dump();
+  ASSERT_NE(text.find("\\\""), std::string::npos);  // an escaped quote in the text
+  auto taken = SampleFromLabel(text);
+  ASSERT_TRUE(taken.ok()) << taken.status().message();
+  EXPECT_EQ(SampleToJson(*taken), sample);
+  auto refused = SampleFromLabel(std::string(70, '[') + text + std::string(70, ']'));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("deeper than 64 levels"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(TrainerProtocolsTest, UrlParametersAreReadOrRefusedByName) {
   const RewardParams defaults;
   auto params = ParseRewardParams(Endpoint::kSlime,
