@@ -482,6 +482,54 @@ TEST_F(BatchCliTest, ABatchCollectedAfterItsSamplesWereAnsweredOnlineKeepsTheAns
   }
 }
 
+// A request the provider fails every time is submitted three times in all (the first
+// batch and two more), then left as an error: no batch is paid for it after that.
+TEST_F(BatchCliTest, ARequestThatAlwaysFailsIsSubmittedThreeTimesAtMost) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchFaults faults;
+  faults.fail_prompt_every = 7;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/always-failing";
+  const Finished b =
+      Exec(dir, Args(server, kApis[0], suite, run, {"--batch", "--batch-poll", "0.01"}), "batch");
+  EXPECT_NE(b.exit_code, 2) << b.err;
+  int failing = 0;
+  for (const auto& [prompt, n] : server.prompts_submitted()) {
+    const bool fails = std::hash<std::string>()(prompt) % 7 == 0;
+    failing += fails;
+    EXPECT_EQ(n, fails ? 3 : 1) << prompt;
+  }
+  ASSERT_GT(failing, 0);
+  EXPECT_EQ(server.batches_created(), 3);
+  EXPECT_NE(b.err.find("not asked again in a batch (submitted 3 times)"), std::string::npos) << b.err;
+  EXPECT_NE(b.out.find(fmt::format("{} errored", failing)), std::string::npos) << b.out;
+}
+
+// A provider that repeats a result, the second time as a failure: the repeat names a
+// request already answered in this batch, and is ignored (the note says so); the answer
+// stays and nothing is submitted again.
+TEST_F(BatchCliTest, AResultRepeatedAsAFailureDoesNotReplaceTheAnswer) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchFaults faults;
+  faults.repeat_failed_every = 4;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/repeated";
+  const Finished b =
+      Exec(dir, Args(server, kApis[1], suite, run, {"--batch", "--batch-poll", "0.01"}), "batch");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const size_t repeated = suite.by_prompt.size() / 4;
+  EXPECT_NE(b.err.find(fmt::format("{} result(s) for requests not in this batch, ignored", repeated)),
+            std::string::npos)
+      << b.err;
+  EXPECT_EQ(server.batches_created(), 1);
+  EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+  ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
+}
+
 // What vLLM's run-batch writes for a line of the input file.
 std::string ResultLine(const nlohmann::json& input, const std::string& answer) {
   const nlohmann::json body = nlohmann::json::parse(testing::OpenAiCompletionBody(answer));

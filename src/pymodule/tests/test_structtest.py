@@ -322,6 +322,13 @@ def test_a_conversational_completion_is_scored_on_its_last_message(samples):
     assert f([answered, gave_up], sample=[s, s]) == [1.0, 0.0]
 
 
+def test_trl_rewards_land_on_their_own_completions_between_rows_of_other_tasks(samples):
+    # A multi-task batch: the first and third rows are of another task (no sample).
+    s = next(x for x in samples if x["domain"] == "math")
+    f = structtest.trl_reward()
+    assert f(["4", answer(s), "4", "no idea"], sample=[None, s, None, s]) == [None, 1.0, None, 0.0]
+
+
 def test_trl_reward_takes_what_grpo_trainer_passes(samples):
     # More in test_rl_trainers.py, which replays TRL's own calls.
     f = structtest.trl_reward()
