@@ -20,6 +20,7 @@
 #include "tasks/responders.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
+#include "text/punkt.h"
 
 namespace structtest {
 namespace {
