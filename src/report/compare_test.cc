@@ -265,12 +265,13 @@ TEST(CompareTest, RunsOfTwoModelsWithRepeatsGetTheFiguresOfTheirVerdicts) {
   testing::TempDir dir;
   const std::string a = dir.path() + "/a", b = dir.path() + "/b";
   const std::optional<bool> T = true, F = false, E = std::nullopt;
-  // Tasks 1, 3 and 4: A solves all 3 repeats, B 2. Task 2: A solves 1, B all 3.
+  // Tasks 1, 3 and 4: A solves all 3 repeats, B 2. Tasks 2 and 5: A solves 1, B all 3.
   const std::vector<RepeatedPlan> plan_a = {
       {SimulateExecute(1, 0), {T, T, T}}, {SimulateExecute(1, 1), {T, T, T}},
       {SimulateExecute(2, 0), {F, F, T}}, {SimulateExecute(2, 1), {T, T, T}},
       {SimulateExecute(3, 0), {T, T, T}}, {SimulateExecute(3, 1), {T, T, T}},
       {SimulateExecute(4, 0), {T, T, T}}, {SimulateExecute(4, 1), {T, T, T}},
+      {SimulateExecute(5, 0), {F, T, F}}, {SimulateExecute(5, 1), {T, T, T}},
       {Math(1, 0), {T, T, T}},  // question 1 asked twice: one cluster
       {Math(1, 1), {F, F, T}},
       {Math(2, 0), {T, F, T}},
@@ -282,6 +283,7 @@ TEST(CompareTest, RunsOfTwoModelsWithRepeatsGetTheFiguresOfTheirVerdicts) {
       {SimulateExecute(2, 0), {T, T, T}}, {SimulateExecute(2, 1), {T, T, T}},
       {SimulateExecute(3, 0), {F, T, T}}, {SimulateExecute(3, 1), {T, T, T}},
       {SimulateExecute(4, 0), {T, T, T}}, {SimulateExecute(4, 1), {T, F, T}},
+      {SimulateExecute(5, 0), {T, T, T}}, {SimulateExecute(5, 1), {T, T, T}},
       {Math(1, 0), {F, T, F}},
       {Math(1, 1), {T, T, T}},
       {Math(2, 0), {T, F, T}},
@@ -298,25 +300,25 @@ TEST(CompareTest, RunsOfTwoModelsWithRepeatsGetTheFiguresOfTheirVerdicts) {
   EXPECT_EQ(c.a.model, "model-a");
   EXPECT_EQ(c.b.model, "model-b");
   EXPECT_EQ(c.repeats, 3);
-  EXPECT_EQ(c.shared, 13);
-  EXPECT_EQ(c.paired, 12);
+  EXPECT_EQ(c.shared, 15);
+  EXPECT_EQ(c.paired, 14);
   EXPECT_EQ(c.errored_a, 1);
   EXPECT_EQ(c.errored_b, 0);
   EXPECT_EQ(c.unscored, 0);
 
-  // Tasks: 4 tasks x 3 repeats; A solves 3 + 1 + 3 + 3, B 2 + 3 + 2 + 2.
+  // Tasks: 5 tasks x 3 repeats; A solves 3 + 1 + 3 + 3 + 1, B 2 + 3 + 2 + 2 + 3.
   const SubtaskComparison& tasks = Find(c, "simulate_execute");
   EXPECT_TRUE(tasks.per_task);
-  EXPECT_EQ(tasks.samples, 8);
-  EXPECT_EQ(tasks.units, 12);
-  EXPECT_DOUBLE_EQ(tasks.accuracy_a, 100.0 * 10 / 12);
-  EXPECT_DOUBLE_EQ(tasks.accuracy_b, 100.0 * 9 / 12);
+  EXPECT_EQ(tasks.samples, 10);
+  EXPECT_EQ(tasks.units, 15);
+  EXPECT_DOUBLE_EQ(tasks.accuracy_a, 100.0 * 11 / 15);
+  EXPECT_DOUBLE_EQ(tasks.accuracy_b, 100.0 * 12 / 15);
   EXPECT_EQ(tasks.pass_to_fail, 3);  // tasks 1, 3 and 4
-  EXPECT_EQ(tasks.fail_to_pass, 1);  // task 2
+  EXPECT_EQ(tasks.fail_to_pass, 2);  // tasks 2 and 5
   EXPECT_EQ(tasks.sample_pass_to_fail, 3);
-  EXPECT_EQ(tasks.sample_fail_to_pass, 1);
-  EXPECT_DOUBLE_EQ(tasks.p, McNemarExactP(3, 1));
-  EXPECT_NEAR(tasks.p, 0.625, 1e-12);  // 2 (1 + 4) / 16
+  EXPECT_EQ(tasks.sample_fail_to_pass, 2);
+  EXPECT_DOUBLE_EQ(tasks.p, McNemarExactP(3, 2));
+  EXPECT_NEAR(tasks.p, 1.0, 1e-12);  // 2 (1 + 5 + 10) / 32, at most 1
 
   // Math: samples m1_0 (3 vs 1), m1_1 (1 vs 3), m2_0 (2 vs 2), m4_0 (0 vs 1).
   const SubtaskComparison& math = Find(c, "math_easy");
@@ -331,9 +333,9 @@ TEST(CompareTest, RunsOfTwoModelsWithRepeatsGetTheFiguresOfTheirVerdicts) {
 
   std::map<std::string, bool> flips;  // id -> passed more in A
   for (const Flip& f : c.flips) flips[f.id] = f.passed_in_a;
-  const std::map<std::string, bool> want = {{"1_1", true}, {"2_0", false}, {"3_0", true},
-                                            {"4_1", true}, {"m1_0", true}, {"m1_1", false},
-                                            {"m4_0", false}};
+  const std::map<std::string, bool> want = {{"1_1", true},  {"2_0", false}, {"3_0", true},
+                                            {"4_1", true},  {"5_0", false}, {"m1_0", true},
+                                            {"m1_1", false}, {"m4_0", false}};
   EXPECT_EQ(flips, want);
 }
 
