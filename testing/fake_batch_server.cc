@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -159,9 +160,11 @@ void FakeBatchServer::End(Batch& b) {
   for (size_t i = 0; i < n; ++i) {
     const Item& item = b.items[i];
     const bool expired = (b.expire && i >= n / 2) || b.cancelled;
-    const bool fails = !expired && faults_.fail_every > 0 && seen_ids_[item.custom_id] == 1 &&
-                       ++requests_seen_ % faults_.fail_every == 0;
     const std::string prompt = PromptOf(b.provider, item.body);
+    const bool fails = !expired && ((faults_.fail_every > 0 && seen_ids_[item.custom_id] == 1 &&
+                                     ++requests_seen_ % faults_.fail_every == 0) ||
+                                    (faults_.fail_prompt_every > 0 &&
+                                     std::hash<std::string>()(prompt) % faults_.fail_prompt_every == 0));
     std::string answer;
     if (!expired && !fails) {
       answer = answer_(prompt);
@@ -253,6 +256,14 @@ void FakeBatchServer::End(Batch& b) {
       }
     }
     b.results.push_back(std::move(r));
+    if (b.provider == "anthropic" && faults_.repeat_failed_every > 0 &&
+        (i + 1) % static_cast<size_t>(faults_.repeat_failed_every) == 0) {
+      b.results.push_back(
+          {{"custom_id", item.custom_id},
+           {"result", {{"type", "errored"},
+                       {"error", {{"type", "error"},
+                                  {"error", {{"type", "api_error"}, {"message", "overloaded"}}}}}}}});
+    }
   }
   if (faults_.reverse) std::reverse(b.results.begin(), b.results.end());
   if (b.provider == "gemini" && b.from_file) {

@@ -34,6 +34,12 @@ struct FakeBatchFaults {
   // Every n-th request the server sees in a batch (0: none) fails there with a server
   // error, the first time its custom id comes only.
   int fail_every = 0;
+  // Every request whose prompt's std::hash is a multiple of n (0: none) fails with a
+  // server error each time it is submitted: a request the provider never manages.
+  int fail_prompt_every = 0;
+  // Anthropic: every n-th result (0: none) comes a second time, as a failure (a result
+  // the provider repeats, which names a request already answered).
+  int repeat_failed_every = 0;
   // Those failures are the request's own fault instead, as each provider says it:
   // OpenAI HTTP 400 with an error body, Anthropic invalid_request_error, Gemini
   // google.rpc INVALID_ARGUMENT (3).

@@ -128,16 +128,18 @@ def wilson_cc_by_bisection(k, n, z=Z95):
     return low, high
 
 
-def design_effect(clusters):
+def design_effect(clusters, repeated=False):
     """clusters: lists of 0/1 unit outcomes. At p = 0 or 1 (clusters larger than one),
-    the ratio with an all-pass and an all-fail pseudo-cluster of the mean size added,
-    times (C + 2) / (C + 1), as for repeats (repeats_oracle.py)."""
+    and at every p in a stratum of repeated samples (`repeated`: run --repeats, a
+    cluster a sample's repeats within its source item's), the ratio with an all-pass and
+    an all-fail pseudo-cluster of the mean size added, times (C + 2) / (C + 1), as for
+    repeats (repeats_oracle.py)."""
     units = [x for c in clusters for x in c]
     n = len(units)
     p = sum(units) / n
-    if all(len(c) == 1 for c in clusters):
+    if all(len(c) == 1 for c in clusters) and not repeated:
         return 1.0
-    if p in (0.0, 1.0):
+    if p in (0.0, 1.0) or repeated:
         c = len(clusters)
         size = Fraction(n, c)
         q = (sum(units) + size) / (n + 2 * size)
@@ -285,7 +287,8 @@ def run_interval(strata, w, which):
     """An aggregate's (or, with one weight of 1, a subtask's) interval in percent: the
     continuity-corrected Wilson interval on n_eff = 1 / sum w^2 deff / n."""
     est = sum(wi * passed(strata[i], which) / units(strata[i]) for i, wi in w.items())
-    inv = sum(wi * wi * design_effect(unit_clusters(strata[i], which)) / units(strata[i])
+    inv = sum(wi * wi * design_effect(unit_clusters(strata[i], which),
+                                      strata[i].get("repeated", False)) / units(strata[i])
               for i, wi in w.items())
     n_eff = 1 / inv
     lo, hi = wilson_cc_by_bisection(min(max(est, 0.0), 1.0) * n_eff, n_eff)
@@ -339,7 +342,8 @@ def mover(strata, w):
 def strata_cases():
     """Every paper domain, both splits, one clustered subtask (math questions asked
     three times) and one subtask that enters no aggregate; then a run that is partial,
-    at 0% and 100% with few units. kinds: [units, pass_a, pass_b, count]."""
+    at 0% and 100% with few units; then a run of repeated samples (run --repeats 3).
+    kinds: [units, pass_a, pass_b, count]."""
     def s(domain, subtask, split, kinds):
         return {"domain": domain, "subtask": subtask, "split": split, "kinds": kinds}
     return [[
@@ -362,6 +366,17 @@ def strata_cases():
         s("math", "math_easy", "easy", [[4, 4, 4, 2], [4, 0, 4, 1]]),
         s("math", "math_hard", "hard", [[1, 1, 0, 2], [1, 0, 1, 2], [1, 1, 1, 1]]),
         s("code", "replace_variables", "easy", [[1, 1, 0, 3], [1, 0, 0, 1]]),
+    ], [
+        # Runs of repeated samples (run --repeats 3): a cluster is a sample's three
+        # repeats (or a math question's samples' repeats, or a task's); the interval
+        # takes the pseudo-clusters at every p, the repeats agreeing or not.
+        dict(s("math", "math_easy", "easy", [[3, 3, 3, 8], [3, 0, 1, 4], [3, 2, 2, 3], [3, 1, 3, 2],
+                                             [6, 4, 5, 1]]), repeated=True),
+        dict(s("math", "math_hard", "hard", [[3, 3, 0, 2], [3, 0, 0, 5], [3, 1, 2, 4]]), repeated=True),
+        dict(s("code", "simulate_execute", "easy", [[3, 3, 3, 4], [3, 0, 3, 1], [2, 1, 1, 2]]),
+             repeated=True),
+        dict(s("html", "html_easy", "easy", [[3, 3, 3, 9]]), repeated=True),
+        dict(s("html", "html_hard", "hard", [[3, 2, 1, 6], [3, 1, 2, 3]]), repeated=True),
     ]]
 
 
@@ -406,6 +421,25 @@ def main():
         out["design_effect"].append({
             "kinds": [[u, p, 0, count] for (u, p), count in sorted(kinds.items())],
             "design_effect": deff, "low": 100 * lo, "high": 100 * hi})
+    # A sample's repeats (run --repeats): the pseudo-clusters at every p, where repeats
+    # that agree make the interval as wide as about one unit a cluster.
+    for clusters in [
+        [[1, 1, 1], [0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]],
+        [[1, 1, 1]] * 6 + [[0, 0, 0]] * 4,
+        [[1, 0, 1], [0, 1, 1], [1, 1, 0], [1, 0, 0]] * 3,
+        [[1, 1, 1, 1, 1, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1]],
+        [[1, 1]] * 5,
+    ]:
+        deff = design_effect(clusters, repeated=True)
+        n = sum(len(c) for c in clusters)
+        k = sum(sum(c) for c in clusters)
+        lo, hi = wilson_cc_by_bisection(k / deff, n / deff)
+        kinds = {}
+        for c in clusters:
+            kinds[(len(c), sum(c))] = kinds.get((len(c), sum(c)), 0) + 1
+        out["design_effect"].append({
+            "kinds": [[u, p, 0, count] for (u, p), count in sorted(kinds.items())],
+            "repeated": True, "design_effect": deff, "low": 100 * lo, "high": 100 * hi})
 
     out["mcnemar"] = [{"a_only": b, "b_only": c, "p": mcnemar(b, c)}
                       for b, c in [(0, 0), (0, 1), (1, 0), (3, 3), (0, 10), (2, 9), (9, 2),

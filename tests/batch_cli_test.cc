@@ -4,8 +4,9 @@
 // is answered exactly once through faults (slow batches, an expired batch, failed
 // requests, results out of order, a create answered 500 after it was taken), that the
 // verdicts equal an online run's, that a kill -9 between create and the first poll
-// costs no second submission, and that an offline file imported back equals an online
-// run, bad result lines refused.
+// costs no second submission, that a batch collected after its samples were answered
+// online keeps their answers and costs no second batch, and that an offline file
+// imported back equals an online run, bad result lines refused.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -422,6 +423,111 @@ TEST_F(BatchCliTest, AKillBetweenCreateAndTheFirstPollCostsNoSecondSubmission) {
       EXPECT_EQ(ExportedVerdicts(dir, run), ExportedVerdicts(dir, online));
     }
   }
+}
+
+// A batch collected after its samples were answered another way: the run submitted it
+// and was killed; the same run, resumed without --batch, asked every sample online; a
+// third resume with --batch collects the batch, some of whose requests failed (OpenAI:
+// server errors) or came back naming no request (Gemini: responses without their key).
+// Every answer stays: none of the batch's failures is stored over it, nothing is left
+// to submit, and no second batch is paid for.
+TEST_F(BatchCliTest, ABatchCollectedAfterItsSamplesWereAnsweredOnlineKeepsTheAnswers) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  const size_t samples = suite.by_prompt.size();
+  for (const Api& api : {kApis[0], kApis[2]}) {
+    SCOPED_TRACE(api.model);
+    FakeBatchFaults faults;
+    if (api.model.starts_with("openai")) faults.fail_every = 3;
+    if (api.model.starts_with("gemini")) faults.drop_key_every = 3;
+    FakeBatchServer server(Model(suite), faults);
+    ASSERT_TRUE(server.Start().ok());
+    const std::string run = dir.path() + "/late-" + api.model.substr(0, api.model.find('/'));
+    // A first poll an hour away: the kill comes once the batch is stored as submitted.
+    const Child child =
+        Spawn(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "3600"}), "submitted");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (server.batches_created() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    while (BatchStates(run)["submitted"] == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(kill(child.pid, SIGKILL), 0);
+    Wait(child);
+    ASSERT_EQ(BatchStates(run), (std::map<std::string, int>{{"submitted", 1}}));
+
+    const Finished online = Exec(dir, Args(server, api, suite, run), "online");
+    ASSERT_EQ(online.exit_code, 0) << online.err;
+    EXPECT_EQ(server.online_requests(), static_cast<int>(samples));
+    const std::map<std::string, bool> answered_online = ExportedVerdicts(dir, run);
+    ASSERT_EQ(answered_online.size(), samples);
+
+    const Finished late = Exec(dir, Args(server, api, suite, run, {"--batch", "--batch-poll", "0.01"}),
+                               "late");
+    ASSERT_EQ(late.exit_code, 0) << late.err;
+    // The batch failed some requests (OpenAI) or answered some without naming them
+    // (Gemini): the paths under test.
+    if (api.model.starts_with("openai")) {
+      EXPECT_EQ(late.err.find(", 0 failed or expired"), std::string::npos) << late.err;
+    } else {
+      EXPECT_NE(late.err.find("response(s) named no request"), std::string::npos) << late.err;
+    }
+    EXPECT_EQ(BatchStates(run), (std::map<std::string, int>{{"collected", 1}})) << late.err;
+    EXPECT_EQ(server.batches_created(), 1) << late.err;
+    EXPECT_EQ(server.online_requests(), static_cast<int>(samples));
+    EXPECT_NE(late.out.find("100.00% coverage), 0 errored"), std::string::npos) << late.out;
+    EXPECT_EQ(ExportedVerdicts(dir, run), answered_online);
+    ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
+  }
+}
+
+// A request the provider fails every time is submitted three times in all (the first
+// batch and two more), then left as an error: no batch is paid for it after that.
+TEST_F(BatchCliTest, ARequestThatAlwaysFailsIsSubmittedThreeTimesAtMost) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchFaults faults;
+  faults.fail_prompt_every = 7;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/always-failing";
+  const Finished b =
+      Exec(dir, Args(server, kApis[0], suite, run, {"--batch", "--batch-poll", "0.01"}), "batch");
+  EXPECT_NE(b.exit_code, 2) << b.err;
+  int failing = 0;
+  for (const auto& [prompt, n] : server.prompts_submitted()) {
+    const bool fails = std::hash<std::string>()(prompt) % 7 == 0;
+    failing += fails;
+    EXPECT_EQ(n, fails ? 3 : 1) << prompt;
+  }
+  ASSERT_GT(failing, 0);
+  EXPECT_EQ(server.batches_created(), 3);
+  EXPECT_NE(b.err.find("not asked again in a batch (submitted 3 times)"), std::string::npos) << b.err;
+  EXPECT_NE(b.out.find(fmt::format("{} errored", failing)), std::string::npos) << b.out;
+}
+
+// A provider that repeats a result, the second time as a failure: the repeat names a
+// request already answered in this batch, and is ignored (the note says so); the answer
+// stays and nothing is submitted again.
+TEST_F(BatchCliTest, AResultRepeatedAsAFailureDoesNotReplaceTheAnswer) {
+  TempDir dir;
+  const GeneratedSuite suite = MakeSuite(dir);
+  FakeBatchFaults faults;
+  faults.repeat_failed_every = 4;
+  FakeBatchServer server(Model(suite), faults);
+  ASSERT_TRUE(server.Start().ok());
+  const std::string run = dir.path() + "/repeated";
+  const Finished b =
+      Exec(dir, Args(server, kApis[1], suite, run, {"--batch", "--batch-poll", "0.01"}), "batch");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const size_t repeated = suite.by_prompt.size() / 4;
+  EXPECT_NE(b.err.find(fmt::format("{} result(s) for requests not in this batch, ignored", repeated)),
+            std::string::npos)
+      << b.err;
+  EXPECT_EQ(server.batches_created(), 1);
+  EXPECT_NE(b.out.find("100.00% coverage), 0 errored"), std::string::npos) << b.out;
+  ExpectEveryAnswerOnItsOwnSample(dir, run, suite);
 }
 
 // What vLLM's run-batch writes for a line of the input file.

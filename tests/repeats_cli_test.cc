@@ -4,8 +4,9 @@
 // SIGKILL resumes asking only the repeats it lacks, that report.json's figures (mean
 // accuracy and its clustered interval, consistency, pass@k, pass^k) are those python3
 // recomputes from `export` (testing/repeats_oracle.py), that the batch path (--batch,
-// --offline and import) sends and maps back every repeat, that compare pairs on the
-// samples with every repeat, and that a resume with another K is refused naming it.
+// --offline and import) sends and maps back every repeat, that compare of two models'
+// runs pairs on the samples with every repeat and gives the figures python3 recomputes
+// from their exports, and that a resume with another K is refused naming it.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -56,9 +57,11 @@ using ::structtest::testing::Wait;
 using ::structtest::testing::WriteFileOrDie;
 
 // Whether the model answers a prompt's n-th request (from 0) right: a mix, so that
-// samples pass some repeats and fail others, some all and some none.
-bool Right(const std::string& prompt, int n) {
-  const size_t h = std::hash<std::string>()(prompt);
+// samples pass some repeats and fail others, some all and some none. Another `variant`
+// is another model, right on other prompts.
+bool Right(const std::string& prompt, int n, int variant = 0) {
+  const size_t h =
+      std::hash<std::string>()(variant == 0 ? prompt : fmt::format("{}#{}", prompt, variant));
   switch (h % 4) {
     case 0: return true;       // always right
     case 1: return false;      // always wrong
@@ -71,7 +74,7 @@ bool Right(const std::string& prompt, int n) {
 // naming n, so that the repeats' answers differ.
 class Model {
  public:
-  explicit Model(const GeneratedSuite& suite) : suite_(suite) {}
+  explicit Model(const GeneratedSuite& suite, int variant = 0) : suite_(suite), variant_(variant) {}
 
   FakeHttpReply Answer(const FakeHttpRequest& req) {
     const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
@@ -99,7 +102,7 @@ class Model {
 
   std::string Text(const std::string& prompt, int n) const {
     const std::string& answer = suite_.by_prompt.at(prompt).second;
-    return Right(prompt, n) ? answer : fmt::format("I would rather not ({}).", n);
+    return Right(prompt, n, variant_) ? answer : fmt::format("I would rather not ({}).", n);
   }
 
   std::map<std::string, int> asked() const {
@@ -109,19 +112,24 @@ class Model {
 
  private:
   const GeneratedSuite& suite_;
+  const int variant_;
   mutable std::mutex mu_;
   std::map<std::string, int> asked_;  // GUARDED_BY(mu_)
 };
 
-// The records of `structtest export --all`.
-std::vector<nlohmann::json> ExportRecords(const TempDir& dir, const std::string& run) {
-  const std::string path = dir.path() + "/export.jsonl";
+// The records of `structtest export --all`, written to `path`.
+std::vector<nlohmann::json> ExportRecords(const TempDir& dir, const std::string& run,
+                                          const std::string& path) {
   const Finished e = Exec(dir, {"export", run, "--all", "--output", path}, "export");
   EXPECT_EQ(e.exit_code, 0) << e.err;
   std::vector<nlohmann::json> out;
   std::istringstream lines(ReadFileOrDie(path));
   for (std::string line; std::getline(lines, line);) out.push_back(nlohmann::json::parse(line));
   return out;
+}
+
+std::vector<nlohmann::json> ExportRecords(const TempDir& dir, const std::string& run) {
+  return ExportRecords(dir, run, dir.path() + "/export.jsonl");
 }
 
 // (id, repeat) -> the answer's text, of the answered records.
@@ -145,8 +153,9 @@ std::string Python(const std::string& args) {
 }
 
 std::vector<std::string> RunArgs(const std::string& url, const GeneratedSuite& suite,
-                                 const std::string& out, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"run", "--model", "openai/fake-model", "--base-url", url,
+                                 const std::string& out, std::vector<std::string> extra = {},
+                                 const std::string& model = "openai/fake-model") {
+  std::vector<std::string> args = {"run", "--model", model, "--base-url", url,
                                    "--samples", suite.path, "--out", out};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
@@ -352,19 +361,28 @@ TEST_F(RepeatsCliTest, AKilledRunResumesAskingOnlyTheMissingRepeats) {
   EXPECT_EQ(Answers(ExportRecords(dir, run)).size(), 3 * samples);
 }
 
-// compare pairs two runs of 2 repeats on the samples with both repeats scored in both,
-// and says how many it left out; runs of different K are refused.
+// compare pairs two runs of 2 repeats, of two models that pass different samples, on
+// the samples with both repeats scored in both, and says how many it left out; its
+// figures (each run's accuracy, the flips either way, McNemar's p, the flipped samples)
+// are those python3 recomputes from the two exports (repeats_oracle.py --compare); runs
+// of different K are refused.
 TEST_F(RepeatsCliTest, ComparePairsOnTheSamplesWithEveryRepeat) {
   TempDir dir;
   const GeneratedSuite suite = MakeSuite(dir);
   const size_t samples = suite.by_prompt.size();
-  Model model(suite);
-  FakeHttpServer server([&](const FakeHttpRequest& req) { return model.Answer(req); });
+  Model model(suite), other(suite, /*variant=*/1);
+  FakeHttpServer server([&](const FakeHttpRequest& req) {
+    const bool b = req.body.find("\"other-model\"") != std::string::npos;
+    return (b ? other : model).Answer(req);
+  });
   ASSERT_TRUE(server.Start().ok());
   const std::string url = server.base_url() + "/v1";
   const std::string a = dir.path() + "/a", b = dir.path() + "/b", once = dir.path() + "/once";
   ASSERT_EQ(Exec(dir, RunArgs(url, suite, a, {"--repeats", "2", "--no-cache"}), "a").exit_code, 0);
-  ASSERT_EQ(Exec(dir, RunArgs(url, suite, b, {"--repeats", "2", "--no-cache"}), "b").exit_code, 0);
+  ASSERT_EQ(Exec(dir, RunArgs(url, suite, b, {"--repeats", "2", "--no-cache"}, "openai/other-model"),
+                 "b")
+                .exit_code,
+            0);
   ASSERT_EQ(Exec(dir, RunArgs(url, suite, once, {"--no-cache"}), "once").exit_code, 0);
   // Repeat 1 of the first two samples of B is gone (as if it had not been asked yet).
   {
@@ -374,13 +392,49 @@ TEST_F(RepeatsCliTest, ComparePairsOnTheSamplesWithEveryRepeat) {
                             "responses WHERE idx < 2 AND rep = 1")
                     .ok());
   }
-  const Finished c = Exec(dir, {"compare", a, b, "--format", "json"}, "compare");
+  const Finished c = Exec(dir, {"compare", a, b, "--format", "json", "--flips"}, "compare");
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const nlohmann::json j = nlohmann::json::parse(c.out)["comparisons"][0];
   EXPECT_EQ(j["repeats"], 2);
   EXPECT_EQ(j["shared"], samples);
   EXPECT_EQ(j["paired"], samples - 2);
   EXPECT_EQ(j["left_out"]["unscored"], 2);
+  EXPECT_EQ(j["left_out"]["errored_a"], 0);
+  EXPECT_EQ(j["left_out"]["errored_b"], 0);
+  EXPECT_NE(j["a"]["model"], j["b"]["model"]);
+
+  const std::string export_a = dir.path() + "/a.jsonl", export_b = dir.path() + "/b.jsonl";
+  ExportRecords(dir, a, export_a);
+  ExportRecords(dir, b, export_b);
+  const nlohmann::json oracle =
+      nlohmann::json::parse(Python("--compare '" + export_a + "' '" + export_b + "' 2"));
+  EXPECT_EQ(j["paired"], oracle["paired"]);
+  ASSERT_EQ(j["subtasks"].size(), oracle["subtasks"].size());
+  std::map<std::string, std::string> flips, oracle_flips;
+  int64_t better_in_a = 0, better_in_b = 0;
+  for (const nlohmann::json& s : j["subtasks"]) {
+    const std::string key = s["domain"].get<std::string>() + "/" + s["subtask"].get<std::string>();
+    ASSERT_TRUE(oracle["subtasks"].contains(key)) << key;
+    const nlohmann::json& o = oracle["subtasks"][key];
+    EXPECT_EQ(s["samples"], o["samples"]) << key;
+    EXPECT_EQ(s["n"], o["n"]) << key;
+    EXPECT_NEAR(s["a"].get<double>(), o["a"].get<double>(), 1e-9) << key;
+    EXPECT_NEAR(s["b"].get<double>(), o["b"].get<double>(), 1e-9) << key;
+    EXPECT_EQ(s["sample_pass_to_fail"], o["pass_to_fail"]) << key;
+    EXPECT_EQ(s["sample_fail_to_pass"], o["fail_to_pass"]) << key;
+    EXPECT_EQ(s["pass_to_fail"], o["pass_to_fail"]) << key;
+    EXPECT_EQ(s["fail_to_pass"], o["fail_to_pass"]) << key;
+    EXPECT_NEAR(s["mcnemar_p"].get<double>(), o["mcnemar_p"].get<double>(), 1e-9) << key;
+    better_in_a += o["pass_to_fail"].get<int64_t>();
+    better_in_b += o["fail_to_pass"].get<int64_t>();
+    for (const auto& [id, flip] : o["flips"].items()) oracle_flips[id] = flip;
+  }
+  for (const nlohmann::json& f : j["flips"]) flips[f["id"]] = f["flip"];
+  EXPECT_EQ(flips, oracle_flips);
+  // The two models differ both ways, so that a figure of one run given to the other, or
+  // a flip counted the wrong way, shows.
+  EXPECT_GT(better_in_a, 0);
+  EXPECT_GT(better_in_b, 0);
   int64_t units = 0, paired_samples = 0;
   for (const nlohmann::json& s : j["subtasks"]) {
     units += s["n"].get<int64_t>();

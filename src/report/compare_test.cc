@@ -1,7 +1,10 @@
 // compare's pairing on stores written here: tasks as units, a sample left out making
-// its task incomplete in both runs, questions asked twice as one cluster.
+// its task incomplete in both runs, questions asked twice as one cluster; and with
+// repeats, two models' runs whose figures are counted by hand from their verdicts.
 #include "report/compare.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -215,6 +218,125 @@ TEST(CompareTest, RunsWithoutAScoredPairAreRefused) {
   EXPECT_EQ(result.status().message(),
             a + " and " + b + " share 2 samples, but none is scored in both (0 errored in " + a +
                 ", 2 in " + b + ", 0 not asked or not scored)");
+}
+
+// A run of `repeats` repeats: each sample's verdict per repeat (nullopt: an error).
+struct RepeatedPlan {
+  Sample sample;
+  std::vector<std::optional<bool>> verdicts;
+};
+
+void WriteRepeated(const std::string& dir, const std::string& model, int64_t repeats,
+                   const std::vector<RepeatedPlan>& rows) {
+  auto store = RunStore::Open(dir);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  ASSERT_TRUE((*store)->SetManifest({{"model", model}, {"repeats", repeats}}).ok());
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_TRUE((*store)->AddSample(static_cast<int64_t>(i), rows[i].sample).ok());
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].verdicts.size(), static_cast<size_t>(repeats));
+    for (int64_t rep = 0; rep < repeats; ++rep) {
+      const std::optional<bool> pass = rows[i].verdicts[static_cast<size_t>(rep)];
+      StoredResponse r;
+      r.ok = pass.has_value();
+      r.text = "answer";
+      r.error = r.ok ? "" : "HTTP 500";
+      ASSERT_TRUE((*store)->PutResponse(static_cast<int64_t>(i), r, rep).ok());
+      if (!r.ok) continue;
+      StoredVerdict v;
+      v.pass = *pass;
+      v.reason = v.pass ? "ok" : "wrong";
+      v.rules_version = rows[i].sample.domain == "code" ? "paper-1" : "paper-2";
+      ASSERT_TRUE((*store)->PutVerdict(static_cast<int64_t>(i), "paper", v, rep).ok());
+    }
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+}
+
+// Two models' runs of 3 repeats, compared: every figure counted here by hand from the
+// verdicts written. A math sample's repeats are its units and it flips when one run
+// passes more of them; a simulate_execute task's repeat is solved when every input of
+// it passes in that repeat, the task's repeats one cluster, and a task flips when one
+// run solves more of its repeats; a sample with an errored repeat is left out and
+// counted as errored in its run.
+TEST(CompareTest, RunsOfTwoModelsWithRepeatsGetTheFiguresOfTheirVerdicts) {
+  testing::TempDir dir;
+  const std::string a = dir.path() + "/a", b = dir.path() + "/b";
+  const std::optional<bool> T = true, F = false, E = std::nullopt;
+  // Tasks 1, 3 and 4: A solves all 3 repeats, B 2. Tasks 2 and 5: A solves 1, B all 3.
+  const std::vector<RepeatedPlan> plan_a = {
+      {SimulateExecute(1, 0), {T, T, T}}, {SimulateExecute(1, 1), {T, T, T}},
+      {SimulateExecute(2, 0), {F, F, T}}, {SimulateExecute(2, 1), {T, T, T}},
+      {SimulateExecute(3, 0), {T, T, T}}, {SimulateExecute(3, 1), {T, T, T}},
+      {SimulateExecute(4, 0), {T, T, T}}, {SimulateExecute(4, 1), {T, T, T}},
+      {SimulateExecute(5, 0), {F, T, F}}, {SimulateExecute(5, 1), {T, T, T}},
+      {Math(1, 0), {T, T, T}},  // question 1 asked twice: one cluster
+      {Math(1, 1), {F, F, T}},
+      {Math(2, 0), {T, F, T}},
+      {Math(3, 0), {T, E, T}},  // errored in A: left out
+      {Math(4, 0), {F, F, F}},
+  };
+  const std::vector<RepeatedPlan> plan_b = {
+      {SimulateExecute(1, 0), {T, T, T}}, {SimulateExecute(1, 1), {T, T, F}},
+      {SimulateExecute(2, 0), {T, T, T}}, {SimulateExecute(2, 1), {T, T, T}},
+      {SimulateExecute(3, 0), {F, T, T}}, {SimulateExecute(3, 1), {T, T, T}},
+      {SimulateExecute(4, 0), {T, T, T}}, {SimulateExecute(4, 1), {T, F, T}},
+      {SimulateExecute(5, 0), {T, T, T}}, {SimulateExecute(5, 1), {T, T, T}},
+      {Math(1, 0), {F, T, F}},
+      {Math(1, 1), {T, T, T}},
+      {Math(2, 0), {T, F, T}},
+      {Math(3, 0), {T, T, T}},
+      {Math(4, 0), {F, T, F}},
+  };
+  WriteRepeated(a, "model-a", 3, plan_a);
+  WriteRepeated(b, "model-b", 3, plan_b);
+  CompareOptions options;
+  options.flips = true;
+  auto result = CompareRuns({a, b}, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const Comparison& c = result->at(0);
+  EXPECT_EQ(c.a.model, "model-a");
+  EXPECT_EQ(c.b.model, "model-b");
+  EXPECT_EQ(c.repeats, 3);
+  EXPECT_EQ(c.shared, 15);
+  EXPECT_EQ(c.paired, 14);
+  EXPECT_EQ(c.errored_a, 1);
+  EXPECT_EQ(c.errored_b, 0);
+  EXPECT_EQ(c.unscored, 0);
+
+  // Tasks: 5 tasks x 3 repeats; A solves 3 + 1 + 3 + 3 + 1, B 2 + 3 + 2 + 2 + 3.
+  const SubtaskComparison& tasks = Find(c, "simulate_execute");
+  EXPECT_TRUE(tasks.per_task);
+  EXPECT_EQ(tasks.samples, 10);
+  EXPECT_EQ(tasks.units, 15);
+  EXPECT_DOUBLE_EQ(tasks.accuracy_a, 100.0 * 11 / 15);
+  EXPECT_DOUBLE_EQ(tasks.accuracy_b, 100.0 * 12 / 15);
+  EXPECT_EQ(tasks.pass_to_fail, 3);  // tasks 1, 3 and 4
+  EXPECT_EQ(tasks.fail_to_pass, 2);  // tasks 2 and 5
+  EXPECT_EQ(tasks.sample_pass_to_fail, 3);
+  EXPECT_EQ(tasks.sample_fail_to_pass, 2);
+  EXPECT_DOUBLE_EQ(tasks.p, McNemarExactP(3, 2));
+  EXPECT_NEAR(tasks.p, 1.0, 1e-12);  // 2 (1 + 5 + 10) / 32, at most 1
+
+  // Math: samples m1_0 (3 vs 1), m1_1 (1 vs 3), m2_0 (2 vs 2), m4_0 (0 vs 1).
+  const SubtaskComparison& math = Find(c, "math_easy");
+  EXPECT_FALSE(math.per_task);
+  EXPECT_EQ(math.samples, 4);
+  EXPECT_EQ(math.units, 12);
+  EXPECT_DOUBLE_EQ(math.accuracy_a, 100.0 * 6 / 12);
+  EXPECT_DOUBLE_EQ(math.accuracy_b, 100.0 * 7 / 12);
+  EXPECT_EQ(math.pass_to_fail, 1);
+  EXPECT_EQ(math.fail_to_pass, 2);
+  EXPECT_NEAR(math.p, 1.0, 1e-12);  // 2 (1 + 3) / 8, at most 1
+
+  std::map<std::string, bool> flips;  // id -> passed more in A
+  for (const Flip& f : c.flips) flips[f.id] = f.passed_in_a;
+  const std::map<std::string, bool> want = {{"1_1", true},  {"2_0", false}, {"3_0", true},
+                                            {"4_1", true},  {"5_0", false}, {"m1_0", true},
+                                            {"m1_1", false}, {"m4_0", false}};
+  EXPECT_EQ(flips, want);
 }
 
 }  // namespace

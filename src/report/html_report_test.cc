@@ -92,6 +92,78 @@ TEST(HtmlReportTest, RowsCarryEveryStatusAndSharedTextIsStoredOnce) {
   EXPECT_EQ(d["paper"]["table1"].get<std::string>().rfind("model,all,easy,hard", 0), 0u);
 }
 
+// A verdict whose checking failed (the sandbox timed out, say) is no verdict: the page
+// shows the sample as answered but not scored, with the checker's error, not as a
+// failed answer.
+TEST(HtmlReportTest, ASampleWhoseCheckerFailedIsUnscoredNotFailed) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/run";
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE((*store)->AddSample(i, Summary("s" + std::to_string(i), 2)).ok());
+      StoredResponse r;
+      r.ok = true;
+      r.text = "* a\n* b";
+      ASSERT_TRUE((*store)->PutResponse(i, r).ok());
+      StoredVerdict v;
+      v.pass = false;
+      v.reason = i == 0 ? "expected 2 points, found 1" : "";
+      v.error = i == 0 ? "" : "python worker: timed out after 10 s";
+      v.rules_version = "paper-1";
+      ASSERT_TRUE((*store)->PutVerdict(i, "paper", v).ok());
+    }
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto data = HtmlReportData({run}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const nlohmann::json& rows = (*data)["runs"][0]["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][1], "fail");
+  EXPECT_EQ(rows[1][1], "unscored");
+  EXPECT_EQ(rows[1][4], "python worker: timed out after 10 s");
+}
+
+// A run of repeated samples: each sample's repeats follow it, each row pointing at its
+// own sample and naming its repeat.
+TEST(HtmlReportTest, EachRepeatsRowPointsAtItsOwnSample) {
+  testing::TempDir dir;
+  const std::string run = dir.path() + "/run";
+  {
+    auto store = RunStore::Open(run);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 2}}).ok());
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE((*store)->AddSample(i, Summary("s" + std::to_string(i), i + 1)).ok());
+      for (int rep = 0; rep < 2; ++rep) {
+        StoredResponse r;
+        r.ok = true;
+        r.text = fmt::format("answer {} of repeat {}", i, rep);
+        ASSERT_TRUE((*store)->PutResponse(i, r, rep).ok());
+      }
+    }
+    ASSERT_TRUE((*store)->Commit().ok());
+  }
+  auto data = HtmlReportData({run}, RuleSet::kPaper);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const nlohmann::json& d = *data;
+  ASSERT_EQ(d["samples"].size(), 3u);
+  const nlohmann::json& rows = d["runs"][0]["rows"];
+  ASSERT_EQ(rows.size(), 6u);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const int64_t sample = rows[k][0], repeat = rows[k].back();
+    EXPECT_EQ(sample, static_cast<int64_t>(k / 2)) << rows[k].dump();
+    EXPECT_EQ(repeat, static_cast<int64_t>(k % 2)) << rows[k].dump();
+    EXPECT_EQ(d["samples"][sample]["id"], fmt::format("s{}", sample));
+    EXPECT_NE(rows[k][2].dump().find(fmt::format("answer {} of repeat {}", sample, repeat)),
+              std::string::npos)
+        << rows[k].dump();
+  }
+}
+
 TEST(HtmlReportTest, PageEmbedsTheDataCompressedAndNothingToFetch) {
   testing::TempDir dir;
   WriteRun(dir.path() + "/a", true);

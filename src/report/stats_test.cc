@@ -48,6 +48,7 @@ std::vector<Stratum> OracleStrata(const nlohmann::json& strata) {
     if (s["split"] == "easy") st.split = Split::kEasy;
     if (s["split"] == "hard") st.split = Split::kHard;
     st.kinds = Kinds(s["kinds"]);
+    st.repeated = s.value("repeated", false);
     out.push_back(std::move(st));
   }
   return out;
@@ -131,6 +132,7 @@ TEST(StatsTest, SubtaskIntervalUsesTheDesignEffectOfItsClusters) {
   for (const auto& c : Oracle()["design_effect"]) {
     Stratum s;
     s.kinds = Kinds(c["kinds"]);
+    s.repeated = c.value("repeated", false);  // a sample's repeats (run --repeats)
     EXPECT_NEAR(DesignEffect(s), c["design_effect"].get<double>(), 1e-12) << c.dump();
     const auto i = SubtaskInterval(s);
     ASSERT_TRUE(i.has_value());

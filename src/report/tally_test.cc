@@ -143,6 +143,29 @@ TEST(TallyTest, SimulateExecuteIsResampledByTask) {
   EXPECT_EQ(ci["method"], "wilson, continuity-corrected");
 }
 
+// A task with an input that could not be scored is left out only while its other inputs
+// pass: one that fails fails the task, whichever of the two came first.
+TEST(TallyTest, ATaskWithAFailedInputFailsThoughAnotherWasNotScored) {
+  const auto sample = [](int task, int k) {
+    return Make("code", "simulate_execute", std::to_string(task) + "_" + std::to_string(k),
+                {{"task_id", task}});
+  };
+  Tally tally;
+  tally.Add(sample(11, 0), PassVerdict(true));
+  tally.Add(sample(11, 1), PassVerdict(true));
+  tally.AddError(sample(12, 0));  // not scored, then failed
+  tally.Add(sample(12, 1), PassVerdict(false));
+  tally.Add(sample(13, 0), PassVerdict(false));  // failed, then not scored
+  tally.AddError(sample(13, 1));
+  tally.AddError(sample(14, 0));  // not scored, then passed: left out
+  tally.Add(sample(14, 1), PassVerdict(true));
+  const std::vector<Stratum> strata = tally.Strata();
+  ASSERT_EQ(strata.size(), 1u);
+  EXPECT_EQ(strata[0].Units(), 3);  // tasks 11, 12 and 13
+  EXPECT_EQ(strata[0].PassedA(), 1);
+  EXPECT_DOUBLE_EQ(tally.Subtasks()[0]->Accuracy(), 100.0 / 3);
+}
+
 // A tally over all four domains, both splits.
 Tally Everything() {
   Tally tally;

@@ -250,6 +250,33 @@ TEST(RunnerTest, CacheKeyIsTheDumpOfTheRequest) {
   }
 }
 
+// With --repeats, each repeat of a request is a request of its own in the cache: repeat 0
+// keeps the key it had before repeats, and every other repeat's key names it, whatever
+// the prompt holds (invalid UTF-8 too, which takes another path).
+TEST(RunnerTest, EachRepeatOfARequestHasACacheKeyOfItsOwn) {
+  for (const std::string& content :
+       {std::string("plain"), std::string("q\"uote\\ \n\x01 \xc3\xa9"), std::string("bad \xff")}) {
+    ModelRequest r;
+    r.model = "m";
+    r.messages = {{"user", content}};
+    r.max_tokens = 64;
+    const std::string endpoint = "openai/http://h:1/v1";
+    std::set<std::string> keys;
+    for (int64_t repeat = 0; repeat < 4; ++repeat) {
+      const std::string key = Runner::CacheKey(endpoint, r, {}, repeat);
+      keys.insert(key);
+      nlohmann::json messages = nlohmann::json::array({{{"role", "user"}, {"content", content}}});
+      nlohmann::json expected = {{"endpoint", endpoint}, {"model", "m"}, {"messages", messages},
+                                 {"max_tokens", 64}};
+      if (repeat > 0) expected["repeat"] = repeat;
+      EXPECT_EQ(key, expected.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+          << content << " repeat " << repeat;
+    }
+    EXPECT_EQ(keys.size(), 4u) << content;
+    EXPECT_EQ(Runner::CacheKey(endpoint, r, {}, 0), Runner::CacheKey(endpoint, r)) << content;
+  }
+}
+
 TEST(RunnerTest, TheCacheAnswersARepeatedRequestWithoutAskingTheModel) {
   const std::vector<Sample> samples = SmallSuite();
   testing::TempDir dir;

@@ -20,6 +20,7 @@
 #include "tasks/responders.h"
 #include "tasks/suite.h"
 #include "testing/test_support.h"
+#include "text/punkt.h"
 
 namespace structtest {
 namespace {
@@ -156,6 +157,57 @@ TEST(TrainerProtocolsTest, ALabelIsASampleObjectOrItsJsonText) {
     auto refused = SampleFromLabel(label);
     ASSERT_FALSE(refused.ok()) << label.dump();
     EXPECT_EQ(refused.status().message().substr(0, says.size()), says) << label.dump();
+  }
+}
+
+// A label's JSON text whose strings hold escaped quotes followed by brackets (a code
+// prompt): the nesting pre-check reads those brackets as text, and the sample is taken;
+// the same brackets outside any string are refused.
+TEST(TrainerProtocolsTest, BracketsInsideAStringWithEscapedQuotesAreText) {
+  nlohmann::json sample = Samples({"bullet_points"}).at(0);
+  sample["messages"][0]["content"] = "print(\"" + std::string(70, '[') + "\")  # \\\" " +
+                                     std::string(70, '{') + " \\";
+  const std::string text = sample.dump();
+  ASSERT_NE(text.find("\\\""), std::string::npos);  // an escaped quote in the text
+  auto taken = SampleFromLabel(text);
+  ASSERT_TRUE(taken.ok()) << taken.status().message();
+  EXPECT_EQ(SampleToJson(*taken), sample);
+  auto refused = SampleFromLabel(std::string(70, '[') + text + std::string(70, ']'));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("deeper than 64 levels"), std::string::npos)
+      << refused.status().message();
+}
+
+// JSON text nested exactly as deep as allowed passes the pre-check (and is then judged
+// as a label: here, an array); one level more is refused.
+TEST(TrainerProtocolsTest, TextNestedAsDeepAsAllowedPassesThePreCheck) {
+  const size_t d = kMaxJsonDepth;
+  auto at_limit = SampleFromLabel(std::string(d, '[') + std::string(d, ']'));
+  ASSERT_FALSE(at_limit.ok());
+  EXPECT_EQ(at_limit.status().message().rfind("JSON text of an array, not of an object", 0), 0u)
+      << at_limit.status().message();
+  auto deeper = SampleFromLabel(std::string(d + 1, '[') + std::string(d + 1, ']'));
+  ASSERT_FALSE(deeper.ok());
+  EXPECT_NE(deeper.status().message().find("deeper than 64 levels"), std::string::npos)
+      << deeper.status().message();
+}
+
+// A long conversation as the prompt: a hundred messages side by side nest two levels
+// deep, not a hundred.
+TEST(TrainerProtocolsTest, ManyObjectsSideBySideAreNotNestedDeep) {
+  nlohmann::json sample = Samples({"bullet_points"}).at(0);
+  const nlohmann::json last = sample["messages"].back();
+  nlohmann::json messages = nlohmann::json::array();
+  for (int i = 0; i < 50; ++i) {
+    messages.push_back({{"role", "user"}, {"content", fmt::format("turn {}", i)}});
+    messages.push_back({{"role", "assistant"}, {"content", "noted"}});
+  }
+  messages.push_back(last);
+  sample["messages"] = messages;
+  for (const nlohmann::json& label : {sample, nlohmann::json(sample.dump())}) {
+    auto taken = SampleFromLabel(label);
+    ASSERT_TRUE(taken.ok()) << taken.status().message();
+    EXPECT_EQ(SampleToJson(*taken), sample);
   }
 }
 

@@ -277,6 +277,37 @@ TEST(RunStoreTest, VerdictRulesAreStoredAndOldVerdictsWithoutThemAreScoredAgain)
       << read_bad.message();
 }
 
+// Before a rescore, the verdicts of a domain that are not this checker version's good
+// ones are dropped, to be scored again: another version's, and this version's whose
+// checking failed (an error such as a sandbox timeout); a good verdict stays.
+TEST(RunStoreTest, VerdictsWhoseCheckingFailedAreDroppedToBeScoredAgain) {
+  testing::TempDir dir;
+  auto store = RunStore::Open(dir.path() + "/run");
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  AddSamples(**store, 3);
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*store)->PutResponse(i, Answer("answer")).ok());
+    StoredVerdict v;
+    v.pass = i == 0;
+    v.reason = i == 0 ? "answer-line: 42" : "";
+    v.rules_version = i == 2 ? "strict-1" : "strict-2";
+    v.error = i == 1 ? "python worker: timed out after 10 s" : "";
+    v.checks = {{"answer-line", RuleCheck::Result::kPass, ""}};
+    ASSERT_TRUE((*store)->PutVerdict(i, "strict", v).ok());
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  auto dropped = (*store)->DropVerdictsNotOf("strict", "math", "strict-2");
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  EXPECT_EQ(*dropped, 2);
+  std::vector<bool> kept;
+  ASSERT_TRUE((*store)->ForEach("strict", [&](const RunRow& r) {
+    kept.push_back(r.verdict.has_value());
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(kept, (std::vector<bool>{true, false, false}));
+}
+
 // The most frequent request errors, messages that differ only in numbers as one; and
 // the rule sets the run holds verdicts under.
 // GrowTo: stored samples move to their new indexes with their answers and verdicts, new
@@ -938,6 +969,22 @@ TEST(RunStoreTest, ProviderBatchesHoldTheirSamplesUntilTheyEnd) {
   EXPECT_EQ(counts->spent_input_tokens, 20);
   EXPECT_EQ(counts->spent_batch_input_tokens, 10);
   EXPECT_EQ(counts->spent_batch_output_tokens, 5);
+}
+
+// The largest --repeats allowed is a run like any other: stored, and read back when
+// the run is opened again (resume, report); one more is refused.
+TEST(RunStoreTest, TheLargestRepeatsAllowedIsStoredAndReopened) {
+  testing::TempDir dir;
+  {
+    auto store = RunStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", RunStore::kMaxRepeats}}).ok());
+    EXPECT_EQ((*store)->repeats(), RunStore::kMaxRepeats);
+    EXPECT_FALSE((*store)->SetManifest({{"model", "m"}, {"repeats", RunStore::kMaxRepeats + 1}}).ok());
+  }
+  auto reopened = RunStore::OpenReadOnly(dir.path());
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  EXPECT_EQ((*reopened)->repeats(), RunStore::kMaxRepeats);
 }
 
 // run --repeats K: each sample's repeats are slots of their own, asked, answered,

@@ -302,6 +302,17 @@ try {
       (trs.find((tr) => tr.textContent.startsWith('token usage')) || {}).textContent || '');
   check(usageRow.split('a built-in responder answers in process').length === 3,
         `the built-in responders' runs say why they have no token usage (${usageRow})`);
+  // The runs table keeps the errored requests apart from the answers not scored: run 2
+  // has errored requests, and every answer of either run has its verdict.
+  const infoRow = (name) => page.$$eval('#runs-info tr', (trs, name) => {
+    const tr = trs.find((t) => t.querySelector('th') && t.querySelector('th').textContent === name);
+    return tr ? [...tr.querySelectorAll('td')].map((td) => td.textContent) : [];
+  }, name);
+  const notScored = await infoRow('answered, not scored');
+  const erroredCells = await infoRow('errored requests');
+  check(JSON.stringify(erroredCells) === JSON.stringify(reportJson.map((r) => String(r.errored))) &&
+        reportJson[1].errored > 0 && JSON.stringify(notScored) === JSON.stringify(['0', '0']),
+        `errored requests ${JSON.stringify(erroredCells)} and answers not scored ${JSON.stringify(notScored)} apart`);
 
   // The failures filter of run 2: exactly its failing samples.
   const failing = reportJson[1].subtasks.reduce((n, s) => n + s.scored - s.passed, 0);

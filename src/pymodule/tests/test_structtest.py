@@ -305,6 +305,30 @@ def test_reward_splits_the_reasoning_and_uses_strict(samples):
     assert structtest.reward(json.dumps(s), [{"role": "assistant", "content": good}]) == 1.0
 
 
+def test_a_conversational_completion_is_scored_on_its_last_message(samples):
+    # An agent's completion in TRL's conversational format: a tool call, the tool's
+    # output, then the answer. The reward is the last message's, whatever came before.
+    s = next(x for x in samples if x["domain"] == "math")
+    good = answer(s)
+    call = {"role": "assistant", "content": "",
+            "tool_calls": [{"type": "function", "function": {"name": "calculator",
+                                                             "arguments": "{\"expression\": \"2+2\"}"}}]}
+    tool = {"role": "tool", "content": good}
+    answered = [call, tool, {"role": "assistant", "content": good}]
+    gave_up = [{"role": "assistant", "content": good}, tool, {"role": "assistant", "content": "no idea"}]
+    assert structtest.reward(s, answered) == 1.0
+    assert structtest.reward(s, gave_up) == 0.0
+    f = structtest.trl_reward()
+    assert f([answered, gave_up], sample=[s, s]) == [1.0, 0.0]
+
+
+def test_trl_rewards_land_on_their_own_completions_between_rows_of_other_tasks(samples):
+    # A multi-task batch: the first and third rows are of another task (no sample).
+    s = next(x for x in samples if x["domain"] == "math")
+    f = structtest.trl_reward()
+    assert f(["4", answer(s), "4", "no idea"], sample=[None, s, None, s]) == [None, 1.0, None, 0.0]
+
+
 def test_trl_reward_takes_what_grpo_trainer_passes(samples):
     # More in test_rl_trainers.py, which replays TRL's own calls.
     f = structtest.trl_reward()
