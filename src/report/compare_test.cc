@@ -230,7 +230,10 @@ void WriteRepeated(const std::string& dir, const std::string& model, int64_t rep
                    const std::vector<RepeatedPlan>& rows) {
   auto store = RunStore::Open(dir);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  ASSERT_TRUE((*store)->SetManifest({{"model", model}, {"repeats", repeats}}).ok());
+  RunManifest manifest;
+  manifest.model = model;
+  manifest.repeats = repeats;
+  ASSERT_TRUE((*store)->SetManifest(manifest).ok());
   ASSERT_TRUE((*store)->Begin().ok());
   for (size_t i = 0; i < rows.size(); ++i) {
     ASSERT_TRUE((*store)->AddSample(static_cast<int64_t>(i), rows[i].sample).ok());
