@@ -134,7 +134,10 @@ TEST(HtmlReportTest, EachRepeatsRowPointsAtItsOwnSample) {
   {
     auto store = RunStore::Open(run);
     ASSERT_TRUE(store.ok()) << store.status().message();
-    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", 2}}).ok());
+    RunManifest manifest;
+    manifest.model = "m";
+    manifest.repeats = 2;
+    ASSERT_TRUE((*store)->SetManifest(manifest).ok());
     ASSERT_TRUE((*store)->Begin().ok());
     for (int i = 0; i < 3; ++i) {
       ASSERT_TRUE((*store)->AddSample(i, Summary("s" + std::to_string(i), i + 1)).ok());

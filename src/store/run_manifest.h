@@ -34,6 +34,10 @@ struct MergedShards {
 std::string_view BuiltinResponderOf(std::string_view model);
 
 struct RunManifest {
+  // Not an aggregate: a braced list such as {{"model", "m"}, {"repeats", 2}}, the JSON
+  // the manifest once was, would otherwise compile, as strings made of two pointers.
+  RunManifest() = default;
+
   // How the run was asked.
   std::string model;     // "openai/gpt-4o-mini", "builtin/oracle"
   std::string endpoint;  // "PROVIDER URL": "openai https://api.openai.com/v1"

@@ -978,9 +978,13 @@ TEST(RunStoreTest, TheLargestRepeatsAllowedIsStoredAndReopened) {
   {
     auto store = RunStore::Open(dir.path());
     ASSERT_TRUE(store.ok());
-    ASSERT_TRUE((*store)->SetManifest({{"model", "m"}, {"repeats", RunStore::kMaxRepeats}}).ok());
+    RunManifest manifest;
+    manifest.model = "m";
+    manifest.repeats = RunStore::kMaxRepeats;
+    ASSERT_TRUE((*store)->SetManifest(manifest).ok());
     EXPECT_EQ((*store)->repeats(), RunStore::kMaxRepeats);
-    EXPECT_FALSE((*store)->SetManifest({{"model", "m"}, {"repeats", RunStore::kMaxRepeats + 1}}).ok());
+    manifest.repeats = RunStore::kMaxRepeats + 1;
+    EXPECT_FALSE((*store)->SetManifest(manifest).ok());
   }
   auto reopened = RunStore::OpenReadOnly(dir.path());
   ASSERT_TRUE(reopened.ok()) << reopened.status().message();

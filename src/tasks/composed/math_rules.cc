@@ -8,53 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "tasks/composed/rule_text.h"
 #include "tasks/math/arithmetic.h"
 
 namespace structtest::composed {
 
 namespace {
 
-// ---- Text helpers ----
-
-std::string_view TrimView(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlnum(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-// Words: whitespace-separated tokens with a letter or digit in them.
-size_t CountWords(std::string_view s) {
-  size_t n = 0;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    const size_t start = i;
-    bool word = false;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') word |= IsAlnum(s[i++]);
-    if (i > start && word) ++n;
-  }
-  return n;
-}
-
-std::string Quote(std::string_view s) {
-  constexpr size_t kMax = 40;
-  if (s.size() <= kMax) return fmt::format("'{}'", s);
-  size_t cut = kMax;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return fmt::format("'{}...'", s.substr(0, cut));
-}
-
-RuleCheck Pass(std::string_view id, std::string detail = "") {
-  return {std::string(id), RuleCheck::Result::kPass, std::move(detail)};
-}
-RuleCheck Fail(std::string_view id, std::string detail) {
-  return {std::string(id), RuleCheck::Result::kFail, std::move(detail)};
-}
 
 // ---- Numbers: exact values, words, numerals ----
 
@@ -71,7 +32,7 @@ Rational Reduced(long long num, long long den) {
 
 // "18", "-3", "2,125", "2.5", "$1,000.50": nullopt when not a plain number.
 std::optional<Rational> ParseDecimal(std::string_view s) {
-  s = TrimView(s);
+  s = TrimBlanks(s);
   bool negative = false;
   if (!s.empty() && s.front() == '-') negative = true, s.remove_prefix(1);
   if (!s.empty() && s.front() == '$') s.remove_prefix(1);
@@ -94,7 +55,7 @@ std::optional<Rational> ParseDecimal(std::string_view s) {
 }
 
 std::optional<Rational> ParseFraction(std::string_view s) {
-  s = TrimView(s);
+  s = TrimBlanks(s);
   const size_t slash = s.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto p = ParseDecimal(s.substr(0, slash));
@@ -126,7 +87,7 @@ std::string BelowThousand(long long n) {
 
 // The value of the answer line's value part, in any of the forms the rules allow.
 std::optional<Rational> ValueOf(std::string_view value) {
-  value = TrimView(value);
+  value = TrimBlanks(value);
   if (value.size() > 64) return std::nullopt;
   if (auto d = ParseDecimal(value)) return d;
   if (auto f = ParseFraction(value)) return f;
@@ -170,7 +131,7 @@ struct AnswerParts {
 };
 
 AnswerParts SplitAnswerLine(std::string_view line) {
-  line = TrimView(line);
+  line = TrimBlanks(line);
   if (!line.empty() && line.back() == '.') line.remove_suffix(1);  // a full stop after it
   AnswerParts best;
   size_t best_len = 0;
@@ -192,9 +153,9 @@ AnswerParts SplitAnswerLine(std::string_view line) {
 }
 
 std::string_view Unbold(std::string_view v) {
-  v = TrimView(v);
+  v = TrimBlanks(v);
   if (v.size() >= 4 && v.starts_with("**") && v.ends_with("**")) v = v.substr(2, v.size() - 4);
-  return TrimView(v);
+  return TrimBlanks(v);
 }
 
 std::string AnswerValueText(const MathDraft& d) {
@@ -210,7 +171,7 @@ std::string AnswerValueText(const MathDraft& d) {
     case MathDraft::Value::kDigits:
       break;
   }
-  return std::string(TrimView(d.gold));
+  return std::string(TrimBlanks(d.gold));
 }
 
 // ---- Step labels ----
@@ -231,7 +192,7 @@ std::string LabelFor(MathLabels labels, int n) {
 // A step line without its label, in the shape of `labels` (the number is not looked
 // at: the labelling rule checks it).
 std::string_view StripLabel(std::string_view line, MathLabels labels) {
-  line = TrimView(line);
+  line = TrimBlanks(line);
   size_t end = std::string_view::npos;
   switch (labels) {
     case MathLabels::kNone: return line;
@@ -255,7 +216,7 @@ std::string_view StripLabel(std::string_view line, MathLabels labels) {
       break;
   }
   if (end == std::string_view::npos || end > 12) return line;
-  return TrimView(line.substr(end + 1));
+  return TrimBlanks(line.substr(end + 1));
 }
 
 MathLabels LabelsNamed(std::string_view name) {
@@ -283,7 +244,7 @@ constexpr std::string_view kPadWords[] = {"and", "this", "value", "is", "carried
                                           "the", "next", "step"};
 
 std::string StepText(const MathDraft& d, size_t i) {
-  std::string text(TrimView(d.steps[i]));
+  std::string text(TrimBlanks(d.steps[i]));
   if (!d.opening.empty() && !(d.opening_skip_first && i == 0)) {
     text = d.opening + ", " + text;
   }
@@ -324,20 +285,6 @@ std::string AnswerLine(const MathDraft& d) {
 
 // ---- The rules ----
 
-int Int(const nlohmann::json& p, const char* key) {
-  const auto it = p.find(key);
-  return it != p.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-std::string Str(const nlohmann::json& p, const char* key) {
-  const auto it = p.find(key);
-  return it != p.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-template <typename T, size_t N>
-const T& PickOf(Rng* rng, const T (&items)[N]) {
-  return items[static_cast<size_t>(rng->UniformInt(0, static_cast<int64_t>(N) - 1))];
-}
-
 constexpr std::string_view kNone[] = {""};
 constexpr std::span<const std::string_view> kNoConflicts(kNone, 0);
 
@@ -347,7 +294,7 @@ nlohmann::json DrawStepCount(Rng* rng, const MathDraft& d) {
   return {{"n", static_cast<int>(rng->UniformInt(std::min(3, most), most))}};
 }
 std::string StepCountText(const nlohmann::json& p, int phrasing) {
-  const int n = Int(p, "n");
+  const int n = IntParam(p, "n");
   switch (phrasing) {
     case 0: return fmt::format("Use exactly {} steps.", n);
     case 1: return fmt::format("The solution must have exactly {} steps, no more and no fewer.", n);
@@ -355,7 +302,7 @@ std::string StepCountText(const nlohmann::json& p, int phrasing) {
   }
 }
 void ApplyStepCount(const nlohmann::json& p, MathDraft* d) {
-  const size_t n = static_cast<size_t>(std::max(1, Int(p, "n")));
+  const size_t n = static_cast<size_t>(std::max(1, IntParam(p, "n")));
   while (d->steps.size() > n) {
     // Join the adjacent pair that is shortest together.
     size_t best = 0;
@@ -373,23 +320,23 @@ void ViolateStepCount(const nlohmann::json&, MathDraft* d) {
   d->steps.push_back("We check this result once more");
 }
 RuleCheck CheckStepCount(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  const size_t n = static_cast<size_t>(Int(p, "n"));
-  if (m.step_lines.size() == n) return Pass("step-count", fmt::format("{} steps", n));
-  return Fail("step-count", fmt::format("expected {} steps, found {}", n, m.step_lines.size()));
+  const size_t n = static_cast<size_t>(IntParam(p, "n"));
+  if (m.step_lines.size() == n) return RulePass("step-count", fmt::format("{} steps", n));
+  return RuleFail("step-count", fmt::format("expected {} steps, found {}", n, m.step_lines.size()));
 }
 
 // Labels: step-labels (paper step styles), roman-labels, letter-labels.
 RuleCheck CheckLabels(std::string_view id, MathLabels labels, const MathParsed& m) {
   for (size_t i = 0; i < m.step_lines.size(); ++i) {
     const std::string want = LabelFor(labels, static_cast<int>(i) + 1) + " ";
-    const std::string_view line = TrimView(m.lines[static_cast<size_t>(m.step_lines[i])]);
-    if (!line.starts_with(want) || TrimView(line.substr(want.size())).empty()) {
-      return Fail(id, fmt::format("step {} does not start with '{}': {}", i + 1,
-                                  TrimView(want), Quote(line)));
+    const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.step_lines[i])]);
+    if (!line.starts_with(want) || TrimBlanks(line.substr(want.size())).empty()) {
+      return RuleFail(id, fmt::format("step {} does not start with '{}': {}", i + 1,
+                                  TrimBlanks(want), QuoteText(line)));
     }
   }
-  if (m.step_lines.empty()) return Fail(id, "no steps");
-  return Pass(id);
+  if (m.step_lines.empty()) return RuleFail(id, "no steps");
+  return RulePass(id);
 }
 constexpr std::string_view kLabelConflicts[] = {"step-labels", "roman-labels", "letter-labels"};
 constexpr std::string_view kStepLabelStyles[] = {"step", "dot", "paren", "bracket"};
@@ -397,7 +344,7 @@ nlohmann::json DrawStepLabels(Rng* rng, const MathDraft&) {
   return {{"style", std::string(PickOf(rng, kStepLabelStyles))}};
 }
 std::string StepLabelsText(const nlohmann::json& p, int phrasing) {
-  const MathLabels l = LabelsNamed(Str(p, "style"));
+  const MathLabels l = LabelsNamed(StrParam(p, "style"));
   const std::string first = LabelFor(l, 1), second = LabelFor(l, 2);
   if (phrasing == 0) {
     return fmt::format("Start each step with its number written as `{}`, `{}`, and so on, "
@@ -406,10 +353,10 @@ std::string StepLabelsText(const nlohmann::json& p, int phrasing) {
   return fmt::format("Label the steps `{}`, `{}`, ... (counting from 1), each label at the start "
                      "of its step's line and followed by a space.", first, second);
 }
-void ApplyStepLabels(const nlohmann::json& p, MathDraft* d) { d->labels = LabelsNamed(Str(p, "style")); }
+void ApplyStepLabels(const nlohmann::json& p, MathDraft* d) { d->labels = LabelsNamed(StrParam(p, "style")); }
 void ViolateLabels(const nlohmann::json&, MathDraft* d) { d->skip_label = 1; }
 RuleCheck CheckStepLabels(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  return CheckLabels("step-labels", LabelsNamed(Str(p, "style")), m);
+  return CheckLabels("step-labels", LabelsNamed(StrParam(p, "style")), m);
 }
 
 std::string RomanLabelsText(const nlohmann::json&, int phrasing) {
@@ -438,7 +385,7 @@ nlohmann::json DrawOpening(Rng* rng, const MathDraft& d) {
   std::vector<std::string_view> free;
   for (std::string_view w : kOpenings) {
     const bool used = std::any_of(d.steps.begin(), d.steps.end(), [&](const std::string& s) {
-      return TrimView(s).starts_with(w);
+      return TrimBlanks(s).starts_with(w);
     });
     if (!used) free.push_back(w);
   }
@@ -446,22 +393,22 @@ nlohmann::json DrawOpening(Rng* rng, const MathDraft& d) {
   return {{"word", std::string(rng->Pick(free))}};
 }
 std::string OpeningText(const nlohmann::json& p, int phrasing) {
-  const std::string w = Str(p, "word");
+  const std::string w = StrParam(p, "word");
   if (phrasing == 0) return fmt::format("Open every step with the word \"{}\" followed by a comma (after the step's label, if it has one).", w);
   return fmt::format("The text of each step must begin with \"{},\" (the label, if any, comes before it).", w);
 }
-void ApplyOpening(const nlohmann::json& p, MathDraft* d) { d->opening = Str(p, "word"); }
+void ApplyOpening(const nlohmann::json& p, MathDraft* d) { d->opening = StrParam(p, "word"); }
 void ViolateOpening(const nlohmann::json&, MathDraft* d) { d->opening_skip_first = true; }
 RuleCheck CheckOpening(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  const std::string want = Str(p, "word") + ",";
+  const std::string want = StrParam(p, "word") + ",";
   for (size_t i = 0; i < m.step_texts.size(); ++i) {
     if (!m.step_texts[i].starts_with(want)) {
-      return Fail("step-opening", fmt::format("step {} does not open with \"{}\": {}", i + 1,
-                                              want, Quote(m.step_texts[i])));
+      return RuleFail("step-opening", fmt::format("step {} does not open with \"{}\": {}", i + 1,
+                                              want, QuoteText(m.step_texts[i])));
     }
   }
-  if (m.step_texts.empty()) return Fail("step-opening", "no steps");
-  return Pass("step-opening");
+  if (m.step_texts.empty()) return RuleFail("step-opening", "no steps");
+  return RulePass("step-opening");
 }
 
 // step-full-stops
@@ -474,19 +421,19 @@ void ViolateFullStops(const nlohmann::json&, MathDraft* d) { d->full_stop_missin
 RuleCheck CheckFullStops(const nlohmann::json&, const MathParsed& m, RuleSet) {
   for (size_t i = 0; i < m.step_texts.size(); ++i) {
     if (!m.step_texts[i].ends_with(".")) {
-      return Fail("step-full-stops", fmt::format("step {} does not end with '.': {}", i + 1,
-                                                 Quote(m.step_texts[i])));
+      return RuleFail("step-full-stops", fmt::format("step {} does not end with '.': {}", i + 1,
+                                                 QuoteText(m.step_texts[i])));
     }
   }
-  if (m.step_texts.empty()) return Fail("step-full-stops", "no steps");
-  return Pass("step-full-stops");
+  if (m.step_texts.empty()) return RuleFail("step-full-stops", "no steps");
+  return RulePass("step-full-stops");
 }
 
 // step-words: a range of words per step, wide enough for the reference's steps.
 nlohmann::json DrawStepWords(Rng* rng, const MathDraft& d) {
   size_t shortest = 1000, longest = 0;
   for (size_t i = 0; i < d.steps.size(); ++i) {
-    const size_t n = CountWords(StepText(d, i));
+    const size_t n = CountBlankSeparatedWords(StepText(d, i));
     shortest = std::min(shortest, n);
     longest = std::max(longest, n);
   }
@@ -497,27 +444,27 @@ nlohmann::json DrawStepWords(Rng* rng, const MathDraft& d) {
 std::string StepWordsText(const nlohmann::json& p, int phrasing) {
   if (phrasing == 0) {
     return fmt::format("Each step must have between {} and {} words (the label not counted).",
-                       Int(p, "min"), Int(p, "max"));
+                       IntParam(p, "min"), IntParam(p, "max"));
   }
   return fmt::format("Keep every step to at least {} and at most {} words, not counting its "
-                     "label; numbers count as words.", Int(p, "min"), Int(p, "max"));
+                     "label; numbers count as words.", IntParam(p, "min"), IntParam(p, "max"));
 }
 void ViolateStepWords(const nlohmann::json& p, MathDraft* d) {
   d->pad_first_step = 0;
-  const size_t n = CountWords(StepText(*d, 0));
-  const size_t hi = static_cast<size_t>(Int(p, "max"));
+  const size_t n = CountBlankSeparatedWords(StepText(*d, 0));
+  const size_t hi = static_cast<size_t>(IntParam(p, "max"));
   d->pad_first_step = hi >= n ? hi - n + 1 : 0;
 }
 RuleCheck CheckStepWords(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  const size_t lo = static_cast<size_t>(Int(p, "min")), hi = static_cast<size_t>(Int(p, "max"));
+  const size_t lo = static_cast<size_t>(IntParam(p, "min")), hi = static_cast<size_t>(IntParam(p, "max"));
   for (size_t i = 0; i < m.step_texts.size(); ++i) {
-    const size_t n = CountWords(m.step_texts[i]);
+    const size_t n = CountBlankSeparatedWords(m.step_texts[i]);
     if (n < lo || n > hi) {
-      return Fail("step-words", fmt::format("step {} has {} words, not {} to {}", i + 1, n, lo, hi));
+      return RuleFail("step-words", fmt::format("step {} has {} words, not {} to {}", i + 1, n, lo, hi));
     }
   }
-  if (m.step_texts.empty()) return Fail("step-words", "no steps");
-  return Pass("step-words");
+  if (m.step_texts.empty()) return RuleFail("step-words", "no steps");
+  return RulePass("step-words");
 }
 
 // answer-phrase (paper: the answer phrases of math_easy and math_hard)
@@ -525,25 +472,25 @@ nlohmann::json DrawAnswerPhrase(Rng* rng, const MathDraft&) {
   return {{"style", static_cast<int>(rng->UniformInt(0, kAnswerPhraseCount - 1))}};
 }
 std::string AnswerPhraseText(const nlohmann::json& p, int phrasing) {
-  const AnswerPhrase& a = PhraseOf(std::clamp(Int(p, "style"), 0, kAnswerPhraseCount - 1));
+  const AnswerPhrase& a = PhraseOf(std::clamp(IntParam(p, "style"), 0, kAnswerPhraseCount - 1));
   if (phrasing == 0) return fmt::format("Write the final answer line as `{}N{}`, with N the final answer.", a.lead, a.tail);
   return fmt::format("The final answer's line must read `{}N{}`, N standing for the answer.", a.lead, a.tail);
 }
 void ApplyAnswerPhrase(const nlohmann::json& p, MathDraft* d) {
-  d->answer_style = std::clamp(Int(p, "style"), 0, kAnswerPhraseCount - 1);
+  d->answer_style = std::clamp(IntParam(p, "style"), 0, kAnswerPhraseCount - 1);
 }
 void ViolateAnswerPhrase(const nlohmann::json&, MathDraft* d) { d->answer_style = kAnswerPhraseCount; }
 RuleCheck CheckAnswerPhrase(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  if (m.answer_line < 0) return Fail("answer-phrase", "no final answer line");
-  const int style = std::clamp(Int(p, "style"), 0, kAnswerPhraseCount - 1);
+  if (m.answer_line < 0) return RuleFail("answer-phrase", "no final answer line");
+  const int style = std::clamp(IntParam(p, "style"), 0, kAnswerPhraseCount - 1);
   const AnswerPhrase& a = PhraseOf(style);
-  const std::string_view line = TrimView(m.lines[static_cast<size_t>(m.answer_line)]);
+  const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.answer_line)]);
   const AnswerParts parts = SplitAnswerLine(line);
-  if (parts.style != style || TrimView(parts.value).empty()) {
-    return Fail("answer-phrase", fmt::format("the final answer line is not `{}N{}`: {}", a.lead,
-                                             a.tail, Quote(line)));
+  if (parts.style != style || TrimBlanks(parts.value).empty()) {
+    return RuleFail("answer-phrase", fmt::format("the final answer line is not `{}N{}`: {}", a.lead,
+                                             a.tail, QuoteText(line)));
   }
-  return Pass("answer-phrase");
+  return RulePass("answer-phrase");
 }
 
 // bold-answer
@@ -555,12 +502,12 @@ std::string BoldText(const nlohmann::json&, int phrasing) {
 void ApplyBold(const nlohmann::json&, MathDraft* d) { d->bold = true; }
 void ViolateBold(const nlohmann::json&, MathDraft* d) { d->bold = false; }
 RuleCheck CheckBold(const nlohmann::json&, const MathParsed& m, RuleSet) {
-  if (m.answer_line < 0) return Fail("bold-answer", "no final answer line");
-  const std::string_view v = TrimView(SplitAnswerLine(m.lines[static_cast<size_t>(m.answer_line)]).value);
+  if (m.answer_line < 0) return RuleFail("bold-answer", "no final answer line");
+  const std::string_view v = TrimBlanks(SplitAnswerLine(m.lines[static_cast<size_t>(m.answer_line)]).value);
   if (v.size() < 5 || !v.starts_with("**") || !v.ends_with("**")) {
-    return Fail("bold-answer", fmt::format("the answer {} is not in bold", Quote(v)));
+    return RuleFail("bold-answer", fmt::format("the answer {} is not in bold", QuoteText(v)));
   }
-  return Pass("bold-answer");
+  return RulePass("bold-answer");
 }
 
 // answer-in-words
@@ -573,12 +520,12 @@ std::string WordsText(const nlohmann::json&, int phrasing) {
 void ApplyWords(const nlohmann::json&, MathDraft* d) { d->value = MathDraft::Value::kWords; }
 void ViolateToDigits(const nlohmann::json&, MathDraft* d) { d->value = MathDraft::Value::kDigits; }
 RuleCheck CheckWords(const nlohmann::json&, const MathParsed& m, RuleSet) {
-  if (m.answer_line < 0) return Fail("answer-in-words", "no final answer line");
+  if (m.answer_line < 0) return RuleFail("answer-in-words", "no final answer line");
   const std::string_view v = Unbold(SplitAnswerLine(m.lines[static_cast<size_t>(m.answer_line)]).value);
   if (std::any_of(v.begin(), v.end(), IsDigit) || NumberFromWords(v) < 0) {
-    return Fail("answer-in-words", fmt::format("the answer {} is not a number in words", Quote(v)));
+    return RuleFail("answer-in-words", fmt::format("the answer {} is not a number in words", QuoteText(v)));
   }
-  return Pass("answer-in-words");
+  return RulePass("answer-in-words");
 }
 
 // answer-fraction
@@ -591,21 +538,21 @@ std::string FractionText(const nlohmann::json&, int phrasing) {
 void ApplyFraction(const nlohmann::json&, MathDraft* d) { d->value = MathDraft::Value::kFraction; }
 void ViolateFraction(const nlohmann::json&, MathDraft* d) { d->fraction_scale = 2; }
 RuleCheck CheckFraction(const nlohmann::json&, const MathParsed& m, RuleSet) {
-  if (m.answer_line < 0) return Fail("answer-fraction", "no final answer line");
+  if (m.answer_line < 0) return RuleFail("answer-fraction", "no final answer line");
   const std::string_view v = Unbold(SplitAnswerLine(m.lines[static_cast<size_t>(m.answer_line)]).value);
   const size_t slash = v.find('/');
   bool ok = slash != std::string_view::npos && slash > 0 && slash + 1 < v.size();
   for (size_t i = 0; ok && i < v.size(); ++i) {
     ok = i == slash || IsDigit(v[i]) || (i == 0 && v[i] == '-');
   }
-  if (!ok) return Fail("answer-fraction", fmt::format("the answer {} is not a fraction p/q", Quote(v)));
+  if (!ok) return RuleFail("answer-fraction", fmt::format("the answer {} is not a fraction p/q", QuoteText(v)));
   const auto p = ParseDecimal(v.substr(0, slash));
   const auto q = ParseDecimal(v.substr(slash + 1));
   if (!p || !q || q->num <= 0 ||
       std::gcd(p->num < 0 ? -p->num : p->num, q->num) != 1) {
-    return Fail("answer-fraction", fmt::format("the fraction {} is not in lowest terms", Quote(v)));
+    return RuleFail("answer-fraction", fmt::format("the fraction {} is not in lowest terms", QuoteText(v)));
   }
-  return Pass("answer-fraction");
+  return RulePass("answer-fraction");
 }
 
 // title
@@ -614,17 +561,17 @@ constexpr std::string_view kTitles[] = {"Solution", "Worked solution", "Step-by-
                                         "How to solve it"};
 nlohmann::json DrawTitle(Rng* rng, const MathDraft&) { return {{"title", std::string(PickOf(rng, kTitles))}}; }
 std::string TitleText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("Begin with the title line `## {}`.", Str(p, "title"));
-  return fmt::format("The first line must be the Markdown heading `## {}`, exactly.", Str(p, "title"));
+  if (phrasing == 0) return fmt::format("Begin with the title line `## {}`.", StrParam(p, "title"));
+  return fmt::format("The first line must be the Markdown heading `## {}`, exactly.", StrParam(p, "title"));
 }
-void ApplyTitle(const nlohmann::json& p, MathDraft* d) { d->title = Str(p, "title"); }
+void ApplyTitle(const nlohmann::json& p, MathDraft* d) { d->title = StrParam(p, "title"); }
 void ViolateTitle(const nlohmann::json&, MathDraft* d) { d->title_marker = ""; }
 RuleCheck CheckTitle(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  const std::string want = "## " + Str(p, "title");
-  if (m.title_line < 0) return Fail("title", "no title line");
-  const std::string_view line = TrimView(m.lines[static_cast<size_t>(m.title_line)]);
-  if (line != want) return Fail("title", fmt::format("the first line is {}, not '{}'", Quote(line), want));
-  return Pass("title");
+  const std::string want = "## " + StrParam(p, "title");
+  if (m.title_line < 0) return RuleFail("title", "no title line");
+  const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.title_line)]);
+  if (line != want) return RuleFail("title", fmt::format("the first line is {}, not '{}'", QuoteText(line), want));
+  return RulePass("title");
 }
 
 // closing-line
@@ -632,21 +579,21 @@ constexpr std::string_view kClosings[] = {"End of solution.", "That completes th
                                           "Done.", "All steps are shown above."};
 nlohmann::json DrawClosing(Rng* rng, const MathDraft&) { return {{"text", std::string(PickOf(rng, kClosings))}}; }
 std::string ClosingText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("After the final answer line, end with the line `{}`.", Str(p, "text"));
-  return fmt::format("The very last line must be `{}` (after the final answer).", Str(p, "text"));
+  if (phrasing == 0) return fmt::format("After the final answer line, end with the line `{}`.", StrParam(p, "text"));
+  return fmt::format("The very last line must be `{}` (after the final answer).", StrParam(p, "text"));
 }
-void ApplyClosing(const nlohmann::json& p, MathDraft* d) { d->closing = Str(p, "text"); }
+void ApplyClosing(const nlohmann::json& p, MathDraft* d) { d->closing = StrParam(p, "text"); }
 void ViolateClosing(const nlohmann::json& p, MathDraft* d) {
-  std::string t = Str(p, "text");
+  std::string t = StrParam(p, "text");
   if (!t.empty() && t.back() == '.') t.pop_back();
   d->closing = t + "!";
 }
 RuleCheck CheckClosing(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  const std::string want = Str(p, "text");
-  if (m.closing_line < 0) return Fail("closing-line", "no closing line");
-  const std::string_view line = TrimView(m.lines[static_cast<size_t>(m.closing_line)]);
-  if (line != want) return Fail("closing-line", fmt::format("the last line is {}, not '{}'", Quote(line), want));
-  return Pass("closing-line");
+  const std::string want = StrParam(p, "text");
+  if (m.closing_line < 0) return RuleFail("closing-line", "no closing line");
+  const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.closing_line)]);
+  if (line != want) return RuleFail("closing-line", fmt::format("the last line is {}, not '{}'", QuoteText(line), want));
+  return RulePass("closing-line");
 }
 
 // blank-lines
@@ -660,11 +607,11 @@ RuleCheck CheckBlankLines(const nlohmann::json&, const MathParsed& m, RuleSet) {
   for (size_t i = 1; i < m.step_lines.size(); ++i) {
     const int gap = m.step_lines[i] - m.step_lines[i - 1] - 1;
     if (gap != 1) {
-      return Fail("blank-lines", fmt::format("{} blank lines between steps {} and {}", gap, i, i + 1));
+      return RuleFail("blank-lines", fmt::format("{} blank lines between steps {} and {}", gap, i, i + 1));
     }
   }
-  if (m.step_lines.empty()) return Fail("blank-lines", "no steps");
-  return Pass("blank-lines");
+  if (m.step_lines.empty()) return RuleFail("blank-lines", "no steps");
+  return RulePass("blank-lines");
 }
 
 // json-envelope
@@ -676,7 +623,7 @@ nlohmann::json DrawEnvelope(Rng* rng, const MathDraft&) {
   return {{"steps_key", std::string(s)}, {"answer_key", std::string(a)}};
 }
 std::string EnvelopeText(const nlohmann::json& p, int phrasing) {
-  const std::string s = Str(p, "steps_key"), a = Str(p, "answer_key");
+  const std::string s = StrParam(p, "steps_key"), a = StrParam(p, "answer_key");
   if (phrasing == 0) {
     return fmt::format("Give the whole answer as one JSON object and nothing else (no code fence), "
                        "with exactly two keys: \"{}\", an array of the step lines as strings, and "
@@ -687,32 +634,32 @@ std::string EnvelopeText(const nlohmann::json& p, int phrasing) {
                      "no other keys and no text outside the object.", s, a);
 }
 void ApplyEnvelope(const nlohmann::json& p, MathDraft* d) {
-  d->envelope_steps_key = Str(p, "steps_key");
-  d->envelope_answer_key = Str(p, "answer_key");
+  d->envelope_steps_key = StrParam(p, "steps_key");
+  d->envelope_answer_key = StrParam(p, "answer_key");
 }
 void ViolateEnvelope(const nlohmann::json&, MathDraft* d) { d->envelope_preamble = true; }
 RuleCheck CheckEnvelope(const nlohmann::json& p, const MathParsed& m, RuleSet) {
-  const std::string s = Str(p, "steps_key"), a = Str(p, "answer_key");
-  const std::string_view t = TrimView(m.response);
+  const std::string s = StrParam(p, "steps_key"), a = StrParam(p, "answer_key");
+  const std::string_view t = TrimBlanks(m.response);
   std::string_view body = t;
   while (!body.empty() && (body.front() == '\n' || body.front() == ' ')) body.remove_prefix(1);
   while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.remove_suffix(1);
   if (!body.starts_with("{") || !body.ends_with("}")) {
-    return Fail("json-envelope", "the response is not one JSON object alone (text outside the braces)");
+    return RuleFail("json-envelope", "the response is not one JSON object alone (text outside the braces)");
   }
   const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Fail("json-envelope", "the response is not valid JSON");
+  if (j.is_discarded() || !j.is_object()) return RuleFail("json-envelope", "the response is not valid JSON");
   if (j.size() != 2 || !j.contains(s) || !j.contains(a)) {
     std::string keys;
     for (const auto& [k, v] : j.items()) keys += (keys.empty() ? "" : ", ") + k;
-    return Fail("json-envelope", fmt::format("keys are [{}], not [{}, {}]", keys, s, a));
+    return RuleFail("json-envelope", fmt::format("keys are [{}], not [{}, {}]", keys, s, a));
   }
-  if (!j[a].is_string()) return Fail("json-envelope", fmt::format("\"{}\" is not a string", a));
-  if (!j[s].is_array() || j[s].empty()) return Fail("json-envelope", fmt::format("\"{}\" is not an array of steps", s));
+  if (!j[a].is_string()) return RuleFail("json-envelope", fmt::format("\"{}\" is not a string", a));
+  if (!j[s].is_array() || j[s].empty()) return RuleFail("json-envelope", fmt::format("\"{}\" is not an array of steps", s));
   for (const auto& e : j[s]) {
-    if (!e.is_string()) return Fail("json-envelope", fmt::format("\"{}\" holds a value that is not a string", s));
+    if (!e.is_string()) return RuleFail("json-envelope", fmt::format("\"{}\" holds a value that is not a string", s));
   }
-  return Pass("json-envelope");
+  return RulePass("json-envelope");
 }
 
 constexpr MathRule kMathRules[] = {
@@ -870,8 +817,8 @@ MathParsed ParseMath(std::string_view response, const nlohmann::json& rules, std
     title |= id == "title";
     closing |= id == "closing-line";
     if (id == "json-envelope") {
-      steps_key = Str(r, "steps_key");
-      answer_key = Str(r, "answer_key");
+      steps_key = StrParam(r, "steps_key");
+      answer_key = StrParam(r, "answer_key");
     }
   }
   if (!steps_key.empty()) {
@@ -903,7 +850,7 @@ MathParsed ParseMath(std::string_view response, const nlohmann::json& rules, std
   }
   std::vector<int> content;
   for (size_t i = 0; i < m.lines.size(); ++i) {
-    if (!TrimView(m.lines[i]).empty()) content.push_back(static_cast<int>(i));
+    if (!TrimBlanks(m.lines[i]).empty()) content.push_back(static_cast<int>(i));
   }
   size_t first = 0, last = content.size();
   if (title && first < last) m.title_line = content[first++];
@@ -918,43 +865,43 @@ MathParsed ParseMath(std::string_view response, const nlohmann::json& rules, std
 }
 
 RuleCheck CheckMathAnswer(const MathParsed& m, RuleSet) {
-  if (m.answer_line < 0) return Fail("answer", "no final answer line");
+  if (m.answer_line < 0) return RuleFail("answer", "no final answer line");
   const std::string_view v = Unbold(SplitAnswerLine(m.lines[static_cast<size_t>(m.answer_line)]).value);
   const auto gold = ParseDecimal(m.gold);
   const auto got = ValueOf(v);
-  if (!got) return Fail("answer", fmt::format("the final answer {} is not a number", Quote(v)));
+  if (!got) return RuleFail("answer", fmt::format("the final answer {} is not a number", QuoteText(v)));
   if (gold && got->num == gold->num && got->den == gold->den) {
-    return Pass("answer", fmt::format("{} == gold {}", Quote(v), m.gold));
+    return RulePass("answer", fmt::format("{} == gold {}", QuoteText(v), m.gold));
   }
-  return Fail("answer", fmt::format("the final answer {} is not the gold answer {}", Quote(v), m.gold));
+  return RuleFail("answer", fmt::format("the final answer {} is not the gold answer {}", QuoteText(v), m.gold));
 }
 
 RuleCheck CheckMathWork(const MathParsed& m) {
-  if (m.step_texts.empty()) return Fail("work", "no steps");
+  if (m.step_texts.empty()) return RuleFail("work", "no steps");
   std::string reasoning;
   bool digit = false;
   for (size_t i = 0; i < m.step_texts.size(); ++i) {
     const std::string& s = m.step_texts[i];
-    if (CountWords(s) == 0) return Fail("work", fmt::format("step {} is empty", i + 1));
+    if (CountBlankSeparatedWords(s) == 0) return RuleFail("work", fmt::format("step {} is empty", i + 1));
     for (size_t j = 0; j < i; ++j) {
-      if (m.step_texts[j] == s) return Fail("work", fmt::format("step {} repeats step {}", i + 1, j + 1));
+      if (m.step_texts[j] == s) return RuleFail("work", fmt::format("step {} repeats step {}", i + 1, j + 1));
     }
     digit |= std::any_of(s.begin(), s.end(), IsDigit);
     reasoning += s;
     reasoning += '\n';
   }
-  if (!digit) return Fail("work", "no number in the steps: nothing is computed");
+  if (!digit) return RuleFail("work", "no number in the steps: nothing is computed");
   std::string gold;
   if (const auto g = ParseDecimal(m.gold); g && g->den == 1) gold = std::to_string(g->num);
   const math_internal::WorkProblem problem = math_internal::CheckWork(reasoning, m.question, gold);
   if (problem.rule != math_internal::WorkProblem::Rule::kNone) {
-    return Fail("work", fmt::format("{}: {}",
+    return RuleFail("work", fmt::format("{}: {}",
                                     problem.rule == math_internal::WorkProblem::Rule::kArithmetic
                                         ? "arithmetic"
                                         : "grounded",
                                     problem.detail));
   }
-  return Pass("work");
+  return RulePass("work");
 }
 
 std::string MathBasePrompt(const MathDraft& d, bool answer_phrase_ruled) {
@@ -962,7 +909,7 @@ std::string MathBasePrompt(const MathDraft& d, bool answer_phrase_ruled) {
       "Solve the following math word problem.\n\n{}\n\nWrite the solution as steps, one step "
       "per line, then the final answer on a line of its own{}. Unless a rule below says "
       "otherwise, write the answer as a bare number (no units).",
-      TrimView(d.question), answer_phrase_ruled ? "" : ", written `Answer: N`");
+      TrimBlanks(d.question), answer_phrase_ruled ? "" : ", written `Answer: N`");
 }
 
 }  // namespace structtest::composed

@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "tasks/composed/rule_text.h"
+
 namespace structtest::composed {
 
 // The composed library is a unity build: this file's helpers have a namespace of their
 // own so as not to meet math_rules.cc's.
 namespace summary_internal {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool Letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool Alnum(char c) { return Letter(c) || (c >= '0' && c <= '9'); }
@@ -38,45 +34,6 @@ std::vector<std::string> Words(std::string_view s) {
   return out;
 }
 
-size_t CountWords(std::string_view s) {
-  size_t n = 0;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    const size_t start = i;
-    bool word = false;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') word |= Alnum(s[i++]);
-    if (i > start && word) ++n;
-  }
-  return n;
-}
-
-std::string Quoted(std::string_view s) {
-  constexpr size_t kMax = 40;
-  if (s.size() <= kMax) return fmt::format("'{}'", s);
-  size_t cut = kMax;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return fmt::format("'{}...'", s.substr(0, cut));
-}
-
-RuleCheck Passes(std::string_view id) { return {std::string(id), RuleCheck::Result::kPass, ""}; }
-RuleCheck Fails(std::string_view id, std::string detail) {
-  return {std::string(id), RuleCheck::Result::kFail, std::move(detail)};
-}
-
-int IntOf(const nlohmann::json& p, const char* key) {
-  const auto it = p.find(key);
-  return it != p.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-std::string StrOf(const nlohmann::json& p, const char* key) {
-  const auto it = p.find(key);
-  return it != p.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-template <typename T, size_t N>
-const T& OneOf(Rng* rng, const T (&items)[N]) {
-  return items[static_cast<size_t>(rng->UniformInt(0, static_cast<int64_t>(N) - 1))];
-}
 
 // The first `n` distinct words of at least 7 letters of the points: the keywords line.
 std::vector<std::string> KeywordsOf(const SummaryDraft& d, int n) {
@@ -97,7 +54,7 @@ constexpr std::string_view kPadding[] = {"and", "this", "is", "said", "again", "
                                          "words", "for", "clarity"};
 
 std::string PointText(const SummaryDraft& d, size_t i) {
-  std::string text(Trim(d.points[i]));
+  std::string text(TrimBlanks(d.points[i]));
   if (i == 0 && d.first_person_first && !text.empty()) {
     text = "We note that " + std::string(1, Lower(text[0])) + text.substr(1);
   }
@@ -152,7 +109,7 @@ PointMarker MarkerOfRules(const nlohmann::json& rules) {
 }
 
 std::string_view StripMarker(std::string_view line, PointMarker marker) {
-  line = Trim(line);
+  line = TrimBlanks(line);
   if (marker == PointMarker::kNone) return line;
   const size_t space = line.find(' ');
   if (space == std::string_view::npos || space == 0 || space > 6) return line;
@@ -161,7 +118,7 @@ std::string_view StripMarker(std::string_view line, PointMarker marker) {
                         std::all_of(head.begin(), head.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
   const bool symbol = head == "-" || head == "*" || head == "\xE2\x80\xA2";
   if ((marker == PointMarker::kNumber && numbered) || (marker == PointMarker::kSymbol && symbol)) {
-    return Trim(line.substr(space + 1));
+    return TrimBlanks(line.substr(space + 1));
   }
   return line;
 }
@@ -175,43 +132,43 @@ nlohmann::json DrawPointCount(Rng* rng, const SummaryDraft& d) {
   return {{"n", static_cast<int>(rng->UniformInt(std::min(3, most), most))}};
 }
 std::string PointCountText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("Write exactly {} points.", IntOf(p, "n"));
-  return fmt::format("The summary must have exactly {} points, no more and no fewer.", IntOf(p, "n"));
+  if (phrasing == 0) return fmt::format("Write exactly {} points.", IntParam(p, "n"));
+  return fmt::format("The summary must have exactly {} points, no more and no fewer.", IntParam(p, "n"));
 }
 void ApplyPointCount(const nlohmann::json& p, SummaryDraft* d) {
-  const size_t n = static_cast<size_t>(std::max(1, IntOf(p, "n")));
+  const size_t n = static_cast<size_t>(std::max(1, IntParam(p, "n")));
   if (d->points.size() > n) d->points.resize(n);
 }
 void ViolatePointCount(const nlohmann::json&, SummaryDraft* d) { d->points.push_back(d->spare); }
 RuleCheck CheckPointCount(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  const size_t n = static_cast<size_t>(IntOf(p, "n"));
-  if (m.point_lines.size() == n) return Passes("point-count");
-  return Fails("point-count", fmt::format("expected {} points, found {}", n, m.point_lines.size()));
+  const size_t n = static_cast<size_t>(IntParam(p, "n"));
+  if (m.point_lines.size() == n) return RulePass("point-count");
+  return RuleFail("point-count", fmt::format("expected {} points, found {}", n, m.point_lines.size()));
 }
 
 // bullet-marker (paper: the bullet symbol)
 constexpr std::string_view kMarkerConflicts[] = {"bullet-marker", "numbered-points"};
 constexpr std::string_view kSymbols[] = {"-", "*", "\xE2\x80\xA2"};
-nlohmann::json DrawBullet(Rng* rng, const SummaryDraft&) { return {{"symbol", std::string(OneOf(rng, kSymbols))}}; }
+nlohmann::json DrawBullet(Rng* rng, const SummaryDraft&) { return {{"symbol", std::string(PickOf(rng, kSymbols))}}; }
 std::string BulletText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("Start every point with the symbol `{}` and a space.", StrOf(p, "symbol"));
-  return fmt::format("Each point is a bullet: its line begins with `{} `.", StrOf(p, "symbol"));
+  if (phrasing == 0) return fmt::format("Start every point with the symbol `{}` and a space.", StrParam(p, "symbol"));
+  return fmt::format("Each point is a bullet: its line begins with `{} `.", StrParam(p, "symbol"));
 }
 void ApplyBullet(const nlohmann::json& p, SummaryDraft* d) {
   d->marker = PointMarker::kSymbol;
-  d->symbol = StrOf(p, "symbol");
+  d->symbol = StrParam(p, "symbol");
 }
 void ViolateBullet(const nlohmann::json&, SummaryDraft* d) { d->marker_missing_first = true; }
 RuleCheck CheckBullet(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  const std::string want = StrOf(p, "symbol") + " ";
+  const std::string want = StrParam(p, "symbol") + " ";
   for (size_t i = 0; i < m.point_lines.size(); ++i) {
-    const std::string_view line = Trim(m.lines[static_cast<size_t>(m.point_lines[i])]);
+    const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.point_lines[i])]);
     if (!line.starts_with(want)) {
-      return Fails("bullet-marker", fmt::format("point {} does not start with '{}': {}", i + 1, Trim(want), Quoted(line)));
+      return RuleFail("bullet-marker", fmt::format("point {} does not start with '{}': {}", i + 1, TrimBlanks(want), QuoteText(line)));
     }
   }
-  if (m.point_lines.empty()) return Fails("bullet-marker", "no points");
-  return Passes("bullet-marker");
+  if (m.point_lines.empty()) return RuleFail("bullet-marker", "no points");
+  return RulePass("bullet-marker");
 }
 
 // numbered-points (paper: numbered_points)
@@ -224,31 +181,31 @@ void ViolateNumbered(const nlohmann::json&, SummaryDraft* d) { d->skip_number = 
 RuleCheck CheckNumbered(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
   for (size_t i = 0; i < m.point_lines.size(); ++i) {
     const std::string want = fmt::format("{}. ", i + 1);
-    const std::string_view line = Trim(m.lines[static_cast<size_t>(m.point_lines[i])]);
+    const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.point_lines[i])]);
     if (!line.starts_with(want)) {
-      return Fails("numbered-points", fmt::format("point {} does not start with '{}': {}", i + 1, Trim(want), Quoted(line)));
+      return RuleFail("numbered-points", fmt::format("point {} does not start with '{}': {}", i + 1, TrimBlanks(want), QuoteText(line)));
     }
   }
-  if (m.point_lines.empty()) return Fails("numbered-points", "no points");
-  return Passes("numbered-points");
+  if (m.point_lines.empty()) return RuleFail("numbered-points", "no points");
+  return RulePass("numbered-points");
 }
 
 // title
 constexpr std::string_view kEnvelopeConflict[] = {"json-envelope"};
 constexpr std::string_view kSummaryTitles[] = {"Summary", "Key points", "In brief", "The main facts"};
-nlohmann::json DrawSummaryTitle(Rng* rng, const SummaryDraft&) { return {{"title", std::string(OneOf(rng, kSummaryTitles))}}; }
+nlohmann::json DrawSummaryTitle(Rng* rng, const SummaryDraft&) { return {{"title", std::string(PickOf(rng, kSummaryTitles))}}; }
 std::string SummaryTitleText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("Begin with the title line `## {}`.", StrOf(p, "title"));
-  return fmt::format("The first line must be the Markdown heading `## {}`, exactly.", StrOf(p, "title"));
+  if (phrasing == 0) return fmt::format("Begin with the title line `## {}`.", StrParam(p, "title"));
+  return fmt::format("The first line must be the Markdown heading `## {}`, exactly.", StrParam(p, "title"));
 }
-void ApplySummaryTitle(const nlohmann::json& p, SummaryDraft* d) { d->title = StrOf(p, "title"); }
+void ApplySummaryTitle(const nlohmann::json& p, SummaryDraft* d) { d->title = StrParam(p, "title"); }
 void ViolateSummaryTitle(const nlohmann::json&, SummaryDraft* d) { d->title_marker = ""; }
 RuleCheck CheckSummaryTitle(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  const std::string want = "## " + StrOf(p, "title");
-  if (m.title_line < 0) return Fails("title", "no title line");
-  const std::string_view line = Trim(m.lines[static_cast<size_t>(m.title_line)]);
-  if (line != want) return Fails("title", fmt::format("the first line is {}, not '{}'", Quoted(line), want));
-  return Passes("title");
+  const std::string want = "## " + StrParam(p, "title");
+  if (m.title_line < 0) return RuleFail("title", "no title line");
+  const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.title_line)]);
+  if (line != want) return RuleFail("title", fmt::format("the first line is {}, not '{}'", QuoteText(line), want));
+  return RulePass("title");
 }
 
 // keywords-line
@@ -263,10 +220,10 @@ bool HasTwoKeywords(const SummaryDraft& d) { return KeywordsOf(d, 2).size() == 2
 std::string KeywordsText(const nlohmann::json& p, int phrasing) {
   if (phrasing == 0) {
     return fmt::format("End with the line `Keywords: ` followed by exactly {} distinct words "
-                       "taken from the document, separated by commas.", IntOf(p, "n"));
+                       "taken from the document, separated by commas.", IntParam(p, "n"));
   }
   return fmt::format("The last line must list exactly {} different keywords, each a word of the "
-                     "document, as `Keywords: word, word, ...`.", IntOf(p, "n"));
+                     "document, as `Keywords: word, word, ...`.", IntParam(p, "n"));
 }
 void ApplyKeywords(const nlohmann::json& p, SummaryDraft* d) {
   d->keywords.clear();
@@ -278,32 +235,32 @@ void ApplyKeywords(const nlohmann::json& p, SummaryDraft* d) {
 }
 void ViolateKeywords(const nlohmann::json&, SummaryDraft* d) { d->keyword_missing = true; }
 RuleCheck CheckKeywords(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  if (m.keywords_line < 0) return Fails("keywords-line", "no keywords line");
-  const std::string_view line = Trim(m.lines[static_cast<size_t>(m.keywords_line)]);
+  if (m.keywords_line < 0) return RuleFail("keywords-line", "no keywords line");
+  const std::string_view line = TrimBlanks(m.lines[static_cast<size_t>(m.keywords_line)]);
   if (!line.starts_with("Keywords: ")) {
-    return Fails("keywords-line", fmt::format("the last line {} does not start with 'Keywords: '", Quoted(line)));
+    return RuleFail("keywords-line", fmt::format("the last line {} does not start with 'Keywords: '", QuoteText(line)));
   }
   std::vector<std::string> items;
   std::string_view rest = line.substr(10);
   while (true) {
     const size_t comma = rest.find(',');
-    items.emplace_back(Trim(rest.substr(0, comma)));
+    items.emplace_back(TrimBlanks(rest.substr(0, comma)));
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
   }
-  const size_t n = static_cast<size_t>(IntOf(p, "n"));
-  if (items.size() != n) return Fails("keywords-line", fmt::format("{} keywords, not {}", items.size(), n));
+  const size_t n = static_cast<size_t>(IntParam(p, "n"));
+  if (items.size() != n) return RuleFail("keywords-line", fmt::format("{} keywords, not {}", items.size(), n));
   std::vector<std::string> doc = Words(m.document);
   std::sort(doc.begin(), doc.end());
   std::set<std::string> seen;
   for (const std::string& item : items) {
     const std::vector<std::string> w = Words(item);
     if (w.size() != 1 || !std::binary_search(doc.begin(), doc.end(), w[0])) {
-      return Fails("keywords-line", fmt::format("{} is not a word of the document", Quoted(item)));
+      return RuleFail("keywords-line", fmt::format("{} is not a word of the document", QuoteText(item)));
     }
-    if (!seen.insert(w[0]).second) return Fails("keywords-line", fmt::format("{} is listed twice", Quoted(item)));
+    if (!seen.insert(w[0]).second) return RuleFail("keywords-line", fmt::format("{} is listed twice", QuoteText(item)));
   }
-  return Passes("keywords-line");
+  return RulePass("keywords-line");
 }
 
 // point-opening
@@ -311,7 +268,7 @@ constexpr std::string_view kPointOpenings[] = {"Notably", "Also", "Importantly",
 nlohmann::json DrawPointOpening(Rng* rng, const SummaryDraft& d) {
   std::vector<std::string_view> free;
   for (std::string_view w : kPointOpenings) {
-    if (std::none_of(d.points.begin(), d.points.end(), [&](const std::string& s) { return Trim(s).starts_with(w); })) {
+    if (std::none_of(d.points.begin(), d.points.end(), [&](const std::string& s) { return TrimBlanks(s).starts_with(w); })) {
       free.push_back(w);
     }
   }
@@ -319,20 +276,20 @@ nlohmann::json DrawPointOpening(Rng* rng, const SummaryDraft& d) {
   return {{"word", std::string(rng->Pick(free))}};
 }
 std::string PointOpeningText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("Open every point with the word \"{}\" followed by a comma (after its marker, if it has one).", StrOf(p, "word"));
-  return fmt::format("The text of each point must begin with \"{},\" (a marker, if any, comes before it).", StrOf(p, "word"));
+  if (phrasing == 0) return fmt::format("Open every point with the word \"{}\" followed by a comma (after its marker, if it has one).", StrParam(p, "word"));
+  return fmt::format("The text of each point must begin with \"{},\" (a marker, if any, comes before it).", StrParam(p, "word"));
 }
-void ApplyPointOpening(const nlohmann::json& p, SummaryDraft* d) { d->opening = StrOf(p, "word"); }
+void ApplyPointOpening(const nlohmann::json& p, SummaryDraft* d) { d->opening = StrParam(p, "word"); }
 void ViolatePointOpening(const nlohmann::json&, SummaryDraft* d) { d->opening_skip_first = true; }
 RuleCheck CheckPointOpening(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  const std::string want = StrOf(p, "word") + ",";
+  const std::string want = StrParam(p, "word") + ",";
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
     if (!m.point_texts[i].starts_with(want)) {
-      return Fails("point-opening", fmt::format("point {} does not open with \"{}\": {}", i + 1, want, Quoted(m.point_texts[i])));
+      return RuleFail("point-opening", fmt::format("point {} does not open with \"{}\": {}", i + 1, want, QuoteText(m.point_texts[i])));
     }
   }
-  if (m.point_texts.empty()) return Fails("point-opening", "no points");
-  return Passes("point-opening");
+  if (m.point_texts.empty()) return RuleFail("point-opening", "no points");
+  return RulePass("point-opening");
 }
 
 // point-full-stops
@@ -345,11 +302,11 @@ void ViolatePointStops(const nlohmann::json&, SummaryDraft* d) { d->full_stop_mi
 RuleCheck CheckPointStops(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
     if (!m.point_texts[i].ends_with(".")) {
-      return Fails("point-full-stops", fmt::format("point {} does not end with '.': {}", i + 1, Quoted(m.point_texts[i])));
+      return RuleFail("point-full-stops", fmt::format("point {} does not end with '.': {}", i + 1, QuoteText(m.point_texts[i])));
     }
   }
-  if (m.point_texts.empty()) return Fails("point-full-stops", "no points");
-  return Passes("point-full-stops");
+  if (m.point_texts.empty()) return RuleFail("point-full-stops", "no points");
+  return RulePass("point-full-stops");
 }
 
 // point-words: drawn last among the rules that change a point's words, wide enough for
@@ -360,7 +317,7 @@ nlohmann::json DrawPointWords(Rng* rng, const SummaryDraft& draft) {
   d.points.push_back(d.spare);
   size_t shortest = 1000, longest = 0;
   for (size_t i = 0; i < d.points.size(); ++i) {
-    const size_t n = CountWords(PointText(d, i));
+    const size_t n = CountBlankSeparatedWords(PointText(d, i));
     shortest = std::min(shortest, n);
     longest = std::max(longest, n);
   }
@@ -368,23 +325,23 @@ nlohmann::json DrawPointWords(Rng* rng, const SummaryDraft& draft) {
           {"max", static_cast<int>(longest + 4 + static_cast<size_t>(rng->UniformInt(0, 6)))}};
 }
 std::string PointWordsText(const nlohmann::json& p, int phrasing) {
-  if (phrasing == 0) return fmt::format("Each point must have between {} and {} words (its marker not counted).", IntOf(p, "min"), IntOf(p, "max"));
-  return fmt::format("Keep every point to at least {} and at most {} words, not counting its marker.", IntOf(p, "min"), IntOf(p, "max"));
+  if (phrasing == 0) return fmt::format("Each point must have between {} and {} words (its marker not counted).", IntParam(p, "min"), IntParam(p, "max"));
+  return fmt::format("Keep every point to at least {} and at most {} words, not counting its marker.", IntParam(p, "min"), IntParam(p, "max"));
 }
 void ViolatePointWords(const nlohmann::json& p, SummaryDraft* d) {
   d->pad_first_point = 0;
-  const size_t n = CountWords(PointText(*d, 0));
-  const size_t hi = static_cast<size_t>(IntOf(p, "max"));
+  const size_t n = CountBlankSeparatedWords(PointText(*d, 0));
+  const size_t hi = static_cast<size_t>(IntParam(p, "max"));
   d->pad_first_point = hi >= n ? hi - n + 1 : 0;
 }
 RuleCheck CheckPointWords(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  const size_t lo = static_cast<size_t>(IntOf(p, "min")), hi = static_cast<size_t>(IntOf(p, "max"));
+  const size_t lo = static_cast<size_t>(IntParam(p, "min")), hi = static_cast<size_t>(IntParam(p, "max"));
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
-    const size_t n = CountWords(m.point_texts[i]);
-    if (n < lo || n > hi) return Fails("point-words", fmt::format("point {} has {} words, not {} to {}", i + 1, n, lo, hi));
+    const size_t n = CountBlankSeparatedWords(m.point_texts[i]);
+    if (n < lo || n > hi) return RuleFail("point-words", fmt::format("point {} has {} words, not {} to {}", i + 1, n, lo, hi));
   }
-  if (m.point_texts.empty()) return Fails("point-words", "no points");
-  return Passes("point-words");
+  if (m.point_texts.empty()) return RuleFail("point-words", "no points");
+  return RulePass("point-words");
 }
 
 // no-first-person
@@ -406,11 +363,11 @@ RuleCheck CheckFirstPerson(const nlohmann::json&, const SummaryParsed& m, RuleSe
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
     for (const std::string& w : Words(m.point_texts[i])) {
       if (std::find(std::begin(kFirstPerson), std::end(kFirstPerson), w) != std::end(kFirstPerson)) {
-        return Fails("no-first-person", fmt::format("point {} says '{}'", i + 1, w));
+        return RuleFail("no-first-person", fmt::format("point {} says '{}'", i + 1, w));
       }
     }
   }
-  return Passes("no-first-person");
+  return RulePass("no-first-person");
 }
 
 // blank-lines
@@ -423,42 +380,42 @@ void ViolatePointBlank(const nlohmann::json&, SummaryDraft* d) { d->blank_line_m
 RuleCheck CheckPointBlank(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
   for (size_t i = 1; i < m.point_lines.size(); ++i) {
     const int gap = m.point_lines[i] - m.point_lines[i - 1] - 1;
-    if (gap != 1) return Fails("blank-lines", fmt::format("{} blank lines between points {} and {}", gap, i, i + 1));
+    if (gap != 1) return RuleFail("blank-lines", fmt::format("{} blank lines between points {} and {}", gap, i, i + 1));
   }
-  if (m.point_lines.empty()) return Fails("blank-lines", "no points");
-  return Passes("blank-lines");
+  if (m.point_lines.empty()) return RuleFail("blank-lines", "no points");
+  return RulePass("blank-lines");
 }
 
 // json-envelope
 constexpr std::string_view kSummaryEnvelopeConflicts[] = {"title", "keywords-line", "blank-lines"};
 constexpr std::string_view kEnvelopeKeysOf[] = {"points", "summary", "key_points"};
-nlohmann::json DrawSummaryEnvelope(Rng* rng, const SummaryDraft&) { return {{"key", std::string(OneOf(rng, kEnvelopeKeysOf))}}; }
+nlohmann::json DrawSummaryEnvelope(Rng* rng, const SummaryDraft&) { return {{"key", std::string(PickOf(rng, kEnvelopeKeysOf))}}; }
 std::string SummaryEnvelopeText(const nlohmann::json& p, int phrasing) {
   if (phrasing == 0) {
     return fmt::format("Give the whole answer as one JSON object and nothing else (no code fence), "
-                       "with exactly one key, \"{}\": an array of the point lines as strings.", StrOf(p, "key"));
+                       "with exactly one key, \"{}\": an array of the point lines as strings.", StrParam(p, "key"));
   }
   return fmt::format("Reply with a single JSON object only, whose one key \"{}\" holds the points "
-                     "(an array of strings, one per point line); no text outside it.", StrOf(p, "key"));
+                     "(an array of strings, one per point line); no text outside it.", StrParam(p, "key"));
 }
-void ApplySummaryEnvelope(const nlohmann::json& p, SummaryDraft* d) { d->envelope_key = StrOf(p, "key"); }
+void ApplySummaryEnvelope(const nlohmann::json& p, SummaryDraft* d) { d->envelope_key = StrParam(p, "key"); }
 void ViolateSummaryEnvelope(const nlohmann::json&, SummaryDraft* d) { d->envelope_preamble = true; }
 RuleCheck CheckSummaryEnvelope(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
-  const std::string key = StrOf(p, "key");
+  const std::string key = StrParam(p, "key");
   std::string_view body = m.response;
   while (!body.empty() && (body.front() == '\n' || body.front() == ' ' || body.front() == '\r')) body.remove_prefix(1);
   while (!body.empty() && (body.back() == '\n' || body.back() == ' ' || body.back() == '\r')) body.remove_suffix(1);
   if (!body.starts_with("{") || !body.ends_with("}")) {
-    return Fails("json-envelope", "the response is not one JSON object alone (text outside the braces)");
+    return RuleFail("json-envelope", "the response is not one JSON object alone (text outside the braces)");
   }
   const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Fails("json-envelope", "the response is not valid JSON");
-  if (j.size() != 1 || !j.contains(key)) return Fails("json-envelope", fmt::format("the object's keys are not just \"{}\"", key));
-  if (!j[key].is_array() || j[key].empty()) return Fails("json-envelope", fmt::format("\"{}\" is not an array of points", key));
+  if (j.is_discarded() || !j.is_object()) return RuleFail("json-envelope", "the response is not valid JSON");
+  if (j.size() != 1 || !j.contains(key)) return RuleFail("json-envelope", fmt::format("the object's keys are not just \"{}\"", key));
+  if (!j[key].is_array() || j[key].empty()) return RuleFail("json-envelope", fmt::format("\"{}\" is not an array of points", key));
   for (const auto& e : j[key]) {
-    if (!e.is_string()) return Fails("json-envelope", fmt::format("\"{}\" holds a value that is not a string", key));
+    if (!e.is_string()) return RuleFail("json-envelope", fmt::format("\"{}\" holds a value that is not a string", key));
   }
-  return Passes("json-envelope");
+  return RulePass("json-envelope");
 }
 
 constexpr SummaryRule kSummaryRules[] = {
@@ -539,7 +496,7 @@ SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rule
     const std::string id = r.value("id", "");
     title |= id == "title";
     keywords |= id == "keywords-line";
-    if (id == "json-envelope") key = StrOf(r, "key");
+    if (id == "json-envelope") key = StrParam(r, "key");
   }
   if (!key.empty()) {
     const size_t open = response.find('{'), close = response.rfind('}');
@@ -567,7 +524,7 @@ SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rule
   }
   std::vector<int> content;
   for (size_t i = 0; i < m.lines.size(); ++i) {
-    if (!Trim(m.lines[i]).empty()) content.push_back(static_cast<int>(i));
+    if (!TrimBlanks(m.lines[i]).empty()) content.push_back(static_cast<int>(i));
   }
   size_t first = 0, last = content.size();
   if (title && first < last) m.title_line = content[first++];
@@ -582,11 +539,11 @@ SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rule
 
 RuleCheck CheckSummaryPoints(const SummaryParsed& m) {
   using namespace summary_internal;
-  if (m.point_texts.empty()) return Fails("points", "no points");
+  if (m.point_texts.empty()) return RuleFail("points", "no points");
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
-    if (summary_internal::CountWords(m.point_texts[i]) == 0) return Fails("points", fmt::format("point {} is empty", i + 1));
+    if (CountBlankSeparatedWords(m.point_texts[i]) == 0) return RuleFail("points", fmt::format("point {} is empty", i + 1));
   }
-  return Passes("points");
+  return RulePass("points");
 }
 
 // Strict: a point says something of the document (most of its words are the document's;
@@ -607,26 +564,26 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
     size_t in_doc = 0;
     for (const std::string& w : words) in_doc += std::binary_search(doc.begin(), doc.end(), w);
     if (words.size() < kMinWords) {
-      return Fails("content", fmt::format("point {} has {} words: it says nothing", i + 1, words.size()));
+      return RuleFail("content", fmt::format("point {} has {} words: it says nothing", i + 1, words.size()));
     }
     if (static_cast<double>(in_doc) < kMinDocumentShare * static_cast<double>(words.size())) {
-      return Fails("content", fmt::format("point {} is not the document's: {} of its {} words are in it",
+      return RuleFail("content", fmt::format("point {} is not the document's: {} of its {} words are in it",
                                           i + 1, in_doc, words.size()));
     }
     for (size_t j = 0; j < seen.size(); ++j) {
-      if (seen[j] == words) return Fails("content", fmt::format("point {} repeats point {}", i + 1, j + 1));
+      if (seen[j] == words) return RuleFail("content", fmt::format("point {} repeats point {}", i + 1, j + 1));
     }
     seen.push_back(std::move(words));
   }
-  if (m.point_texts.empty()) return Fails("content", "no points");
-  return Passes("content");
+  if (m.point_texts.empty()) return RuleFail("content", "no points");
+  return RulePass("content");
 }
 
 std::string SummaryBasePrompt(const SummaryDraft& d) {
   return fmt::format(
       "Summarize the following document as a list of points: one point per line, each "
       "stating a fact of the document in your own words or its own.\n\nDocument:\n{}",
-      summary_internal::Trim(d.document));
+      TrimBlanks(d.document));
 }
 
 }  // namespace structtest::composed
