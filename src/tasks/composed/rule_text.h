@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -67,6 +68,41 @@ inline int IntParam(const nlohmann::json& p, const char* key) {
 inline std::string StrParam(const nlohmann::json& p, const char* key) {
   const auto it = p.find(key);
   return it != p.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The lines of `response` (a '\r' before a '\n' dropped), blank ones too.
+inline std::vector<std::string> LinesOf(std::string_view response) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= response.size()) {
+    size_t end = response.find('\n', start);
+    if (end == std::string_view::npos) end = response.size();
+    std::string_view line = response.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.emplace_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The indexes of the lines that are not blank.
+inline std::vector<int> NonBlankLines(const std::vector<std::string>& lines) {
+  std::vector<int> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!TrimBlanks(lines[i]).empty()) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+// The JSON object from the first '{' of `response` to its last '}', when that parses as
+// one (a JSON envelope rule's answer); a discarded value otherwise.
+inline nlohmann::json EnvelopeObject(std::string_view response) {
+  const size_t open = response.find('{'), close = response.rfind('}');
+  if (open == std::string_view::npos || close == std::string_view::npos || open >= close) {
+    return nlohmann::json::value_t::discarded;
+  }
+  nlohmann::json j = nlohmann::json::parse(response.substr(open, close - open + 1), nullptr, false);
+  return j.is_object() ? j : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 // One of `items`, drawn from `rng`.

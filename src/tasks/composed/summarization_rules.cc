@@ -499,33 +499,16 @@ SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rule
     if (id == "json-envelope") key = StrParam(r, "key");
   }
   if (!key.empty()) {
-    const size_t open = response.find('{'), close = response.rfind('}');
-    if (open != std::string_view::npos && close != std::string_view::npos && open < close) {
-      const nlohmann::json j = nlohmann::json::parse(response.substr(open, close - open + 1), nullptr, false);
-      if (!j.is_discarded() && j.is_object()) {
-        const auto a = j.find(key);
-        if (a != j.end() && a->is_array()) {
-          m.envelope_read = true;
-          for (const auto& e : *a) m.lines.push_back(e.is_string() ? e.get<std::string>() : e.dump());
-        }
+    if (const nlohmann::json j = EnvelopeObject(response); !j.is_discarded()) {
+      const auto a = j.find(key);
+      if (a != j.end() && a->is_array()) {
+        m.envelope_read = true;
+        for (const auto& e : *a) m.lines.push_back(e.is_string() ? e.get<std::string>() : e.dump());
       }
     }
   }
-  if (!m.envelope_read) {
-    size_t start = 0;
-    while (start <= response.size()) {
-      size_t end = response.find('\n', start);
-      if (end == std::string_view::npos) end = response.size();
-      std::string_view line = response.substr(start, end - start);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      m.lines.emplace_back(line);
-      start = end + 1;
-    }
-  }
-  std::vector<int> content;
-  for (size_t i = 0; i < m.lines.size(); ++i) {
-    if (!TrimBlanks(m.lines[i]).empty()) content.push_back(static_cast<int>(i));
-  }
+  if (!m.envelope_read) m.lines = LinesOf(response);
+  const std::vector<int> content = NonBlankLines(m.lines);
   size_t first = 0, last = content.size();
   if (title && first < last) m.title_line = content[first++];
   if (keywords && first < last) m.keywords_line = content[--last];
