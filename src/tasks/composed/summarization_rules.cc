@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "tasks/composed/rule_text.h"
+#include "tasks/summarization/strict.h"
 
 namespace structtest::composed {
 
@@ -559,6 +560,10 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
     seen.push_back(std::move(words));
   }
   if (m.point_texts.empty()) return RuleFail("content", "no points");
+  // Then strict summarization's own judgement of items: near repeats, the document's
+  // subject, and points that read as English (its words out of order do not).
+  std::string problem = summarization_internal::PointsContentProblem(m.point_texts, m.document, kMinWords);
+  if (!problem.empty()) return RuleFail("content", std::move(problem));
   return RulePass("content");
 }
 

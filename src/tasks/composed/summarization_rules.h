@@ -4,7 +4,8 @@
 // RenderSummary writes; a response read back into parts (SummaryParsed) is what they
 // check. Besides the drawn rules every verdict has `points` (at least one point, none
 // empty) and, under strict, `content` (every point is the document's: most of its words
-// are the document's, and no point repeats another).
+// are the document's, no point repeats another, and strict summarization's judgement of
+// items holds: PointsContentProblem, which reads the points as English).
 #ifndef STRUCTTEST_TASKS_COMPOSED_SUMMARIZATION_RULES_H_
 #define STRUCTTEST_TASKS_COMPOSED_SUMMARIZATION_RULES_H_
 

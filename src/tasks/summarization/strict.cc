@@ -640,6 +640,14 @@ uint64_t PairKey(uint64_t ha, uint64_t hb) {
   return ha * 0x9E3779B97F4A7C15ULL ^ (hb + 0x7F4A7C159E3779B9ULL + (ha << 6) + (ha >> 2));
 }
 
+// Content words only: "everyone" in a summary is not about a document that says "every".
+void IndexDocument(std::string_view text, DocumentWords* d) {
+  d->text = text;
+  ForEachWord(text, [&](const std::string& w) {
+    if (IsContentWord(w) || IsNumberWord(w)) d->stems.insert(Stem(w));
+  });
+}
+
 // The document: context.document when given, else what follows the line "Document:"
 // in the last user message (the generated prompt ends with it).
 DocumentWords GetDocument(const Sample& sample) {
@@ -665,13 +673,7 @@ DocumentWords GetDocument(const Sample& sample) {
       break;
     }
   }
-  // Content words only: "everyone" in a summary is not about a document that says "every".
-  if (d.present) {
-    d.text = text;
-    ForEachWord(text, [&](const std::string& w) {
-      if (IsContentWord(w) || IsNumberWord(w)) d.stems.insert(Stem(w));
-    });
-  }
+  if (d.present) IndexDocument(text, &d);
   return d;
 }
 
@@ -1323,6 +1325,20 @@ StatusOr<Verdict> CheckFlatListLength(const Sample& sample, const SummarizationP
 }
 
 }  // namespace
+
+std::string PointsContentProblem(std::span<const std::string> points,
+                                 std::string_view document, size_t min_words) {
+  DocumentWords doc;
+  doc.present = true;
+  IndexDocument(document, &doc);
+  std::vector<Unit> units;
+  units.reserve(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    units.push_back(MakeUnit(fmt::format("point {}", i + 1), points[i], min_words));
+  }
+  Verdict v = JudgeContent(units, doc, "the points");
+  return v.pass ? "" : std::move(v.reason);
+}
 
 // ---- the checkers ------------------------------------------------------------------
 

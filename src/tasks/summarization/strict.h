@@ -6,6 +6,7 @@
 #ifndef STRUCTTEST_TASKS_SUMMARIZATION_STRICT_H_
 #define STRUCTTEST_TASKS_SUMMARIZATION_STRICT_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,15 @@ StatusOr<Verdict> StrictNumberedPointsLength(const Sample& sample, const SampleP
                                              std::string_view response, const CheckEnv& env);
 StatusOr<Verdict> StrictIndentedBulletPoints(const Sample& sample, const SampleParams& params,
                                              std::string_view response, const CheckEnv& env);
+
+// The strict content judgement of points (one per entry) against `document`, the one the
+// strict checkers give each item: every point says something (at least `min_words`
+// words, one of them a content word), none repeats another exactly or nearly, together
+// they are about the document, and they read as English (`language`). "" when they
+// pass, else the first problem ("language: ..."). The composed suite's `content` check
+// (src/tasks/composed) judges its points with it.
+std::string PointsContentProblem(std::span<const std::string> points,
+                                 std::string_view document, size_t min_words);
 
 // `builtin/skeleton`: the target answer line by line with its markers (symbols,
 // numbers, bracketed questions, indentation) kept and every sentence replaced by a
