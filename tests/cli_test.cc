@@ -309,6 +309,64 @@ TEST(CliTest, TheReportWidensItsSubtaskColumnToTheLongestName) {
   EXPECT_NE(r.out[row + split], ' ') << r.out;
 }
 
+// run --rules-per-sample K (or --difficulty) asks the composed suite at K: the samples
+// are those `generate` makes at K, the run's directory and identity hold K (the default
+// 3 as before, so older composed runs resume), another K in the same directory is
+// refused naming it, and the flags are refused off the composed suite and with --samples.
+TEST(CliTest, RunTakesTheComposedDialAndKeepsItInTheRunsIdentity) {
+  TempDir dir;
+  ASSERT_EQ(Structtest(dir, "generate --suite composed --tasks math --rules-per-sample 6 "
+                            "--limit 3 --out k6.jsonl")
+                .exit_code,
+            0);
+  CommandResult r = Structtest(dir, "run --model builtin/oracle --suite composed --tasks math "
+                                    "--difficulty hard --limit 3 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string run = dir.path() + "/runs/builtin-oracle_composed_seed0_k6_math";
+  ASSERT_TRUE(std::filesystem::exists(run + "/run.db")) << r.err;
+  EXPECT_NE(r.out.find("math_composed_k6"), std::string::npos) << r.out;
+  r = Structtest(dir, "export " + run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> asked, generated;
+  std::istringstream exported(r.out);
+  for (std::string line; std::getline(exported, line);) {
+    asked.insert(nlohmann::json::parse(line)["messages"][0]["content"].get<std::string>());
+  }
+  std::istringstream made(ReadFileOrDie(dir.path() + "/k6.jsonl"));
+  for (std::string line; std::getline(made, line);) {
+    generated.insert(nlohmann::json::parse(line)["messages"][0]["content"].get<std::string>());
+  }
+  EXPECT_EQ(asked, generated);
+  // Its identity says 6; the same directory at another K is another run.
+  r = Structtest(dir, "run --model builtin/oracle --suite composed --tasks math "
+                      "--rules-per-sample 4 --limit 3 -q --out " + run);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("this directory holds another run (rules_per_sample was 6, now 4)"),
+            std::string::npos)
+      << r.err;
+  // The default: no K in the name, and --rules-per-sample 3 is that same run.
+  ASSERT_EQ(Structtest(dir, "run --model builtin/oracle --suite composed --tasks math --limit 1 -q")
+                .exit_code,
+            0);
+  r = Structtest(dir, "run --model builtin/oracle --suite composed --tasks math "
+                      "--rules-per-sample 3 --limit 1 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/runs/builtin-oracle_composed_seed0_math/run.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/runs/builtin-oracle_composed_seed0_k3_math"));
+  for (const auto& [args, error] : std::vector<std::pair<std::string, std::string>>{
+           {"--rules-per-sample 4", "--rules-per-sample: only the composed suite takes it"},
+           {"--suite composed --rules-per-sample 2 --difficulty easy",
+            "--rules-per-sample and --difficulty: give one of them, not both"},
+           {"--suite composed --rules-per-sample 9", "--rules-per-sample: 9 is not in 1..8"},
+           {"--suite composed --difficulty mad", "--difficulty: unknown level 'mad'"},
+           {"--samples k6.jsonl --rules-per-sample 6",
+            "--rules-per-sample: the samples come from --samples k6.jsonl"}}) {
+    r = Structtest(dir, "run --model builtin/oracle --limit 1 -q " + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("structtest: error: " + error), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
 // generate --split train: the same subtasks, every sample and source item marked train,
 // no prompt equal to an eval prompt of the same or another seed; refused with the paper suite, data files of the user's, or an unknown split.
 TEST(CliTest, GenerateTrainSplitHasNoEvalPromptAndRefusesWhatCouldOverlap) {

@@ -74,6 +74,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"size", "--size", ""},
     {"tasks", "--tasks", ""},
     {"limit", "--limit", ""},
+    {"rules_per_sample", "--rules-per-sample", ""},
+    {"difficulty", "--difficulty", ""},
     {"split", "--split", ""},
     {"documents", "--documents", ""},
     {"mbpp", "--mbpp", ""},

@@ -95,10 +95,10 @@ void SetupGenerate(CLI::App& app, int* exit_code) {
                   "default (built-in sources, no files needed), paper (the paper's design "
                   "over your data files) or composed (each sample a base task under K format "
                   "rules drawn from a rule library; docs/composed.md)");
-  cmd->add_option("--rules-per-sample", opt->options.rules_per_sample,
+  cmd->add_option(FlagNames("rules_per_sample"), opt->options.rules_per_sample,
                   "composed suite: format rules per sample, 1 to 8 (default 3)")
       ->type_name("K");
-  cmd->add_option("--difficulty", opt->options.difficulty,
+  cmd->add_option(FlagNames("difficulty"), opt->options.difficulty,
                   "composed suite: easy, medium, hard or extreme (2, 4, 6 or 8 rules per "
                   "sample), instead of --rules-per-sample");
   cmd->add_option("--seed", opt->options.seed,

@@ -170,7 +170,14 @@ void SetupRun(CLI::App& app, int* exit_code) {
   cmd->add_option(FlagNames("transport.endpoints_file"), opt->run.transport.endpoints_file,
                   "FILE: replicas of the model, one API root a line ('#' comments and blank "
                   "lines skipped), after any --base-url");
-  cmd->add_option(FlagNames("suite"), opt->run.suite.suite, "default or paper (see 'generate')");
+  cmd->add_option(FlagNames("suite"), opt->run.suite.suite,
+                  "default, paper or composed (see 'generate')");
+  cmd->add_option(FlagNames("rules_per_sample"), opt->run.suite.rules_per_sample,
+                  "composed suite: format rules per sample, 1 to 8 (default 3)")
+      ->type_name("K");
+  cmd->add_option(FlagNames("difficulty"), opt->run.suite.difficulty,
+                  "composed suite: easy, medium, hard or extreme (2, 4, 6 or 8 rules per "
+                  "sample), instead of --rules-per-sample");
   cmd->add_option(FlagNames("samples"), opt->run.samples,
                   "ask these samples (JSONL from 'structtest generate') instead of generating");
   cmd->add_option(FlagNames("seed"), opt->run.suite.seed, "seed of the generated suite (default 0)")
@@ -311,7 +318,8 @@ void SetupRun(CLI::App& app, int* exit_code) {
                 "print what the run would send (requests and estimated prompt tokens per "
                 "subtask, the cost range) and send nothing");
   cmd->callback([opt, exit_code, cmd]() {
-    for (const char* field : {"seed", "size", "suite", "documents", "mbpp", "apps", "gsm8k"}) {
+    for (const char* field : {"seed", "size", "suite", "rules_per_sample", "difficulty",
+                              "documents", "mbpp", "apps", "gsm8k"}) {
       const std::string flag(FlagOf(field));
       if (cmd->count(flag) > 0) opt->suite_flags_given.push_back(flag);
     }

@@ -14,7 +14,9 @@
 #include "core/hash.h"
 #include "store/run_store.h"
 #include "structtest/version.h"
+#include "tasks/composed/composed.h"
 #include "tasks/registry.h"
+#include "tasks/suite.h"
 
 namespace structtest {
 
@@ -34,6 +36,12 @@ std::string DefaultRunDir(const RunSuiteOptions& opt) {
   } else {
     name += fmt::format("_{}_seed{}", opt.suite.suite, opt.suite.seed);
     if (opt.suite.size != 1.0) name += fmt::format("_size{}", opt.suite.size);
+    // A composed run off the default 3 rules per sample (an unknown level: the run
+    // refuses it before the name is used).
+    if (const auto k = ComposedRulesPerSample(opt.suite); k.ok() && *k != 0 &&
+                                                            *k != kDefaultRulesPerSample) {
+      name += fmt::format("_k{}", *k);
+    }
     for (const std::string& t : opt.suite.tasks) name += "_" + t;
   }
   const std::string limit = opt.suite.limit > 0 ? fmt::format("_limit{}", opt.suite.limit) : "";
@@ -105,6 +113,8 @@ StatusOr<RunManifest> RunIdentity(const ResolvedRun& run, const std::string& end
     id.suite = opt.suite.suite;
     id.seed = opt.suite.seed;
     id.size = opt.suite.size;
+    ASSIGN_OR_RETURN(const int k, ComposedRulesPerSample(opt.suite));
+    id.rules_per_sample = k == kDefaultRulesPerSample ? 0 : k;
     for (const auto& [file, fingerprint] : {std::pair{&opt.suite.documents, &id.documents},
                                             {&opt.suite.mbpp, &id.mbpp},
                                             {&opt.suite.apps, &id.apps},

@@ -136,6 +136,8 @@ StatusOr<RunManifest> RunManifest::FromJson(const nlohmann::json& j, std::string
     RETURN_IF_ERROR(r.Text("suite", &m.suite));
     RETURN_IF_ERROR(r.Number("seed", &m.seed, "a whole number"));
     RETURN_IF_ERROR(r.Number("size", &m.size, "a number"));
+    // Before `run --rules-per-sample`, a composed run stored none: the default.
+    RETURN_IF_ERROR(r.Number("rules_per_sample", &m.rules_per_sample, "a whole number"));
   }
   RETURN_IF_ERROR(r.TextList("tasks", &m.tasks));
   for (const auto& [key, file] : {std::pair{"documents", &m.documents},
@@ -198,6 +200,8 @@ nlohmann::json RunManifest::ToJson() const {
     j["seed"] = seed;
     j["size"] = size;
     j["tasks"] = tasks;
+    // Only off the composed suite's default, so the runs stored before it read the same.
+    if (rules_per_sample != 0) j["rules_per_sample"] = rules_per_sample;
   }
   for (const auto& [key, file] : {std::pair{"documents", &documents},
                                   {"mbpp", &mbpp},

@@ -60,6 +60,8 @@ struct RunManifest {
   uint64_t seed = 0;
   double size = 1.0;
   std::vector<std::string> tasks;
+  // The composed suite's format rules per sample; 0: its default (3), or another suite.
+  int rules_per_sample = 0;
   std::string documents, mbpp, apps, gsm8k;  // the data files' fingerprints, or ""
   std::optional<uint64_t> limit;             // none: the whole suite
   std::string shard;                         // "I/N", or "" for a whole run

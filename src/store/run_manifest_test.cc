@@ -67,6 +67,28 @@ TEST(RunManifestTest, OlderShapesAreUpgraded) {
   EXPECT_EQ(mm.ToJson(), merged);
 }
 
+// A composed run off the default rules per sample keeps its K; the default stores no
+// key, so composed runs stored before `run --rules-per-sample` keep their identity.
+TEST(RunManifestTest, TheComposedDialIsStoredOffItsDefault) {
+  const json k6 = json::parse(
+      R"({"endpoint":"builtin","limit":null,"max_tokens":0,"model":"builtin/oracle",)"
+      R"("rules_per_sample":6,"seed":0,"size":1.0,"suite":"composed","tasks":[],"temperature":null})");
+  const RunManifest m = Decode(k6);
+  EXPECT_EQ(m.rules_per_sample, 6);
+  EXPECT_EQ(m.ToJson(), k6);
+  RunManifest d = m;
+  d.rules_per_sample = 0;
+  EXPECT_FALSE(d.ToJson().contains("rules_per_sample"));
+  const auto diff = DiffManifests(m, d);
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_EQ(diff[0].field, "rules_per_sample");
+  EXPECT_FALSE(diff[0].now.has_value());
+  const auto bad = RunManifest::FromJson(json::parse(R"({"suite":"composed","rules_per_sample":"six"})"),
+                                         "runs/x/run.db");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("rules_per_sample"), std::string::npos) << bad.status().message();
+}
+
 // "repeats" appears from 2 on (a run asking each sample once has none) up to the most
 // a run may ask.
 TEST(RunManifestTest, RepeatsFromTwoToTheMostAreStored) {

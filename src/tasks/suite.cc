@@ -99,9 +99,6 @@ Status StoreLoaded(uint64_t seed, PythonPool* python, std::vector<Program> loade
 
 }  // namespace
 
-namespace {
-
-// The composed suite's rules per sample (0 for the others). Errors name the option.
 StatusOr<int> ComposedRulesPerSample(const GenerateOptions& options) {
   const bool composed = options.suite == "composed";
   if (!composed && (options.rules_per_sample != 0 || !options.difficulty.empty())) {
@@ -122,6 +119,8 @@ StatusOr<int> ComposedRulesPerSample(const GenerateOptions& options) {
   }
   return options.rules_per_sample;
 }
+
+namespace {
 
 StatusOr<std::vector<SubtaskRef>> ResolveComposedTasks(const std::vector<std::string>& tasks,
                                                        int rules_per_sample) {

@@ -42,6 +42,11 @@ size_t PaperSampleCount(const SubtaskRef& ref);
 // order. Errors name an unknown name, with a suggestion.
 StatusOr<std::vector<SubtaskRef>> ResolveTasks(const std::vector<std::string>& tasks);
 
+// The composed suite's format rules per sample: rules_per_sample, or the difficulty's
+// number, or the default (3); 0 for another suite. Errors name the option: either given
+// to another suite, both given, a number out of 1..8, an unknown level.
+StatusOr<int> ComposedRulesPerSample(const GenerateOptions& options);
+
 // What Suite::Plan checks before it prepares anything: the split's name, the suite's
 // name, the size, the task names, and (paper suite) that the data files its subtasks draw from are given.
 // Cheap: no file is read. Errors name the option.
