@@ -161,10 +161,12 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
 // may legitimately break a format rule (a word range, a step count): of a twin, only
 // the content checks are asserted, `answer` and `work`. The summarization families
 // rewrite the paper subtasks' answers and apply to no composed sample today; were one
-// to, it would be printed, not asserted: composed summarization's `content` does not
-// check that points read as language (docs/composed.md).
+// to, it would be printed, not asserted.
 TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
   const std::string only = EnvOr("STRUCTTEST_RED_TEAM_FAMILY", "");
+  const auto splitter = ::structtest::testing::BuiltinSentenceSplitter();
+  CheckEnv env;
+  env.sentences = splitter.get();  // composed summarization's point-sentences counts them
   for (int k : {3, 8}) {
     GenerateOptions options;
     options.suite = "composed";
@@ -191,9 +193,9 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
         std::optional<::structtest::testing::RedTeamPair> pair = family.make(sample, i);
         if (!pair) continue;
         ++n;
-        auto cheat = ScoreResponse(sample, pair->cheat, RuleSet::kStrict, CheckEnv{});
-        auto paper = ScoreResponse(sample, pair->cheat, RuleSet::kPaper, CheckEnv{});
-        auto twin = ScoreResponse(sample, pair->twin, RuleSet::kStrict, CheckEnv{});
+        auto cheat = ScoreResponse(sample, pair->cheat, RuleSet::kStrict, env);
+        auto paper = ScoreResponse(sample, pair->cheat, RuleSet::kPaper, env);
+        auto twin = ScoreResponse(sample, pair->twin, RuleSet::kStrict, env);
         ASSERT_TRUE(cheat.ok() && paper.ok() && twin.ok()) << family.name << " " << sample.id;
         cheat_strict += cheat->pass;
         cheat_paper += paper->pass;

@@ -284,7 +284,9 @@ StatusOr<Sample> GenerateComposedSummary(const GenerateRequest& request, int k,
   draft.document = doc.text;
   for (size_t i : picks) draft.points.push_back(doc.key_sentences[i]);
   draft.spare = doc.key_sentences[spare];
+  // What the answer is rebuilt from (RebuildSummaryDraft replays the rules' changes).
   const std::vector<std::string> base_points = draft.points;
+  const std::string base_spare = draft.spare;
   ASSIGN_OR_RETURN(const std::vector<const SummaryRule*> rules,
                    DrawRules(&rng, composed::SummarizationRules(), draft, k, "summarization"));
   nlohmann::json params = nlohmann::json::array();
@@ -307,7 +309,7 @@ StatusOr<Sample> GenerateComposedSummary(const GenerateRequest& request, int k,
   s.context = {{"document_id", doc.id}, {"document", doc.text}};
   s.target = {{"answer", composed::RenderSummary(draft)},
               {"points", base_points},
-              {"spare", draft.spare}};
+              {"spare", base_spare}};
   return s;
 }
 
@@ -346,10 +348,17 @@ StatusOr<std::string> DocumentOf(const Sample& sample) {
 }
 
 StatusOr<Verdict> CheckComposedSummary(const Sample& sample, std::string_view response,
-                                       RuleSet rules) {
+                                       RuleSet rules, const CheckEnv& env) {
   ASSIGN_OR_RETURN(const nlohmann::json* list, SummaryRulesOf(sample));
   ASSIGN_OR_RETURN(std::string document, DocumentOf(sample));
-  const composed::SummaryParsed parsed = composed::ParseSummary(response, *list, std::move(document));
+  if (env.sentences == nullptr && composed::SummaryRulesCountSentences(*list)) {
+    return Status::Unavailable(fmt::format(
+        "sample '{}': its rule point-sentences counts sentences and the scoring environment "
+        "has no Punkt sentence model (CheckEnv::sentences; SentenceSplitter::LoadBuiltin gives one)",
+        sample.id));
+  }
+  const composed::SummaryParsed parsed =
+      composed::ParseSummary(response, *list, std::move(document), env.sentences);
   Verdict verdict;
   for (const auto& r : *list) {
     verdict.checks.push_back(composed::FindSummaryRule(r["id"].get<std::string>())->check(r, parsed, rules));
@@ -360,12 +369,12 @@ StatusOr<Verdict> CheckComposedSummary(const Sample& sample, std::string_view re
 }
 
 StatusOr<Verdict> CheckSummaryPaper(const Sample& sample, const SampleParams&,
-                                    std::string_view response, const CheckEnv&) {
-  return CheckComposedSummary(sample, response, RuleSet::kPaper);
+                                    std::string_view response, const CheckEnv& env) {
+  return CheckComposedSummary(sample, response, RuleSet::kPaper, env);
 }
 StatusOr<Verdict> CheckSummaryStrict(const Sample& sample, const SampleParams&,
-                                     std::string_view response, const CheckEnv&) {
-  return CheckComposedSummary(sample, response, RuleSet::kStrict);
+                                     std::string_view response, const CheckEnv& env) {
+  return CheckComposedSummary(sample, response, RuleSet::kStrict, env);
 }
 
 StatusOr<SummaryDraft> RebuildSummaryDraft(const Sample& sample) {
@@ -410,7 +419,7 @@ StatusOr<std::string> ComposedSummaryLoophole(const Sample& sample) {
   SubtaskSpec {                                                                               \
     SummarySubtaskName<K>(), Split::kHard,                                                    \
         "a document summarized in points under " #K " composed format rules",                 \
-        "rules (id and parameters of each)", &CheckSummaryPaper, false, &GenerateSummaryK<K>, \
+        "rules (id and parameters of each)", &CheckSummaryPaper, true, &GenerateSummaryK<K>,  \
         nullptr, &CheckSummaryStrict, &ComposedSummarySkeleton, &ComposedSummaryLoophole      \
   }
 

@@ -23,6 +23,7 @@
 #include "tasks/composed/summarization_rules.h"
 #include "tasks/responders.h"
 #include "tasks/scorer.h"
+#include "text/punkt.h"
 #include "testing/test_support.h"
 
 namespace structtest {
@@ -46,6 +47,13 @@ Sample GoldenSample(std::string_view domain, const nlohmann::json& c) {
     s.context = {{"document", c["document"]}};
   }
   return s;
+}
+
+// Composed summarization's point-sentences counts sentences with Punkt.
+const CheckEnv& Env() {
+  static const auto* splitter = testing::BuiltinSentenceSplitter().release();
+  static const CheckEnv env{splitter, nullptr};
+  return env;
 }
 
 const RuleCheck* FindCheck(const Verdict& v, std::string_view name) {
@@ -75,7 +83,7 @@ void RunGoldenCases(std::string_view domain, std::span<const Rule> library) {
     const std::string name = c["name"];
     const RuleSet rules = c["rule_set"] == "strict" ? RuleSet::kStrict : RuleSet::kPaper;
     const auto v = ScoreResponse(GoldenSample(domain, c), c["response"].get<std::string>(),
-                                 rules, CheckEnv{});
+                                 rules, Env());
     ASSERT_TRUE(v.ok()) << name << ": " << v.status().message();
     const RuleCheck* check = FindCheck(*v, c["check"].get<std::string>());
     ASSERT_NE(check, nullptr) << name << ": no check " << c["check"];
@@ -159,7 +167,7 @@ TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
       for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
         const auto oracle = BuiltinRespond("oracle", s);
         ASSERT_TRUE(oracle.ok());
-        const auto v = ScoreResponse(s, *oracle, rules, CheckEnv{});
+        const auto v = ScoreResponse(s, *oracle, rules, Env());
         ASSERT_TRUE(v.ok()) << v.status().message();
         EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n"
                              << *oracle;
@@ -172,14 +180,14 @@ TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
       for (std::string_view cheat : {"null", "echo", "skeleton", "loophole"}) {
         const auto answer = BuiltinRespond(cheat, s);
         ASSERT_TRUE(answer.ok()) << cheat << ": " << answer.status().message();
-        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, Env());
         ASSERT_TRUE(v.ok());
         EXPECT_FALSE(v->pass) << s.id << " " << cheat << " passed strict:\n" << *answer;
       }
       // The loophole (filler steps, the right answer) is what the paper-style checks
       // cannot see: the rules hold, the work is not there.
       const auto loophole = BuiltinRespond("loophole", s);
-      const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, CheckEnv{});
+      const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, Env());
       ASSERT_TRUE(paper.ok());
       EXPECT_TRUE(paper->pass) << s.id << ": " << paper->reason;
     }
@@ -251,7 +259,7 @@ TEST(ComposedSuiteTest, ChecksAreIndependent) {
               a == b ? std::vector<std::string>{ids[a]} : std::vector<std::string>{ids[a], ids[b]};
           const auto answer = ComposedAnswerBreaking(s, broken);
           ASSERT_TRUE(answer.ok()) << answer.status().message();
-          const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+          const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, Env());
           ASSERT_TRUE(v.ok()) << v.status().message();
           for (const RuleCheck& c : v->checks) {
             const bool should_fail =
@@ -289,7 +297,7 @@ TEST(ComposedSuiteTest, NoisyResponderFollowsOneMinusPToTheK) {
         if (s.domain != domain) continue;
         const auto answer = BuiltinRespond("noisy-0.1", s);
         ASSERT_TRUE(answer.ok()) << answer.status().message();
-        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
+        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, Env());
         ASSERT_TRUE(v.ok());
         passed += v->pass;
         ++n;

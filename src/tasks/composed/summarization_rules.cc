@@ -8,6 +8,7 @@
 
 #include "tasks/composed/rule_text.h"
 #include "tasks/summarization/strict.h"
+#include "text/punkt.h"
 
 namespace structtest::composed {
 
@@ -56,6 +57,11 @@ constexpr std::string_view kPadding[] = {"and", "this", "is", "said", "again", "
 
 std::string PointText(const SummaryDraft& d, size_t i) {
   std::string text(TrimBlanks(d.points[i]));
+  if (i == 0 && d.sentences_joined_first && !d.second_sentence.empty()) {
+    // "A. B." -> "A; B.": the same words, one sentence.
+    const size_t at = std::min(d.second_sentence[0], text.size());
+    if (at >= 2 && text[at - 2] == '.') text[at - 2] = ';';
+  }
   if (i == 0 && d.first_person_first && !text.empty()) {
     text = "We note that " + std::string(1, Lower(text[0])) + text.substr(1);
   }
@@ -419,7 +425,54 @@ RuleCheck CheckSummaryEnvelope(const nlohmann::json& p, const SummaryParsed& m, 
   return RulePass("json-envelope");
 }
 
+// point-sentences (paper: the Hard subtasks' sentences per point): every point is two
+// sentences. Applied first (the table's order), it pairs the facts, so that the rules
+// drawn after it count, measure and number the paired points; the held-back fact is a
+// pair too, so point-count's violation (one point more) keeps two sentences a point.
+bool FactsPairUp(const SummaryDraft& d) {
+  const auto ends_with_stop = [](std::string_view s) { return TrimBlanks(s).ends_with("."); };
+  return d.points.size() >= 5 && d.second_sentence.empty() && ends_with_stop(d.spare) &&
+         std::all_of(d.points.begin(), d.points.end(), ends_with_stop);
+}
+nlohmann::json DrawPointSentences(Rng*, const SummaryDraft&) { return {{"n", 2}}; }
+std::string PointSentencesText(const nlohmann::json& p, int phrasing) {
+  if (phrasing == 0) return fmt::format("Every point must consist of exactly {} sentences.", IntParam(p, "n"));
+  return fmt::format("Write each point as {} full sentences, no more and no fewer.", IntParam(p, "n"));
+}
+void ApplyPointSentences(const nlohmann::json&, SummaryDraft* d) {
+  // facts = the points and the held-back one, paired in order (an odd one out dropped):
+  // the last pair is held back.
+  std::vector<std::string> facts = d->points;
+  facts.push_back(d->spare);
+  std::vector<std::string> pairs;
+  d->second_sentence.clear();
+  for (size_t i = 0; i + 1 < facts.size(); i += 2) {
+    const std::string first(TrimBlanks(facts[i]));
+    pairs.push_back(first + " " + std::string(TrimBlanks(facts[i + 1])));
+    d->second_sentence.push_back(first.size() + 1);
+  }
+  d->spare = pairs.back();
+  pairs.pop_back();
+  d->second_sentence.pop_back();
+  d->points = std::move(pairs);
+}
+void ViolatePointSentences(const nlohmann::json&, SummaryDraft* d) { d->sentences_joined_first = true; }
+RuleCheck CheckPointSentences(const nlohmann::json& p, const SummaryParsed& m, RuleSet) {
+  const size_t n = static_cast<size_t>(IntParam(p, "n"));
+  for (size_t i = 0; i < m.point_sentences.size(); ++i) {
+    if (m.point_sentences[i] != n) {
+      return RuleFail("point-sentences", fmt::format("point {} has {} sentence(s), not {}: {}", i + 1,
+                                                     m.point_sentences[i], n, QuoteText(m.point_texts[i])));
+    }
+  }
+  if (m.point_texts.empty()) return RuleFail("point-sentences", "no points");
+  return RulePass("point-sentences");
+}
+
 constexpr SummaryRule kSummaryRules[] = {
+    {"point-sentences", "every point is exactly two sentences", RuleOrigin::kPaper,
+     kCompatibleWithAll, &FactsPairUp, &DrawPointSentences, 2, &PointSentencesText,
+     &ApplyPointSentences, &ViolatePointSentences, &CheckPointSentences},
     {"point-count", "exactly N points", RuleOrigin::kPaper, kCompatibleWithAll, nullptr,
      &DrawPointCount, 2, &PointCountText, &ApplyPointCount, &ViolatePointCount, &CheckPointCount},
     {"bullet-marker", "every point starts with a given symbol, `-`, `*` or `\u2022`",
@@ -485,8 +538,15 @@ std::string RenderSummary(const SummaryDraft& d) {
   return out;
 }
 
+bool SummaryRulesCountSentences(const nlohmann::json& rules) {
+  for (const auto& r : rules) {
+    if (r.is_object() && r.value("id", "") == "point-sentences") return true;
+  }
+  return false;
+}
+
 SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rules,
-                           std::string document) {
+                           std::string document, const SentenceSplitter* sentences) {
   using namespace summary_internal;
   SummaryParsed m;
   m.response = std::string(response);
@@ -517,6 +577,9 @@ SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rule
   for (size_t i = first; i < last; ++i) {
     m.point_lines.push_back(content[i]);
     m.point_texts.emplace_back(StripMarker(m.lines[static_cast<size_t>(content[i])], marker));
+  }
+  if (sentences != nullptr && SummaryRulesCountSentences(rules)) {
+    for (const std::string& t : m.point_texts) m.point_sentences.push_back(sentences->Count(t));
   }
   return m;
 }

@@ -19,6 +19,10 @@
 #include "structtest/sample.h"
 #include "tasks/composed/rule.h"
 
+namespace structtest {
+class SentenceSplitter;
+}
+
 namespace structtest::composed {
 
 enum class PointMarker { kNone, kSymbol, kNumber };
@@ -45,6 +49,11 @@ struct SummaryDraft {
   bool blank_line_missing = false;
   std::string envelope_key;
   bool envelope_preamble = false;
+  // point-sentences: where each point's second sentence starts (a byte offset into
+  // points[i]; empty: single facts), and whether the first point's two sentences are
+  // joined by a semicolon into one (a violation).
+  std::vector<size_t> second_sentence;
+  bool sentences_joined_first = false;
 };
 
 struct SummaryParsed {
@@ -55,6 +64,9 @@ struct SummaryParsed {
   int keywords_line = -1;
   std::vector<int> point_lines;
   std::vector<std::string> point_texts;  // without their markers
+  // The sentences of each point, by Punkt, when the sample's rules count them
+  // (point-sentences); empty otherwise.
+  std::vector<size_t> point_sentences;
   std::string document;
 };
 
@@ -64,8 +76,12 @@ std::span<const SummaryRule> SummarizationRules();
 const SummaryRule* FindSummaryRule(std::string_view id);
 
 std::string RenderSummary(const SummaryDraft& draft);
+// `sentences` counts the points' sentences when a rule asks for them (point-sentences);
+// it may be null otherwise (SummaryRulesCountSentences says which).
 SummaryParsed ParseSummary(std::string_view response, const nlohmann::json& rules,
-                           std::string document);
+                           std::string document, const SentenceSplitter* sentences);
+// Whether the sample's rules count sentences (their check needs a SentenceSplitter).
+bool SummaryRulesCountSentences(const nlohmann::json& rules);
 
 // The checks every summarization verdict has: `points`, and under strict `content`.
 RuleCheck CheckSummaryPoints(const SummaryParsed& parsed);
