@@ -530,6 +530,22 @@ StatusOr<std::string> ComposedAnswerBreaking(const Sample& sample,
   });
 }
 
+StatusOr<std::string> ComposedAnswerRewriting(
+    const Sample& sample, const std::function<std::string(size_t, const std::string&)>& rewrite) {
+  if (IsIn(sample, kComposedMath)) {
+    ASSIGN_OR_RETURN(MathDraft draft, RebuildMathDraft(sample));
+    for (size_t i = 0; i < draft.steps.size(); ++i) draft.steps[i] = rewrite(i, draft.steps[i]);
+    return composed::RenderMath(draft);
+  }
+  if (IsIn(sample, kComposedSummary)) {
+    ASSIGN_OR_RETURN(SummaryDraft draft, RebuildSummaryDraft(sample));
+    for (size_t i = 0; i < draft.points.size(); ++i) draft.points[i] = rewrite(i, draft.points[i]);
+    return composed::RenderSummary(draft);
+  }
+  return Status::InvalidArgument(fmt::format("sample '{}': {}/{} is not a composed sample",
+                                             sample.id, sample.domain, sample.subtask));
+}
+
 StatusOr<int> RulesForDifficulty(std::string_view level) {
   if (level == "easy") return 2;
   if (level == "medium") return 4;

@@ -10,6 +10,7 @@
 #ifndef STRUCTTEST_TASKS_COMPOSED_COMPOSED_H_
 #define STRUCTTEST_TASKS_COMPOSED_COMPOSED_H_
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,12 @@ StatusOr<std::string> NoisyComposedAnswer(const Sample& sample, double p);
 // broken (ids of its rules), for the independence tests. Errors as NoisyComposedAnswer.
 StatusOr<std::string> ComposedAnswerBreaking(const Sample& sample,
                                              const std::vector<std::string>& broken);
+
+// The reference answer of a composed sample with each of its content parts (math's
+// steps, summarization's points) replaced by rewrite(i, part), every format rule's change
+// kept: the red team's cheats of content (composed_test.cc). Errors as NoisyComposedAnswer.
+StatusOr<std::string> ComposedAnswerRewriting(
+    const Sample& sample, const std::function<std::string(size_t, const std::string&)>& rewrite);
 
 // The rules per sample a difficulty level stands for: easy 2, medium 4, hard 6,
 // extreme 8. Errors name the level and the known ones.

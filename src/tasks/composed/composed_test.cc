@@ -9,6 +9,7 @@
 #include <map>
 #include <span>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -332,6 +333,85 @@ TEST(ComposedSuiteTest, NoisyResponderIsSeededAndAnswersComposedSamplesOnly) {
   EXPECT_EQ(BuiltinRespond("noisy-0.1", plain[0]).status().message(),
             "sample 'math_easy-0': the noisy responder answers composed samples only "
             "(math/math_easy is not one)");
+}
+
+// The content parts (steps, points) of a composed sample's reference answer.
+std::vector<std::string> PartsOf(const Sample& s) {
+  std::vector<std::string> parts;
+  const auto r = ComposedAnswerRewriting(s, [&](size_t, const std::string& p) {
+    parts.push_back(p);
+    return p;
+  });
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return parts;
+}
+
+// Cheats of composed summarization's content with every format rule kept (the reference's
+// markers, title, keywords, envelope...): each point's words in another order, the
+// facts of another document, every point the first one again with a word left out.
+// Strict's `content` fails them; paper-style checks, which read only the format, pass
+// most of them.
+TEST(ComposedSuiteTest, StrictFailsSummariesThatKeepTheFormatAndLoseTheContent) {
+  struct Family {
+    std::string_view name;
+    std::string (*rewrite)(const std::vector<std::string>& own,
+                           const std::vector<std::string>& other, size_t i);
+  };
+  const Family families[] = {
+      {"words-out-of-order",
+       [](const std::vector<std::string>& own, const std::vector<std::string>&, size_t i) {
+         std::vector<std::string> words;
+         std::istringstream in(own[i]);
+         for (std::string w; in >> w;) words.push_back(w);
+         // A fixed shuffle: the odd-placed words reversed, then the even-placed ones.
+         std::vector<std::string> out;
+         for (size_t j = words.size(); j-- > 0;) if (j % 2 == 1) out.push_back(words[j]);
+         for (size_t j = 0; j < words.size(); j += 2) out.push_back(words[j]);
+         return fmt::format("{}", fmt::join(out, " "));
+       }},
+      {"another-documents-facts",
+       [](const std::vector<std::string>&, const std::vector<std::string>& other, size_t i) {
+         return other[i % other.size()];
+       }},
+      {"the-first-point-again",
+       [](const std::vector<std::string>& own, const std::vector<std::string>&, size_t i) {
+         std::vector<std::string> words;
+         std::istringstream in(own[0]);
+         for (std::string w; in >> w;) words.push_back(w);
+         if (i > 0 && i < words.size()) words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+         return fmt::format("{}", fmt::join(words, " "));
+       }},
+  };
+  for (int k : {3, 8}) {
+    std::vector<Sample> samples;
+    for (Sample& s : GenerateOrDie(Composed(k, 41, 120))) {
+      if (s.domain == "summarization") samples.push_back(std::move(s));
+    }
+    ASSERT_GE(samples.size(), 100u);
+    for (const Family& family : families) {
+      int strict_passes = 0, paper_passes = 0;
+      for (size_t n = 0; n < samples.size(); ++n) {
+        const Sample& s = samples[n];
+        const std::vector<std::string> own = PartsOf(s);
+        const std::vector<std::string> other = PartsOf(samples[(n + 1) % samples.size()]);
+        const auto cheat = ComposedAnswerRewriting(
+            s, [&](size_t i, const std::string&) { return family.rewrite(own, other, i); });
+        ASSERT_TRUE(cheat.ok()) << cheat.status().message();
+        const auto strict = ScoreResponse(s, *cheat, RuleSet::kStrict, Env());
+        const auto paper = ScoreResponse(s, *cheat, RuleSet::kPaper, Env());
+        ASSERT_TRUE(strict.ok() && paper.ok());
+        strict_passes += strict->pass;
+        paper_passes += paper->pass;
+        const RuleCheck* content = FindCheck(*strict, "content");
+        ASSERT_NE(content, nullptr);
+        EXPECT_EQ(content->result, RuleCheck::Result::kFail) << family.name << " " << s.id << "\n" << *cheat;
+      }
+      std::printf("composed summarization k%d %-26s %zu  paper %5.1f%%  strict %5.1f%%\n", k,
+                  std::string(family.name).c_str(), samples.size(),
+                  100.0 * paper_passes / samples.size(), 100.0 * strict_passes / samples.size());
+      EXPECT_EQ(strict_passes, 0) << family.name << " k" << k;
+    }
+  }
 }
 
 }  // namespace

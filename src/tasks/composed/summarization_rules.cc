@@ -593,6 +593,82 @@ RuleCheck CheckSummaryPoints(const SummaryParsed& m) {
   return RulePass("points");
 }
 
+namespace summary_internal {
+
+// The numbers written in digits in `text` ("2,180" -> "2180", "1.5"), and with
+// `number_words` the small numbers written in words ("twelve" -> "12").
+std::set<std::string> NumbersIn(std::string_view text, bool number_words) {
+  static constexpr std::string_view kSmall[] = {
+      "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+      "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+      "eighteen", "nineteen", "twenty"};
+  static constexpr std::string_view kTens[] = {"thirty", "forty", "fifty", "sixty",
+                                               "seventy", "eighty", "ninety"};
+  std::set<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] < '0' || text[i] > '9') {
+      ++i;
+      continue;
+    }
+    std::string n;
+    for (; i < text.size(); ++i) {
+      const char ch = text[i];
+      const bool inner = (ch == ',' || ch == '.') && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
+      if (ch >= '0' && ch <= '9') {
+        n += ch;
+      } else if (inner) {
+        if (ch == '.') n += ch;
+      } else {
+        break;
+      }
+    }
+    out.insert(std::move(n));
+  }
+  if (number_words) {
+    for (const std::string& w : Words(text)) {
+      for (size_t k = 0; k < std::size(kSmall); ++k) {
+        if (w == kSmall[k]) out.insert(std::to_string(k));
+      }
+      for (size_t k = 0; k < std::size(kTens); ++k) {
+        if (w == kTens[k]) out.insert(std::to_string(30 + 10 * k));
+      }
+    }
+  }
+  return out;
+}
+
+// A name in `point` the document does not have: a capitalized word past the first two
+// words of its sentence (those may open it: "Notably, Researchers") whose lower case is
+// not a word of the document. "" when there is none.
+std::string ForeignName(std::string_view point, const std::vector<std::string>& doc_sorted) {
+  size_t in_sentence = 0;
+  std::string word;
+  const auto judge = [&]() -> bool {
+    if (word.empty()) return false;
+    const bool capital = word[0] >= 'A' && word[0] <= 'Z';
+    bool foreign = false;
+    if (capital && in_sentence >= 2) {
+      const std::vector<std::string> w = Words(word);
+      foreign = w.size() == 1 && !std::binary_search(doc_sorted.begin(), doc_sorted.end(), w[0]);
+    }
+    ++in_sentence;
+    return foreign;
+  };
+  for (size_t i = 0; i <= point.size(); ++i) {
+    const char ch = i < point.size() ? point[i] : ' ';
+    if (Alnum(ch) || ch == '\'' || ch == '-') {
+      word += ch;
+      continue;
+    }
+    if (judge()) return word;
+    word.clear();
+    if (ch == '.' || ch == '!' || ch == '?' || ch == ';' || ch == ':') in_sentence = 0;
+  }
+  return "";
+}
+
+}  // namespace summary_internal
+
 // Strict: a point says something of the document (most of its words are the document's;
 // words the format rules add count as the document's) and no point repeats another.
 RuleCheck CheckSummaryContent(const SummaryParsed& m) {
@@ -605,9 +681,41 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
   }
   for (std::string_view w : kPadding) doc.emplace_back(w);
   std::sort(doc.begin(), doc.end());
+  constexpr size_t kMinWordsForOrder = 8;
+  constexpr double kCopiedShare = 0.9;
+  constexpr double kMinKeptPairs = 0.35;
+  std::set<std::string> doc_pairs;
+  {
+    const std::vector<std::string> w = Words(m.document);
+    for (size_t k = 1; k < w.size(); ++k) doc_pairs.insert(w[k - 1] + " " + w[k]);
+  }
   std::vector<std::vector<std::string>> seen;
+  std::vector<std::set<std::string>> word_sets;
+  const std::set<std::string> doc_numbers = NumbersIn(m.document, /*number_words=*/true);
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
     std::vector<std::string> words = Words(m.point_texts[i]);
+    // Its numbers and names are the document's: the facts of another document on the
+    // same subject share most of its words, not its numbers and names.
+    for (const std::string& n : NumbersIn(m.point_texts[i], /*number_words=*/false)) {
+      if (!doc_numbers.contains(n)) {
+        return RuleFail("content", fmt::format("point {} gives the number {}, which the document does not", i + 1, n));
+      }
+    }
+    if (const std::string name = ForeignName(m.point_texts[i], doc); !name.empty()) {
+      return RuleFail("content", fmt::format("point {} names '{}', which the document does not", i + 1, name));
+    }
+    // No point is most of another's words again (one word left out or put in).
+    std::set<std::string> set(words.begin(), words.end());
+    for (size_t j = 0; j < word_sets.size(); ++j) {
+      size_t shared = 0;
+      for (const std::string& w : set) shared += word_sets[j].contains(w);
+      const size_t either = set.size() + word_sets[j].size() - shared;
+      if (set.size() >= kMinWords && shared * 5 >= either * 4) {
+        return RuleFail("content", fmt::format("point {} says point {} again: {} of the {} words of either are in both",
+                                            i + 1, j + 1, shared, either));
+      }
+    }
+    word_sets.push_back(std::move(set));
     size_t in_doc = 0;
     for (const std::string& w : words) in_doc += std::binary_search(doc.begin(), doc.end(), w);
     if (words.size() < kMinWords) {
@@ -616,6 +724,19 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
     if (static_cast<double>(in_doc) < kMinDocumentShare * static_cast<double>(words.size())) {
       return RuleFail("content", fmt::format("point {} is not the document's: {} of its {} words are in it",
                                           i + 1, in_doc, words.size()));
+    }
+    // A point made of the document's words keeps enough of their order: the words of a
+    // sentence copied keep nearly all of it, a paraphrase brings words of its own; the
+    // document's words shuffled keep few pairs (4-23%, docs/strict.md).
+    if (words.size() >= kMinWordsForOrder &&
+        static_cast<double>(in_doc) >= kCopiedShare * static_cast<double>(words.size())) {
+      size_t kept = 0;
+      for (size_t w = 1; w < words.size(); ++w) kept += doc_pairs.contains(words[w - 1] + " " + words[w]);
+      if (static_cast<double>(kept) < kMinKeptPairs * static_cast<double>(words.size() - 1)) {
+        return RuleFail("content", fmt::format("point {} is the document's words out of their order: {} of its {} "
+                                            "word pairs stand together in the document",
+                                            i + 1, kept, words.size() - 1));
+      }
     }
     for (size_t j = 0; j < seen.size(); ++j) {
       if (seen[j] == words) return RuleFail("content", fmt::format("point {} repeats point {}", i + 1, j + 1));
