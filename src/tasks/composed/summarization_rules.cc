@@ -595,9 +595,9 @@ RuleCheck CheckSummaryPoints(const SummaryParsed& m) {
 
 namespace summary_internal {
 
-// The numbers written in digits in `text` ("2,180" -> "2180", "1.5"), and with
-// `number_words` the small numbers written in words ("twelve" -> "12").
-std::set<std::string> NumbersIn(std::string_view text, bool number_words) {
+// The numbers written in digits in `text` ("2,180" -> "2180", "1.5"), and with its
+// `words` (Words(text)) the small numbers written in words ("twelve" -> "12").
+std::set<std::string> NumbersIn(std::string_view text, const std::vector<std::string>* words) {
   static constexpr std::string_view kSmall[] = {
       "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -624,8 +624,8 @@ std::set<std::string> NumbersIn(std::string_view text, bool number_words) {
     }
     out.insert(std::move(n));
   }
-  if (number_words) {
-    for (const std::string& w : Words(text)) {
+  if (words != nullptr) {
+    for (const std::string& w : *words) {
       for (size_t k = 0; k < std::size(kSmall); ++k) {
         if (w == kSmall[k]) out.insert(std::to_string(k));
       }
@@ -675,7 +675,18 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
   using namespace summary_internal;
   constexpr double kMinDocumentShare = 0.6;
   constexpr size_t kMinWords = 4;
-  std::vector<std::string> doc = Words(m.document);
+  const std::vector<std::string> doc_words = Words(m.document);
+  // Each two adjacent words of the document, as a hash of the pair (a collision only
+  // counts a pair as the document's, the lenient side).
+  const auto pair_key = [](const std::string& a, const std::string& b) {
+    const uint64_t ha = std::hash<std::string>{}(a);
+    return ha * 0x9E3779B97F4A7C15ULL ^ (std::hash<std::string>{}(b) + (ha << 6) + (ha >> 2));
+  };
+  std::vector<uint64_t> doc_pairs;
+  doc_pairs.reserve(doc_words.size());
+  for (size_t k = 1; k < doc_words.size(); ++k) doc_pairs.push_back(pair_key(doc_words[k - 1], doc_words[k]));
+  std::sort(doc_pairs.begin(), doc_pairs.end());
+  std::vector<std::string> doc = doc_words;
   for (std::string_view w : {"we", "note", "that", "notably", "also", "importantly", "further"}) {
     doc.emplace_back(w);
   }
@@ -684,19 +695,14 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
   constexpr size_t kMinWordsForOrder = 8;
   constexpr double kCopiedShare = 0.9;
   constexpr double kMinKeptPairs = 0.35;
-  std::set<std::string> doc_pairs;
-  {
-    const std::vector<std::string> w = Words(m.document);
-    for (size_t k = 1; k < w.size(); ++k) doc_pairs.insert(w[k - 1] + " " + w[k]);
-  }
   std::vector<std::vector<std::string>> seen;
   std::vector<std::set<std::string>> word_sets;
-  const std::set<std::string> doc_numbers = NumbersIn(m.document, /*number_words=*/true);
+  const std::set<std::string> doc_numbers = NumbersIn(m.document, &doc_words);
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
     std::vector<std::string> words = Words(m.point_texts[i]);
     // Its numbers and names are the document's: the facts of another document on the
     // same subject share most of its words, not its numbers and names.
-    for (const std::string& n : NumbersIn(m.point_texts[i], /*number_words=*/false)) {
+    for (const std::string& n : NumbersIn(m.point_texts[i], nullptr)) {
       if (!doc_numbers.contains(n)) {
         return RuleFail("content", fmt::format("point {} gives the number {}, which the document does not", i + 1, n));
       }
@@ -731,7 +737,9 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
     if (words.size() >= kMinWordsForOrder &&
         static_cast<double>(in_doc) >= kCopiedShare * static_cast<double>(words.size())) {
       size_t kept = 0;
-      for (size_t w = 1; w < words.size(); ++w) kept += doc_pairs.contains(words[w - 1] + " " + words[w]);
+      for (size_t w = 1; w < words.size(); ++w) {
+        kept += std::binary_search(doc_pairs.begin(), doc_pairs.end(), pair_key(words[w - 1], words[w]));
+      }
       if (static_cast<double>(kept) < kMinKeptPairs * static_cast<double>(words.size() - 1)) {
         return RuleFail("content", fmt::format("point {} is the document's words out of their order: {} of its {} "
                                             "word pairs stand together in the document",
