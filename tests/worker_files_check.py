@@ -69,7 +69,7 @@ def main():
         sys.exit("usage: python3 worker_files_check.py PYTHON DIR [DIR...]")
     python = sys.argv[1]
     for folder in sys.argv[2:]:
-        problem = check(python, folder)
+        problem = check(python, os.path.abspath(folder))
         if problem is not None:
             print("worker_files_check: FAILED: " + problem, flush=True)
             sys.exit(1)
