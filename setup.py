@@ -3,10 +3,13 @@ the Python that runs pip, and the structtest binary; setuptools packs them with 
 Python layer (src/pymodule/structtest) and the sandbox's worker script.
 
 What the installed package holds, and where each part finds the rest:
-  site-packages/structtest/          __init__.py, _scoring.py, _rewards.py, _core*.so and
-                                     structtest_worker.py (the module's sandbox worker)
+  site-packages/structtest/          __init__.py, _scoring.py, _rewards.py, _core*.so,
+                                     structtest_worker.py (the module's sandbox worker) and
+                                     structtest_code_strict.py (the code family's strict
+                                     rules, which the worker imports from its own folder)
   bin/structtest                     the CLI (the wheel's scripts)
-  share/structtest/structtest_worker.py  where the binary looks for the worker, as in
+  share/structtest/structtest_worker.py, structtest_code_strict.py
+                                     where the binary looks for the worker, as in
                                      `cmake --install`'s layout
 NLTK's Punkt model is compiled into both, so nothing else is needed at run time but the
 Debian libraries they link (RUNTIME_LIBRARIES below; docs/install.md).
@@ -34,7 +37,12 @@ from setuptools.command.build_ext import build_ext
 from distutils.command.build_scripts import build_scripts  # setuptools' copy (imported above)
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-WORKER = "structtest_worker.py"
+# The sandbox's worker script and the module it imports (the code family's strict
+# rules), each as (source, the name it has beside the other): the two go together
+# (src/sandbox/CMakeLists.txt deploys the same pair).
+WORKER_FILES = [(os.path.join(ROOT, "src", "sandbox", "worker.py"), "structtest_worker.py"),
+                (os.path.join(ROOT, "src", "tasks", "code", "strict.py"),
+                 "structtest_code_strict.py")]
 BINARY = "structtest"
 
 # The Debian 12 packages of the shared libraries the module and the binary link (ldd of
@@ -64,7 +72,8 @@ def _fail(message):
 
 class CMakeBuild(build_ext):
     """Builds (or, with STRUCTTEST_BUILD_DIR, takes) _core and the binary, copies the
-    module and the worker into the package, and leaves the binary for build_scripts."""
+    module and the worker's files into the package, and leaves the binary for
+    build_scripts."""
 
     def run(self):
         build_dir = self._build()
@@ -84,8 +93,7 @@ class CMakeBuild(build_ext):
         package = os.path.join(self.build_lib, "structtest")
         os.makedirs(package, exist_ok=True)
         _copy(module, os.path.join(package, "_core" + suffix), strip=True)
-        shutil.copyfile(os.path.join(ROOT, "src", "sandbox", "worker.py"),
-                        os.path.join(package, WORKER))
+        _copy_worker_files(package)
         scripts = os.path.join(self.build_temp, "scripts")
         os.makedirs(scripts, exist_ok=True)
         _copy(binary, os.path.join(scripts, BINARY), strip=True)
@@ -143,6 +151,12 @@ def _run(command):
         _fail("{} failed (its output is above)".format(os.path.basename(command[0])))
 
 
+def _copy_worker_files(folder):
+    """The worker's files into `folder`, under the names they have beside each other."""
+    for source, name in WORKER_FILES:
+        shutil.copyfile(source, os.path.join(folder, name))
+
+
 def _copy(source, target, strip):
     """Copies source; without its debugging information when `strip` is on the PATH
     (a RelWithDebInfo build's module and binary are most of their size in it)."""
@@ -152,11 +166,10 @@ def _copy(source, target, strip):
 
 
 # setuptools' own files go under build/ (ignored by git), next to the CMake build; so
-# does the worker under the name the binary looks for (data_files cannot rename).
+# do the worker's files under the names the binary looks for (data_files cannot rename).
 BUILD_BASE = os.path.join("build", "pip-" + _python_tag())
 os.makedirs(os.path.join(ROOT, BUILD_BASE, "share"), exist_ok=True)
-shutil.copyfile(os.path.join(ROOT, "src", "sandbox", "worker.py"),
-                os.path.join(ROOT, BUILD_BASE, "share", WORKER))
+_copy_worker_files(os.path.join(ROOT, BUILD_BASE, "share"))
 
 setup(
     name="structtest",
@@ -176,7 +189,8 @@ setup(
     package_dir={"structtest": "src/pymodule/structtest"},
     ext_modules=[Extension("structtest._core", sources=[])],
     scripts=[os.path.join(BUILD_BASE, "scripts", BINARY)],
-    data_files=[("share/structtest", [os.path.join(BUILD_BASE, "share", WORKER)])],
+    data_files=[("share/structtest", [os.path.join(BUILD_BASE, "share", name)
+                                      for _, name in WORKER_FILES])],
     cmdclass={"build_ext": CMakeBuild, "build_scripts": CopyBinary},
     options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
     zip_safe=False,

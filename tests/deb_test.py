@@ -21,17 +21,21 @@ SOURCE, BUILD, VERSION = sys.argv[1:4]
 # Outside the source tree (a build folder may be inside it): what a user has.
 WORK = tempfile.mkdtemp(prefix="structtest-{}-".format(os.path.basename(__file__)[:-3]))
 CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "installed_check.py")
+WORKER_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker_files_check.py")
 
 # What the package may hold: the binary, its worker, the Python module, the headers, the
 # library and its CMake package (lib/ or lib/<multiarch>/, by how the build was configured).
-ALLOWED = [r"usr/bin/structtest", r"usr/share/structtest/structtest_worker\.py",
+ALLOWED = [r"usr/bin/structtest", r"usr/share/structtest/structtest_(worker|code_strict)\.py",
            r"usr/lib/python3/dist-packages/structtest/[A-Za-z_]+\.py",
            r"usr/lib/python3/dist-packages/structtest/_core\.cpython-[^/]+\.so",
            r"usr/include/structtest/[a-z_]+\.h",
            r"usr/lib/([a-z0-9_]+-linux-gnu[a-z]*/)?libstructtest\.so(\.[0-9.]+)?",
            r"usr/lib/([a-z0-9_]+-linux-gnu[a-z]*/)?cmake/structtest/[A-Za-z-]+\.cmake"]
 REQUIRED = ["usr/bin/structtest", "usr/share/structtest/structtest_worker.py",
+            "usr/share/structtest/structtest_code_strict.py",
             "usr/lib/python3/dist-packages/structtest/__init__.py",
+            "usr/lib/python3/dist-packages/structtest/structtest_worker.py",
+            "usr/lib/python3/dist-packages/structtest/structtest_code_strict.py",
             "usr/include/structtest/version.h"]
 
 
@@ -108,6 +112,13 @@ def main():
         fail("the extracted binary's run printed no oracle table at 100%:\n" + out)
     print("dpkg-deb -x in {:.2f} s; the extracted binary ran the built-in responders over code "
           "and summarization in {:.2f} s".format(took_x, took_run))
+    # The worker's files where the binary and the module look for them: both there,
+    # and the worker starts.
+    out, _ = run(["/usr/bin/python3", WORKER_CHECK, "/usr/bin/python3",
+                  os.path.join(root, "usr", "share", "structtest"),
+                  os.path.join(root, "usr", "lib", "python3", "dist-packages", "structtest")],
+                 cwd=away, env=env)
+    print(out.strip())
     out, _ = run(["/usr/bin/python3", CHECK, root, VERSION], cwd=away,
                  env=dict(env, PYTHONPATH=os.path.join(root, "usr", "lib", "python3", "dist-packages")))
     print(out.strip())

@@ -1,8 +1,11 @@
 # install_test: `cmake --install` of this build into a fresh prefix, then examples/ built
 # as a project of its own that finds the installed package (find_package(structtest
 # CONFIG), never the source tree) and run from outside the source tree; the installed
-# binary's --version, and a code subtask scored by it (the worker script installed). Run by ctest as
-#   cmake -DBUILD=dir -DSOURCE=dir -DWORK=dir -DCXX=compiler -DVERSION=x.y.z -P install_test.cmake
+# binary's --version, and a code subtask scored by it (the worker script installed, with
+# the code family's strict rules beside it, from which the worker starts: checked with
+# PYTHON, when given, by worker_files_check.py). Run by ctest as
+#   cmake -DBUILD=dir -DSOURCE=dir -DWORK=dir -DCXX=compiler -DVERSION=x.y.z
+#         [-DPYTHON=python3] -P install_test.cmake
 foreach(var BUILD SOURCE WORK CXX VERSION)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "install_test: -D${var}= is missing")
@@ -25,6 +28,7 @@ set(prefix ${WORK}/prefix)
 run("cmake --install ${BUILD} --prefix ${prefix}"
     ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
 foreach(file bin/structtest share/structtest/structtest_worker.py
+             share/structtest/structtest_code_strict.py
              include/structtest/checker.h include/structtest/version.h)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "install_test: ${prefix}/${file}: not installed")
@@ -34,6 +38,11 @@ endforeach()
 run("${prefix}/bin/structtest --version" ${prefix}/bin/structtest --version)
 if(NOT run_output MATCHES "^structtest ${VERSION}\n")
   message(FATAL_ERROR "install_test: the installed structtest --version says:\n${run_output}")
+endif()
+
+if(PYTHON)
+  run("worker_files_check.py on ${prefix}/share/structtest"
+      ${PYTHON} ${SOURCE}/tests/worker_files_check.py ${PYTHON} ${prefix}/share/structtest)
 endif()
 
 # A code subtask: the installed binary finds the sandbox's worker in share/structtest/.

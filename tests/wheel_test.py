@@ -27,6 +27,7 @@ SOURCE, BUILD, VERSION = sys.argv[1:4]
 # Outside the source tree (a build folder may be inside it): what a user has.
 WORK = tempfile.mkdtemp(prefix="structtest-{}-".format(os.path.basename(__file__)[:-3]))
 CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "installed_check.py")
+WORKER_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker_files_check.py")
 DEBIAN_PYTHON = "/usr/bin/python3"
 SKIP = 77
 
@@ -73,6 +74,16 @@ def check_installed(env_dir, label):
     out, took = run([os.path.join(env_dir, "bin", "python"), CHECK, env_dir, VERSION], cwd=away,
                     env=env, what=label + ": installed_check.py")
     print("{}: {}".format(label, out.strip()))
+    # The worker's files, where the module (its package folder) and the binary (the
+    # venv's share/structtest) look for them: both there, and the worker starts.
+    packages = glob.glob(os.path.join(env_dir, "lib", "python*", "site-packages", "structtest"))
+    if len(packages) != 1:
+        fail("{}: no one site-packages/structtest in {}: {}".format(label, env_dir, packages))
+    out, _ = run([os.path.join(env_dir, "bin", "python"), WORKER_CHECK,
+                  os.path.join(env_dir, "bin", "python"), packages[0],
+                  os.path.join(env_dir, "share", "structtest")], cwd=away, env=env,
+                 what=label + ": worker_files_check.py")
+    print("".join("{}: {}\n".format(label, line) for line in out.splitlines()), end="")
     # The console command is the binary itself, on the venv's PATH, with its sandbox
     # worker found in the venv's share/structtest (the code samples run Python).
     structtest = shutil.which("structtest", path=env["PATH"])

@@ -592,6 +592,28 @@ TEST(PythonPoolTest, MissingScriptIsAClearError) {
       << a.status().message();
 }
 
+// The worker imports the code family's strict rules from its own folder: a worker
+// script copied without them does not start, and the error names the missing file and
+// the folder, rather than strict jobs failing (or passing) later.
+TEST(PythonPoolTest, WorkerWithoutItsStrictRulesBesideItIsAClearError) {
+  std::string dir_template =
+      (std::filesystem::temp_directory_path() / "structtest-lone-worker-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir_template.data()), nullptr) << std::strerror(errno);
+  const std::filesystem::path dir = dir_template;
+  const std::filesystem::path script = dir / "structtest_worker.py";
+  std::filesystem::copy_file(STRUCTTEST_WORKER_SCRIPT, script);
+  PythonOptions o = TestOptions();
+  o.worker_script = script.string();
+  PythonPool pool(o);
+  auto a = pool.Analyze("x = 1");
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(a.status().message().find("structtest_code_strict.py not found in " + dir.string()),
+            std::string::npos)
+      << a.status().message();
+}
+
 TEST(PythonPoolTest, InterpreterThatIsNotPythonIsAClearError) {
   PythonOptions o = TestOptions();
   o.python = "/bin/false";
