@@ -44,7 +44,7 @@
 
 #include "bench/corpus.h"
 #include "core/rng.h"
-#include "serve/serve_testing.h"
+#include "testing/serve_testing.h"
 
 namespace structtest::bench {
 namespace {

@@ -6,16 +6,14 @@
 // objects, defined here.
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -27,6 +25,7 @@
 #include "structtest/checker.h"
 #include "structtest/generate.h"
 #include "structtest/sample.h"
+#include "structtest/scoring_pool.h"
 #include "structtest/version.h"
 
 namespace py = pybind11;
@@ -325,13 +324,6 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[blocks]());  // scored
   std::vector<std::string> dumped;  // the texts json.dumps wrote
   dumped.reserve(n);
-  std::mutex mu;
-  std::condition_variable read_more;
-  // samples[0, read) are read: set under mu, and read without it by a worker that
-  // need not wait (a lock per sample made threads slower than one on small samples).
-  std::atomic<size_t> read{0};
-  bool stop = false;    // GUARDED_BY(mu): no more will be read
-  std::atomic<size_t> next{0};  // the next block to take
   const auto score_one = [&](size_t i) {
     Slot& r = slots[i];
     if (r.error) return;  // found while reading
@@ -370,37 +362,27 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
       for (size_t i = reclaimed * kBlock; i < block_end(reclaimed); ++i) slots[i].sample.reset();
     }
   };
-  // Scores blocks as they are read, until all are or reading stopped.
-  const auto work = [&] {
-    for (size_t b; (b = next.fetch_add(1)) < blocks;) {
-      const size_t end = block_end(b);
-      if (read.load(std::memory_order_acquire) < end) {
-        std::unique_lock<std::mutex> lock(mu);
-        read_more.wait(lock, [&] { return read.load() >= end || stop; });
-        if (read.load() < end) return;
-      }
-      score(b);
-    }
-  };
   size_t workers = threads == 0 ? static_cast<size_t>(DefaultScoreJobs())
                                 : static_cast<size_t>(threads);
   workers = std::max<size_t>(1, std::min(workers, blocks));
-  // The other threads start once scoring has taken longer than reading (which only
-  // this thread can do, holding the GIL): before, the calling thread scores each chunk
-  // itself. Records that score in a microsecond or two (math) are then never handed
-  // over, which cost more than it saved (threads=2 at 0.7 of threads=1 on math_easy);
-  // summarization, HTML and code records are.
-  std::vector<std::thread> pool;
+  // The other threads (a ScoringPool of workers - 1, this thread being the last) start
+  // once scoring has taken longer than reading (which only this thread can do, holding
+  // the GIL): before, the calling thread scores each chunk itself. Records that score in
+  // a microsecond or two (math) are then never handed over, which cost more than it
+  // saved (threads=2 at 0.7 of threads=1 on math_easy); summarization, HTML and code
+  // records are. Once it has started, each chunk read is a batch of the pool, a block
+  // a record of it.
   std::chrono::steady_clock::duration reading{}, scoring{};
+  std::optional<ScoringPool> pool;  // after what its threads use: it goes first
+  std::vector<ScoringPool::Batch> chunks;  // the chunks read once the pool started
+  size_t helped = 0;  // chunks[0, helped) have no block left to take
   const auto finish = [&](bool all_read) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      stop = true;
-    }
-    read_more.notify_all();
     py::gil_scoped_release release;
-    if (all_read) work();
-    for (std::thread& t : pool) t.join();
+    for (const ScoringPool::Batch& chunk : chunks) {
+      if (!all_read) pool->Cancel(chunk);
+      pool->Wait(chunk, ScoringPool::Clock::time_point::max(), /*help=*/all_read);
+    }
+    pool.reset();
   };
   py::object dumps;
   for (size_t begin = 0; begin < n; begin += kChunk) {
@@ -443,33 +425,27 @@ py::object ScoreBatch(const py::list& samples, const py::list& responses,
         }
       }
     }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      read.store(end, std::memory_order_release);
-    }
-    read_more.notify_all();
-    if (pool.empty()) {  // no other thread: score the chunk here
+    if (!pool) {  // no other thread: score the chunk here
       const auto score_start = std::chrono::steady_clock::now();
       py::gil_scoped_release release;
       for (size_t b = begin / kBlock; b * kBlock < end; ++b) score(b);
-      next = (end + kBlock - 1) / kBlock;
       const auto scored = std::chrono::steady_clock::now();
       reading += score_start - read_start;
       scoring += scored - score_start;
       if (workers > 1 && end < n && scoring > reading) {
-        for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+        pool.emplace(ScoringPoolOptions{.threads = static_cast<int>(workers - 1)});
       }
     } else {
+      const size_t first = begin / kBlock;
+      auto chunk = pool->Submit((end - begin + kBlock - 1) / kBlock,
+                                [&score, first](size_t b) { score(first + b); });
+      assert(chunk.ok() && "an unbounded pool refused a chunk");
+      chunks.push_back(std::move(chunk).value());
       // Scores what the other threads have not taken of the chunks before this one,
       // so that reading never runs far ahead of scoring (every sample read and not
       // scored holds memory).
       py::gil_scoped_release release;
-      for (size_t b = next.load(); b * kBlock < begin;) {
-        if (next.compare_exchange_weak(b, b + 1)) {
-          score(b);
-          b = next.load();
-        }
-      }
+      for (; helped + 1 < chunks.size(); ++helped) pool->Help(chunks[helped]);
     }
     reclaim();
   }

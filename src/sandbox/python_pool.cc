@@ -422,7 +422,7 @@ StatusOr<std::unique_ptr<PythonPool::Worker>> PythonPool::StartWorker() {
   // REQUIRES: resolved_script_ set; called without mu_ held.
   std::string python, script;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     python = resolved_python_;
     script = resolved_script_;
   }
@@ -432,7 +432,7 @@ StatusOr<std::unique_ptr<PythonPool::Worker>> PythonPool::StartWorker() {
 }
 
 StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
     if (start_error_) return *start_error_;
     if (!idle_.empty()) {
@@ -441,21 +441,21 @@ StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
       return w;
     }
     if (!resolving_ && live_workers_ < std::max(1, options_.max_workers)) break;
-    idle_cv_.wait(lock);
+    idle_cv_.Wait(&mu_);
   }
   ++live_workers_;
   const bool first = resolved_script_.empty();
   if (first) resolving_ = true;
-  lock.unlock();
+  lock.Unlock();
 
   auto fail = [&](Status s) -> Status {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     --live_workers_;
     if (first) {
       start_error_ = s;
       resolving_ = false;
     }
-    idle_cv_.notify_all();
+    idle_cv_.SignalAll();
     return s;
   };
   if (first) {
@@ -511,12 +511,12 @@ StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
           "or point STRUCTTEST_PYTHON at one",
           list)));
     }
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     resolved_script_ = *script;
     resolved_python_ = chosen_python;
     info_ = chosen->info();
     resolving_ = false;
-    idle_cv_.notify_all();
+    idle_cv_.SignalAll();
     return chosen.release();
   }
   auto w = StartWorker();
@@ -527,13 +527,13 @@ StatusOr<PythonPool::Worker*> PythonPool::Acquire() {
 void PythonPool::Release(Worker* worker, bool healthy) {
   std::unique_ptr<Worker> w(worker);
   if (!healthy) w->Kill();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (healthy) {
     idle_.push_back(std::move(w));
   } else {
     --live_workers_;
   }
-  idle_cv_.notify_one();
+  idle_cv_.Signal();
 }
 
 StatusOr<nlohmann::json> PythonPool::Call(const nlohmann::json& request, double timeout) {
@@ -555,18 +555,18 @@ StatusOr<nlohmann::json> PythonPool::Call(const nlohmann::json& request, double 
 }
 
 StatusOr<const SourceAnalysis*> PythonPool::Analyze(std::string_view source) {
-  std::unique_lock<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   for (;;) {
     if (auto it = analyses_.find(source); it != analyses_.end()) return it->second.get();
     if (analyzing_.find(source) == analyzing_.end()) break;
-    computed_cv_.wait(lock);
+    computed_cv_.Wait(&cache_mu_);
   }
   analyzing_.emplace(std::string(source), true);
-  lock.unlock();
+  lock.Unlock();
   auto analysis = AnalyzeUncached(source);
-  lock.lock();
+  lock.Lock();
   analyzing_.erase(analyzing_.find(source));
-  computed_cv_.notify_all();
+  computed_cv_.SignalAll();
   // A failure is this caller's; a thread that waited asks again itself.
   if (!analysis.ok()) return analysis.status();
   auto [it, inserted] = analyses_.emplace(
@@ -578,7 +578,7 @@ StatusOr<SourceAnalysis> PythonPool::AnalyzeUncached(std::string_view source) {
   nlohmann::json req = {{"op", "analyze"}, {"source", std::string(source)}};
   ASSIGN_OR_RETURN(nlohmann::json reply, Call(req, options_.analysis_timeout_seconds));
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ++analysis_requests_;
   }
   SourceAnalysis a;
@@ -614,25 +614,25 @@ StatusOr<nlohmann::json> PythonPool::RunJob(nlohmann::json request, double wall_
   // The worker enforces wall_seconds itself; this margin covers its set-up and
   // clean-up, and a worker that stops answering.
   ASSIGN_OR_RETURN(nlohmann::json reply, Call(request, wall_seconds + 45));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++jobs_run_;
   return reply;
 }
 
 StatusOr<const std::string*> PythonPool::Memo(
     std::string_view key, const std::function<StatusOr<std::string>()>& compute) {
-  std::unique_lock<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   for (;;) {
     if (auto it = memo_.find(key); it != memo_.end()) return it->second.get();
     if (memoizing_.find(key) == memoizing_.end()) break;
-    computed_cv_.wait(lock);
+    computed_cv_.Wait(&cache_mu_);
   }
   memoizing_.emplace(std::string(key), true);
-  lock.unlock();
+  lock.Unlock();
   auto value = compute();
-  lock.lock();
+  lock.Lock();
   memoizing_.erase(memoizing_.find(key));
-  computed_cv_.notify_all();
+  computed_cv_.SignalAll();
   if (!value.ok()) return value.status();
   auto [it, inserted] =
       memo_.emplace(std::string(key), std::make_unique<std::string>(std::move(value).value()));
@@ -641,18 +641,18 @@ StatusOr<const std::string*> PythonPool::Memo(
 
 StatusOr<PythonInfo> PythonPool::Info() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (info_ && numpy_tried_) return *info_;
   }
   // One caller tries numpy; the others wait for its answer.
-  std::lock_guard<std::mutex> trying(numpy_mu_);
+  MutexLock trying(&numpy_mu_);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (info_ && numpy_tried_) return *info_;
   }
   ASSIGN_OR_RETURN(nlohmann::json numpy,
                    Call({{"op", "numpy"}}, options_.analysis_timeout_seconds));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   info_->numpy = StringField(numpy, "numpy");
   info_->numpy_error = StringField(numpy, "numpy_error");
   if (info_->numpy.empty() && info_->numpy_error.empty()) {
@@ -663,19 +663,19 @@ StatusOr<PythonInfo> PythonPool::Info() {
 }
 
 int64_t PythonPool::analysis_requests() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return analysis_requests_;
 }
 
 std::vector<int> PythonPool::IdleWorkerPids() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<int> pids;
   for (const auto& w : idle_) pids.push_back(w->pid());
   return pids;
 }
 
 int64_t PythonPool::jobs_run() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return jobs_run_;
 }
 

@@ -25,11 +25,9 @@
 #ifndef STRUCTTEST_SANDBOX_PYTHON_POOL_H_
 #define STRUCTTEST_SANDBOX_PYTHON_POOL_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +35,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/mutex.h"
 
 #include "structtest/status.h"
 
@@ -152,35 +152,35 @@ class PythonPool {
   using Cache = std::unordered_map<std::string, V, KeyHash, std::equal_to<>>;
 
   // Hands out an idle worker (starting one if allowed), waiting if all are busy.
-  StatusOr<Worker*> Acquire();
-  void Release(Worker* worker, bool healthy);
-  StatusOr<std::unique_ptr<Worker>> StartWorker();
+  StatusOr<Worker*> Acquire() EXCLUDES(mu_);
+  void Release(Worker* worker, bool healthy) EXCLUDES(mu_);
+  StatusOr<std::unique_ptr<Worker>> StartWorker() EXCLUDES(mu_);
   StatusOr<nlohmann::json> Call(const nlohmann::json& request, double timeout_seconds);
 
   const PythonOptions options_;
 
-  mutable std::mutex mu_;
-  std::condition_variable idle_cv_;
-  std::vector<std::unique_ptr<Worker>> idle_;  // GUARDED_BY(mu_)
-  int live_workers_ = 0;                       // GUARDED_BY(mu_): idle + in use
-  bool resolving_ = false;  // GUARDED_BY(mu_): the first start is choosing python
-  std::optional<Status> start_error_;          // GUARDED_BY(mu_): sticky
-  std::string resolved_python_;                // GUARDED_BY(mu_)
-  std::string resolved_script_;                // GUARDED_BY(mu_)
-  std::optional<PythonInfo> info_;             // GUARDED_BY(mu_)
-  bool numpy_tried_ = false;                   // GUARDED_BY(mu_): info_ has numpy's
-  std::mutex numpy_mu_;                        // held while numpy is tried
-  int64_t analysis_requests_ = 0;              // GUARDED_BY(mu_)
-  int64_t jobs_run_ = 0;                       // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  CondVar idle_cv_;  // a worker went idle or away, or the first start chose python
+  std::vector<std::unique_ptr<Worker>> idle_ GUARDED_BY(mu_);
+  int live_workers_ GUARDED_BY(mu_) = 0;  // idle + in use
+  bool resolving_ GUARDED_BY(mu_) = false;  // the first start is choosing python
+  std::optional<Status> start_error_ GUARDED_BY(mu_);  // sticky
+  std::string resolved_python_ GUARDED_BY(mu_);
+  std::string resolved_script_ GUARDED_BY(mu_);
+  std::optional<PythonInfo> info_ GUARDED_BY(mu_);
+  bool numpy_tried_ GUARDED_BY(mu_) = false;  // info_ has numpy's
+  Mutex numpy_mu_;  // held while numpy is tried (before mu_)
+  int64_t analysis_requests_ GUARDED_BY(mu_) = 0;
+  int64_t jobs_run_ GUARDED_BY(mu_) = 0;
 
-  mutable std::mutex cache_mu_;
-  std::condition_variable computed_cv_;  // a key left analyzing_ or memoizing_
-  Cache<std::unique_ptr<SourceAnalysis>> analyses_;  // GUARDED_BY(cache_mu_)
-  Cache<std::unique_ptr<std::string>> memo_;         // GUARDED_BY(cache_mu_)
+  mutable Mutex cache_mu_;
+  CondVar computed_cv_;  // a key left analyzing_ or memoizing_
+  Cache<std::unique_ptr<SourceAnalysis>> analyses_ GUARDED_BY(cache_mu_);
+  Cache<std::unique_ptr<std::string>> memo_ GUARDED_BY(cache_mu_);
   // Keys some thread is computing now, so that others wait instead of asking a
   // worker the same thing at the same time.
-  Cache<bool> analyzing_;  // GUARDED_BY(cache_mu_)
-  Cache<bool> memoizing_;  // GUARDED_BY(cache_mu_)
+  Cache<bool> analyzing_ GUARDED_BY(cache_mu_);
+  Cache<bool> memoizing_ GUARDED_BY(cache_mu_);
 };
 
 // Where the worker script would be found for `options` (see worker_script above), or

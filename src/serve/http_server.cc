@@ -8,12 +8,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -23,6 +21,7 @@
 #include <fmt/format.h>
 #include <microhttpd.h>
 
+#include "core/mutex.h"
 #include "core/status_macros.h"
 #include "serve/bearer_token.h"
 #include "serve/score_service.h"
@@ -187,11 +186,11 @@ class HttpServer::Impl {
     {
       // (the watchdog still runs: a stalled body ends at its deadline, not at the idle
       // timeout)
-      std::unique_lock<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping_ = true;
-      idle_cv_.wait(lock, [&] { return active_ == 0; });
+      while (active_ != 0) idle_cv_.Wait(&mu_);
       watchdog_stop_ = true;
-      watch_cv_.notify_all();
+      watch_cv_.SignalAll();
     }
     watchdog_.join();
     MHD_stop_daemon(daemon_);
@@ -268,7 +267,7 @@ class HttpServer::Impl {
     auto request = std::make_unique<Request>();
     request->deadline = Clock::now() + options_.timeout;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       ++active_;
     }
     *con_cls = request.release();  // OnCompleted deletes it
@@ -334,21 +333,21 @@ class HttpServer::Impl {
     const MHD_ConnectionInfo* info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (info == nullptr) return;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     r->socket = info->connect_fd;
     r->watch_until = r->deadline;
     receiving_.insert(r);
-    watch_cv_.notify_all();
+    watch_cv_.SignalAll();
   }
 
   bool WasCut(const Request& r) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return r.cut;
   }
 
   // Takes `r` off the watch; returns whether the watchdog had cut its body off.
   bool StopWatching(Request* r) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     receiving_.erase(r);
     return r->cut;
   }
@@ -357,7 +356,7 @@ class HttpServer::Impl {
   // the end of the connection.
   void RunWatchdog() {
     const std::string reply = CutReply();
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     while (!watchdog_stop_) {
       auto next = Clock::time_point::max();
       const auto now = Clock::now();
@@ -383,9 +382,9 @@ class HttpServer::Impl {
         it = receiving_.erase(it);
       }
       if (next == Clock::time_point::max()) {
-        watch_cv_.wait(lock);
+        watch_cv_.Wait(&mu_);
       } else {
-        watch_cv_.wait_until(lock, next);
+        watch_cv_.WaitUntil(&mu_, next);
       }
     }
   }
@@ -421,7 +420,7 @@ class HttpServer::Impl {
     }
     bool stopping;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stopping = stopping_;
     }
     if (stopping) MHD_add_response_header(response, "Connection", "close");
@@ -439,9 +438,9 @@ class HttpServer::Impl {
     *con_cls = nullptr;
     {
       // libmicrohttpd closes the socket after this returns: off the watch first
-      std::lock_guard<std::mutex> lock(self.mu_);
+      MutexLock lock(&self.mu_);
       self.receiving_.erase(request);
-      if (--self.active_ == 0) self.idle_cv_.notify_all();
+      if (--self.active_ == 0) self.idle_cv_.SignalAll();
     }
     delete request;
   }
@@ -458,7 +457,7 @@ class HttpServer::Impl {
   // flooded.
   void Log(std::string_view text) {
     while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    std::lock_guard<std::mutex> lock(log_mu_);
+    MutexLock lock(&log_mu_);
     const auto now = Clock::now();
     if (now - last_log_ < std::chrono::seconds(1)) {
       ++logs_dropped_;
@@ -479,17 +478,17 @@ class HttpServer::Impl {
   const int port_;
   const bool loopback_;
   MHD_Daemon* daemon_ = nullptr;
-  std::mutex mu_;
-  std::condition_variable idle_cv_;  // active_ reached 0
-  size_t active_ = 0;                // GUARDED_BY(mu_): requests begun, not completed
-  bool stopping_ = false;            // GUARDED_BY(mu_)
-  std::set<Request*> receiving_;     // GUARDED_BY(mu_): bodies being read, for the watchdog
-  std::condition_variable watch_cv_;  // receiving_ grew, or watchdog_stop_
-  bool watchdog_stop_ = false;        // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar idle_cv_;  // active_ reached 0
+  size_t active_ GUARDED_BY(mu_) = 0;  // requests begun, not completed
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::set<Request*> receiving_ GUARDED_BY(mu_);  // bodies being read, for the watchdog
+  CondVar watch_cv_;  // receiving_ grew, or watchdog_stop_
+  bool watchdog_stop_ GUARDED_BY(mu_) = false;
   std::thread watchdog_;
-  std::mutex log_mu_;
-  Clock::time_point last_log_;  // GUARDED_BY(log_mu_)
-  size_t logs_dropped_ = 0;     // GUARDED_BY(log_mu_): since the last line
+  Mutex log_mu_;
+  Clock::time_point last_log_ GUARDED_BY(log_mu_);
+  size_t logs_dropped_ GUARDED_BY(log_mu_) = 0;  // since the last line
 };
 
 StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,

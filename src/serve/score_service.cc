@@ -12,7 +12,6 @@
 #include "structtest/sample.h"
 #include "structtest/serve.h"
 #include "tasks/registry.h"
-#include "tasks/score_stage.h"
 
 namespace structtest {
 
@@ -27,9 +26,6 @@ struct ScoreService::Batch {
   std::vector<std::string> lines;
   std::vector<Verdict> verdicts;
   std::vector<std::string> errors;
-  size_t left = 0;                 // GUARDED_BY(mu_): records not yet scored
-  bool abandoned = false;          // GUARDED_BY(mu_): the request gave up waiting
-  std::condition_variable done;    // left reached 0
 };
 
 namespace {
@@ -44,19 +40,12 @@ std::string ErrorBody(std::string_view message) {
   return DumpJsonLine(nlohmann::json{{"error", message}}) + "\n";
 }
 
-ScoreService::ScoreService(ScoreServiceOptions options) : options_(options) {
-  const int n = options_.threads > 0 ? options_.threads : DefaultScoreJobs();
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { WorkerLoop(); });
-}
+ScoreService::ScoreService(ScoreServiceOptions options)
+    : options_(options),
+      pool_({.threads = options.threads > 0 ? options.threads : DefaultScoreJobs(),
+             .max_in_flight = options.max_in_flight}) {}
 
-ScoreService::~ScoreService() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  work_cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
+ScoreService::~ScoreService() = default;
 
 ServiceReply ScoreService::Score(std::string_view body, Clock::time_point deadline,
                                  const QueryArgs& args) {
@@ -162,59 +151,27 @@ std::optional<ServiceReply> ScoreService::Run(const std::shared_ptr<Batch>& batc
     batch->verdicts.resize(n);
     batch->errors.resize(n);
   }
-  batch->left = n;
-
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!room_cv_.wait_until(lock, deadline,
-                           [&] { return in_flight_ + n <= options_.max_in_flight; })) {
-    return Error(503, fmt::format("busy: {} records in flight, no room for {} more before the "
-                                  "request's deadline; retry later",
-                                  in_flight_, n));
+  // Each task holds the batch: records a request gave up on may still be being scored.
+  auto submitted =
+      pool_.Submit(n, [this, batch](size_t i) { ScoreRecord(*batch, i); }, deadline);
+  if (!submitted.ok()) {
+    return Error(503, fmt::format("busy: {} before the request's deadline; retry later",
+                                  submitted.status().message()));
   }
-  in_flight_ += n;
-  for (size_t i = 0; i < n; ++i) tasks_.push_back(Task{batch, i});
-  if (n == 1) {
-    work_cv_.notify_one();
-  } else if (n > 1) {
-    work_cv_.notify_all();
-  }
-  if (!batch->done.wait_until(lock, deadline, [&] { return batch->left == 0; })) {
-    batch->abandoned = true;
+  if (!pool_.Wait(*submitted, deadline, /*help=*/false)) {
+    const size_t scored = submitted->finished();
+    pool_.Cancel(*submitted);
     return Error(503, fmt::format("timed out: {} of {} records scored before the request's "
                                   "deadline (--timeout); retry with fewer records or later",
-                                  n - batch->left, n));
+                                  scored, n));
   }
   return std::nullopt;
 }
 
 ServiceReply ScoreService::Health() {
-  size_t in_flight;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    in_flight = in_flight_;
-  }
   return ServiceReply{200, fmt::format("{{\"max_in_flight\":{},\"records_in_flight\":{},"
                                        "\"status\":\"ok\",\"threads\":{}}}\n",
-                                       options_.max_in_flight, in_flight, threads())};
-}
-
-void ScoreService::WorkerLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    work_cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
-    if (stop_) return;
-    Task task = std::move(tasks_.front());
-    tasks_.pop_front();
-    Batch& batch = *task.batch;
-    if (!batch.abandoned) {
-      lock.unlock();
-      ScoreRecord(batch, task.index);
-      lock.lock();
-    }
-    --in_flight_;
-    room_cv_.notify_all();
-    if (--batch.left == 0) batch.done.notify_one();
-  }
+                                       options_.max_in_flight, pool_.in_flight(), threads())};
 }
 
 void ScoreService::ScoreRecord(Batch& batch, size_t index) const {

@@ -6,25 +6,23 @@
 // of RL trainers (OpenRLHF's POST /get_reward, slime's POST /slime/reward) take the
 // trainers' own bodies (trainer_protocols.h). A request that names no rule set is scored
 // under strict, and every reply says which rules scored it. Records are scored by the public
-// Checker on a pool of threads shared by every request; the service keeps nothing from
-// one request to the next, so any number of copies can sit behind a load balancer.
+// Checker on one ScoringPool (structtest/scoring_pool.h) shared by every request; the
+// service keeps nothing from one request to the next, so any number of copies can sit
+// behind a load balancer.
 #ifndef STRUCTTEST_SERVE_SCORE_SERVICE_H_
 #define STRUCTTEST_SERVE_SCORE_SERVICE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "serve/trainer_protocols.h"
 #include "structtest/sample.h"
+#include "structtest/scoring_pool.h"
 
 namespace structtest {
 
@@ -63,7 +61,8 @@ class ScoreService {
   using Clock = std::chrono::steady_clock;
 
   explicit ScoreService(ScoreServiceOptions options);
-  // Waits for the records being scored; those still queued are dropped.
+  // Waits for the records being scored; those still queued are dropped. REQUIRES: no
+  // call is under way.
   ~ScoreService();
   ScoreService(const ScoreService&) = delete;
   ScoreService& operator=(const ScoreService&) = delete;
@@ -97,29 +96,18 @@ class ScoreService {
   // "max_in_flight": M}.
   ServiceReply Health();
 
-  int threads() const { return static_cast<int>(threads_.size()); }
+  int threads() const { return pool_.threads(); }
 
  private:
   struct Batch;
-  struct Task {
-    std::shared_ptr<Batch> batch;  // shared with the request waiting for it
-    size_t index;
-  };
   // Scores the batch's records on the pool: nothing when each has its verdict or error,
   // else the 413 or 503 reply.
   std::optional<ServiceReply> Run(const std::shared_ptr<Batch>& batch,
                                   Clock::time_point deadline);
-  void WorkerLoop();
   void ScoreRecord(Batch& batch, size_t index) const;
 
   const ScoreServiceOptions options_;
-  std::mutex mu_;
-  std::condition_variable work_cv_;  // tasks_ grew, or stop_
-  std::condition_variable room_cv_;  // in_flight_ fell
-  std::deque<Task> tasks_;           // GUARDED_BY(mu_)
-  size_t in_flight_ = 0;             // GUARDED_BY(mu_): admitted, not yet scored or dropped
-  bool stop_ = false;                // GUARDED_BY(mu_)
-  std::vector<std::thread> threads_;
+  ScoringPool pool_;
 };
 
 }  // namespace structtest

@@ -30,7 +30,7 @@
 #include "core/rng.h"
 #include "serve/bearer_token.h"
 #include "serve/score_service.h"
-#include "serve/serve_testing.h"
+#include "testing/serve_testing.h"
 #include "structtest/checker.h"
 #include "structtest/serve.h"
 #include "tasks/responders.h"

@@ -1,13 +1,12 @@
 #include "structtest/checker.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <mutex>
-#include <thread>
 
 #include "core/status_macros.h"
 #include "sandbox/python_pool.h"
+#include "structtest/scoring_pool.h"
 #include "tasks/registry.h"
 #include "tasks/score_stage.h"
 #include "tasks/scorer.h"
@@ -95,14 +94,11 @@ std::vector<StatusOr<Verdict>> Checker::CheckBatch(std::span<const Sample> sampl
   std::vector<StatusOr<Verdict>> out(n, Status::Internal("not scored"));
   const size_t workers =
       std::min(n, static_cast<size_t>(threads > 0 ? threads : DefaultScoreJobs()));
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) out[i] = Check(samples[i], responses[i], rules);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  // This thread scores too: the pool starts one thread fewer (none for one).
+  ScoringPool pool({.threads = static_cast<int>(std::max<size_t>(workers, 1) - 1)});
+  auto batch = pool.Submit(n, [&](size_t i) { out[i] = Check(samples[i], responses[i], rules); });
+  assert(batch.ok() && "an unbounded pool refused a batch");
+  pool.Wait(*batch);
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "tasks/score_stage.h"
 
 #include <algorithm>
+#include <cassert>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -42,15 +44,7 @@ void ScoreStage::Score(ScoreItem* item) const {
                                          rules_, item->env);
 }
 
-ScoreStage::~ScoreStage() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-    todo_.clear();
-  }
-  work_cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
+ScoreStage::~ScoreStage() { pool_.reset(); }
 
 bool ScoreStage::Offloads(const Sample& sample) {
   if (jobs_ <= 1) return false;
@@ -74,18 +68,17 @@ Status ScoreStage::Add(ScoreItem* item) {
       return failed_;
     }
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    Slot& slot = slots_.emplace_back();
-    slot.item = std::move(*item);
-    slot.done = !offload;
-    if (offload) todo_.push_back(&slot);
-  }
+  Slot& slot = slots_.emplace_back();
+  slot.item = std::move(*item);
   if (offload) {
-    if (threads_.size() < static_cast<size_t>(jobs_)) {
-      threads_.emplace_back([this] { WorkerLoop(); });
+    if (pool_ == nullptr) {
+      pool_ = std::make_unique<ScoringPool>(ScoringPoolOptions{.threads = jobs_});
     }
-    work_cv_.notify_one();
+    ScoreItem* scored = &slot.item;
+    auto batch = pool_->Submit(1, [this, scored](size_t) { Score(scored); });
+    // Unbounded, it takes every record.
+    assert(batch.ok() && "an unbounded pool refused a record");
+    slot.batch = std::move(batch).value();
   }
   RETURN_IF_ERROR(DeliverReady(false));
   while (slots_.size() >= max_queued_) RETURN_IF_ERROR(DeliverReady(true));
@@ -105,45 +98,19 @@ Status ScoreStage::DeliverReady(bool wait_for_one) {
   if (!failed_.ok()) return failed_;
   while (!slots_.empty()) {
     Slot& head = slots_.front();
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (!head.done) {
-        if (!wait_for_one) return Status::Ok();
-        done_cv_.wait(lock, [&] { return head.done; });
-      }
+    if (head.batch && !head.batch->done()) {
+      if (!wait_for_one) return Status::Ok();
+      pool_->Wait(*head.batch, ScoringPool::Clock::time_point::max(), /*help=*/false);
     }
     wait_for_one = false;
     Status s = deliver_(head.item);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      slots_.pop_front();
-    }
+    slots_.pop_front();
     if (!s.ok()) {
       failed_ = std::move(s);
       return failed_;
     }
   }
   return Status::Ok();
-}
-
-void ScoreStage::WorkerLoop() {
-  for (;;) {
-    Slot* slot = nullptr;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stop_ || !todo_.empty(); });
-      if (stop_) return;
-      slot = todo_.front();
-      todo_.pop_front();
-    }
-    ScoreItem& item = slot->item;  // this thread's until `done` is set
-    Score(&item);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      slot->done = true;
-    }
-    done_cv_.notify_all();
-  }
 }
 
 }  // namespace structtest

@@ -1,25 +1,24 @@
 // An ordered scoring stage: records go in one at a time and come back scored in the
 // same order. Records of a family that calls the sandboxed python pool (the code
 // subtasks: each check is a round trip to a python3 worker that takes milliseconds)
-// are scored on worker threads, so that a pool of N python workers is kept busy while
-// the caller reads, writes or stores; every other record is scored inline on the
-// calling thread, which costs less than handing it over. Used by `structtest score`
-// and by the runner.
+// are scored on the threads of a ScoringPool (structtest/scoring_pool.h), so that a
+// pool of N python workers is kept busy while the caller reads, writes or stores; every
+// other record is scored inline on the calling thread, which costs less than handing it
+// over. Used by `structtest score` and by the runner.
 #ifndef STRUCTTEST_TASKS_SCORE_STAGE_H_
 #define STRUCTTEST_TASKS_SCORE_STAGE_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "structtest/checker.h"
 #include "structtest/sample.h"
+#include "structtest/scoring_pool.h"
 #include "structtest/status.h"
 #include "tasks/task.h"
 
@@ -52,9 +51,10 @@ class ScoreStage {
   using ScoreFn = std::function<StatusOr<Verdict>(const ScoreItem& item, RuleSet rules)>;
 
   // `jobs` <= 1: no thread is started and every record is scored inline, as a plain
-  // loop over ScoreResponse would. Otherwise up to `jobs` threads score the records
-  // that need python (started on the first one), and at most `max_queued` records
-  // (default: enough to keep every thread busy) wait to be delivered.
+  // loop over ScoreResponse would. Otherwise `jobs` threads (started on the first
+  // record that needs python) score the records that need python, and at most
+  // `max_queued` records (default: enough to keep every thread busy) wait to be
+  // delivered.
   ScoreStage(RuleSet rules, int jobs, DeliverFn deliver, size_t max_queued = 0,
              ScoreFn score = nullptr);
   // Waits for the records being scored on threads; those not delivered are dropped.
@@ -82,10 +82,11 @@ class ScoreStage {
  private:
   struct Slot {
     ScoreItem item;
-    bool done = false;  // GUARDED_BY(mu_); `item` belongs to a thread until it is set
+    // Set for a record scored on the pool: `item` belongs to the pool's threads until
+    // the batch is done. Unset: scored inline, ready.
+    std::optional<ScoringPool::Batch> batch;
   };
   Status DeliverReady(bool wait_for_one);
-  void WorkerLoop();
   void Score(ScoreItem* item) const;
 
   const RuleSet rules_;
@@ -99,15 +100,13 @@ class ScoreStage {
   bool last_offloads_ = false;
   bool known_domain_ = false;
 
-  // Only the calling thread adds and removes slots; a thread scoring one holds a
-  // pointer to it, which std::deque keeps valid under push_back and pop_front.
+  // Only the calling thread adds and removes slots; a pool thread scoring one writes to
+  // its item through a pointer, which std::deque keeps valid under push_back and
+  // pop_front.
   std::deque<Slot> slots_;
-  std::mutex mu_;
-  std::condition_variable work_cv_;  // todo_ grew or stop_
-  std::condition_variable done_cv_;  // a slot is done
-  std::deque<Slot*> todo_;           // GUARDED_BY(mu_)
-  bool stop_ = false;                // GUARDED_BY(mu_)
-  std::vector<std::thread> threads_;
+  // Made on the first record that needs python; declared after slots_ so that it goes
+  // first, waiting for the records its threads are scoring.
+  std::unique_ptr<ScoringPool> pool_;
 };
 
 }  // namespace structtest

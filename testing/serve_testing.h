@@ -3,20 +3,19 @@
 // over one keep-alive connection (ServeClient) that sends any bytes, hostile framing
 // included, and reads one reply framed by Content-Length or by the end of the
 // connection; over TLS (GnuTLS) when asked.
-#ifndef STRUCTTEST_SERVE_SERVE_TESTING_H_
-#define STRUCTTEST_SERVE_SERVE_TESTING_H_
+#ifndef STRUCTTEST_TESTING_SERVE_TESTING_H_
+#define STRUCTTEST_TESTING_SERVE_TESTING_H_
 
 #include <sys/types.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "structtest/status.h"
 
 namespace structtest {
@@ -103,12 +102,12 @@ class ServeProcess {
   int err_fd_ = -1;
   int port_ = 0;
   std::thread reader_;
-  std::mutex mu_;
-  std::condition_variable cv_;  // err_ grew, or eof_
-  std::string err_;             // GUARDED_BY(mu_)
-  bool eof_ = false;            // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;  // err_ grew, or eof_
+  std::string err_ GUARDED_BY(mu_);
+  bool eof_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace structtest
 
-#endif  // STRUCTTEST_SERVE_SERVE_TESTING_H_
+#endif  // STRUCTTEST_TESTING_SERVE_TESTING_H_

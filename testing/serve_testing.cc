@@ -1,4 +1,4 @@
-#include "serve/serve_testing.h"
+#include "testing/serve_testing.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -285,22 +285,24 @@ ServeProcess::ServeProcess(const std::string& binary, const std::vector<std::str
   reader_ = std::thread([this] {
     char buf[4096];
     for (ssize_t n; (n = read(err_fd_, buf, sizeof buf)) > 0;) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       err_.append(buf, static_cast<size_t>(n));
-      cv_.notify_all();
+      cv_.SignalAll();
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     eof_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   });
   // "serving on http://HOST:PORT", https:// too, or [V6] for HOST.
   const std::string marker = "serving on http";
-  std::unique_lock<std::mutex> lock(mu_);
-  const auto whole_line = [&] {
+  MutexLock lock(&mu_);
+  const auto whole_line = [&]() REQUIRES(mu_) {
     const size_t at = err_.find(marker);
     return at != std::string::npos && err_.find('\n', at) != std::string::npos;
   };
-  cv_.wait_for(lock, std::chrono::seconds(30), [&] { return eof_ || whole_line(); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!eof_ && !whole_line() && cv_.WaitUntil(&mu_, deadline)) {
+  }
   if (!whole_line()) return;
   const size_t at = err_.find(marker);
   const size_t colon = err_.find_first_of(" (\n", err_.find("://", at) + 3);
@@ -331,7 +333,7 @@ int ServeProcess::Wait() {
 }
 
 std::string ServeProcess::err() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return err_;
 }
 
