@@ -119,7 +119,6 @@ class TreeBuilder : public html_internal::TagVisitor {
     }
     if (state_ == State::kIn && name == "html") Strict("an <html> inside the document");
     HtmlElement e;
-    e.lower_case_written = name == raw;
     e.name = std::move(name);
     if (!stack_.empty()) {
       e.parent = stack_.back();

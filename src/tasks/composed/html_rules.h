@@ -62,7 +62,6 @@ struct HtmlAttribute {
 
 struct HtmlElement {
   std::string name;  // lower-cased
-  bool lower_case_written = true;  // start (and end) tag written in lower case
   std::vector<HtmlAttribute> attributes;
   int parent = -1;   // index into elements
   int depth = 1;     // <html> is 1
