@@ -2,8 +2,10 @@
 // 2x): one sample generated, its reference answer taken (the oracle) and scored under
 // strict, per iteration. default/<subtask> are the default suite's summarization, HTML
 // and math subtasks (built-in sources, paper size; the built-in sentence model);
-// composed/<subtask> the composed subtasks at every K. Code is left out: its scoring
-// runs programs in the python sandbox, which the composed suite does not use.
+// composed/<subtask> the composed subtasks at every K, of every domain with a rule library
+// (summarization, math, html: `--benchmark_filter=html` compares default and composed
+// HTML). Code is left out: its scoring runs programs in the python sandbox, which the
+// composed suite does not use.
 #include <memory>
 #include <string>
 

@@ -19,4 +19,6 @@ std::vector<CheatFamily> RedTeamFamilies() {
   return all;
 }
 
+std::vector<CheatFamily> ComposedCheatFamilies() { return ComposedHtmlCheatFamilies(); }
+
 }  // namespace structtest::testing

@@ -50,6 +50,11 @@ std::vector<CheatFamily> CodeCheatFamilies();
 std::vector<CheatFamily> HtmlCheatFamilies();
 std::vector<CheatFamily> MathCheatFamilies();
 
+// The families that apply to composed samples only (suite "composed"), run by the
+// composed part of tests/red_team_test.cc besides every family above.
+std::vector<CheatFamily> ComposedCheatFamilies();
+std::vector<CheatFamily> ComposedHtmlCheatFamilies();
+
 }  // namespace structtest::testing
 
 #endif  // STRUCTTEST_TESTING_RED_TEAM_H_

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "core/rng.h"
 #include "testing/red_team.h"
 
@@ -108,6 +110,103 @@ std::optional<RedTeamPair> ElementsAfterABangEnd(const Sample& sample, uint64_t 
   return pair;
 }
 
+// ---- Composed samples (html_composed_kK): a page of listed facts, each <p> a fact ----
+
+// The composed reference answer, when the sample is a composed HTML one.
+std::optional<std::string> ComposedOracle(const Sample& sample) {
+  if (sample.domain != "html" || sample.subtask.find("_composed_") == std::string::npos) return std::nullopt;
+  std::optional<std::string> answer = ReferenceAnswer(sample);
+  if (!answer || answer->find("<p>") == std::string::npos) return std::nullopt;
+  return answer;
+}
+
+// `text` with the content of every <p>...</p> replaced by what `with` makes of it
+// (given its 0-based index).
+template <typename F>
+std::string EachParagraph(std::string_view text, F with) {
+  std::string out;
+  size_t from = 0;
+  int index = 0;
+  for (size_t open = text.find("<p>"); open != std::string_view::npos; open = text.find("<p>", from)) {
+    const size_t close = text.find("</p>", open);
+    if (close == std::string_view::npos) break;
+    out.append(text.substr(from, open - from));
+    out.append(with(text.substr(open + 3, close - open - 3), index++));
+    from = close + 4;
+  }
+  out.append(text.substr(from));
+  return out;
+}
+
+// `sentence` without its last word (its full stop kept).
+std::string DropLastWord(std::string_view sentence) {
+  std::string s(sentence);
+  const bool stop = !s.empty() && s.back() == '.';
+  if (stop) s.pop_back();
+  const size_t space = s.rfind(' ');
+  if (space != std::string::npos) s.resize(space);
+  return stop ? s + "." : s;
+}
+
+// Cheat: every paragraph states the first fact, reworded a little (its last word
+// dropped, or the words of another order), so no two paragraphs are the same text.
+std::optional<RedTeamPair> OneFactReworded(const Sample& sample, uint64_t seed) {
+  const std::optional<std::string> oracle = ComposedOracle(sample);
+  if (!oracle) return std::nullopt;
+  std::string first;
+  EachParagraph(*oracle, [&](std::string_view p, int i) {
+    if (i == 0) first = std::string(p);
+    return std::string();
+  });
+  Rng rng(seed);
+  const bool reorder = rng.UniformInt(0, 1) == 0;
+  RedTeamPair pair;
+  pair.cheat = EachParagraph(*oracle, [&](std::string_view, int i) {
+    if (i == 0) return "<p>" + first + "</p>";
+    if (reorder) return fmt::format("<p>As said before ({}): {}</p>", i + 1, first);
+    std::string p = first;
+    for (int k = 0; k < i; ++k) p = DropLastWord(p);
+    return "<p>" + p + "</p>";
+  });
+  pair.twin = EachParagraph(*oracle, [&](std::string_view p, int i) {
+    return "<p>" + (i % 2 == 1 ? DropLastWord(p) : std::string(p)) + "</p>";
+  });
+  return pair;
+}
+
+// Cheat: the facts written directly in each section's <div>, the paragraphs left with a
+// pointer to them ("See the text above.").
+std::optional<RedTeamPair> FactsLooseInTheSection(const Sample& sample, uint64_t) {
+  const std::optional<std::string> oracle = ComposedOracle(sample);
+  if (!oracle) return std::nullopt;
+  RedTeamPair pair;
+  pair.cheat = EachParagraph(*oracle, [](std::string_view p, int) {
+    return std::string(p) + "\n      <p>See the text of this section above.</p>";
+  });
+  pair.twin = EachParagraph(*oracle, [](std::string_view p, int) {
+    return "<!-- the fact of this section -->\n      <p>" + std::string(p) + "</p>";
+  });
+  return pair;
+}
+
+// Cheat: the facts in an attribute of each paragraph, which a browser never shows; the
+// paragraph's text points at it.
+std::optional<RedTeamPair> FactsInAnAttribute(const Sample& sample, uint64_t seed) {
+  const std::optional<std::string> oracle = ComposedOracle(sample);
+  if (!oracle) return std::nullopt;
+  Rng rng(seed);
+  static constexpr std::string_view kAttributes[] = {"title", "data-fact", "aria-label"};
+  const std::string_view attribute = kAttributes[rng.UniformInt(0, 2)];
+  RedTeamPair pair;
+  pair.cheat = EachParagraph(*oracle, [&](std::string_view p, int) {
+    return fmt::format("<p {}=\"{}\">Hover for the fact.</p>", attribute, p);
+  });
+  pair.twin = EachParagraph(*oracle, [&](std::string_view p, int) {
+    return fmt::format("<p {}=\"fact\">{}</p>", attribute, p);
+  });
+  return pair;
+}
+
 }  // namespace red_team_html
 
 std::vector<CheatFamily> HtmlCheatFamilies() {
@@ -126,6 +225,23 @@ std::vector<CheatFamily> HtmlCheatFamilies() {
        "one element more than asked (a p, an h1, a div), after a comment HTML ends at "
        "`--!>` and html.parser only at the next `-->`",
        "the same element inside a comment", &ElementsAfterABangEnd},
+  };
+}
+
+std::vector<CheatFamily> ComposedHtmlCheatFamilies() {
+  using namespace red_team_html;  // NOLINT: this file's own helpers
+  return {
+      {"html", "html/composed-one-fact-reworded",
+       "composed pages: every paragraph states the first fact again, reworded (a word "
+       "dropped, a lead-in added) so that no two read the same",
+       "each paragraph its own fact, every other one with its last word dropped", &OneFactReworded},
+      {"html", "html/composed-facts-loose-in-the-section",
+       "composed pages: each fact written directly in its <div>, the <p> only pointing at it",
+       "each fact in its <p>, after a comment", &FactsLooseInTheSection},
+      {"html", "html/composed-facts-in-an-attribute",
+       "composed pages: each fact in an attribute of its <p> (title, data-fact, aria-label), "
+       "the paragraph's text pointing at it",
+       "each fact as its <p>'s text, the attribute holding a word", &FactsInAnAttribute},
   };
 }
 

@@ -154,14 +154,16 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
   }
 }
 
-// The same families over composed samples (issue 52): every math cheat keeps the
-// reference's layout, so each composed format rule still holds; strict must fail at
-// most 1% of them on `work` or `answer`, at K = 3 and K = 8. A twin rewrites statements
-// (other operator symbols, separators, a result restated on a line of its own), which
-// may legitimately break a format rule (a word range, a step count): of a twin, only
-// the content checks are asserted, `answer` and `work`. The summarization families
-// rewrite the paper subtasks' answers and apply to no composed sample today; were one
-// to, it would be printed, not asserted.
+// The same families over composed samples (issue 52), and those written for composed
+// samples only (ComposedCheatFamilies): every math and html cheat keeps the reference's
+// layout, so each composed format rule still holds; strict must fail at most 1% of them
+// (math: on `work` or `answer`; html: on `well-formed` or `content`), at K = 3 and K = 8.
+// A twin rewrites statements (other operator symbols, separators, a result restated on a
+// line of its own; a comment before a paragraph), which may legitimately break a format
+// rule (a word range, a step count, the doctype first): of a twin, only the content
+// checks are asserted (`answer` and `work`; `well-formed` and `content`). The
+// summarization families rewrite the paper subtasks' answers and apply to no composed
+// sample today; were one to, it would be printed, not asserted.
 TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
   const std::string only = EnvOr("STRUCTTEST_RED_TEAM_FAMILY", "");
   const auto splitter = ::structtest::testing::BuiltinSentenceSplitter();
@@ -183,8 +185,12 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
         samples.push_back(std::move(sample).value());
       }
     }
-    for (const ::structtest::testing::CheatFamily& family :
-         ::structtest::testing::RedTeamFamilies()) {
+    std::vector<::structtest::testing::CheatFamily> all_families =
+        ::structtest::testing::RedTeamFamilies();
+    for (const ::structtest::testing::CheatFamily& f : ::structtest::testing::ComposedCheatFamilies()) {
+      all_families.push_back(f);
+    }
+    for (const ::structtest::testing::CheatFamily& family : all_families) {
       if (family.name.find(only) == std::string_view::npos) continue;
       int n = 0, cheat_paper = 0, cheat_strict = 0, twin_content = 0;
       for (size_t i = 0; i < samples.size(); ++i) {
@@ -201,7 +207,8 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
         cheat_paper += paper->pass;
         bool content = true;
         for (const RuleCheck& c : twin->checks) {
-          if ((c.name == "answer" || c.name == "work" || c.name == "points" || c.name == "content") &&
+          if ((c.name == "answer" || c.name == "work" || c.name == "points" || c.name == "content" ||
+               c.name == "well-formed") &&
               c.result != RuleCheck::Result::kPass) {
             content = false;
           }
@@ -213,9 +220,9 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
                   "twin content %5.1f%%\n",
                   k, std::string(family.name).c_str(), n, 100.0 * cheat_paper / n,
                   100.0 * cheat_strict / n, 100.0 * twin_content / n);
-      if (family.domain != "math") continue;
+      if (family.domain != "math" && family.domain != "html") continue;
       EXPECT_LE(cheat_strict * 100, n) << family.name << " k" << k << ": cheats passing strict";
-      EXPECT_EQ(twin_content, n) << family.name << " k" << k << ": twins failing answer or work";
+      EXPECT_EQ(twin_content, n) << family.name << " k" << k << ": twins failing their content checks";
     }
   }
 }

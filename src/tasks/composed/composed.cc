@@ -13,6 +13,8 @@
 #include "sources/document_generator.h"
 #include "sources/math_generator.h"
 #include "sources/math_problem.h"
+#include "tasks/composed/composed_html.h"
+#include "tasks/composed/html_rules.h"
 #include "tasks/composed/math_rules.h"
 #include "tasks/composed/summarization_rules.h"
 #include "tasks/generate_util.h"
@@ -484,6 +486,7 @@ StatusOr<std::string> AnswerWithBroken(const Sample& sample,
     }
     return composed::RenderSummary(draft);
   }
+  if (IsIn(sample, ComposedHtmlFamily())) return HtmlAnswerWithBroken(sample, broken);
   return Status::InvalidArgument(fmt::format(
       "sample '{}': the noisy responder answers composed samples only ({}/{} is not one)",
       sample.id, sample.domain, sample.subtask));
@@ -492,7 +495,8 @@ StatusOr<std::string> AnswerWithBroken(const Sample& sample,
 }  // namespace
 
 std::span<const TaskFamily* const> ComposedFamilies() {
-  static const TaskFamily* const kFamilies[] = {&kComposedSummary, &kComposedMath};
+  static const TaskFamily* const kFamilies[] = {&kComposedSummary, &kComposedMath,
+                                                 &ComposedHtmlFamily()};
   return kFamilies;
 }
 
@@ -510,6 +514,9 @@ std::vector<ComposedRuleInfo> ComposedRules() {
   }
   for (const MathRule& r : composed::MathRules()) {
     out.push_back({"math", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
+  }
+  for (const composed::HtmlRule& r : composed::HtmlRules()) {
+    out.push_back({"html", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
   }
   return out;
 }

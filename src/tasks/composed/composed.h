@@ -6,7 +6,8 @@
 // and paper suites never draw them; FindSubtask finds them, so `score`, `run --samples`
 // and the serve command score them like any subtask. Every verdict lists each of the
 // sample's rules as a check, then the domain's own checks (math: `answer`, and `work`
-// under strict; summarization: `points`, and `content` under strict).
+// under strict; summarization: `points`, and `content` under strict; html:
+// `well-formed`, and `content` under strict).
 #ifndef STRUCTTEST_TASKS_COMPOSED_COMPOSED_H_
 #define STRUCTTEST_TASKS_COMPOSED_COMPOSED_H_
 
@@ -27,7 +28,7 @@ inline constexpr int kDefaultRulesPerSample = 3;
 
 // Every composed family (rules versions "paper-cN" and "strict-cN": the rule set, then
 // the composed checks' version, as the verdicts' rules are read from them), one per
-// domain that has a rule library: summarization, math.
+// domain that has a rule library: summarization, math, html.
 std::span<const TaskFamily* const> ComposedFamilies();
 
 // The subtask of `domain`'s composed family with K rules per sample, or null.

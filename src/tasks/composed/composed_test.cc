@@ -25,10 +25,16 @@
 #include "tasks/responders.h"
 #include "tasks/scorer.h"
 #include "text/punkt.h"
+#include "tasks/composed/composed_test_util.h"
 #include "testing/test_support.h"
 
 namespace structtest {
 namespace {
+
+using composed_test::Composed;
+using composed_test::FindCheck;
+using composed_test::GenerateOrDie;
+using composed_test::RunGoldenCases;
 
 constexpr std::string_view kGoldenQuestion =
     "Janet has 3 boxes with 4 apples in each box. She eats 2 apples. How many apples are "
@@ -51,57 +57,16 @@ Sample GoldenSample(std::string_view domain, const nlohmann::json& c) {
 }
 
 // Composed summarization's point-sentences counts sentences with Punkt.
-const CheckEnv& Env() {
-  static const auto* splitter = testing::BuiltinSentenceSplitter().release();
-  static const CheckEnv env{splitter, nullptr};
-  return env;
-}
+const CheckEnv& Env() { return composed_test::ComposedEnv(); }
 
-const RuleCheck* FindCheck(const Verdict& v, std::string_view name) {
-  for (const RuleCheck& c : v.checks) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
+TEST(ComposedMathRulesTest, GoldenCases) {
+  RunGoldenCases("math", composed::MathRules(),
+                 [](const nlohmann::json& c) { return GoldenSample("math", c); });
 }
-
-std::vector<nlohmann::json> GoldenCases(std::string_view domain) {
-  std::ifstream in(testing::SourceDir() +
-                   fmt::format("/src/tasks/composed/testdata/{}_golden.jsonl", domain));
-  std::vector<nlohmann::json> out;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  }
-  return out;
-}
-
-// Every rule of a library has a failing answer and a harmless passing variant.
-template <typename Rule>
-void RunGoldenCases(std::string_view domain, std::span<const Rule> library) {
-  const std::vector<nlohmann::json> cases = GoldenCases(domain);
-  ASSERT_GE(cases.size(), 30u);
-  std::set<std::string> passing, failing;
-  for (const nlohmann::json& c : cases) {
-    const std::string name = c["name"];
-    const RuleSet rules = c["rule_set"] == "strict" ? RuleSet::kStrict : RuleSet::kPaper;
-    const auto v = ScoreResponse(GoldenSample(domain, c), c["response"].get<std::string>(),
-                                 rules, Env());
-    ASSERT_TRUE(v.ok()) << name << ": " << v.status().message();
-    const RuleCheck* check = FindCheck(*v, c["check"].get<std::string>());
-    ASSERT_NE(check, nullptr) << name << ": no check " << c["check"];
-    EXPECT_EQ(RuleResultName(check->result), c["result"].get<std::string>())
-        << name << ": " << check->detail;
-    (c["result"] == "pass" ? passing : failing).insert(c["check"].get<std::string>());
-  }
-  for (const Rule& r : library) {
-    EXPECT_TRUE(passing.count(std::string(r.id))) << domain << " " << r.id << ": no passing golden case";
-    EXPECT_TRUE(failing.count(std::string(r.id))) << domain << " " << r.id << ": no failing golden case";
-  }
-}
-
-TEST(ComposedMathRulesTest, GoldenCases) { RunGoldenCases("math", composed::MathRules()); }
 
 TEST(ComposedSummarizationRulesTest, GoldenCases) {
-  RunGoldenCases("summarization", composed::SummarizationRules());
+  RunGoldenCases("summarization", composed::SummarizationRules(),
+                 [](const nlohmann::json& c) { return GoldenSample("summarization", c); });
 }
 
 // docs/composed.md's "Adding a rule" shows math_rule_step_capitals.cc whole: the code
@@ -124,7 +89,7 @@ TEST(ComposedMathRulesTest, EachLibraryHasPaperRulesAndEightNewOnes) {
     auto& [paper, added] = by_domain[std::string(r.domain)];
     (r.from_paper ? paper : added) += 1;
   }
-  ASSERT_EQ(by_domain.size(), 2u);
+  ASSERT_EQ(by_domain.size(), 3u);
   for (const auto& [domain, counts] : by_domain) {
     std::printf("composed rules %-14s paper %d new %d\n", domain.c_str(), counts.first, counts.second);
     EXPECT_GE(counts.first, 2) << domain;
@@ -143,25 +108,10 @@ TEST(ComposedMathRulesTest, NumbersInWordsRoundTrip) {
   EXPECT_EQ(composed::RomanNumeral(9), "IX");
 }
 
-GenerateOptions Composed(int k, uint64_t seed = 5, size_t limit = 60) {
-  GenerateOptions o;
-  o.suite = "composed";
-  o.seed = seed;
-  o.rules_per_sample = k;
-  o.limit = limit;
-  return o;
-}
-
-std::vector<Sample> GenerateOrDie(const GenerateOptions& o) {
-  auto samples = GenerateSuite(o);
-  EXPECT_TRUE(samples.ok()) << samples.status().message();
-  return samples.ok() ? *samples : std::vector<Sample>{};
-}
-
 TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
   for (int k = 1; k <= kMaxRulesPerSample; ++k) {
     const std::vector<Sample> samples = GenerateOrDie(Composed(k));
-    ASSERT_EQ(samples.size(), 120u);  // summarization, math
+    ASSERT_EQ(samples.size(), 180u);  // summarization, math, html
     for (const Sample& s : samples) {
       ASSERT_EQ(s.subtask, fmt::format("{}_composed_k{}", s.domain, k));
       ASSERT_EQ(s.params["rules"].size(), static_cast<size_t>(k)) << s.id;
@@ -172,7 +122,8 @@ TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
         ASSERT_TRUE(v.ok()) << v.status().message();
         EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n"
                              << *oracle;
-        // Every composed rule is a check of the verdict, then `answer` (and `work`).
+        // Every composed rule is a check of the verdict, then the domain's one check
+        // (and its strict one).
         ASSERT_EQ(v->checks.size(), static_cast<size_t>(k) + (rules == RuleSet::kStrict ? 2 : 1));
         for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
           EXPECT_EQ(v->checks[i].name, s.params["rules"][i]["id"].get<std::string>());
@@ -237,9 +188,10 @@ TEST(ComposedSuiteTest, BadOptionsAreRefusedNamingThem) {
   EXPECT_EQ(GenerateSuite(o).status().message(),
             "`rules_per_sample`: only the composed suite takes it (the suite is 'default')");
   o = Composed(3);
-  o.tasks = {"html"};
+  o.tasks = {"code"};
   EXPECT_EQ(GenerateSuite(o).status().message(),
-            "`tasks`: 'html' is not a domain of the composed suite (it has: summarization, math)");
+            "`tasks`: 'code' is not a domain of the composed suite (it has: summarization, "
+            "math, html)");
   o = Composed(0);
   o.difficulty = "extreme";
   const std::vector<Sample> samples = GenerateOrDie(o);
@@ -278,41 +230,13 @@ TEST(ComposedSuiteTest, ChecksAreIndependent) {
   EXPECT_GT(pairs, 1000u);
 }
 
-// builtin/noisy-P breaks each rule with probability p: at K rules a sample passes with
-// probability (1 - p)^K, which the report's interval of the measured pass rate
-// (continuity-corrected Wilson) must hold at every K. Eight intervals at 95% would miss
-// one of eight true values a third of the time; each is asserted at 1 - 0.05/8
-// (Bonferroni, z = 2.73), and the 95% one is printed.
+// builtin/noisy-0.1 over 1000 samples a K: accuracy within its interval of (1 - p)^K.
 TEST(ComposedSuiteTest, NoisyResponderFollowsOneMinusPToTheK) {
-  constexpr double kP = 0.1;
   constexpr size_t kSamples = 1000;
-  constexpr double kZBonferroni = 2.734;  // two-sided 0.05 / 8
   std::map<int, std::vector<Sample>> by_k;
   for (int k = 1; k <= kMaxRulesPerSample; ++k) by_k[k] = GenerateOrDie(Composed(k, 31, kSamples));
   for (std::string_view domain : {"summarization", "math"}) {
-    std::printf("noisy-%.1f %-13s K  passed/n   accuracy  95%% CI            (1-p)^K\n", kP,
-                std::string(domain).c_str());
-    for (int k = 1; k <= kMaxRulesPerSample; ++k) {
-      size_t passed = 0, n = 0;
-      for (const Sample& s : by_k[k]) {
-        if (s.domain != domain) continue;
-        const auto answer = BuiltinRespond("noisy-0.1", s);
-        ASSERT_TRUE(answer.ok()) << answer.status().message();
-        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, Env());
-        ASSERT_TRUE(v.ok());
-        passed += v->pass;
-        ++n;
-      }
-      ASSERT_EQ(n, kSamples);
-      const double expected = std::pow(1 - kP, k);
-      const double dn = static_cast<double>(n);
-      const Interval ci = ContinuityCorrectedWilson(static_cast<double>(passed), dn);
-      const Interval wide = ContinuityCorrectedWilson(static_cast<double>(passed), dn, kZBonferroni);
-      std::printf("                        %d  %4zu/%zu  %.3f     [%.3f, %.3f]    %.3f\n", k, passed,
-                  n, static_cast<double>(passed) / dn, ci.low, ci.high, expected);
-      EXPECT_LE(wide.low, expected) << domain << " K=" << k;
-      EXPECT_GE(wide.high, expected) << domain << " K=" << k;
-    }
+    composed_test::ExpectNoisyFollowsOneMinusPToTheK(by_k, domain, 0.1, kSamples);
   }
 }
 

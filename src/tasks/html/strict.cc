@@ -65,6 +65,8 @@ bool IsAttributeName(std::string_view raw) {
   return false;
 }
 
+}  // namespace
+
 // The first bare word in a start tag's interior that is not an attribute name, or "".
 // Attributes are `name`, `name=value`, `name="value"`, `name='value'`, separated by
 // whitespace or '/'; a name with a value may be anything (the value says what it is).
@@ -123,6 +125,8 @@ std::string_view CommentEndsElsewhere(std::string_view text) {
   }
   return {};
 }
+
+namespace {
 
 // What a reason calls a kind of markup.
 std::string_view MarkupName(MarkupKind kind) {

@@ -16,6 +16,16 @@
 
 namespace structtest::html_internal {
 
+// The first bare word in a start tag's interior (what lies between its name and its
+// '>') that is no HTML attribute name (global and presentational attributes, data-*,
+// aria-*, on*, xml*), or "": text written inside a tag. Shared with the composed HTML
+// rules (tasks/composed/html_rules.cc).
+std::string_view NonAttributeWord(std::string_view interior);
+
+// Why HTML ends the comment `text` (`<!--` ... `>`, as html.parser delimits it)
+// elsewhere than html.parser does, or "" when both end it at its end.
+std::string_view CommentEndsElsewhere(std::string_view text);
+
 // The family's TaskFamily::parse_params (family.cc).
 void ParseHtmlParams(const nlohmann::json& params, RuleSet rules, SampleParams* out);
 

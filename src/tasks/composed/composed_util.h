@@ -1,0 +1,92 @@
+// What a composed domain's generator and checker share, whatever its rule library:
+// drawing K compatible rules, reading a sample's list of rules, and the verdict of a
+// list of checks. Templates over the domain's RuleDef (rule.h).
+#ifndef STRUCTTEST_TASKS_COMPOSED_COMPOSED_UTIL_H_
+#define STRUCTTEST_TASKS_COMPOSED_COMPOSED_UTIL_H_
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/rng.h"
+#include "structtest/sample.h"
+#include "structtest/status.h"
+#include "tasks/composed/rule.h"
+
+namespace structtest::composed {
+
+// K rules of `library`, pairwise compatible and applicable to `draft`, in the library's
+// order. Errors: no such K after 16 shuffles.
+template <typename Rule, typename Draft>
+StatusOr<std::vector<const Rule*>> DrawCompatibleRules(Rng* rng, std::span<const Rule> library,
+                                                       const Draft& draft, int k,
+                                                       std::string_view domain) {
+  constexpr int kDrawAttempts = 16;
+  std::vector<const Rule*> candidates;
+  for (const Rule& r : library) {
+    if (r.applies == nullptr || r.applies(draft)) candidates.push_back(&r);
+  }
+  for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
+    std::vector<const Rule*> order = candidates;
+    rng->Shuffle(&order);
+    std::vector<const Rule*> chosen;
+    for (const Rule* r : order) {
+      if (static_cast<int>(chosen.size()) == k) break;
+      if (std::all_of(chosen.begin(), chosen.end(), [&](const Rule* c) { return Compatible(*c, *r); })) {
+        chosen.push_back(r);
+      }
+    }
+    if (static_cast<int>(chosen.size()) == k) {
+      std::sort(chosen.begin(), chosen.end());  // the table's order: pointers into it
+      return chosen;
+    }
+  }
+  return Status::InvalidArgument(fmt::format("no {} compatible {} rules apply to this sample", k, domain));
+}
+
+// The sample's params.rules, each an object with a string "id" that `find` knows.
+// Errors name the sample and what is wrong.
+template <typename Rule>
+StatusOr<const nlohmann::json*> RulesOfSample(const Sample& sample, std::string_view domain,
+                                               const Rule* (*find)(std::string_view)) {
+  const auto rules = sample.params.is_object() ? sample.params.find("rules") : sample.params.end();
+  if (!sample.params.is_object() || rules == sample.params.end() || !rules->is_array()) {
+    return Status::InvalidArgument(fmt::format("sample '{}': params.rules is not an array of rules", sample.id));
+  }
+  for (const auto& r : *rules) {
+    const auto id = r.is_object() ? r.find("id") : r.end();
+    if (!r.is_object() || id == r.end() || !id->is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("sample '{}': params.rules holds an entry without a string \"id\"", sample.id));
+    }
+    if (find(id->get<std::string>()) == nullptr) {
+      return Status::InvalidArgument(
+          fmt::format("sample '{}': unknown {} rule '{}'", sample.id, domain, id->get<std::string>()));
+    }
+  }
+  return &*rules;
+}
+
+// The verdict of its checks: a pass when each passes, else the first failing one's reason.
+inline Verdict DecidedByChecks(Verdict verdict) {
+  verdict.pass = true;
+  for (const RuleCheck& c : verdict.checks) {
+    if (c.result != RuleCheck::Result::kPass) {
+      verdict.pass = false;
+      verdict.reason = fmt::format("{}: {}", c.name, c.detail);
+      break;
+    }
+  }
+  if (verdict.pass) verdict.reason = fmt::format("all {} checks hold", verdict.checks.size());
+  return verdict;
+}
+
+}  // namespace structtest::composed
+
+#endif  // STRUCTTEST_TASKS_COMPOSED_COMPOSED_UTIL_H_
