@@ -50,6 +50,10 @@ std::vector<CheatFamily> CodeCheatFamilies();
 std::vector<CheatFamily> HtmlCheatFamilies();
 std::vector<CheatFamily> MathCheatFamilies();
 
+// Families for the composed suite's code samples (code_composed_k*), run by the composed
+// red team (tests/red_team_test.cc) and not by the default suite's, which has none.
+std::vector<CheatFamily> ComposedCodeCheatFamilies();
+
 }  // namespace structtest::testing
 
 #endif  // STRUCTTEST_TESTING_RED_TEAM_H_

@@ -13,6 +13,8 @@
 #include "sources/document_generator.h"
 #include "sources/math_generator.h"
 #include "sources/math_problem.h"
+#include "tasks/composed/code_rules.h"
+#include "tasks/composed/composed_code.h"
 #include "tasks/composed/math_rules.h"
 #include "tasks/composed/summarization_rules.h"
 #include "tasks/generate_util.h"
@@ -475,6 +477,7 @@ StatusOr<std::string> AnswerWithBroken(const Sample& sample,
     }
     return composed::RenderSummary(draft);
   }
+  if (IsIn(sample, ComposedCodeFamily())) return ComposedCodeAnswerWithBroken(sample, broken);
   return Status::InvalidArgument(fmt::format(
       "sample '{}': the noisy responder answers composed samples only ({}/{} is not one)",
       sample.id, sample.domain, sample.subtask));
@@ -483,7 +486,8 @@ StatusOr<std::string> AnswerWithBroken(const Sample& sample,
 }  // namespace
 
 std::span<const TaskFamily* const> ComposedFamilies() {
-  static const TaskFamily* const kFamilies[] = {&kComposedSummary, &kComposedMath};
+  static const TaskFamily* const kFamilies[] = {&kComposedSummary, &kComposedMath,
+                                                &ComposedCodeFamily()};
   return kFamilies;
 }
 
@@ -501,6 +505,9 @@ std::vector<ComposedRuleInfo> ComposedRules() {
   }
   for (const MathRule& r : composed::MathRules()) {
     out.push_back({"math", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
+  }
+  for (const composed::CodeRule& r : composed::CodeRules()) {
+    out.push_back({"code", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
   }
   return out;
 }
