@@ -1247,7 +1247,6 @@ CodeParsed ParseCode(std::string_view response, const nlohmann::json& rules, std
   } else if (m.closing_line >= 0) {
     to = m.closing_line;
   }
-  m.code_start = from;
   std::string code;
   for (int i = from; i < to; ++i) {
     m.code.push_back(m.lines[static_cast<size_t>(i)]);

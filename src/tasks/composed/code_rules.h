@@ -93,7 +93,6 @@ struct CodeParsed {
   std::string response;
   std::vector<std::string> lines;       // the response's lines
   std::vector<int> fence_lines;         // lines opening or closing a fenced block
-  int code_start = 0;                   // index in lines of the code's first line
   int closing_line = -1;
   std::vector<std::string> code;        // the code's physical lines
   std::vector<CodeLine> logical;        // the code's logical lines
