@@ -3,14 +3,18 @@
 // strict, per iteration. default/<subtask> are the default suite's summarization, HTML
 // and math subtasks (built-in sources, paper size; the built-in sentence model);
 // composed/<subtask> the composed subtasks at every K, of every domain with a rule library
-// (summarization, math, html: `--benchmark_filter=html` compares default and composed
-// HTML). Code is left out: its scoring runs programs in the python sandbox, which the
-// composed suite does not use.
+// (`--benchmark_filter=html` compares default and composed HTML).
+// default/add_print_statements and default/replace_variables, the code subtasks that also
+// ask for an edited copy of a given function, are the ones composed code compares with:
+// their strict checkers read the program with Python's ast in the sandbox (a python pool
+// here); composed code's checkers run no Python. Both draw from the built-in functions,
+// which the suite prepares before the benchmark starts.
 #include <memory>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "sandbox/python_pool.h"
 #include "tasks/composed/composed.h"
 #include "tasks/responders.h"
 #include "tasks/scorer.h"
@@ -39,8 +43,10 @@ void BM_GenerateAndScore(benchmark::State& state, const Suite* suite, size_t k) 
     return;
   }
   const PlannedSubtask& p = suite->subtasks()[k];
+  static PythonPool python;
   CheckEnv env;
   env.sentences = Sentences();
+  env.python = &python;
   size_t i = 0;
   for (auto _ : state) {
     auto sample = suite->Generate(p, i);
@@ -74,6 +80,16 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(
         ("default/" + std::string(default_suite->subtasks()[k].ref.spec->name)).c_str(),
         [k](benchmark::State& st) { structtest::BM_GenerateAndScore(st, default_suite.get(), k); })
+        ->MinTime(0.5);
+  }
+  GenerateOptions code_defaults;
+  code_defaults.seed = 7;
+  code_defaults.tasks = {"add_print_statements", "replace_variables"};
+  static const auto default_code = structtest::Plan(code_defaults);
+  for (size_t k = 0; default_code && k < default_code->subtasks().size(); ++k) {
+    benchmark::RegisterBenchmark(
+        ("default/" + std::string(default_code->subtasks()[k].ref.spec->name)).c_str(),
+        [k](benchmark::State& st) { structtest::BM_GenerateAndScore(st, default_code.get(), k); })
         ->MinTime(0.5);
   }
   for (int k = 1; k <= structtest::kMaxRulesPerSample; ++k) {

@@ -54,6 +54,9 @@ std::vector<CheatFamily> MathCheatFamilies();
 // composed part of tests/red_team_test.cc besides every family above.
 std::vector<CheatFamily> ComposedCheatFamilies();
 std::vector<CheatFamily> ComposedHtmlCheatFamilies();
+// Families for the composed suite's code samples (code_composed_k*), run by the composed
+// red team (tests/red_team_test.cc) and not by the default suite's, which has none.
+std::vector<CheatFamily> ComposedCodeCheatFamilies();
 
 }  // namespace structtest::testing
 

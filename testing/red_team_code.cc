@@ -9,9 +9,11 @@
 // namespace red_team_code: the testing library is a unity build, and the four domain
 // files must not share a name.
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -271,6 +273,160 @@ std::optional<RedTeamPair> OneTestPadded(const Sample& sample, uint64_t seed) {
   return pair;
 }
 
+
+// ---- Composed code samples (code_composed_k*): a given function rewritten under format
+// rules. A cheat keeps every rule's form and every name and value of the function, and
+// makes it another function; its twin changes only what a careful grader accepts.
+
+bool IsComposedCode(const Sample& s) { return s.subtask.rfind("code_composed_k", 0) == 0; }
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t from = 0;;) {
+    const size_t nl = text.find('\n', from);
+    lines.push_back(text.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) break;
+    from = nl + 1;
+  }
+  return lines;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
+  return out;
+}
+
+std::string_view Stripped(std::string_view line) {
+  const size_t b = line.find_first_not_of(" \t");
+  return b == std::string_view::npos ? std::string_view() : line.substr(b);
+}
+
+// The reference answer's lines, and the body's statements (not comments, docstrings or
+// prints): their indexes, in order.
+struct ComposedAnswer {
+  std::vector<std::string> lines;
+  size_t def = 0;
+  std::vector<size_t> statements;
+};
+
+std::optional<ComposedAnswer> ReadComposed(const Sample& sample) {
+  if (!IsComposedCode(sample)) return std::nullopt;
+  const std::optional<std::string> answer = TargetAnswer(sample);
+  if (!answer) return std::nullopt;
+  ComposedAnswer a;
+  a.lines = SplitLines(*answer);
+  size_t i = 0;
+  while (i < a.lines.size() && Stripped(a.lines[i]).rfind("def ", 0) != 0) ++i;
+  if (i == a.lines.size()) return std::nullopt;
+  a.def = i;
+  for (++i; i < a.lines.size(); ++i) {
+    const std::string& l = a.lines[i];
+    const std::string_view t = Stripped(l);
+    if (t.empty() || l[0] != ' ') break;
+    if (t[0] == '#' || t.rfind("\"\"\"", 0) == 0 || t.rfind("print(", 0) == 0) continue;
+    a.statements.push_back(i);
+  }
+  if (a.statements.size() < 2) return std::nullopt;
+  return a;
+}
+
+// `line` with `from` replaced by `to` outside string literals.
+std::string ReplaceOutsideStrings(std::string_view line, std::string_view from, std::string_view to) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < line.size();) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      out += c;
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      out += c;
+      ++i;
+    } else if (line.substr(i, from.size()) == from) {
+      out += to;
+      i += from.size();
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+// Cheat: every ` + ` made ` - ` and each comparison turned around (`>` for `<`, `!=` for
+// `==`): the same names and values, another function. Twin: the same statements with
+// the spaces around `+` and `-` taken out.
+std::optional<RedTeamPair> ComposedOperatorsSwapped(const Sample& sample, uint64_t) {
+  std::optional<ComposedAnswer> a = ReadComposed(sample);
+  if (!a) return std::nullopt;
+  static constexpr std::pair<std::string_view, std::string_view> kSwaps[] = {
+      {" + ", " - "}, {" < ", " > "}, {" > ", " < "}, {" == ", " != "}, {" != ", " == "}};
+  std::vector<std::string> cheat = a->lines, twin = a->lines;
+  bool changed = false;
+  for (size_t i : a->statements) {
+    std::string line = a->lines[i];
+    // Through a placeholder, so that a swapped operator is not swapped back.
+    for (size_t k = 0; k < std::size(kSwaps); ++k) {
+      line = ReplaceOutsideStrings(line, kSwaps[k].first, "\x01" + std::to_string(k) + "\x02");
+    }
+    for (size_t k = 0; k < std::size(kSwaps); ++k) {
+      line = ReplaceOutsideStrings(line, "\x01" + std::to_string(k) + "\x02", kSwaps[k].second);
+    }
+    changed |= line != a->lines[i];
+    cheat[i] = line;
+    twin[i] = ReplaceOutsideStrings(ReplaceOutsideStrings(a->lines[i], " + ", "+"), " - ", "-");
+  }
+  if (!changed) return std::nullopt;
+  return RedTeamPair{JoinLines(cheat), JoinLines(twin)};
+}
+
+// Cheat: the return statement (with the comment line above it, when a rule asks for one)
+// moved up to be the body's first statement: the function returns before it computes.
+// Twin: a blank line after the def line, and one before the return.
+std::optional<RedTeamPair> ComposedReturnFirst(const Sample& sample, uint64_t) {
+  std::optional<ComposedAnswer> a = ReadComposed(sample);
+  if (!a) return std::nullopt;
+  const size_t ret = a->statements.back();
+  const size_t first = a->statements.front();
+  if (Stripped(a->lines[ret]).rfind("return", 0) != 0 || ret <= first) return std::nullopt;
+  const bool commented = ret > 0 && Stripped(a->lines[ret - 1]).rfind("#", 0) == 0;
+  const size_t from = commented ? ret - 1 : ret;
+  std::vector<std::string> cheat = a->lines;
+  std::vector<std::string> moved(cheat.begin() + static_cast<std::ptrdiff_t>(from),
+                                 cheat.begin() + static_cast<std::ptrdiff_t>(ret) + 1);
+  cheat.erase(cheat.begin() + static_cast<std::ptrdiff_t>(from), cheat.begin() + static_cast<std::ptrdiff_t>(ret) + 1);
+  cheat.insert(cheat.begin() + static_cast<std::ptrdiff_t>(first), moved.begin(), moved.end());
+  std::vector<std::string> twin = a->lines;
+  twin.insert(twin.begin() + static_cast<std::ptrdiff_t>(from), "");
+  twin.insert(twin.begin() + static_cast<std::ptrdiff_t>(a->def) + 1, "");
+  return RedTeamPair{JoinLines(cheat), JoinLines(twin)};
+}
+
+// Cheat (samples asking for prints): after the first asked print, one more in the asked
+// form whose expression rebinds the variable. Twin: the asked print once more, as is.
+std::optional<RedTeamPair> ComposedCodeInPrint(const Sample& sample, uint64_t) {
+  std::optional<ComposedAnswer> a = ReadComposed(sample);
+  if (!a) return std::nullopt;
+  for (size_t i = a->def + 1; i < a->lines.size(); ++i) {
+    const std::string& l = a->lines[i];
+    const size_t at = l.find("print(\"");
+    if (at == std::string::npos || l.find_first_not_of(' ') != at) continue;
+    const size_t colon = l.find(": \", str(", at);
+    if (colon == std::string::npos) continue;
+    const std::string name = l.substr(at + 7, colon - at - 7);
+    const std::string indent = l.substr(0, at);
+    std::vector<std::string> cheat = a->lines, twin = a->lines;
+    cheat.insert(cheat.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                 AskedPrint(indent, "(" + name + " := None)"));
+    twin.insert(twin.begin() + static_cast<std::ptrdiff_t>(i) + 1, l);
+    return RedTeamPair{JoinLines(cheat), JoinLines(twin)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace red_team_code
 
 std::vector<CheatFamily> CodeCheatFamilies() {
@@ -289,6 +445,24 @@ std::vector<CheatFamily> CodeCheatFamilies() {
        "stdin test inputs: the first input, then the same input with a line added that the "
        "program does not read, once per input asked",
        "the task's inputs in another order, each fenced or not", &OneTestPadded},
+  };
+}
+
+std::vector<CheatFamily> ComposedCodeCheatFamilies() {
+  using namespace red_team_code;  // NOLINT: this file's own helpers
+  return {
+      {"code", "code/composed-operators-swapped",
+       "composed code: every name and value of the function kept, its `+` made `-` and its "
+       "comparisons turned around",
+       "the same statements without the spaces around `+` and `-`", &ComposedOperatorsSwapped},
+      {"code", "code/composed-return-first",
+       "composed code: the return statement moved up to be the body's first (it returns "
+       "before it computes)",
+       "a blank line after the def line and one before the return", &ComposedReturnFirst},
+      {"code", "code/composed-code-in-print",
+       "composed code with prints: one more print in the asked form whose expression "
+       "rebinds the variable ((x := None))",
+       "the asked print once more, as it is", &ComposedCodeInPrint},
   };
 }
 

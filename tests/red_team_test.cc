@@ -155,15 +155,17 @@ TEST(RedTeamTest, StrictFailsEveryCheatFamilyAndPassesItsTwins) {
 }
 
 // The same families over composed samples (issue 52), and those written for composed
-// samples only (ComposedCheatFamilies): every math and html cheat keeps the reference's
-// layout, so each composed format rule still holds; strict must fail at most 1% of them
-// (math: on `work` or `answer`; html: on `well-formed` or `content`), at K = 3 and K = 8.
-// A twin rewrites statements (other operator symbols, separators, a result restated on a
-// line of its own; a comment before a paragraph), which may legitimately break a format
-// rule (a word range, a step count, the doctype first): of a twin, only the content
-// checks are asserted (`answer` and `work`; `well-formed` and `content`). The
+// samples only (ComposedCheatFamilies for html, ComposedCodeCheatFamilies for code): every
+// math and html cheat keeps the reference's layout, so each composed format rule still
+// holds; a code cheat keeps the function's names and values and is another function.
+// Strict must fail at most 1% of them (math: on `work` or `answer`; html: on `well-formed`
+// or `content`; code: on `statements`), at K = 3 and K = 8. A twin rewrites statements
+// (other operator symbols, separators, a result restated on a line of its own; a comment
+// before a paragraph), which may legitimately break a format rule (a word range, a step
+// count, the doctype first): of a twin, only the content checks are asserted. The
 // summarization families rewrite the paper subtasks' answers and apply to no composed
-// sample today; were one to, it would be printed, not asserted.
+// sample; composed_test.cc's StrictFailsSummariesThatKeepTheFormatAndLoseTheContent has
+// composed summarization's.
 TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
   const std::string only = EnvOr("STRUCTTEST_RED_TEAM_FAMILY", "");
   const auto splitter = ::structtest::testing::BuiltinSentenceSplitter();
@@ -187,9 +189,8 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
     }
     std::vector<::structtest::testing::CheatFamily> all_families =
         ::structtest::testing::RedTeamFamilies();
-    for (const ::structtest::testing::CheatFamily& f : ::structtest::testing::ComposedCheatFamilies()) {
-      all_families.push_back(f);
-    }
+    for (const auto& f : ::structtest::testing::ComposedCheatFamilies()) all_families.push_back(f);
+    for (const auto& f : ::structtest::testing::ComposedCodeCheatFamilies()) all_families.push_back(f);
     for (const ::structtest::testing::CheatFamily& family : all_families) {
       if (family.name.find(only) == std::string_view::npos) continue;
       int n = 0, cheat_paper = 0, cheat_strict = 0, twin_content = 0;
@@ -208,7 +209,7 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
         bool content = true;
         for (const RuleCheck& c : twin->checks) {
           if ((c.name == "answer" || c.name == "work" || c.name == "points" || c.name == "content" ||
-               c.name == "well-formed") &&
+               c.name == "well-formed" || c.name == "program" || c.name == "statements") &&
               c.result != RuleCheck::Result::kPass) {
             content = false;
           }
@@ -220,7 +221,7 @@ TEST(RedTeamTest, StrictFailsTheCheatsOfComposedSamples) {
                   "twin content %5.1f%%\n",
                   k, std::string(family.name).c_str(), n, 100.0 * cheat_paper / n,
                   100.0 * cheat_strict / n, 100.0 * twin_content / n);
-      if (family.domain != "math" && family.domain != "html") continue;
+      if (family.domain != "math" && family.domain != "html" && family.domain != "code") continue;
       EXPECT_LE(cheat_strict * 100, n) << family.name << " k" << k << ": cheats passing strict";
       EXPECT_EQ(twin_content, n) << family.name << " k" << k << ": twins failing their content checks";
     }

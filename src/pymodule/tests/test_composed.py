@@ -17,10 +17,11 @@ needs_binary = pytest.mark.skipif(not os.path.exists(BINARY),
 @pytest.mark.parametrize("k", [1, 4, 8])
 def test_composed_samples_have_k_rules_and_their_answers_pass(k):
     samples = structtest.generate(suite="composed", seed=2, rules_per_sample=k, limit=5)
-    assert len(samples) == 15
+    assert len(samples) == 20
     assert {s["subtask"] for s in samples} == {"summarization_composed_k{}".format(k),
                                                "math_composed_k{}".format(k),
-                                               "html_composed_k{}".format(k)}
+                                               "html_composed_k{}".format(k),
+                                               "code_composed_k{}".format(k)}
     answers = [s["target"]["answer"] for s in samples]
     for rules in ("paper", "strict"):
         verdicts = structtest.score_batch(samples, answers, rules=rules)

@@ -13,6 +13,8 @@
 #include "sources/document_generator.h"
 #include "sources/math_generator.h"
 #include "sources/math_problem.h"
+#include "tasks/composed/code_rules.h"
+#include "tasks/composed/composed_code.h"
 #include "tasks/composed/composed_html.h"
 #include "tasks/composed/html_rules.h"
 #include "tasks/composed/math_rules.h"
@@ -487,6 +489,7 @@ StatusOr<std::string> AnswerWithBroken(const Sample& sample,
     return composed::RenderSummary(draft);
   }
   if (IsIn(sample, ComposedHtmlFamily())) return HtmlAnswerWithBroken(sample, broken);
+  if (IsIn(sample, ComposedCodeFamily())) return ComposedCodeAnswerWithBroken(sample, broken);
   return Status::InvalidArgument(fmt::format(
       "sample '{}': the noisy responder answers composed samples only ({}/{} is not one)",
       sample.id, sample.domain, sample.subtask));
@@ -496,7 +499,8 @@ StatusOr<std::string> AnswerWithBroken(const Sample& sample,
 
 std::span<const TaskFamily* const> ComposedFamilies() {
   static const TaskFamily* const kFamilies[] = {&kComposedSummary, &kComposedMath,
-                                                 &ComposedHtmlFamily()};
+                                                 &ComposedHtmlFamily(),
+                                                 &ComposedCodeFamily()};
   return kFamilies;
 }
 
@@ -517,6 +521,9 @@ std::vector<ComposedRuleInfo> ComposedRules() {
   }
   for (const composed::HtmlRule& r : composed::HtmlRules()) {
     out.push_back({"html", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
+  }
+  for (const composed::CodeRule& r : composed::CodeRules()) {
+    out.push_back({"code", r.id, r.summary, r.origin == composed::RuleOrigin::kPaper});
   }
   return out;
 }

@@ -1,0 +1,252 @@
+#include "tasks/composed/composed_code.h"
+
+#include <algorithm>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/rng.h"
+#include "core/status_macros.h"
+#include "sources/program.h"
+#include "sources/program_store.h"
+#include "tasks/composed/code_rules.h"
+#include "tasks/generate_util.h"
+
+namespace structtest {
+
+// Named, not anonymous: the composed library is a unity build, and composed.cc's
+// helpers for the other domains live in an anonymous namespace of the same unit.
+namespace composed_code_internal {
+
+using composed::CodeDraft;
+using composed::CodeRule;
+
+constexpr int kDrawAttempts = 16;
+
+// K rules of the library, pairwise compatible and applicable to `draft`, in the
+// library's order. Errors: no such K after kDrawAttempts shuffles.
+StatusOr<std::vector<const CodeRule*>> DrawCodeRules(Rng* rng, const CodeDraft& draft, int k) {
+  std::vector<const CodeRule*> candidates;
+  for (const CodeRule& r : composed::CodeRules()) {
+    if (r.applies == nullptr || r.applies(draft)) candidates.push_back(&r);
+  }
+  for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
+    std::vector<const CodeRule*> order = candidates;
+    rng->Shuffle(&order);
+    std::vector<const CodeRule*> chosen;
+    for (const CodeRule* r : order) {
+      if (static_cast<int>(chosen.size()) == k) break;
+      if (std::all_of(chosen.begin(), chosen.end(),
+                      [&](const CodeRule* c) { return composed::Compatible(*c, *r); })) {
+        chosen.push_back(r);
+      }
+    }
+    if (static_cast<int>(chosen.size()) == k) {
+      std::sort(chosen.begin(), chosen.end());  // the table's order: pointers into it
+      return chosen;
+    }
+  }
+  return Status::InvalidArgument(fmt::format("no {} compatible code rules apply to this sample", k));
+}
+
+template <int K>
+constexpr std::string_view CodeSubtaskName() {
+  constexpr std::string_view kNames[] = {"code_composed_k1", "code_composed_k2", "code_composed_k3",
+                                         "code_composed_k4", "code_composed_k5", "code_composed_k6",
+                                         "code_composed_k7", "code_composed_k8"};
+  return kNames[K - 1];
+}
+
+StatusOr<Program> ComposedFunction(const GenerateRequest& request) {
+  const SourceSet* sources = request.sources;
+  if (sources == nullptr || sources->functions == nullptr || sources->functions->size() == 0) {
+    return Status::InvalidArgument("composed code needs functions (none were given)");
+  }
+  return sources->functions->Get(request.index % sources->functions->size());
+}
+
+StatusOr<Sample> GenerateComposedCode(const GenerateRequest& request, int k,
+                                      std::string_view subtask) {
+  ASSIGN_OR_RETURN(const Program program, ComposedFunction(request));
+  ASSIGN_OR_RETURN(CodeDraft draft, composed::CodeDraftOf(program));
+  Rng rng = SampleRng(request, subtask);
+  ASSIGN_OR_RETURN(const std::vector<const CodeRule*> rules, DrawCodeRules(&rng, draft, k));
+  nlohmann::json params = nlohmann::json::array();
+  std::vector<std::string> instructions;
+  for (const CodeRule* r : rules) {
+    nlohmann::json p = r->draw != nullptr ? r->draw(&rng, draft) : nlohmann::json::object();
+    p["id"] = std::string(r->id);
+    if (r->apply != nullptr) r->apply(p, &draft);
+    const int phrasing = static_cast<int>(rng.UniformInt(0, r->phrasings - 1));
+    instructions.push_back(r->instruction(p, phrasing));
+    params.push_back(std::move(p));
+  }
+  std::string prompt = composed::CodeBasePrompt(program.source);
+  prompt += "\n\nFollow every one of these format rules:";
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    prompt += fmt::format("\n{}. {}", i + 1, instructions[i]);
+  }
+  Sample s = NewSample(request, "code", subtask, std::move(prompt));
+  s.params = {{"rules", std::move(params)}};
+  s.context = {{"program_id", program.id},
+               {"source_code", program.source},
+               {"fn_name", program.fn_name},
+               {"call_args", draft.call_args}};
+  s.target = {{"answer", composed::RenderCode(draft)}};
+  return s;
+}
+
+template <int K>
+StatusOr<Sample> GenerateCodeK(const GenerateRequest& request) {
+  return GenerateComposedCode(request, K, CodeSubtaskName<K>());
+}
+
+// What a composed code sample carries for its checks and its rebuilt answer.
+struct CodeSampleView {
+  const nlohmann::json* rules = nullptr;
+  std::string source, fn_name, call_args;
+};
+
+StatusOr<CodeSampleView> ReadCodeSample(const Sample& sample) {
+  CodeSampleView v;
+  const auto rules = sample.params.is_object() ? sample.params.find("rules") : sample.params.end();
+  if (!sample.params.is_object() || rules == sample.params.end() || !rules->is_array()) {
+    return Status::InvalidArgument(
+        fmt::format("sample '{}': params.rules is not an array of rules", sample.id));
+  }
+  for (const auto& r : *rules) {
+    const auto id = r.is_object() ? r.find("id") : r.end();
+    if (!r.is_object() || id == r.end() || !id->is_string()) {
+      return Status::InvalidArgument(fmt::format(
+          "sample '{}': params.rules holds an entry without a string \"id\"", sample.id));
+    }
+    if (composed::FindCodeRule(id->get<std::string>()) == nullptr) {
+      return Status::InvalidArgument(
+          fmt::format("sample '{}': unknown code rule '{}'", sample.id, id->get<std::string>()));
+    }
+  }
+  v.rules = &*rules;
+  for (auto [key, out] : {std::pair{"source_code", &v.source}, std::pair{"fn_name", &v.fn_name},
+                          std::pair{"call_args", &v.call_args}}) {
+    const auto it = sample.context.is_object() ? sample.context.find(key) : sample.context.end();
+    if (!sample.context.is_object() || it == sample.context.end() || !it->is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("sample '{}': context.{} is missing or not a string", sample.id, key));
+    }
+    *out = it->get<std::string>();
+  }
+  return v;
+}
+
+// A pass when each check passes, else the first failing one's reason.
+Verdict DecidedByChecks(Verdict verdict) {
+  verdict.pass = true;
+  for (const RuleCheck& c : verdict.checks) {
+    if (c.result != RuleCheck::Result::kPass) {
+      verdict.pass = false;
+      verdict.reason = fmt::format("{}: {}", c.name, c.detail);
+      break;
+    }
+  }
+  if (verdict.pass) verdict.reason = fmt::format("all {} checks hold", verdict.checks.size());
+  return verdict;
+}
+
+StatusOr<Verdict> CheckComposedCode(const Sample& sample, std::string_view response,
+                                    RuleSet rules) {
+  ASSIGN_OR_RETURN(const CodeSampleView v, ReadCodeSample(sample));
+  const composed::CodeParsed parsed = composed::ParseCode(response, *v.rules, v.source, v.fn_name);
+  Verdict verdict;
+  for (const auto& r : *v.rules) {
+    const CodeRule* def = composed::FindCodeRule(r["id"].get<std::string>());
+    verdict.checks.push_back(def->check(r, parsed, rules));
+  }
+  verdict.checks.push_back(composed::CheckCodeProgram(parsed));
+  if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckCodeStatements(parsed));
+  return DecidedByChecks(std::move(verdict));
+}
+
+StatusOr<Verdict> CheckCodePaper(const Sample& sample, const SampleParams&,
+                                 std::string_view response, const CheckEnv&) {
+  return CheckComposedCode(sample, response, RuleSet::kPaper);
+}
+StatusOr<Verdict> CheckCodeStrict(const Sample& sample, const SampleParams&,
+                                  std::string_view response, const CheckEnv&) {
+  return CheckComposedCode(sample, response, RuleSet::kStrict);
+}
+
+// The reference draft, rebuilt from the given function and the rules' parameters (the
+// generator's apply steps, replayed).
+StatusOr<CodeDraft> RebuildCodeDraft(const Sample& sample) {
+  ASSIGN_OR_RETURN(const CodeSampleView v, ReadCodeSample(sample));
+  Program program;
+  program.id = sample.context.value("program_id", sample.id);
+  program.source = v.source;
+  program.fn_name = v.fn_name;
+  if (!v.call_args.empty()) program.inputs.push_back(v.call_args);
+  ASSIGN_OR_RETURN(CodeDraft draft, composed::CodeDraftOf(program));
+  for (const auto& r : *v.rules) {
+    const CodeRule* def = composed::FindCodeRule(r["id"].get<std::string>());
+    if (def->apply != nullptr) def->apply(r, &draft);
+  }
+  return draft;
+}
+
+// Every format rule held, the function's body gone: `pass`.
+StatusOr<std::string> ComposedCodeSkeleton(const Sample& sample) {
+  ASSIGN_OR_RETURN(CodeDraft draft, RebuildCodeDraft(sample));
+  draft.stub = true;
+  return composed::RenderCode(draft);
+}
+
+// Every format rule held, every name and value kept, and each operator swapped for
+// another (`+` for `-`, `<` for `>`, `==` for `!=`): what the paper's `program`, which
+// counts names and values, cannot see.
+StatusOr<std::string> ComposedCodeLoophole(const Sample& sample) {
+  ASSIGN_OR_RETURN(CodeDraft draft, RebuildCodeDraft(sample));
+  draft.swap_operators = true;
+  return composed::RenderCode(draft);
+}
+
+#define STRUCTTEST_COMPOSED_CODE_SPEC(K)                                                      \
+  SubtaskSpec {                                                                               \
+    CodeSubtaskName<K>(), Split::kEasy,                                                       \
+        "a given Python function rewritten under " #K " composed format rules",               \
+        "rules (id and parameters of each)", &CheckCodePaper, false, &GenerateCodeK<K>,       \
+        nullptr, &CheckCodeStrict, &ComposedCodeSkeleton, &ComposedCodeLoophole              \
+  }
+
+// Split kEasy: the suite then prepares built-in functions (the Easy code subtasks'
+// source) for these subtasks, as it does for the code family's.
+const SubtaskSpec kCodeSubtasks[] = {
+    STRUCTTEST_COMPOSED_CODE_SPEC(1), STRUCTTEST_COMPOSED_CODE_SPEC(2),
+    STRUCTTEST_COMPOSED_CODE_SPEC(3), STRUCTTEST_COMPOSED_CODE_SPEC(4),
+    STRUCTTEST_COMPOSED_CODE_SPEC(5), STRUCTTEST_COMPOSED_CODE_SPEC(6),
+    STRUCTTEST_COMPOSED_CODE_SPEC(7), STRUCTTEST_COMPOSED_CODE_SPEC(8),
+};
+#undef STRUCTTEST_COMPOSED_CODE_SPEC
+
+const TaskFamily kComposedCode = {
+    "code",
+    "composed: a given Python function rewritten under K format rules drawn from the code "
+    "rule library",
+    "paper-c1", kCodeSubtasks, "strict-c1"};
+
+}  // namespace composed_code_internal
+
+const TaskFamily& ComposedCodeFamily() { return composed_code_internal::kComposedCode; }
+
+StatusOr<std::string> ComposedCodeAnswerWithBroken(
+    const Sample& sample, const std::function<bool(std::string_view)>& broken) {
+  using namespace composed_code_internal;  // NOLINT: this file's own helpers
+  ASSIGN_OR_RETURN(CodeDraft draft, RebuildCodeDraft(sample));
+  for (const auto& r : sample.params["rules"]) {
+    const CodeRule* def = composed::FindCodeRule(r["id"].get<std::string>());
+    if (broken(def->id)) def->violate(r, &draft);
+  }
+  return composed::RenderCode(draft);
+}
+
+}  // namespace structtest
