@@ -168,8 +168,15 @@ std::optional<RedTeamPair> OneFactReworded(const Sample& sample, uint64_t seed) 
     for (int k = 0; k < i; ++k) p = DropLastWord(p);
     return "<p>" + p + "</p>";
   });
+  // Distinct facts of other lengths are no repeats: every other one says "as well".
   pair.twin = EachParagraph(*oracle, [&](std::string_view p, int i) {
-    return "<p>" + (i % 2 == 1 ? DropLastWord(p) : std::string(p)) + "</p>";
+    std::string text(p);
+    if (i % 2 == 1) {
+      const bool stop = !text.empty() && text.back() == '.';
+      if (stop) text.pop_back();
+      text += stop ? " as well." : " as well";
+    }
+    return "<p>" + text + "</p>";
   });
   return pair;
 }
@@ -234,7 +241,7 @@ std::vector<CheatFamily> ComposedHtmlCheatFamilies() {
       {"html", "html/composed-one-fact-reworded",
        "composed pages: every paragraph states the first fact again, reworded (a word "
        "dropped, a lead-in added) so that no two read the same",
-       "each paragraph its own fact, every other one with its last word dropped", &OneFactReworded},
+       "each paragraph its own fact, every other one ending \"as well\"", &OneFactReworded},
       {"html", "html/composed-facts-loose-in-the-section",
        "composed pages: each fact written directly in its <div>, the <p> only pointing at it",
        "each fact in its <p>, after a comment", &FactsLooseInTheSection},

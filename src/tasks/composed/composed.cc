@@ -16,6 +16,7 @@
 #include "tasks/composed/code_rules.h"
 #include "tasks/composed/composed_code.h"
 #include "tasks/composed/composed_html.h"
+#include "tasks/composed/composed_util.h"
 #include "tasks/composed/html_rules.h"
 #include "tasks/composed/math_rules.h"
 #include "tasks/composed/summarization_rules.h"
@@ -28,7 +29,6 @@ namespace {
 using composed::MathDraft;
 using composed::MathRule;
 
-constexpr int kDrawAttempts = 16;
 constexpr uint64_t kNoisySeed = 52;  // issue 52; any fixed value would do
 
 StatusOr<MathProblem> ComposedMathProblem(const GenerateRequest& request) {
@@ -41,35 +41,6 @@ StatusOr<MathProblem> ComposedMathProblem(const GenerateRequest& request) {
                                request.index % sources->generated_math_problems, sources->split);
   }
   return Status::InvalidArgument("composed math needs word problems (none were given)");
-}
-
-// K rules of `library`, pairwise compatible and applicable to `draft`, in the
-// library's order. Errors: no such K after kDrawAttempts shuffles.
-template <typename Rule, typename Draft>
-StatusOr<std::vector<const Rule*>> DrawRules(Rng* rng, std::span<const Rule> library,
-                                             const Draft& draft, int k, std::string_view domain) {
-  std::vector<const Rule*> candidates;
-  for (const Rule& r : library) {
-    if (r.applies == nullptr || r.applies(draft)) candidates.push_back(&r);
-  }
-  for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
-    std::vector<const Rule*> order = candidates;
-    rng->Shuffle(&order);
-    std::vector<const Rule*> chosen;
-    for (const Rule* r : order) {
-      if (static_cast<int>(chosen.size()) == k) break;
-      if (std::all_of(chosen.begin(), chosen.end(),
-                      [&](const Rule* c) { return composed::Compatible(*c, *r); })) {
-        chosen.push_back(r);
-      }
-    }
-    if (static_cast<int>(chosen.size()) == k) {
-      std::sort(chosen.begin(), chosen.end());  // the table's order: pointers into it
-      return chosen;
-    }
-  }
-  return Status::InvalidArgument(
-      fmt::format("no {} compatible {} rules apply to this sample", k, domain));
 }
 
 template <int K>
@@ -89,27 +60,15 @@ StatusOr<Sample> GenerateComposedMath(const GenerateRequest& request, int k,
   draft.question = problem.question;
   draft.gold = problem.answer;
   draft.steps = problem.steps;
-  ASSIGN_OR_RETURN(const std::vector<const MathRule*> rules,
-                   DrawRules(&rng, composed::MathRules(), draft, k, "math"));
-  nlohmann::json params = nlohmann::json::array();
-  std::vector<std::string> instructions;
-  bool phrase_ruled = false;
-  for (const MathRule* r : rules) {
-    nlohmann::json p = r->draw != nullptr ? r->draw(&rng, draft) : nlohmann::json::object();
-    p["id"] = std::string(r->id);
-    if (r->apply != nullptr) r->apply(p, &draft);
-    const int phrasing = static_cast<int>(rng.UniformInt(0, r->phrasings - 1));
-    instructions.push_back(r->instruction(p, phrasing));
-    phrase_ruled |= r->id == "answer-phrase";
-    params.push_back(std::move(p));
-  }
-  std::string prompt = composed::MathBasePrompt(draft, phrase_ruled);
-  prompt += "\n\nFollow every one of these format rules:";
-  for (size_t i = 0; i < instructions.size(); ++i) {
-    prompt += fmt::format("\n{}. {}", i + 1, instructions[i]);
-  }
-  Sample s = NewSample(request, "math", subtask, std::move(prompt));
-  s.params = {{"rules", std::move(params)}};
+  ASSIGN_OR_RETURN(composed::AppliedRules drawn,
+                   composed::DrawAndApplyRules(&rng, composed::MathRules(), &draft, k, "math"));
+  const bool phrase_ruled = std::any_of(drawn.params.begin(), drawn.params.end(), [](const nlohmann::json& p) {
+    return p["id"] == "answer-phrase";
+  });
+  Sample s = NewSample(request, "math", subtask,
+                       composed::PromptWithRules(composed::MathBasePrompt(draft, phrase_ruled),
+                                                 drawn.instructions));
+  s.params = {{"rules", std::move(drawn.params)}};
   s.context = {{"problem_id", problem.id},
                {"question", problem.question},
                {"gold_answer", problem.answer}};
@@ -132,23 +91,7 @@ struct MathSampleView {
 
 StatusOr<MathSampleView> ReadMathSample(const Sample& sample) {
   MathSampleView v;
-  const auto rules = sample.params.is_object() ? sample.params.find("rules") : sample.params.end();
-  if (!sample.params.is_object() || rules == sample.params.end() || !rules->is_array()) {
-    return Status::InvalidArgument(
-        fmt::format("sample '{}': params.rules is not an array of rules", sample.id));
-  }
-  for (const auto& r : *rules) {
-    const auto id = r.is_object() ? r.find("id") : r.end();
-    if (!r.is_object() || id == r.end() || !id->is_string()) {
-      return Status::InvalidArgument(
-          fmt::format("sample '{}': params.rules holds an entry without a string \"id\"", sample.id));
-    }
-    if (composed::FindMathRule(id->get<std::string>()) == nullptr) {
-      return Status::InvalidArgument(fmt::format("sample '{}': unknown math rule '{}'", sample.id,
-                                                 id->get<std::string>()));
-    }
-  }
-  v.rules = &*rules;
+  ASSIGN_OR_RETURN(v.rules, composed::RulesOfSample(sample, "math", &composed::FindMathRule));
   for (auto [key, out] : {std::pair{"question", &v.question}, std::pair{"gold_answer", &v.gold}}) {
     const auto it = sample.context.is_object() ? sample.context.find(key) : sample.context.end();
     if (!sample.context.is_object() || it == sample.context.end() || !it->is_string()) {
@@ -160,34 +103,16 @@ StatusOr<MathSampleView> ReadMathSample(const Sample& sample) {
   return v;
 }
 
-// The verdict of its checks: a pass when each passes, else the first failing one's
-// reason.
-Verdict Decided(Verdict verdict) {
-  verdict.pass = true;
-  for (const RuleCheck& c : verdict.checks) {
-    if (c.result != RuleCheck::Result::kPass) {
-      verdict.pass = false;
-      verdict.reason = fmt::format("{}: {}", c.name, c.detail);
-      break;
-    }
-  }
-  if (verdict.pass) verdict.reason = fmt::format("all {} checks hold", verdict.checks.size());
-  return verdict;
-}
-
 StatusOr<Verdict> CheckComposedMath(const Sample& sample, std::string_view response,
                                     RuleSet rules) {
   ASSIGN_OR_RETURN(const MathSampleView v, ReadMathSample(sample));
   const composed::MathParsed parsed =
       composed::ParseMath(response, *v.rules, v.question, v.gold);
   Verdict verdict;
-  for (const auto& r : *v.rules) {
-    const MathRule* def = composed::FindMathRule(r["id"].get<std::string>());
-    verdict.checks.push_back(def->check(r, parsed, rules));
-  }
+  verdict.checks = composed::CheckEachRule(*v.rules, parsed, rules, &composed::FindMathRule);
   verdict.checks.push_back(composed::CheckMathAnswer(parsed, rules));
   if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckMathWork(parsed));
-  return Decided(std::move(verdict));
+  return composed::DecidedByChecks(std::move(verdict));
 }
 
 StatusOr<Verdict> CheckMathPaper(const Sample& sample, const SampleParams&,
@@ -291,25 +216,12 @@ StatusOr<Sample> GenerateComposedSummary(const GenerateRequest& request, int k,
   // What the answer is rebuilt from (RebuildSummaryDraft replays the rules' changes).
   const std::vector<std::string> base_points = draft.points;
   const std::string base_spare = draft.spare;
-  ASSIGN_OR_RETURN(const std::vector<const SummaryRule*> rules,
-                   DrawRules(&rng, composed::SummarizationRules(), draft, k, "summarization"));
-  nlohmann::json params = nlohmann::json::array();
-  std::vector<std::string> instructions;
-  for (const SummaryRule* r : rules) {
-    nlohmann::json p = r->draw != nullptr ? r->draw(&rng, draft) : nlohmann::json::object();
-    p["id"] = std::string(r->id);
-    if (r->apply != nullptr) r->apply(p, &draft);
-    const int phrasing = static_cast<int>(rng.UniformInt(0, r->phrasings - 1));
-    instructions.push_back(r->instruction(p, phrasing));
-    params.push_back(std::move(p));
-  }
-  std::string prompt = composed::SummaryBasePrompt(draft);
-  prompt += "\n\nFollow every one of these format rules:";
-  for (size_t i = 0; i < instructions.size(); ++i) {
-    prompt += fmt::format("\n{}. {}", i + 1, instructions[i]);
-  }
-  Sample s = NewSample(request, "summarization", subtask, std::move(prompt));
-  s.params = {{"rules", std::move(params)}};
+  ASSIGN_OR_RETURN(composed::AppliedRules drawn,
+                   composed::DrawAndApplyRules(&rng, composed::SummarizationRules(), &draft, k,
+                                               "summarization"));
+  Sample s = NewSample(request, "summarization", subtask,
+                       composed::PromptWithRules(composed::SummaryBasePrompt(draft), drawn.instructions));
+  s.params = {{"rules", std::move(drawn.params)}};
   s.context = {{"document_id", doc.id}, {"document", doc.text}};
   s.target = {{"answer", composed::RenderSummary(draft)},
               {"points", base_points},
@@ -320,26 +232,6 @@ StatusOr<Sample> GenerateComposedSummary(const GenerateRequest& request, int k,
 template <int K>
 StatusOr<Sample> GenerateSummaryK(const GenerateRequest& request) {
   return GenerateComposedSummary(request, K, SummarySubtaskName<K>());
-}
-
-StatusOr<const nlohmann::json*> SummaryRulesOf(const Sample& sample) {
-  const auto rules = sample.params.is_object() ? sample.params.find("rules") : sample.params.end();
-  if (!sample.params.is_object() || rules == sample.params.end() || !rules->is_array()) {
-    return Status::InvalidArgument(
-        fmt::format("sample '{}': params.rules is not an array of rules", sample.id));
-  }
-  for (const auto& r : *rules) {
-    const auto id = r.is_object() ? r.find("id") : r.end();
-    if (!r.is_object() || id == r.end() || !id->is_string()) {
-      return Status::InvalidArgument(
-          fmt::format("sample '{}': params.rules holds an entry without a string \"id\"", sample.id));
-    }
-    if (composed::FindSummaryRule(id->get<std::string>()) == nullptr) {
-      return Status::InvalidArgument(fmt::format("sample '{}': unknown summarization rule '{}'",
-                                                 sample.id, id->get<std::string>()));
-    }
-  }
-  return &*rules;
 }
 
 StatusOr<std::string> DocumentOf(const Sample& sample) {
@@ -353,7 +245,7 @@ StatusOr<std::string> DocumentOf(const Sample& sample) {
 
 StatusOr<Verdict> CheckComposedSummary(const Sample& sample, std::string_view response,
                                        RuleSet rules, const CheckEnv& env) {
-  ASSIGN_OR_RETURN(const nlohmann::json* list, SummaryRulesOf(sample));
+  ASSIGN_OR_RETURN(const nlohmann::json* list, composed::RulesOfSample(sample, "summarization", &composed::FindSummaryRule));
   ASSIGN_OR_RETURN(std::string document, DocumentOf(sample));
   if (env.sentences == nullptr && composed::SummaryRulesCountSentences(*list)) {
     return Status::Unavailable(fmt::format(
@@ -364,12 +256,10 @@ StatusOr<Verdict> CheckComposedSummary(const Sample& sample, std::string_view re
   const composed::SummaryParsed parsed =
       composed::ParseSummary(response, *list, std::move(document), env.sentences);
   Verdict verdict;
-  for (const auto& r : *list) {
-    verdict.checks.push_back(composed::FindSummaryRule(r["id"].get<std::string>())->check(r, parsed, rules));
-  }
+  verdict.checks = composed::CheckEachRule(*list, parsed, rules, &composed::FindSummaryRule);
   verdict.checks.push_back(composed::CheckSummaryPoints(parsed));
   if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckSummaryContent(parsed));
-  return Decided(std::move(verdict));
+  return composed::DecidedByChecks(std::move(verdict));
 }
 
 StatusOr<Verdict> CheckSummaryPaper(const Sample& sample, const SampleParams&,
@@ -382,7 +272,7 @@ StatusOr<Verdict> CheckSummaryStrict(const Sample& sample, const SampleParams&,
 }
 
 StatusOr<SummaryDraft> RebuildSummaryDraft(const Sample& sample) {
-  ASSIGN_OR_RETURN(const nlohmann::json* list, SummaryRulesOf(sample));
+  ASSIGN_OR_RETURN(const nlohmann::json* list, composed::RulesOfSample(sample, "summarization", &composed::FindSummaryRule));
   ASSIGN_OR_RETURN(std::string document, DocumentOf(sample));
   const auto& t = sample.target;
   if (!t.is_object() || !t.contains("points") || !t["points"].is_array() || !t.contains("spare") ||

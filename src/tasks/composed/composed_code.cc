@@ -12,6 +12,7 @@
 #include "sources/program.h"
 #include "sources/program_store.h"
 #include "tasks/composed/code_rules.h"
+#include "tasks/composed/composed_util.h"
 #include "tasks/generate_util.h"
 
 namespace structtest {
@@ -23,33 +24,7 @@ namespace composed_code_internal {
 using composed::CodeDraft;
 using composed::CodeRule;
 
-constexpr int kDrawAttempts = 16;
 
-// K rules of the library, pairwise compatible and applicable to `draft`, in the
-// library's order. Errors: no such K after kDrawAttempts shuffles.
-StatusOr<std::vector<const CodeRule*>> DrawCodeRules(Rng* rng, const CodeDraft& draft, int k) {
-  std::vector<const CodeRule*> candidates;
-  for (const CodeRule& r : composed::CodeRules()) {
-    if (r.applies == nullptr || r.applies(draft)) candidates.push_back(&r);
-  }
-  for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
-    std::vector<const CodeRule*> order = candidates;
-    rng->Shuffle(&order);
-    std::vector<const CodeRule*> chosen;
-    for (const CodeRule* r : order) {
-      if (static_cast<int>(chosen.size()) == k) break;
-      if (std::all_of(chosen.begin(), chosen.end(),
-                      [&](const CodeRule* c) { return composed::Compatible(*c, *r); })) {
-        chosen.push_back(r);
-      }
-    }
-    if (static_cast<int>(chosen.size()) == k) {
-      std::sort(chosen.begin(), chosen.end());  // the table's order: pointers into it
-      return chosen;
-    }
-  }
-  return Status::InvalidArgument(fmt::format("no {} compatible code rules apply to this sample", k));
-}
 
 template <int K>
 constexpr std::string_view CodeSubtaskName() {
@@ -72,24 +47,12 @@ StatusOr<Sample> GenerateComposedCode(const GenerateRequest& request, int k,
   ASSIGN_OR_RETURN(const Program program, ComposedFunction(request));
   ASSIGN_OR_RETURN(CodeDraft draft, composed::CodeDraftOf(program));
   Rng rng = SampleRng(request, subtask);
-  ASSIGN_OR_RETURN(const std::vector<const CodeRule*> rules, DrawCodeRules(&rng, draft, k));
-  nlohmann::json params = nlohmann::json::array();
-  std::vector<std::string> instructions;
-  for (const CodeRule* r : rules) {
-    nlohmann::json p = r->draw != nullptr ? r->draw(&rng, draft) : nlohmann::json::object();
-    p["id"] = std::string(r->id);
-    if (r->apply != nullptr) r->apply(p, &draft);
-    const int phrasing = static_cast<int>(rng.UniformInt(0, r->phrasings - 1));
-    instructions.push_back(r->instruction(p, phrasing));
-    params.push_back(std::move(p));
-  }
-  std::string prompt = composed::CodeBasePrompt(program.source);
-  prompt += "\n\nFollow every one of these format rules:";
-  for (size_t i = 0; i < instructions.size(); ++i) {
-    prompt += fmt::format("\n{}. {}", i + 1, instructions[i]);
-  }
-  Sample s = NewSample(request, "code", subtask, std::move(prompt));
-  s.params = {{"rules", std::move(params)}};
+  ASSIGN_OR_RETURN(composed::AppliedRules drawn,
+                   composed::DrawAndApplyRules(&rng, composed::CodeRules(), &draft, k, "code"));
+  Sample s = NewSample(request, "code", subtask,
+                       composed::PromptWithRules(composed::CodeBasePrompt(program.source),
+                                                 drawn.instructions));
+  s.params = {{"rules", std::move(drawn.params)}};
   s.context = {{"program_id", program.id},
                {"source_code", program.source},
                {"fn_name", program.fn_name},
@@ -111,23 +74,7 @@ struct CodeSampleView {
 
 StatusOr<CodeSampleView> ReadCodeSample(const Sample& sample) {
   CodeSampleView v;
-  const auto rules = sample.params.is_object() ? sample.params.find("rules") : sample.params.end();
-  if (!sample.params.is_object() || rules == sample.params.end() || !rules->is_array()) {
-    return Status::InvalidArgument(
-        fmt::format("sample '{}': params.rules is not an array of rules", sample.id));
-  }
-  for (const auto& r : *rules) {
-    const auto id = r.is_object() ? r.find("id") : r.end();
-    if (!r.is_object() || id == r.end() || !id->is_string()) {
-      return Status::InvalidArgument(fmt::format(
-          "sample '{}': params.rules holds an entry without a string \"id\"", sample.id));
-    }
-    if (composed::FindCodeRule(id->get<std::string>()) == nullptr) {
-      return Status::InvalidArgument(
-          fmt::format("sample '{}': unknown code rule '{}'", sample.id, id->get<std::string>()));
-    }
-  }
-  v.rules = &*rules;
+  ASSIGN_OR_RETURN(v.rules, composed::RulesOfSample(sample, "code", &composed::FindCodeRule));
   for (auto [key, out] : {std::pair{"source_code", &v.source}, std::pair{"fn_name", &v.fn_name},
                           std::pair{"call_args", &v.call_args}}) {
     const auto it = sample.context.is_object() ? sample.context.find(key) : sample.context.end();
@@ -140,32 +87,15 @@ StatusOr<CodeSampleView> ReadCodeSample(const Sample& sample) {
   return v;
 }
 
-// A pass when each check passes, else the first failing one's reason.
-Verdict DecidedByChecks(Verdict verdict) {
-  verdict.pass = true;
-  for (const RuleCheck& c : verdict.checks) {
-    if (c.result != RuleCheck::Result::kPass) {
-      verdict.pass = false;
-      verdict.reason = fmt::format("{}: {}", c.name, c.detail);
-      break;
-    }
-  }
-  if (verdict.pass) verdict.reason = fmt::format("all {} checks hold", verdict.checks.size());
-  return verdict;
-}
-
 StatusOr<Verdict> CheckComposedCode(const Sample& sample, std::string_view response,
                                     RuleSet rules) {
   ASSIGN_OR_RETURN(const CodeSampleView v, ReadCodeSample(sample));
   const composed::CodeParsed parsed = composed::ParseCode(response, *v.rules, v.source, v.fn_name);
   Verdict verdict;
-  for (const auto& r : *v.rules) {
-    const CodeRule* def = composed::FindCodeRule(r["id"].get<std::string>());
-    verdict.checks.push_back(def->check(r, parsed, rules));
-  }
+  verdict.checks = composed::CheckEachRule(*v.rules, parsed, rules, &composed::FindCodeRule);
   verdict.checks.push_back(composed::CheckCodeProgram(parsed));
   if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckCodeStatements(parsed));
-  return DecidedByChecks(std::move(verdict));
+  return composed::DecidedByChecks(std::move(verdict));
 }
 
 StatusOr<Verdict> CheckCodePaper(const Sample& sample, const SampleParams&,

@@ -102,23 +102,11 @@ StatusOr<Sample> GenerateComposedHtml(const GenerateRequest& request, int k, std
   }
   nlohmann::json base = nlohmann::json::array();
   for (const HtmlSection& s : draft.sections) base.push_back(SectionJson(s));
-  ASSIGN_OR_RETURN(const std::vector<const HtmlRule*> rules,
-                   composed::DrawCompatibleRules(&rng, composed::HtmlRules(), draft, k, "html"));
-  nlohmann::json params = nlohmann::json::array();
-  std::vector<std::string> instructions;
-  for (const HtmlRule* r : rules) {
-    nlohmann::json p = r->draw != nullptr ? r->draw(&rng, draft) : nlohmann::json::object();
-    p["id"] = std::string(r->id);
-    if (r->apply != nullptr) r->apply(p, &draft);
-    const int phrasing = static_cast<int>(rng.UniformInt(0, r->phrasings - 1));
-    instructions.push_back(r->instruction(p, phrasing));
-    params.push_back(std::move(p));
-  }
-  std::string prompt = composed::HtmlBasePrompt(draft);
-  prompt += "\n\nFollow every one of these format rules:";
-  for (size_t i = 0; i < instructions.size(); ++i) prompt += fmt::format("\n{}. {}", i + 1, instructions[i]);
-  Sample s = NewSample(request, "html", subtask, std::move(prompt));
-  s.params = {{"rules", std::move(params)}};
+  ASSIGN_OR_RETURN(composed::AppliedRules drawn,
+                   composed::DrawAndApplyRules(&rng, composed::HtmlRules(), &draft, k, "html"));
+  Sample s = NewSample(request, "html", subtask,
+                       composed::PromptWithRules(composed::HtmlBasePrompt(draft), drawn.instructions));
+  s.params = {{"rules", std::move(drawn.params)}};
   s.context = {{"town", town}, {"facts", draft.facts}};
   s.target = {{"answer", composed::RenderHtml(draft)}, {"sections", std::move(base)},
               {"spare", SectionJson(draft.spare)}, {"title", "Facts about " + town}};
@@ -148,9 +136,7 @@ StatusOr<Verdict> CheckComposedHtml(const Sample& sample, std::string_view respo
   ASSIGN_OR_RETURN(std::vector<std::string> facts, FactsOf(sample));
   const composed::HtmlParsed parsed = composed::ParseHtml(response, std::move(facts));
   Verdict verdict;
-  for (const auto& r : *list) {
-    verdict.checks.push_back(composed::FindHtmlRule(r["id"].get<std::string>())->check(r, parsed, rules));
-  }
+  verdict.checks = composed::CheckEachRule(*list, parsed, rules, &composed::FindHtmlRule);
   verdict.checks.push_back(composed::CheckHtmlWellFormed(parsed, rules));
   if (rules == RuleSet::kStrict) verdict.checks.push_back(composed::CheckHtmlContent(parsed));
   return composed::DecidedByChecks(std::move(verdict));

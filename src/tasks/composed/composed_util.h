@@ -50,6 +50,52 @@ StatusOr<std::vector<const Rule*>> DrawCompatibleRules(Rng* rng, std::span<const
   return Status::InvalidArgument(fmt::format("no {} compatible {} rules apply to this sample", k, domain));
 }
 
+// The rules drawn for a sample, in the library's order: each one's parameters (an object
+// with its "id"), and its instruction.
+struct AppliedRules {
+  nlohmann::json params = nlohmann::json::array();
+  std::vector<std::string> instructions;
+};
+
+// K rules drawn for `draft` (DrawCompatibleRules), then for each in turn: its parameters
+// (from the sample's stream and the draft as the rules before it left it), its change
+// applied to the draft, and a phrasing of its instruction picked by the stream.
+template <typename Rule, typename Draft>
+StatusOr<AppliedRules> DrawAndApplyRules(Rng* rng, std::span<const Rule> library, Draft* draft,
+                                         int k, std::string_view domain) {
+  STRUCTTEST_ASSIGN_OR_RETURN(const std::vector<const Rule*> rules,
+                              DrawCompatibleRules(rng, library, *draft, k, domain));
+  AppliedRules out;
+  for (const Rule* r : rules) {
+    nlohmann::json p = r->draw != nullptr ? r->draw(rng, *draft) : nlohmann::json::object();
+    p["id"] = std::string(r->id);
+    if (r->apply != nullptr) r->apply(p, draft);
+    const int phrasing = static_cast<int>(rng->UniformInt(0, r->phrasings - 1));
+    out.instructions.push_back(r->instruction(p, phrasing));
+    out.params.push_back(std::move(p));
+  }
+  return out;
+}
+
+// The prompt: the base task, then the rules' instructions, numbered.
+inline std::string PromptWithRules(std::string base, const std::vector<std::string>& instructions) {
+  base += "\n\nFollow every one of these format rules:";
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    base += fmt::format("\n{}. {}", i + 1, instructions[i]);
+  }
+  return base;
+}
+
+// Each of the sample's rules (`rules`: params.rules as RulesOfSample read it) checked
+// on the parsed response, in the sample's order.
+template <typename Rule, typename Parsed>
+std::vector<RuleCheck> CheckEachRule(const nlohmann::json& rules, const Parsed& parsed,
+                                     RuleSet rule_set, const Rule* (*find)(std::string_view)) {
+  std::vector<RuleCheck> out;
+  for (const auto& r : rules) out.push_back(find(r["id"].template get<std::string>())->check(r, parsed, rule_set));
+  return out;
+}
+
 // The sample's params.rules, each an object with a string "id" that `find` knows.
 // Errors name the sample and what is wrong.
 template <typename Rule>

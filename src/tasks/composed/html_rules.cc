@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 
 #include "tasks/composed/rule_text.h"
+#include "tasks/composed/source_text.h"
 #include "tasks/html/html_tokenizer.h"
 #include "tasks/html/strict.h"
+#include "tasks/summarization/strict.h"
 
 namespace structtest::composed {
 
@@ -707,6 +709,10 @@ RuleCheck CheckHtmlContent(const HtmlParsed& m) {
     for (std::string& w : Words(f)) facts.push_back(std::move(w));
   }
   std::sort(facts.begin(), facts.end());
+  std::string listed;
+  for (const std::string& f : m.facts) (listed += f) += '\n';
+  const SourceText source(listed, "the listed facts");
+  std::vector<std::string> paragraphs;
   std::vector<std::vector<std::string>> seen;
   bool title = false;
   int h2 = 0;
@@ -729,6 +735,10 @@ RuleCheck CheckHtmlContent(const HtmlParsed& m) {
     if (static_cast<double>(in_facts) < kMinFactShare * static_cast<double>(words.size())) {
       return RuleFail("content", fmt::format("<p> {} states none of the listed facts: {} of its {} words are theirs", n, in_facts, words.size()));
     }
+    if (std::string problem = source.Problem(e.text, fmt::format("<p> {}", n)); !problem.empty()) {
+      return RuleFail("content", std::move(problem));
+    }
+    paragraphs.push_back(e.text);
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
     for (size_t j = 0; j < seen.size(); ++j) {
@@ -743,6 +753,12 @@ RuleCheck CheckHtmlContent(const HtmlParsed& m) {
   }
   if (!title) return RuleFail("content", "no <title>");
   if (seen.empty()) return RuleFail("content", "no <p> stating a fact");
+  // Strict summarization's judgement of items, the listed facts as the document: each
+  // paragraph says something, together they are about the facts, and they read as English.
+  if (std::string problem = summarization_internal::PointsContentProblem(paragraphs, listed, kMinWords);
+      !problem.empty()) {
+    return RuleFail("content", std::move(problem));
+  }
   return RulePass("content");
 }
 

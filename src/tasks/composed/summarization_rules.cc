@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "tasks/composed/rule_text.h"
+#include "tasks/composed/source_text.h"
 #include "tasks/summarization/strict.h"
 #include "text/punkt.h"
 
@@ -593,168 +594,39 @@ RuleCheck CheckSummaryPoints(const SummaryParsed& m) {
   return RulePass("points");
 }
 
-namespace summary_internal {
-
-// The numbers written in digits in `text` ("2,180" -> "2180", "1.5"), and with its
-// `words` (Words(text)) the small numbers written in words ("twelve" -> "12").
-std::set<std::string> NumbersIn(std::string_view text, const std::vector<std::string>* words) {
-  static constexpr std::string_view kSmall[] = {
-      "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-      "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-      "eighteen", "nineteen", "twenty"};
-  static constexpr std::string_view kTens[] = {"thirty", "forty", "fifty", "sixty",
-                                               "seventy", "eighty", "ninety"};
-  std::set<std::string> out;
-  for (size_t i = 0; i < text.size();) {
-    if (text[i] < '0' || text[i] > '9') {
-      ++i;
-      continue;
-    }
-    std::string n;
-    for (; i < text.size(); ++i) {
-      const char ch = text[i];
-      const bool inner = (ch == ',' || ch == '.') && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
-      if (ch >= '0' && ch <= '9') {
-        n += ch;
-      } else if (inner) {
-        if (ch == '.') n += ch;
-      } else {
-        break;
-      }
-    }
-    out.insert(std::move(n));
-  }
-  if (words != nullptr) {
-    for (const std::string& w : *words) {
-      for (size_t k = 0; k < std::size(kSmall); ++k) {
-        if (w == kSmall[k]) out.insert(std::to_string(k));
-      }
-      for (size_t k = 0; k < std::size(kTens); ++k) {
-        if (w == kTens[k]) out.insert(std::to_string(30 + 10 * k));
-      }
-    }
-  }
-  return out;
-}
-
-// A name in `point` the document does not have: a capitalized word past the first two
-// words of its sentence (those may open it: "Notably, Researchers") whose lower case is
-// not a word of the document. "" when there is none.
-std::string ForeignName(std::string_view point, const std::vector<std::string>& doc_sorted) {
-  size_t in_sentence = 0;
-  std::string word;
-  const auto judge = [&]() -> bool {
-    if (word.empty()) return false;
-    const bool capital = word[0] >= 'A' && word[0] <= 'Z';
-    bool foreign = false;
-    if (capital && in_sentence >= 2) {
-      const std::vector<std::string> w = Words(word);
-      foreign = w.size() == 1 && !std::binary_search(doc_sorted.begin(), doc_sorted.end(), w[0]);
-    }
-    ++in_sentence;
-    return foreign;
-  };
-  for (size_t i = 0; i <= point.size(); ++i) {
-    const char ch = i < point.size() ? point[i] : ' ';
-    if (Alnum(ch) || ch == '\'' || ch == '-') {
-      word += ch;
-      continue;
-    }
-    if (judge()) return word;
-    word.clear();
-    if (ch == '.' || ch == '!' || ch == '?' || ch == ';' || ch == ':') in_sentence = 0;
-  }
-  return "";
-}
-
-}  // namespace summary_internal
-
 // Strict: a point says something of the document (most of its words are the document's;
-// words the format rules add count as the document's) and no point repeats another.
+// words the format rules add count as the document's), states its facts (SourceText),
+// and no point repeats another, nearly or exactly; then strict summarization's own
+// judgement of items.
 RuleCheck CheckSummaryContent(const SummaryParsed& m) {
   using namespace summary_internal;
   constexpr double kMinDocumentShare = 0.6;
   constexpr size_t kMinWords = 4;
-  const std::vector<std::string> doc_words = Words(m.document);
-  // Each two adjacent words of the document, as a hash of the pair (a collision only
-  // counts a pair as the document's, the lenient side).
-  const auto pair_key = [](const std::string& a, const std::string& b) {
-    const uint64_t ha = std::hash<std::string>{}(a);
-    return ha * 0x9E3779B97F4A7C15ULL ^ (std::hash<std::string>{}(b) + (ha << 6) + (ha >> 2));
-  };
-  std::vector<uint64_t> doc_pairs;
-  doc_pairs.reserve(doc_words.size());
-  for (size_t k = 1; k < doc_words.size(); ++k) doc_pairs.push_back(pair_key(doc_words[k - 1], doc_words[k]));
-  std::sort(doc_pairs.begin(), doc_pairs.end());
-  std::vector<std::string> doc = doc_words;
-  for (std::string_view w : {"we", "note", "that", "notably", "also", "importantly", "further"}) {
-    doc.emplace_back(w);
-  }
-  for (std::string_view w : kPadding) doc.emplace_back(w);
-  std::sort(doc.begin(), doc.end());
-  constexpr size_t kMinWordsForOrder = 8;
-  constexpr double kCopiedShare = 0.9;
-  constexpr double kMinKeptPairs = 0.35;
-  std::vector<std::vector<std::string>> seen;
-  std::vector<std::set<std::string>> word_sets;
-  const std::set<std::string> doc_numbers = NumbersIn(m.document, &doc_words);
+  static const std::vector<std::string_view> kFormatWords = [] {
+    std::vector<std::string_view> w = {"we", "note", "that", "notably", "also", "importantly", "further"};
+    w.insert(w.end(), std::begin(kPadding), std::end(kPadding));
+    return w;
+  }();
+  const SourceText source(m.document, "the document", kFormatWords);
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
-    std::vector<std::string> words = Words(m.point_texts[i]);
-    // Its numbers and names are the document's: the facts of another document on the
-    // same subject share most of its words, not its numbers and names.
-    for (const std::string& n : NumbersIn(m.point_texts[i], nullptr)) {
-      if (!doc_numbers.contains(n)) {
-        return RuleFail("content", fmt::format("point {} gives the number {}, which the document does not", i + 1, n));
-      }
-    }
-    if (const std::string name = ForeignName(m.point_texts[i], doc); !name.empty()) {
-      return RuleFail("content", fmt::format("point {} names '{}', which the document does not", i + 1, name));
-    }
-    // No point is most of another's words again (one word left out or put in).
-    std::set<std::string> set(words.begin(), words.end());
-    for (size_t j = 0; j < word_sets.size(); ++j) {
-      size_t shared = 0;
-      for (const std::string& w : set) shared += word_sets[j].contains(w);
-      const size_t either = set.size() + word_sets[j].size() - shared;
-      if (set.size() >= kMinWords && shared * 5 >= either * 4) {
-        return RuleFail("content", fmt::format("point {} says point {} again: {} of the {} words of either are in both",
-                                            i + 1, j + 1, shared, either));
-      }
-    }
-    word_sets.push_back(std::move(set));
-    size_t in_doc = 0;
-    for (const std::string& w : words) in_doc += std::binary_search(doc.begin(), doc.end(), w);
+    const std::vector<std::string> words = Words(m.point_texts[i]);
     if (words.size() < kMinWords) {
       return RuleFail("content", fmt::format("point {} has {} words: it says nothing", i + 1, words.size()));
     }
+    const auto in_doc = static_cast<size_t>(
+        std::count_if(words.begin(), words.end(), [&](const std::string& w) { return source.Has(w); }));
     if (static_cast<double>(in_doc) < kMinDocumentShare * static_cast<double>(words.size())) {
       return RuleFail("content", fmt::format("point {} is not the document's: {} of its {} words are in it",
                                           i + 1, in_doc, words.size()));
     }
-    // A point made of the document's words keeps enough of their order: the words of a
-    // sentence copied keep nearly all of it, a paraphrase brings words of its own; the
-    // document's words shuffled keep few pairs (4-23%, docs/strict.md).
-    if (words.size() >= kMinWordsForOrder &&
-        static_cast<double>(in_doc) >= kCopiedShare * static_cast<double>(words.size())) {
-      size_t kept = 0;
-      for (size_t w = 1; w < words.size(); ++w) {
-        kept += std::binary_search(doc_pairs.begin(), doc_pairs.end(), pair_key(words[w - 1], words[w]));
-      }
-      if (static_cast<double>(kept) < kMinKeptPairs * static_cast<double>(words.size() - 1)) {
-        return RuleFail("content", fmt::format("point {} is the document's words out of their order: {} of its {} "
-                                            "word pairs stand together in the document",
-                                            i + 1, kept, words.size() - 1));
-      }
-    }
-    for (size_t j = 0; j < seen.size(); ++j) {
-      if (seen[j] == words) return RuleFail("content", fmt::format("point {} repeats point {}", i + 1, j + 1));
-    }
-    seen.push_back(std::move(words));
+    std::string problem = source.Problem(m.point_texts[i], fmt::format("point {}", i + 1));
+    if (!problem.empty()) return RuleFail("content", std::move(problem));
   }
   if (m.point_texts.empty()) return RuleFail("content", "no points");
+  std::string problem = NearRepeatProblem(m.point_texts, "point", kMinWords);
   // Then strict summarization's own judgement of items: near repeats, the document's
-  // subject, and points that read as English (its words out of order do not).
-  std::string problem = summarization_internal::PointsContentProblem(m.point_texts, m.document, kMinWords);
+  // subject, and points that read as English.
+  if (problem.empty()) problem = summarization_internal::PointsContentProblem(m.point_texts, m.document, kMinWords);
   if (!problem.empty()) return RuleFail("content", std::move(problem));
   return RulePass("content");
 }
