@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -54,19 +55,20 @@ std::set<std::string> DigitNumbers(std::string_view text) {
 
 // The numbers up to ninety written as one word, as digits ("twelve" -> "12").
 void AddNumberWords(const std::vector<std::string>& words, std::set<std::string>* out) {
-  static constexpr std::string_view kSmall[] = {
-      "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-      "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-      "eighteen", "nineteen", "twenty"};
-  static constexpr std::string_view kTens[] = {"thirty", "forty", "fifty", "sixty",
-                                               "seventy", "eighty", "ninety"};
+  static const std::unordered_map<std::string_view, std::string> kNumbers = [] {
+    constexpr std::string_view kSmall[] = {
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+        "eighteen", "nineteen", "twenty"};
+    constexpr std::string_view kTens[] = {"thirty", "forty", "fifty", "sixty",
+                                          "seventy", "eighty", "ninety"};
+    std::unordered_map<std::string_view, std::string> m;
+    for (size_t k = 0; k < std::size(kSmall); ++k) m.emplace(kSmall[k], std::to_string(k));
+    for (size_t k = 0; k < std::size(kTens); ++k) m.emplace(kTens[k], std::to_string(30 + 10 * k));
+    return m;
+  }();
   for (const std::string& w : words) {
-    for (size_t k = 0; k < std::size(kSmall); ++k) {
-      if (w == kSmall[k]) out->insert(std::to_string(k));
-    }
-    for (size_t k = 0; k < std::size(kTens); ++k) {
-      if (w == kTens[k]) out->insert(std::to_string(30 + 10 * k));
-    }
+    if (const auto it = kNumbers.find(w); it != kNumbers.end()) out->insert(it->second);
   }
 }
 
@@ -112,7 +114,7 @@ std::string SourceText::Problem(std::string_view item, std::string_view what) co
   }
   // Names: a capitalized word past the first two of its sentence.
   size_t in_sentence = 0;
-  std::string word;
+  std::string word, lower;
   for (size_t i = 0; i <= item.size(); ++i) {
     const char ch = i < item.size() ? item[i] : ' ';
     if (Alnum(ch) || ch == '\'' || ch == '-') {
@@ -121,8 +123,12 @@ std::string SourceText::Problem(std::string_view item, std::string_view what) co
     }
     if (!word.empty()) {
       if (word[0] >= 'A' && word[0] <= 'Z' && in_sentence >= 2) {
-        const std::vector<std::string> w = SourceWords(word);
-        if (w.size() == 1 && !Has(w[0])) {
+        lower.clear();
+        for (char c : word) {
+          if (Alnum(c)) lower += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        }
+        // "Kowalski-Smith" is two words of the source or not one: judged whole only.
+        if (word.find('-') == std::string::npos && !Has(lower)) {
           return fmt::format("{} names '{}', which {} does not", what, word, name_);
         }
       }
