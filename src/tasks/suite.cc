@@ -247,7 +247,9 @@ StatusOr<std::unique_ptr<Suite>> Suite::Plan(const GenerateOptions& options,
     if (ref.family->domain == "summarization") max_docs = std::max(max_docs, count);
     if (ref.family->domain == "math") max_problems = std::max(max_problems, count);
     if (ref.family->domain == "code") {
-      if (ref.spec->split == Split::kHard) {
+      // The composed suite's code subtasks (Hard, as every composed subtask) rewrite the
+      // Easy subtasks' functions.
+      if (ref.spec->split == Split::kHard && options.suite != "composed") {
         max_stdin_programs = std::max(max_stdin_programs, count);
       } else if (ref.spec->name == "simulate_execute") {
         max_functions = std::max(max_functions, CodeProgramsForSimulateSamples(count));

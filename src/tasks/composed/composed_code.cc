@@ -142,14 +142,14 @@ StatusOr<std::string> ComposedCodeLoophole(const Sample& sample) {
 
 #define STRUCTTEST_COMPOSED_CODE_SPEC(K)                                                      \
   SubtaskSpec {                                                                               \
-    CodeSubtaskName<K>(), Split::kEasy,                                                       \
+    CodeSubtaskName<K>(), Split::kHard,                                                       \
         "a given Python function rewritten under " #K " composed format rules",               \
         "rules (id and parameters of each)", &CheckCodePaper, false, &GenerateCodeK<K>,       \
         nullptr, &CheckCodeStrict, &ComposedCodeSkeleton, &ComposedCodeLoophole              \
   }
 
-// Split kEasy: the suite then prepares built-in functions (the Easy code subtasks'
-// source) for these subtasks, as it does for the code family's.
+// Hard, as every composed subtask; the suite prepares the Easy code subtasks' functions
+// for them (Suite::Plan).
 const SubtaskSpec kCodeSubtasks[] = {
     STRUCTTEST_COMPOSED_CODE_SPEC(1), STRUCTTEST_COMPOSED_CODE_SPEC(2),
     STRUCTTEST_COMPOSED_CODE_SPEC(3), STRUCTTEST_COMPOSED_CODE_SPEC(4),
