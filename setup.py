@@ -5,10 +5,12 @@ Python layer (src/pymodule/structtest) and the sandbox's worker script.
 What the installed package holds, and where each part finds the rest:
   site-packages/structtest/          __init__.py, _scoring.py, _rewards.py, _core*.so,
                                      structtest_worker.py (the module's sandbox worker) and
-                                     structtest_code_strict.py (the code family's strict
-                                     rules, which the worker imports from its own folder)
+                                     structtest_code_{strict,paper,generator}.py (the
+                                     code family's strict rules, paper rules and
+                                     generation jobs, which the worker imports from its
+                                     own folder)
   bin/structtest                     the CLI (the wheel's scripts)
-  share/structtest/structtest_worker.py, structtest_code_strict.py
+  share/structtest/structtest_worker.py, structtest_code_{strict,paper,generator}.py
                                      where the binary looks for the worker, as in
                                      `cmake --install`'s layout
 NLTK's Punkt model is compiled into both, so nothing else is needed at run time but the
@@ -37,12 +39,16 @@ from setuptools.command.build_ext import build_ext
 from distutils.command.build_scripts import build_scripts  # setuptools' copy (imported above)
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-# The sandbox's worker script and the module it imports (the code family's strict
-# rules), each as (source, the name it has beside the other): the two go together
-# (src/sandbox/CMakeLists.txt deploys the same pair).
+# The sandbox's worker script and the modules it imports (the code family's strict
+# rules, paper rules and generation jobs), each as (source, the name it has beside the
+# others): they go together (src/sandbox/CMakeLists.txt deploys the same list).
 WORKER_FILES = [(os.path.join(ROOT, "src", "sandbox", "worker.py"), "structtest_worker.py"),
                 (os.path.join(ROOT, "src", "tasks", "code", "strict.py"),
-                 "structtest_code_strict.py")]
+                 "structtest_code_strict.py"),
+                (os.path.join(ROOT, "src", "tasks", "code", "paper.py"),
+                 "structtest_code_paper.py"),
+                (os.path.join(ROOT, "src", "tasks", "code", "generator.py"),
+                 "structtest_code_generator.py")]
 BINARY = "structtest"
 
 # The Debian 12 packages of the shared libraries the module and the binary link (ldd of

@@ -25,7 +25,8 @@ WORKER_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker_
 
 # What the package may hold: the binary, its worker, the Python module, the headers, the
 # library and its CMake package (lib/ or lib/<multiarch>/, by how the build was configured).
-ALLOWED = [r"usr/bin/structtest", r"usr/share/structtest/structtest_(worker|code_strict)\.py",
+ALLOWED = [r"usr/bin/structtest",
+           r"usr/share/structtest/structtest_(worker|code_strict|code_paper|code_generator)\.py",
            r"usr/lib/python3/dist-packages/structtest/[A-Za-z_]+\.py",
            r"usr/lib/python3/dist-packages/structtest/_core\.cpython-[^/]+\.so",
            r"usr/include/structtest/[a-z_]+\.h",
@@ -33,9 +34,13 @@ ALLOWED = [r"usr/bin/structtest", r"usr/share/structtest/structtest_(worker|code
            r"usr/lib/([a-z0-9_]+-linux-gnu[a-z]*/)?cmake/structtest/[A-Za-z-]+\.cmake"]
 REQUIRED = ["usr/bin/structtest", "usr/share/structtest/structtest_worker.py",
             "usr/share/structtest/structtest_code_strict.py",
+            "usr/share/structtest/structtest_code_paper.py",
+            "usr/share/structtest/structtest_code_generator.py",
             "usr/lib/python3/dist-packages/structtest/__init__.py",
             "usr/lib/python3/dist-packages/structtest/structtest_worker.py",
             "usr/lib/python3/dist-packages/structtest/structtest_code_strict.py",
+            "usr/lib/python3/dist-packages/structtest/structtest_code_paper.py",
+            "usr/lib/python3/dist-packages/structtest/structtest_code_generator.py",
             "usr/include/structtest/version.h"]
 
 

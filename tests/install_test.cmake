@@ -2,7 +2,7 @@
 # as a project of its own that finds the installed package (find_package(structtest
 # CONFIG), never the source tree) and run from outside the source tree; the installed
 # binary's --version, and a code subtask scored by it (the worker script installed, with
-# the code family's strict rules beside it, from which the worker starts: checked with
+# the code family's jobs beside it, from which the worker starts: checked with
 # PYTHON, when given, by worker_files_check.py). Run by ctest as
 #   cmake -DBUILD=dir -DSOURCE=dir -DWORK=dir -DCXX=compiler -DVERSION=x.y.z
 #         [-DPYTHON=python3] -P install_test.cmake
@@ -29,6 +29,8 @@ run("cmake --install ${BUILD} --prefix ${prefix}"
     ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
 foreach(file bin/structtest share/structtest/structtest_worker.py
              share/structtest/structtest_code_strict.py
+             share/structtest/structtest_code_paper.py
+             share/structtest/structtest_code_generator.py
              include/structtest/checker.h include/structtest/version.h)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "install_test: ${prefix}/${file}: not installed")

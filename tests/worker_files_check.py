@@ -1,20 +1,26 @@
 """The sandbox's worker files where a layout puts them: each folder given holds the worker
-script (structtest_worker.py) and the module it imports beside it, the code family's
-strict rules (structtest_code_strict.py), and the worker starts from there with the
-interpreter given, as `python3 structtest_worker.py` (the folder its sys.path[0]), and
-answers two strict jobs: one it parses itself (strict_rename) and one whose inputs run
-the task's function in a sandboxed child (strict_calls), both decided by the rules of
-the module beside it. The packaging tests call it on the folders they install (the
+script (structtest_worker.py) and the modules it imports beside it, the code family's
+strict rules (structtest_code_strict.py), paper rules (structtest_code_paper.py) and
+generation jobs (structtest_code_generator.py), and the worker starts from there with
+the interpreter given, as `python3 structtest_worker.py` (the folder its sys.path[0]),
+and answers a job of each module: two strict jobs, one it parses itself (strict_rename)
+and one whose inputs run the task's function in a sandboxed child (strict_calls), a
+paper job (simulate, in a child) and a generation job (call_values), each decided by
+the module beside it. From the first folder, copies of the worker with each module in
+turn left out do not start, and name the file they lack and their folder. The packaging tests call it on the folders they install (the
 build tree, the pip-installed package and share/, the .deb's tree, `cmake --install`).
 Usage: python3 worker_files_check.py PYTHON DIR [DIR...]
 Prints one line per folder; exit 1 with what is wrong."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
-FILES = ("structtest_worker.py", "structtest_code_strict.py")
+FILES = ("structtest_worker.py", "structtest_code_strict.py", "structtest_code_paper.py",
+         "structtest_code_generator.py")
 
 SOURCE = "def f(a, b):\n    c = a + b\n    return c\n"
 RENAMED = "def f(a, b):\n    total = a + b\n    return total\n"
@@ -27,6 +33,11 @@ JOBS = [
       "gen_n": 2, "timeout": 4, "answer": "[1]\n[2]", "wall_seconds": 30},
      {"pass": True, "rule": "",
       "detail": "2 distinct literal inputs that fit f, and it runs on each"}),
+    ({"op": "simulate", "answer": "[1 + 1, 3]", "expected": "[2, 3]", "wall_seconds": 30},
+     {"pass": True, "answer": "[2, 3]", "expected": "[2, 3]"}),
+    ({"op": "call_values", "programs": [{"source": SOURCE, "fn_name": "f",
+                                         "inputs": ["1, 2"]}], "wall_seconds": 30},
+     {"programs": [{"results": [{"ok": True, "repr": "3", "exact": True}]}]}),
 ]
 
 
@@ -59,8 +70,26 @@ def check(python, folder):
         if not worker.stdin.closed:
             worker.stdin.close()
         worker.wait(timeout=30)
-    print("worker_files_check: {} holds the worker and its strict rules; the worker started "
-          "in {:.2f} s and answered {} strict jobs".format(folder, started, len(JOBS)))
+    print("worker_files_check: {} holds the worker and the code family's jobs; the worker "
+          "started in {:.2f} s and answered {} jobs".format(folder, started, len(JOBS)))
+    return None
+
+
+def check_each_module_needed(python, folder):
+    """None, or which copy of the worker without one of its modules did not say so."""
+    for k, lacking in enumerate(FILES[1:], 1):
+        with tempfile.TemporaryDirectory(prefix="structtest-worker-files-") as copy:
+            for name in FILES[:k] + FILES[k + 1:]:
+                shutil.copyfile(os.path.join(folder, name), os.path.join(copy, name))
+            run = subprocess.run([python, "-s", os.path.join(copy, FILES[0])],
+                                 stdin=subprocess.DEVNULL, capture_output=True, cwd="/",
+                                 timeout=60)
+            said = run.stderr.decode("utf-8", "replace").strip()
+            if run.returncode == 0 or "{} not found in {}".format(lacking, copy) not in said:
+                return "a worker without {} exited with status {} and said: {}".format(
+                    lacking, run.returncode, said or run.stdout.decode("utf-8", "replace"))
+    print("worker_files_check: a worker without any one of {} does not start and names "
+          "it".format(", ".join(FILES[1:])))
     return None
 
 
@@ -73,6 +102,10 @@ def main():
         if problem is not None:
             print("worker_files_check: FAILED: " + problem, flush=True)
             sys.exit(1)
+    problem = check_each_module_needed(python, os.path.abspath(sys.argv[2]))
+    if problem is not None:
+        print("worker_files_check: FAILED: " + problem, flush=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sandbox/process_scan.h"
+#include "testing/process_scan.h"
 
 namespace structtest {
 namespace {

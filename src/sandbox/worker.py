@@ -14,12 +14,13 @@ Two kinds of request:
   as Python's ast sees them. Source code comes from the task data, never from a model,
   and is only parsed, so this runs in the worker itself (structtest caches the answer
   per distinct source).
-- "simulate", "calls", "stdin", "subst" (scoring), "strict_add_print", "strict_rename",
+- "simulate", "calls", "stdin", "subst" (scoring; all but "stdin" are in
+  structtest_code_paper.py), "strict_add_print", "strict_rename",
   "strict_calls", "strict_simulate" (the strict rules: model text parsed with ast, never
   evaluated; they are in structtest_code_strict.py, see below), "returned" (what a
   task's function returns, for strict_simulate) and
   "call_values", "stdin_outputs" (computing expected outputs of task programs when
-  generating): anything that evaluates, executes or parses model text. Each
+  generating, in structtest_code_generator.py): anything that evaluates, executes or parses model text. Each
   runs in a fresh child of the worker (see run_job; job_stdin may run several inputs in
   one; those that only parse small texts are answered by the worker itself, see
   run_inline): its own PID namespace where the
@@ -32,8 +33,10 @@ Two kinds of request:
   only ever evaluated there.
 
 This file is part of structtest and is installed next to the structtest binary as
-structtest_worker.py, with the code family's strict rules beside it as
-structtest_code_strict.py (src/tasks/code/strict.py), which it imports. Both need only
+structtest_worker.py, with the code family's jobs beside it, which it imports: its
+strict rules as structtest_code_strict.py (src/tasks/code/strict.py), its paper rules as
+structtest_code_paper.py (src/tasks/code/paper.py) and its generation jobs as
+structtest_code_generator.py (src/tasks/code/generator.py). All need only
 the standard library (numpy is imported in a job whose task code names it, because the
 reference harness's preamble imports it).
 """
@@ -42,7 +45,6 @@ import ast
 import builtins
 import ctypes
 import gc
-import io
 import json
 import mmap
 import os
@@ -57,21 +59,26 @@ import sys
 import tempfile
 import time
 import traceback
-import types
 import zlib
 
-# The code family's strict rules, a module of their own beside this script (sys.path[0]
-# is this script's folder, as for `python3 structtest_worker.py`): without it the
+# The code family's jobs, modules of their own beside this script (sys.path[0] is this
+# script's folder, as for `python3 structtest_worker.py`): without one of them the
 # worker does not start, and says which file it lacks and where it looked.
-CODE_STRICT_MODULE = "structtest_code_strict"
-try:
-    import structtest_code_strict as code_strict
-except ModuleNotFoundError as e:
-    if e.name != CODE_STRICT_MODULE:
-        raise
+def _import_beside(module, holds):
+    try:
+        return __import__(module)
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise
     sys.exit("structtest worker: %s.py not found in %s, beside the worker script (it holds "
-             "the code family's strict rules and is installed with the worker: a copy of "
-             "the worker needs it beside it)" % (CODE_STRICT_MODULE, sys.path[0]))
+             "%s and is installed with the worker: a copy of the worker needs it beside it)"
+             % (module, sys.path[0], holds))
+
+
+code_strict = _import_beside("structtest_code_strict", "the code family's strict rules")
+code_paper = _import_beside("structtest_code_paper", "the code family's paper rules")
+code_generator = _import_beside("structtest_code_generator",
+                                "the code family's generation jobs")
 
 PROTOCOL = 2
 
@@ -353,161 +360,6 @@ def _on_alarm(signum, frame):
     raise _TimeLimit()
 
 
-def _to_list(value):
-    return list(value) if isinstance(value, tuple) else value
-
-
-def job_simulate(req):
-    """simulate_execute, function style: the answer must equal the expected output."""
-    try:
-        expected = _to_list(eval(req["expected"], {}))
-    except BaseException as e:
-        return {"bad_expected": _describe(e)}
-    try:
-        answer = _to_list(eval(req["answer"], {}))
-    except BaseException as e:
-        return {"pass": False, "eval_error": _describe(e)}
-    return _simulate_result(answer, expected)
-
-
-def _simulate_result(answer, expected):
-    try:
-        result = answer == expected
-        try:
-            # The reference harness's allowance for a list of tuples.
-            if isinstance(answer[0], tuple):
-                result = result or ([list(x) for x in answer] == expected[0])
-        except BaseException:
-            pass
-        passed = bool(result)
-    except BaseException as e:
-        return {"pass": False, "compare_error": _describe(e),
-                "answer": _safe_repr(answer), "expected": _safe_repr(expected)}
-    return {"pass": passed, "answer": _safe_repr(answer), "expected": _safe_repr(expected)}
-
-
-class _NeedsChild(Exception):
-    pass
-
-
-def _literal_line(line):
-    """eval(line, {}) for a line that is a literal (ast.literal_eval gives it the same
-    value) or no expression (compile raises the error eval would); _NeedsChild else."""
-    try:
-        return ast.literal_eval(line)
-    except BaseException:
-        pass
-    compile(line.lstrip(" \t"), "<string>", "eval")  # as eval strips
-    raise _NeedsChild()
-
-
-def inline_simulate(req):
-    """job_simulate without eval, for an expected output that is a Python literal and
-    an answer that is one too (ast.literal_eval gives such a text the value eval gives
-    it) or does not compile (eval would raise the same error, having run nothing);
-    None otherwise, and the job runs in a child."""
-    try:
-        expected = _to_list(ast.literal_eval(req["expected"]))
-    except BaseException:
-        return None
-    try:
-        answer = _to_list(_literal_line(req["answer"]))
-    except (SyntaxError, ValueError) as e:  # compile's, which eval would raise
-        return {"pass": False, "eval_error": _describe(e)}
-    except BaseException:  # an expression (_NeedsChild), or anything unusual
-        return None
-    return _simulate_result(answer, expected)
-
-
-def _eval_input_lines(text, evaluate=lambda line: eval(line, {})):
-    """Each non-empty line evaluated: a tuple becomes a list, a non-list is wrapped."""
-    inputs, numbers, dropped = [], [], []
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            value = evaluate(line)
-        except _NeedsChild:
-            raise
-        except BaseException as e:
-            dropped.append({"line": number, "text": line[:REPR_CAP], "error": _describe(e)})
-            continue
-        if isinstance(value, tuple):
-            value = list(value)
-        elif not isinstance(value, list):
-            value = [value]
-        inputs.append(value)
-        numbers.append(number)
-    return inputs, numbers, dropped
-
-
-def inline_calls(req):
-    """job_calls's result when the answer does not give gen_n inputs (so nothing runs)
-    and each of its lines is a literal or no expression at all; None otherwise, and the
-    job runs in a child."""
-    try:
-        inputs, numbers, dropped = _eval_input_lines(req["answer"], _literal_line)
-    except _NeedsChild:
-        return None
-    if len(inputs) == req["gen_n"]:
-        return None
-    return {"count": len(inputs), "lines": numbers[:100], "dropped": dropped[:5],
-            "dropped_count": len(dropped)}
-
-
-def job_calls(req):
-    """test_case_inputs_gen, function style, the way the reference harness runs it."""
-    inputs, numbers, dropped = _eval_input_lines(req["answer"])
-    out = {"count": len(inputs), "lines": numbers[:100], "dropped": dropped[:5],
-           "dropped_count": len(dropped)}
-    if len(inputs) != req["gen_n"]:
-        return out
-    limit = max(1, int(req.get("timeout", 4)))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.alarm(limit)
-    try:
-        module = types.ModuleType("tmp_sol")
-        exec(compile(_preamble_for(req["source"]) + req["source"], "<source>", "exec"),
-             module.__dict__)
-        target = module.Solution() if "class Solution" in req["source"] else module
-        signal.alarm(0)
-    except BaseException as e:
-        signal.alarm(0)
-        _leave_if_forked()
-        out["load_error"] = "time limit" if isinstance(e, _TimeLimit) else _describe(e)
-        return out
-    try:
-        method = getattr(target, req["fn_name"])
-    except BaseException as e:
-        out["load_error"] = _describe(e)
-        return out
-    results = []
-    for args in inputs:
-        # Quirk of the reference harness: a dict first argument has its keys turned
-        # into ints, and then is the only argument.
-        try:
-            if isinstance(args[0], dict):
-                args = [{int(k): v for k, v in args[0].items()}]
-        except BaseException:
-            pass
-        signal.alarm(limit)
-        try:
-            method(*args)
-            signal.alarm(0)
-            _leave_if_forked()
-            results.append({"ok": True})
-        except BaseException as e:
-            signal.alarm(0)
-            _leave_if_forked()
-            if isinstance(e, _TimeLimit):
-                results.append({"ok": False, "timeout": True})
-            else:
-                results.append({"ok": False, "error": _describe(e)})
-            break  # the verdict is decided; the reference ran the rest to no effect
-    out["results"] = results
-    return out
-
-
 def _leave_if_forked():
     """A copy of the job made by os.fork() in the program must not report results."""
     if os.getpid() != _JOB_PID[0]:
@@ -710,28 +562,6 @@ def _timed(fn, limit):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-# ---- generation jobs: the expected outputs of structtest's own template programs --------
-
-class _OutputLimit(BaseException):
-    """A program printed more than a generation job allows (BaseException, like a
-    time limit, so that the program's own `except Exception` cannot swallow it)."""
-
-
-class _CappedText(io.StringIO):
-    """Captured standard output that stops the program once it passes `cap` characters."""
-
-    def __init__(self, cap):
-        super().__init__()
-        self._cap = cap
-        self._left = cap
-
-    def write(self, text):
-        self._left -= len(text)
-        if self._left < 0:
-            raise _OutputLimit("printed more than %d characters" % self._cap)
-        return super().write(text)
-
-
 def _mark(program, inp):
     """Notes where a generation job is (program and input numbers, from 0; input -1
     while the program loads) in memory shared with the worker, so that a job that dies
@@ -739,161 +569,23 @@ def _mark(program, inp):
     struct.pack_into("ii", _PROGRESS, 0, program, inp)
 
 
-def _failure(e, limit):
-    """The result of an input that failed with `e`, naming the limit it hit, if any."""
-    if isinstance(e, _TimeLimit):
-        return {"ok": False, "limit": "time", "error": "more than %g s" % limit}
-    if isinstance(e, MemoryError):
-        return {"ok": False, "limit": "memory", "error": _describe(e)}
-    if isinstance(e, _OutputLimit):
-        return {"ok": False, "limit": "output", "error": str(e)}
-    return {"ok": False, "error": _describe(e)}
-
-
-def _capped(result, cap):
-    """`result`, or an output-limit failure when its JSON takes more than `cap` bytes:
-    every result of a generation job is at most `cap` bytes, so that structtest can put
-    as many programs in one job as fit in the job's RESULT_CAP."""
-    size = len(json.dumps(result))
-    if size <= cap:
-        return result
-    why = "a result of %d bytes of JSON, more than %d" % (size, cap)
-    if "load_error" in result:
-        return {"load_error": "output limit: " + why}
-    return {"ok": False, "limit": "output", "error": why}
-
-
-def _generation_limits(req):
-    return max(0.1, float(req.get("timeout", 1))), max(64, int(req.get("output_cap", 2048)))
-
-
-def job_call_values(req):
-    """Expected return values of task functions (structtest generate): for each
-    program of "programs" ({"source", "fn_name", "inputs"}, an input being the text of
-    an argument list), calls the function twice per input. A result is "ok" with the
-    value's "repr" when both calls return equal values whose repr evaluates back to an
-    equal value (and "exact" when the repr is the value itself, as job_returned would
-    report it); else it has "error", and "limit" ("time", "memory", "output") when the
-    input hit one. Each result takes at most "output_cap" bytes of JSON."""
-    limit, cap = _generation_limits(req)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    out = []
-    for i, prog in enumerate(req["programs"]):
-        _mark(i, -1)
-        try:
-            ns = {"__name__": "tmp_sol"}
-            _timed(lambda: exec(compile(prog["source"], "<source>", "exec"), ns), limit)
-            fn = ns[prog["fn_name"]]
-        except BaseException as e:
-            _leave_if_forked()
-            why = "time limit" if isinstance(e, _TimeLimit) else _describe(e)
-            out.append(_capped({"load_error": why}, cap))
-            continue
-        results = []
-        for k, text in enumerate(prog["inputs"]):
-            _mark(i, k)
-            try:
-                first = _timed(lambda: fn(*eval("[" + text + "]", {})), limit)
-                second = _timed(lambda: fn(*eval("[" + text + "]", {})), limit)
-                _leave_if_forked()
-                r = repr(first)
-                if len(r) > cap:
-                    raise _OutputLimit("a value whose repr has %d characters, more than %d"
-                                       % (len(r), cap))
-                if not (first == second and repr(second) == r and eval(r, {}) == first):
-                    results.append({"ok": False, "error": "not deterministic or not a literal"})
-                else:
-                    # "exact" (after the cap, which it does not count against: the
-                    # generator budgets it): the repr is the value itself as
-                    # job_returned sees it, so that strict simulate_execute need not
-                    # call the function again (the strict rules' own test of it).
-                    result = _capped({"ok": True, "repr": r}, cap)
-                    if result["ok"]:
-                        result["exact"] = code_strict._exact_literal(first) == r
-                    results.append(result)
-            except BaseException as e:
-                _leave_if_forked()
-                results.append(_capped(_failure(e, limit), cap))
-        out.append({"results": results})
-    return {"programs": out}
-
-
-def job_stdin_outputs(req):
-    """Expected outputs of task programs (structtest generate): each program of
-    "programs" ({"source", "inputs"}) runs twice on each of its inputs, as __main__,
-    inside this job's process (these are structtest's own template programs, never
-    model text; the job's sandbox is the boundary, and a fork per run would cost ~5 ms).
-    A result is "ok" with the printed "stdout" when both runs finish within the time
-    limit, without an error, and print the same; else it has "error", and "limit"
-    ("time", "memory", "output") when the input hit one. Each result takes at most
-    "output_cap" bytes of JSON."""
-    limit, cap = _generation_limits(req)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    saved = sys.stdin, sys.stdout, sys.stderr
-    out = []
-    for i, prog in enumerate(req["programs"]):
-        _mark(i, -1)
-        try:
-            code = compile(prog["source"], "<program>", "exec")
-        except BaseException as e:
-            out.append(_capped({"load_error": _describe(e)}, cap))
-            continue
-        results = []
-        for k, text in enumerate(prog["inputs"]):
-            _mark(i, k)
-            printed = []
-            try:
-                for _ in range(2):
-                    buf = _CappedText(cap)
-                    sys.stdin, sys.stdout, sys.stderr = io.StringIO(text), buf, buf
-                    try:
-                        _timed(lambda: exec(code, {"__name__": "__main__",
-                                                   "__builtins__": builtins}), limit)
-                    except SystemExit as e:
-                        if e.code not in (None, 0):
-                            raise RuntimeError("exit status %s" % _safe_repr(e.code))
-                    finally:
-                        sys.stdin, sys.stdout, sys.stderr = saved
-                    _leave_if_forked()
-                    printed.append(buf.getvalue())
-                if printed[0] != printed[1]:
-                    results.append({"ok": False, "error": "not deterministic"})
-                else:
-                    results.append(_capped({"ok": True, "stdout": printed[0]}, cap))
-            except BaseException as e:
-                _leave_if_forked()
-                results.append(_capped(_failure(e, limit), cap))
-        out.append({"results": results})
-    return {"programs": out}
-
-
-def job_subst(req):
-    """replace_variables: the reference's re.sub of each old:new over the source (only
-    for mappings structtest does not handle itself)."""
-    code = req["source"]
-    for m in req["mapping"]:
-        old, new = m.split(":")
-        try:
-            code = re.sub(r"(?<!\.)\b" + old + r"\b", new, code)
-        except BaseException as e:
-            return {"bad_mapping": "%s: %s" % (m, _describe(e))}
-    return {"code": code}
-
-
-# ---- strict rules (docs/strict.md): in structtest_code_strict.py -----------------------
+# ---- the code family's jobs: in structtest_code_{paper,generator,strict}.py ------------
 #
-# The code family's strict rules (src/tasks/code/strict.py, imported above) are jobs
-# like the ones above: model text parsed with ast, never run, except that test inputs,
-# once parsed as literals, are passed to the task's function the way the paper's
-# harness calls it. They use the worker's helpers above, handed over here.
+# The code family's paper rules (src/tasks/code/paper.py), its generation jobs
+# (src/tasks/code/generator.py) and its strict rules (src/tasks/code/strict.py, see
+# docs/strict.md), imported above, are the jobs of the tables below, the worker's
+# protocol and sandbox being all that is in this file. They use the worker's helpers
+# above, handed over here.
+code_paper.bind(globals())
+code_generator.bind(globals())
 code_strict.bind(globals())
 
 # Jobs the worker runs itself (see run_job), each child they need made by
 # run_child(body, limit); every other job runs in one child.
 RUN_BY_WORKER = {"stdin": job_stdin}
-JOBS = {"simulate": job_simulate, "calls": job_calls,
-        "subst": job_subst, "call_values": job_call_values,
-        "stdin_outputs": job_stdin_outputs,
+JOBS = {"simulate": code_paper.job_simulate, "calls": code_paper.job_calls,
+        "subst": code_paper.job_subst, "call_values": code_generator.job_call_values,
+        "stdin_outputs": code_generator.job_stdin_outputs,
         "strict_add_print": code_strict.job_strict_add_print,
         "strict_rename": code_strict.job_strict_rename,
         "strict_simulate": code_strict.job_strict_simulate,
@@ -923,8 +615,9 @@ JOBS = {"simulate": job_simulate, "calls": job_calls,
 
 INLINE = {"strict_add_print": code_strict.job_strict_add_print,
           "strict_rename": code_strict.job_strict_rename,
-          "simulate": inline_simulate, "strict_simulate": code_strict.inline_strict_simulate,
-          "strict_calls": code_strict.inline_strict_calls, "calls": inline_calls}
+          "simulate": code_paper.inline_simulate,
+          "strict_simulate": code_strict.inline_strict_simulate,
+          "strict_calls": code_strict.inline_strict_calls, "calls": code_paper.inline_calls}
 INLINE_TEXT_LIMIT = 64 << 10   # characters of each text of an inline request
 INLINE_SECONDS = 2.0           # time budget of an inline job
 

@@ -15,11 +15,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "sandbox/process_scan.h"
 #include "sandbox/python_pool.h"
 #include "tasks/code/code_test_util.h"
 #include "tasks/code/family.h"
 #include "tasks/code/strict.h"
+#include "testing/process_scan.h"
 
 namespace structtest {
 namespace {

@@ -1,4 +1,4 @@
-#include "sandbox/process_scan.h"
+#include "testing/process_scan.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 // Test support: finds processes a sandboxed job may have left behind. Reads /proc of
 // the calling process's PID namespace, which also shows the pool's nested namespaces.
-#ifndef STRUCTTEST_SANDBOX_PROCESS_SCAN_H_
-#define STRUCTTEST_SANDBOX_PROCESS_SCAN_H_
+#ifndef STRUCTTEST_TESTING_PROCESS_SCAN_H_
+#define STRUCTTEST_TESTING_PROCESS_SCAN_H_
 
 #include <string>
 #include <vector>
@@ -28,4 +28,4 @@ std::string Describe(const std::vector<ProcessEntry>& processes);
 
 }  // namespace structtest::testing
 
-#endif  // STRUCTTEST_SANDBOX_PROCESS_SCAN_H_
+#endif  // STRUCTTEST_TESTING_PROCESS_SCAN_H_
