@@ -543,6 +543,56 @@ async function drawPlots() {
     }, embedOpts));
   }
 
+  // The composed suite's dial (docs/composed.md): accuracy by K, the rules per sample,
+  // one panel per domain, with each K's interval; for a run of builtin/noisy-P, the
+  // (1 - P)^K its accuracy should follow, dashed.
+  const byK = [];
+  const expected = new Map();  // "domain K series" -> row
+  D.runs.forEach((r, i) => {
+    const noisy = /^builtin\/noisy-([0-9.]+)$/.exec((r.report.manifest || {}).model || '');
+    for (const s of r.report.subtasks) {
+      const m = /^(.+)_composed_k([0-9]+)$/.exec(s.subtask);
+      if (!m || !s.ci) continue;
+      const k = Number(m[2]);
+      byK.push({series: runLabel(i), domain: s.domain, k, accuracy: s.accuracy, low: s.ci.low,
+                high: s.ci.high, expected: false});
+      if (noisy) {
+        const p = Number(noisy[1]);
+        const series = `(1 - ${p})^K`;
+        expected.set(`${s.domain} ${k} ${series}`, {series, domain: s.domain, k,
+            accuracy: 100 * Math.pow(1 - p, k), expected: true});
+      }
+    }
+  });
+  if (byK.length === 0) {
+    $('plot-composed').innerHTML = omitted('Left out: no subtask of the composed suite ' +
+        '(<domain>_composed_k<K>, docs/composed.md) is in these runs.');
+  } else {
+    const values = [...byK, ...expected.values()];
+    const series = [...D.runs.map((r, i) => runLabel(i)),
+                    ...new Set([...expected.values()].map((e) => e.series))];
+    jobs.push(vegaEmbed('#plot-composed', {
+      $schema: 'https://vega.github.io/schema/vega-lite/v5.json', data: {values},
+      facet: {column: {field: 'domain', type: 'nominal', title: null}},
+      spec: {
+        width: 260, height: 200,
+        encoding: {x: {field: 'k', type: 'quantitative', title: 'rules per sample (K)',
+                       scale: {domain: [1, 8]}, axis: {tickMinStep: 1}},
+                   color: {field: 'series', type: 'nominal', title: null, scale: {domain: series}}},
+        layer: [
+          {transform: [{filter: '!datum.expected'}], mark: 'rule',
+           encoding: {y: {field: 'low', type: 'quantitative', title: 'accuracy %', scale: {domain: [0, 100]}},
+                      y2: {field: 'high'}}},
+          {transform: [{filter: '!datum.expected'}], mark: {type: 'line', point: true},
+           encoding: {y: {field: 'accuracy', type: 'quantitative'},
+                      tooltip: [{field: 'series'}, {field: 'k'}, {field: 'accuracy'}, {field: 'low'}, {field: 'high'}]}},
+          {transform: [{filter: 'datum.expected'}], mark: {type: 'line', strokeDash: [4, 3]},
+           encoding: {y: {field: 'accuracy', type: 'quantitative'}}},
+        ],
+      },
+    }, embedOpts));
+  }
+
   // Answer length, output tokens and latency of the answers. A run whose server reported
   // no token usage (the built-in responders: none) has no token counts, and one whose
   // every answer took 0 ms (the built-in responders answer in process) no latency: its

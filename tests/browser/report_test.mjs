@@ -18,7 +18,9 @@
 // cut short, the built-in responders' runs listed apart and unranked (run 3 keeps its
 // ranks), the pills in the sample list numbered by run, the target shown as text; and
 // the built-in runs' report leaves out the token and latency histograms with a line
-// saying why, as it does every parameter of one value. Exits 77 (ctest's
+// saying why, as it does every parameter of one value. A sixth run, builtin/noisy-0.1
+// over composed math samples at every K, draws accuracy by rules per sample beside
+// (1 - 0.1)^K; a report without composed subtasks says why it has no such plot. Exits 77 (ctest's
 // skip) with a message when Chromium or web/node_modules is missing. Where Firefox is
 // installed, the page is opened there too (no console error, the same figures, plots).
 import {execFile, execFileSync} from 'node:child_process';
@@ -239,6 +241,25 @@ const manyRuns = [runs[0][1], runs[1][1], apiRun, loopholeRun, partialRun];
 const manyReportFile = path.join(work, 'many.html');
 execFileSync(binary, ['report', ...manyRuns, '--format', 'html', '--output', manyReportFile]);
 
+// Run 6: builtin/noisy-0.1 over composed math samples at every K (issue 52): the plot of
+// accuracy by rules per sample, with (1 - 0.1)^K dashed beside it.
+const composedSamples = path.join(work, 'composed.jsonl');
+let composedLines = '';
+for (let k = 1; k <= 8; k++) {
+  const file = path.join(work, `composed-k${k}.jsonl`);
+  execFileSync(binary, ['generate', '--suite', 'composed', '--tasks', 'math', '--rules-per-sample', String(k),
+                        '--limit', '30', '--out', file], {stdio: ['ignore', 'ignore', 'inherit']});
+  composedLines += readFileSync(file, 'utf8');
+}
+writeFileSync(composedSamples, composedLines);
+const composedRun = path.join(work, 'noisy');
+try {
+  execFileSync(binary, ['run', '--model', 'builtin/noisy-0.1', '--samples', composedSamples, '--out', composedRun,
+                        '--no-cache', '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']});
+} catch (e) {
+  if (e.status !== 1) throw e;
+}
+
 // A browser's first start on a loaded machine (CI runs tests in parallel) can take
 // longer than puppeteer's default 30 s to print its endpoint: wait up to 3 minutes.
 const LAUNCH_TIMEOUT_MS = 180000;
@@ -298,6 +319,9 @@ try {
         dist.notes[1].startsWith('Latency (ms): left out') && dist.notes[1].includes('0 ms'),
         `and says why (${JSON.stringify(dist.notes)})`);
   await checkLayout(page, 'report of 2 runs', subtasksOf(...reportJson));
+  // No composed subtask in these runs: the dial's plot is left out, with a line saying why.
+  check((await page.$eval('#plot-composed', (d) => d.textContent)).startsWith('Left out: no subtask of the composed suite'),
+        'a report without composed subtasks leaves out the plot of accuracy by K, saying why');
   const usageRow = await page.$$eval('#runs-info tr', (trs) =>
       (trs.find((tr) => tr.textContent.startsWith('token usage')) || {}).textContent || '');
   check(usageRow.split('a built-in responder answers in process').length === 3,
@@ -521,6 +545,21 @@ try {
       }
     }
     await api.page.close();
+  }
+  // The composed run's own report.html: accuracy by K in a panel for math, every K from 1
+  // to 8 on the axis, the run's points and the dashed (1 - 0.1)^K in the legend.
+  {
+    const noisy = await open(path.join(composedRun, 'report.html'));
+    check(noisy.errors.length === 0, `composed report: no console error (${JSON.stringify(noisy.errors)})`);
+    const plot = await noisy.page.$eval('#plot-composed', (d) => ({
+      svg: d.querySelectorAll('svg').length,
+      texts: [...d.querySelectorAll('svg text')].map((t) => t.textContent),
+      points: d.querySelectorAll('svg .mark-symbol.role-mark path').length}));
+    check(plot.svg === 1 && plot.texts.includes('rules per sample (K)') && plot.texts.includes('math') &&
+          plot.texts.includes('(1 - 0.1)^K') && plot.texts.some((t) => t.startsWith('run 1: builtin/noisy-0.1')),
+          `composed report: accuracy by K is plotted for math with (1 - 0.1)^K (${JSON.stringify(plot.texts)})`);
+    check(plot.points === 8, `composed report: one point per K (${plot.points})`);
+    await noisy.page.close();
   }
 } finally {
   await browser.close();

@@ -2,8 +2,8 @@
 
 strict.cc asks the sandbox's worker (src/sandbox/worker.py) for these jobs:
 "strict_add_print", "strict_rename", "strict_simulate", "strict_calls" and "returned"
-(what a task's function returns, for strict_simulate); the worker's generation job
-call_values uses _exact_literal too, to mark the values strict_simulate may take as
+(what a task's function returns, for strict_simulate); the generation job
+call_values (generator.py) uses _exact_literal too, to mark the values strict_simulate may take as
 the returned ones without calling the function again. The worker imports this file
 as a module of its own: it is installed beside the worker script, under the name
 structtest_code_strict.py, wherever that script is (the build tree, share/structtest/,
