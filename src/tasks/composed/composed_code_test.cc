@@ -21,6 +21,7 @@
 #include "tasks/composed/code_rules.h"
 #include "tasks/composed/composed.h"
 #include "tasks/composed/composed_code.h"
+#include "tasks/composed/composed_test_util.h"
 #include "tasks/responders.h"
 #include "tasks/scorer.h"
 #include "tasks/suite.h"
@@ -204,32 +205,9 @@ TEST(ComposedCodeSuiteTest, OracleFullCheatersNoneAtEveryK) {
       ASSERT_EQ(s.subtask, fmt::format("code_composed_k{}", k));
       ASSERT_EQ(s.params["rules"].size(), static_cast<size_t>(k)) << s.id;
       for (const auto& r : s.params["rules"]) ++drawn[r["id"].get<std::string>()];
-      const auto oracle = BuiltinRespond("oracle", s);
-      ASSERT_TRUE(oracle.ok());
-      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-        const auto v = ScoreResponse(s, *oracle, rules, CheckEnv{});
-        ASSERT_TRUE(v.ok()) << v.status().message();
-        EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n" << *oracle;
-        // Every composed rule is a check of the verdict, then `program` (and `statements`).
-        ASSERT_EQ(v->checks.size(), static_cast<size_t>(k) + (rules == RuleSet::kStrict ? 2 : 1));
-        for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
-          EXPECT_EQ(v->checks[i].name, s.params["rules"][i]["id"].get<std::string>());
-        }
-        EXPECT_EQ(v->checks[static_cast<size_t>(k)].name, "program");
-      }
-      for (std::string_view cheat : {"null", "echo", "skeleton", "loophole"}) {
-        const auto answer = BuiltinRespond(cheat, s);
-        ASSERT_TRUE(answer.ok()) << cheat << ": " << answer.status().message();
-        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
-        ASSERT_TRUE(v.ok());
-        EXPECT_FALSE(v->pass) << s.id << " " << cheat << " passed strict:\n" << *answer;
-      }
       // The loophole (the operators swapped, every name and value kept) is what the
       // paper's `program` cannot see: the rules hold, the function is another.
-      const auto loophole = BuiltinRespond("loophole", s);
-      const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, CheckEnv{});
-      ASSERT_TRUE(paper.ok());
-      EXPECT_TRUE(paper->pass) << s.id << ": " << paper->reason << "\n" << *loophole;
+      composed_test::ExpectOracleFullCheatersNone(s, static_cast<size_t>(k), "program");
     }
   }
   // Every rule of the library is drawn.
@@ -244,29 +222,7 @@ TEST(ComposedCodeSuiteTest, ChecksAreIndependent) {
   size_t pairs = 0;
   for (int k : {2, 5, 8}) {
     for (const Sample& s : suite.AtK(k)) {
-      std::vector<std::string> ids;
-      for (const auto& r : s.params["rules"]) ids.push_back(r["id"]);
-      for (size_t a = 0; a < ids.size(); ++a) {
-        for (size_t b = a; b < ids.size(); ++b) {
-          const std::vector<std::string> broken =
-              a == b ? std::vector<std::string>{ids[a]} : std::vector<std::string>{ids[a], ids[b]};
-          const auto answer = ComposedAnswerBreaking(s, broken);
-          ASSERT_TRUE(answer.ok()) << answer.status().message();
-          for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-            const auto v = ScoreResponse(s, *answer, rules, CheckEnv{});
-            ASSERT_TRUE(v.ok()) << v.status().message();
-            for (const RuleCheck& c : v->checks) {
-              const bool should_fail = std::find(broken.begin(), broken.end(), c.name) != broken.end();
-              EXPECT_EQ(c.result == RuleCheck::Result::kFail, should_fail)
-                  << s.id << " " << RuleSetName(rules) << ": broke "
-                  << fmt::format("{}", fmt::join(broken, "+")) << ", " << c.name << " "
-                  << RuleResultName(c.result) << ": " << c.detail << "\n"
-                  << *answer;
-            }
-          }
-          ++pairs;
-        }
-      }
+      composed_test::ExpectChecksIndependent(s, {RuleSet::kPaper, RuleSet::kStrict}, &pairs);
     }
   }
   EXPECT_GT(pairs, 1000u);
@@ -277,36 +233,16 @@ TEST(ComposedCodeSuiteTest, ChecksAreIndependent) {
 // hold at every K, each asserted at 1 - 0.05/8 (Bonferroni, z = 2.73), the 95% one
 // printed.
 TEST(ComposedCodeSuiteTest, NoisyResponderFollowsOneMinusPToTheK) {
-  constexpr double kP = 0.1;
   constexpr size_t kSamples = 1000;
-  constexpr double kZBonferroni = 2.734;
   // Seed 32: at seed 31, since the composed code subtasks are Hard (199 functions, not
   // 240), K = 4 measured 603/1000, 3.4 standard errors under 0.656; breaking every one of
   // the 15 subsets of its four rules in each of those 1000 samples fails exactly the
   // broken rules' checks, so the draw, not the rules, was off. Seeds 32 and 33 hold at
   // every K.
   const ComposedCodeSuite suite(32, kSamples);
-  std::printf("noisy-%.1f code          K  passed/n   accuracy  95%% CI            (1-p)^K\n", kP);
-  for (int k = 1; k <= kMaxRulesPerSample; ++k) {
-    size_t passed = 0, n = 0;
-    for (const Sample& s : suite.AtK(k)) {
-      const auto answer = BuiltinRespond("noisy-0.1", s);
-      ASSERT_TRUE(answer.ok()) << answer.status().message();
-      const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
-      ASSERT_TRUE(v.ok());
-      passed += v->pass;
-      ++n;
-    }
-    ASSERT_EQ(n, kSamples);
-    const double expected = std::pow(1 - kP, k);
-    const double dn = static_cast<double>(n);
-    const Interval ci = ContinuityCorrectedWilson(static_cast<double>(passed), dn);
-    const Interval wide = ContinuityCorrectedWilson(static_cast<double>(passed), dn, kZBonferroni);
-    std::printf("                        %d  %4zu/%zu  %.3f     [%.3f, %.3f]    %.3f\n", k, passed, n,
-                static_cast<double>(passed) / dn, ci.low, ci.high, expected);
-    EXPECT_LE(wide.low, expected) << "K=" << k;
-    EXPECT_GE(wide.high, expected) << "K=" << k;
-  }
+  std::map<int, std::vector<Sample>> by_k;
+  for (int k = 1; k <= kMaxRulesPerSample; ++k) by_k[k] = suite.AtK(k);
+  composed_test::ExpectNoisyFollowsOneMinusPToTheK(by_k, "code", 0.1, kSamples);
 }
 
 }  // namespace composed_code_test

@@ -67,32 +67,9 @@ TEST(ComposedHtmlSuiteTest, OracleFullCheatersNoneAtEveryK) {
     for (const Sample& s : samples) {
       ASSERT_EQ(s.subtask, fmt::format("html_composed_k{}", k));
       ASSERT_EQ(s.params["rules"].size(), static_cast<size_t>(k)) << s.id;
-      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-        const auto oracle = BuiltinRespond("oracle", s);
-        ASSERT_TRUE(oracle.ok());
-        const auto v = ScoreResponse(s, *oracle, rules, CheckEnv{});
-        ASSERT_TRUE(v.ok()) << v.status().message();
-        EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n" << *oracle;
-        // Every composed rule is a check, then `well-formed` (and `content`).
-        ASSERT_EQ(v->checks.size(), static_cast<size_t>(k) + (rules == RuleSet::kStrict ? 2 : 1));
-        for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
-          EXPECT_EQ(v->checks[i].name, s.params["rules"][i]["id"].get<std::string>());
-        }
-        EXPECT_EQ(v->checks[static_cast<size_t>(k)].name, "well-formed");
-      }
-      for (std::string_view cheat : {"null", "echo", "skeleton", "loophole"}) {
-        const auto answer = BuiltinRespond(cheat, s);
-        ASSERT_TRUE(answer.ok()) << cheat << ": " << answer.status().message();
-        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, CheckEnv{});
-        ASSERT_TRUE(v.ok());
-        EXPECT_FALSE(v->pass) << s.id << " " << cheat << " passed strict:\n" << *answer;
-      }
       // The loophole (every paragraph the first fact) keeps every format rule: only
       // strict's content check sees it.
-      const auto loophole = BuiltinRespond("loophole", s);
-      const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, CheckEnv{});
-      ASSERT_TRUE(paper.ok());
-      EXPECT_TRUE(paper->pass) << s.id << ": " << paper->reason;
+      composed_test::ExpectOracleFullCheatersNone(s, static_cast<size_t>(k), "well-formed");
     }
   }
 }
@@ -103,29 +80,7 @@ TEST(ComposedHtmlSuiteTest, ChecksAreIndependent) {
   std::map<std::string, int> broken_alone;
   for (int k : {2, 5, 8}) {
     for (const Sample& s : GenerateOrDie(ComposedHtml(k, 21, 60))) {
-      std::vector<std::string> ids;
-      for (const auto& r : s.params["rules"]) ids.push_back(r["id"]);
-      for (size_t a = 0; a < ids.size(); ++a) {
-        for (size_t b = a; b < ids.size(); ++b) {
-          const std::vector<std::string> broken =
-              a == b ? std::vector<std::string>{ids[a]} : std::vector<std::string>{ids[a], ids[b]};
-          const auto answer = ComposedAnswerBreaking(s, broken);
-          ASSERT_TRUE(answer.ok()) << answer.status().message();
-          for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-            const auto v = ScoreResponse(s, *answer, rules, CheckEnv{});
-            ASSERT_TRUE(v.ok()) << v.status().message();
-            for (const RuleCheck& c : v->checks) {
-              const bool should_fail = std::find(broken.begin(), broken.end(), c.name) != broken.end();
-              EXPECT_EQ(c.result == RuleCheck::Result::kFail, should_fail)
-                  << s.id << " " << RuleSetName(rules) << ": broke "
-                  << fmt::format("{}", fmt::join(broken, "+")) << ", " << c.name << " "
-                  << RuleResultName(c.result) << ": " << c.detail << "\n" << *answer;
-            }
-          }
-          if (a == b) ++broken_alone[ids[a]];
-          ++pairs;
-        }
-      }
+      composed_test::ExpectChecksIndependent(s, {RuleSet::kPaper, RuleSet::kStrict}, &pairs, &broken_alone);
     }
   }
   EXPECT_GT(pairs, 1000u);

@@ -115,33 +115,10 @@ TEST(ComposedSuiteTest, OracleFullCheatersNoneAtEveryK) {
     for (const Sample& s : samples) {
       ASSERT_EQ(s.subtask, fmt::format("{}_composed_k{}", s.domain, k));
       ASSERT_EQ(s.params["rules"].size(), static_cast<size_t>(k)) << s.id;
-      for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
-        const auto oracle = BuiltinRespond("oracle", s);
-        ASSERT_TRUE(oracle.ok());
-        const auto v = ScoreResponse(s, *oracle, rules, Env());
-        ASSERT_TRUE(v.ok()) << v.status().message();
-        EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n"
-                             << *oracle;
-        // Every composed rule is a check of the verdict, then the domain's one check
-        // (and its strict one).
-        ASSERT_EQ(v->checks.size(), static_cast<size_t>(k) + (rules == RuleSet::kStrict ? 2 : 1));
-        for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
-          EXPECT_EQ(v->checks[i].name, s.params["rules"][i]["id"].get<std::string>());
-        }
-      }
-      for (std::string_view cheat : {"null", "echo", "skeleton", "loophole"}) {
-        const auto answer = BuiltinRespond(cheat, s);
-        ASSERT_TRUE(answer.ok()) << cheat << ": " << answer.status().message();
-        const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, Env());
-        ASSERT_TRUE(v.ok());
-        EXPECT_FALSE(v->pass) << s.id << " " << cheat << " passed strict:\n" << *answer;
-      }
-      // The loophole (filler steps, the right answer) is what the paper-style checks
-      // cannot see: the rules hold, the work is not there.
-      const auto loophole = BuiltinRespond("loophole", s);
-      const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, Env());
-      ASSERT_TRUE(paper.ok());
-      EXPECT_TRUE(paper->pass) << s.id << ": " << paper->reason;
+      // The loophole (math: filler steps and the right answer; summarization: the first
+      // fact again) keeps every rule: the paper-style checks cannot see it.
+      composed_test::ExpectOracleFullCheatersNone(s, static_cast<size_t>(k),
+                                                  s.domain == "math" ? "answer" : "points");
     }
   }
 }
@@ -201,33 +178,13 @@ TEST(ComposedSuiteTest, BadOptionsAreRefusedNamingThem) {
 
 // Breaking one rule fails that rule's check and no other; breaking two fails those two.
 TEST(ComposedSuiteTest, ChecksAreIndependent) {
-  size_t pairs = 0;
+  size_t cases = 0;
   for (int k : {2, 5, 8}) {
     for (const Sample& s : GenerateOrDie(Composed(k, 21, 40))) {
-      std::vector<std::string> ids;
-      for (const auto& r : s.params["rules"]) ids.push_back(r["id"]);
-      for (size_t a = 0; a < ids.size(); ++a) {
-        for (size_t b = a; b < ids.size(); ++b) {
-          const std::vector<std::string> broken =
-              a == b ? std::vector<std::string>{ids[a]} : std::vector<std::string>{ids[a], ids[b]};
-          const auto answer = ComposedAnswerBreaking(s, broken);
-          ASSERT_TRUE(answer.ok()) << answer.status().message();
-          const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, Env());
-          ASSERT_TRUE(v.ok()) << v.status().message();
-          for (const RuleCheck& c : v->checks) {
-            const bool should_fail =
-                std::find(broken.begin(), broken.end(), c.name) != broken.end();
-            EXPECT_EQ(c.result == RuleCheck::Result::kFail, should_fail)
-                << s.id << ": broke " << fmt::format("{}", fmt::join(broken, "+")) << ", "
-                << c.name << " " << RuleResultName(c.result) << ": " << c.detail << "\n"
-                << *answer;
-          }
-          ++pairs;
-        }
-      }
+      composed_test::ExpectChecksIndependent(s, {RuleSet::kStrict}, &cases);
     }
   }
-  EXPECT_GT(pairs, 1000u);
+  EXPECT_GT(cases, 1000u);
 }
 
 // builtin/noisy-0.1 over 1000 samples a K: accuracy within its interval of (1 - p)^K.

@@ -5,10 +5,12 @@
 #ifndef STRUCTTEST_TASKS_COMPOSED_COMPOSED_TEST_UTIL_H_
 #define STRUCTTEST_TASKS_COMPOSED_COMPOSED_TEST_UTIL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <span>
@@ -96,6 +98,64 @@ inline std::vector<Sample> GenerateOrDie(const GenerateOptions& o) {
   auto samples = GenerateSuite(o);
   EXPECT_TRUE(samples.ok()) << samples.status().message();
   return samples.ok() ? *samples : std::vector<Sample>{};
+}
+
+// Breaking one rule of `s` fails that rule's check and no other; breaking two fails
+// those two, under each of `rule_sets`. Adds the cases tried to *cases and, for each rule
+// broken alone, one to (*broken_alone)[id] when given.
+inline void ExpectChecksIndependent(const Sample& s, std::initializer_list<RuleSet> rule_sets,
+                                    size_t* cases, std::map<std::string, int>* broken_alone = nullptr) {
+  std::vector<std::string> ids;
+  for (const auto& r : s.params["rules"]) ids.push_back(r["id"]);
+  for (size_t a = 0; a < ids.size(); ++a) {
+    for (size_t b = a; b < ids.size(); ++b) {
+      const std::vector<std::string> broken =
+          a == b ? std::vector<std::string>{ids[a]} : std::vector<std::string>{ids[a], ids[b]};
+      const auto answer = ComposedAnswerBreaking(s, broken);
+      ASSERT_TRUE(answer.ok()) << answer.status().message();
+      for (RuleSet rules : rule_sets) {
+        const auto v = ScoreResponse(s, *answer, rules, ComposedEnv());
+        ASSERT_TRUE(v.ok()) << v.status().message();
+        for (const RuleCheck& c : v->checks) {
+          const bool should_fail = std::find(broken.begin(), broken.end(), c.name) != broken.end();
+          EXPECT_EQ(c.result == RuleCheck::Result::kFail, should_fail)
+              << s.id << " " << RuleSetName(rules) << ": broke "
+              << fmt::format("{}", fmt::join(broken, "+")) << ", " << c.name << " "
+              << RuleResultName(c.result) << ": " << c.detail << "\n" << *answer;
+        }
+      }
+      if (a == b && broken_alone != nullptr) ++(*broken_alone)[ids[a]];
+      ++*cases;
+    }
+  }
+}
+
+// The oracle passes `s` (K rules) under both rule sets, every rule a check of the
+// verdict in the sample's order and then `domain_check`; null, echo, skeleton and
+// loophole fail strict; the loophole, which keeps every format rule, passes paper.
+inline void ExpectOracleFullCheatersNone(const Sample& s, size_t k, std::string_view domain_check) {
+  const auto oracle = BuiltinRespond("oracle", s);
+  ASSERT_TRUE(oracle.ok()) << oracle.status().message();
+  for (RuleSet rules : {RuleSet::kPaper, RuleSet::kStrict}) {
+    const auto v = ScoreResponse(s, *oracle, rules, ComposedEnv());
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_TRUE(v->pass) << s.id << " " << RuleSetName(rules) << ": " << v->reason << "\n" << *oracle;
+    ASSERT_EQ(v->checks.size(), k + (rules == RuleSet::kStrict ? 2 : 1));
+    for (size_t i = 0; i < k; ++i) EXPECT_EQ(v->checks[i].name, s.params["rules"][i]["id"].get<std::string>());
+    EXPECT_EQ(v->checks[k].name, domain_check);
+  }
+  for (std::string_view cheat : {"null", "echo", "skeleton", "loophole"}) {
+    const auto answer = BuiltinRespond(cheat, s);
+    ASSERT_TRUE(answer.ok()) << cheat << ": " << answer.status().message();
+    const auto v = ScoreResponse(s, *answer, RuleSet::kStrict, ComposedEnv());
+    ASSERT_TRUE(v.ok());
+    EXPECT_FALSE(v->pass) << s.id << " " << cheat << " passed strict:\n" << *answer;
+  }
+  const auto loophole = BuiltinRespond("loophole", s);
+  ASSERT_TRUE(loophole.ok());
+  const auto paper = ScoreResponse(s, *loophole, RuleSet::kPaper, ComposedEnv());
+  ASSERT_TRUE(paper.ok());
+  EXPECT_TRUE(paper->pass) << s.id << ": " << paper->reason << "\n" << *loophole;
 }
 
 // builtin/noisy-P breaks each rule with probability p: at K rules a sample passes with
