@@ -329,7 +329,8 @@ const TaskFamily kComposedSummary = {
     "summarization",
     "composed: a document summarized under K format rules drawn from the summarization "
     "rule library",
-    "paper-c1", kSummarySubtasks, "strict-c1"};
+    // strict-c2: `content` judges points against the document and as English (2026-12-08).
+    "paper-c1", kSummarySubtasks, "strict-c2"};
 
 #define STRUCTTEST_COMPOSED_MATH_SPEC(K)                                                      \
   SubtaskSpec {                                                                               \
