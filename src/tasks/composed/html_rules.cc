@@ -30,22 +30,6 @@ std::string LowerAscii(std::string_view s) {
   return out;
 }
 
-// Lower-case runs of letters and digits.
-std::vector<std::string> Words(std::string_view s) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : s) {
-    if (IsAsciiLetterOrDigit(c)) {
-      w += Lower(c);
-    } else if (c != '\'' && !w.empty()) {
-      out.push_back(std::move(w));
-      w.clear();
-    }
-  }
-  if (!w.empty()) out.push_back(std::move(w));
-  return out;
-}
-
 // `s` without ASCII whitespace (newlines too) at either end.
 std::string_view Trimmed(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; };
@@ -704,11 +688,6 @@ RuleCheck CheckHtmlContent(const HtmlParsed& m) {
   constexpr double kMinFactShare = 0.6;
   constexpr size_t kMinWords = 4;
   constexpr double kRepeatShare = 0.8;
-  std::vector<std::string> facts;
-  for (const std::string& f : m.facts) {
-    for (std::string& w : Words(f)) facts.push_back(std::move(w));
-  }
-  std::sort(facts.begin(), facts.end());
   std::string listed;
   for (const std::string& f : m.facts) (listed += f) += '\n';
   const SourceText source(listed, "the listed facts");
@@ -721,17 +700,17 @@ RuleCheck CheckHtmlContent(const HtmlParsed& m) {
       return RuleFail("content", fmt::format("the text {} lies directly inside <{}>", QuoteText(Trimmed(e.own_text)), e.name));
     }
     if (e.name == "title") {
-      if (Words(e.text).empty()) return RuleFail("content", "the <title> is empty");
+      if (SourceWords(e.text).empty()) return RuleFail("content", "the <title> is empty");
       title = true;
     }
-    if (e.name == "h2" && Words(e.text).empty()) return RuleFail("content", fmt::format("<h2> {} is empty", h2 + 1));
+    if (e.name == "h2" && SourceWords(e.text).empty()) return RuleFail("content", fmt::format("<h2> {} is empty", h2 + 1));
     h2 += e.name == "h2";
     if (e.name != "p") continue;
-    std::vector<std::string> words = Words(e.text);
+    std::vector<std::string> words = SourceWords(e.text);
     const size_t n = seen.size() + 1;
     if (words.size() < kMinWords) return RuleFail("content", fmt::format("<p> {} has {} words: it states no fact", n, words.size()));
     size_t in_facts = 0;
-    for (const std::string& w : words) in_facts += std::binary_search(facts.begin(), facts.end(), w);
+    for (const std::string& w : words) in_facts += source.Has(w);
     if (static_cast<double>(in_facts) < kMinFactShare * static_cast<double>(words.size())) {
       return RuleFail("content", fmt::format("<p> {} states none of the listed facts: {} of its {} words are theirs", n, in_facts, words.size()));
     }

@@ -17,7 +17,7 @@
 namespace structtest::composed {
 
 // Lower-case runs of ASCII letters and digits (an apostrophe dropped: "town's" ->
-// "towns").
+// "towns"): the words every composed domain's checks compare.
 std::vector<std::string> SourceWords(std::string_view s);
 
 class SourceText {

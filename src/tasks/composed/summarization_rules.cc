@@ -18,31 +18,13 @@ namespace structtest::composed {
 namespace summary_internal {
 
 bool Letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool Alnum(char c) { return Letter(c) || (c >= '0' && c <= '9'); }
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-// Lower-case runs of letters and digits.
-std::vector<std::string> Words(std::string_view s) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : s) {
-    if (Alnum(c) || c == '\'') {
-      if (c != '\'') w += Lower(c);
-    } else if (!w.empty()) {
-      out.push_back(std::move(w));
-      w.clear();
-    }
-  }
-  if (!w.empty()) out.push_back(std::move(w));
-  return out;
-}
-
 
 // The first `n` distinct words of at least 7 letters of the points: the keywords line.
 std::vector<std::string> KeywordsOf(const SummaryDraft& d, int n) {
   std::vector<std::string> out;
   for (const std::string& p : d.points) {
-    for (std::string& w : Words(p)) {
+    for (std::string& w : SourceWords(p)) {
       if (static_cast<int>(out.size()) == n) return out;
       if (w.size() >= 7 && std::all_of(w.begin(), w.end(), Letter) &&
           std::find(out.begin(), out.end(), w) == out.end()) {
@@ -258,11 +240,11 @@ RuleCheck CheckKeywords(const nlohmann::json& p, const SummaryParsed& m, RuleSet
   }
   const size_t n = static_cast<size_t>(IntParam(p, "n"));
   if (items.size() != n) return RuleFail("keywords-line", fmt::format("{} keywords, not {}", items.size(), n));
-  std::vector<std::string> doc = Words(m.document);
+  std::vector<std::string> doc = SourceWords(m.document);
   std::sort(doc.begin(), doc.end());
   std::set<std::string> seen;
   for (const std::string& item : items) {
-    const std::vector<std::string> w = Words(item);
+    const std::vector<std::string> w = SourceWords(item);
     if (w.size() != 1 || !std::binary_search(doc.begin(), doc.end(), w[0])) {
       return RuleFail("keywords-line", fmt::format("{} is not a word of the document", QuoteText(item)));
     }
@@ -356,7 +338,7 @@ RuleCheck CheckPointWords(const nlohmann::json& p, const SummaryParsed& m, RuleS
 constexpr std::string_view kFirstPerson[] = {"i", "me", "my", "we", "us", "our"};
 bool NoFirstPersonYet(const SummaryDraft& d) {
   for (const std::string& p : d.points) {
-    for (const std::string& w : Words(p)) {
+    for (const std::string& w : SourceWords(p)) {
       if (std::find(std::begin(kFirstPerson), std::end(kFirstPerson), w) != std::end(kFirstPerson)) return false;
     }
   }
@@ -369,7 +351,7 @@ std::string FirstPersonText(const nlohmann::json&, int phrasing) {
 void ViolateFirstPerson(const nlohmann::json&, SummaryDraft* d) { d->first_person_first = true; }
 RuleCheck CheckFirstPerson(const nlohmann::json&, const SummaryParsed& m, RuleSet) {
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
-    for (const std::string& w : Words(m.point_texts[i])) {
+    for (const std::string& w : SourceWords(m.point_texts[i])) {
       if (std::find(std::begin(kFirstPerson), std::end(kFirstPerson), w) != std::end(kFirstPerson)) {
         return RuleFail("no-first-person", fmt::format("point {} says '{}'", i + 1, w));
       }
@@ -609,7 +591,7 @@ RuleCheck CheckSummaryContent(const SummaryParsed& m) {
   }();
   const SourceText source(m.document, "the document", kFormatWords);
   for (size_t i = 0; i < m.point_texts.size(); ++i) {
-    const std::vector<std::string> words = Words(m.point_texts[i]);
+    const std::vector<std::string> words = SourceWords(m.point_texts[i]);
     if (words.size() < kMinWords) {
       return RuleFail("content", fmt::format("point {} has {} words: it says nothing", i + 1, words.size()));
     }
